@@ -1,0 +1,58 @@
+/* kcal: one binary, one subcommand per job. Each subcommand lives with the
+ * part it belongs to (model/, probe/, algos/, reports/) and has the shape
+ * int kcal_<name>_main(int argc, char **argv), argv[0] being its name. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef KCAL_VERSION
+#define KCAL_VERSION "0.1.0"
+#endif
+
+int kcal_predict_main(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    int (*main)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"predict", kcal_predict_main,
+     "rank the reference algorithms of a collective with the cost model"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kcal <command> [options]   (kcal <command> --help for "
+            "its options)\n\n"
+            "kcal tells how kernel-assisted (CMA) MPI collectives perform on "
+            "a machine.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nparams: --params FILE, else --machine knl|broadwell|power8, "
+               "else $KCAL_PARAMS, else knl.\n"
+               "Model and file format: shared/design/model.md; see README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return KCAL_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return KCAL_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("kcal %s\n", KCAL_VERSION);
+        return KCAL_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].main(argc - 1, argv + 1);
+    fprintf(stderr, "kcal: unknown command '%s' (try kcal --help)\n", argv[1]);
+    return KCAL_EXIT_USAGE;
+}

@@ -1,0 +1,53 @@
+/* cli: what every kcal subcommand shares — exit codes, the one-line error
+ * message, the params options and progress on stderr. Only command code (the
+ * *_main functions) uses this; library code returns errors instead. */
+#ifndef KCAL_CLI_H
+#define KCAL_CLI_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "params.h"
+
+enum {
+    KCAL_EXIT_OK = 0,
+    KCAL_EXIT_FAIL = 1,      /* a run-time failure (I/O, a child failed) */
+    KCAL_EXIT_USAGE = 2,     /* bad input: options, sizes, params files */
+    KCAL_EXIT_FORBIDDEN = 3, /* CMA is not permitted on this machine */
+};
+
+/* Print "kcal <cmd>: <message>\n" on stderr (one line). */
+void kcal_cli_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void kcal_cli_warn(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
+int kcal_cli_int(const char *s, long lo, long hi, long *out);
+
+/* --params FILE / --machine NAME / $KCAL_PARAMS / knl: load, print which on
+ * stderr ("kcal predict: params: ..."), and print a warning per unknown key.
+ * Returns 0, or -1 after printing the error line. */
+int kcal_cli_load_params(const char *cmd, const char *file,
+                         const char *machine, kcal_params *p);
+
+/* Progress on stderr: "kcal probe: [phase] 42% ~13 s left". Rate-limited
+ * (at most ~4 updates a second, always the last); silent when quiet is set.
+ * Redraws in place on a terminal, one line per update otherwise. */
+typedef struct {
+    const char *cmd;
+    int quiet;
+    double start, last_print;
+    int tty;
+} kcal_progress;
+
+void kcal_progress_init(kcal_progress *pr, const char *cmd, int quiet);
+/* done/total of the whole job; phase names what is running now. */
+void kcal_progress_update(kcal_progress *pr, const char *phase, double done,
+                          double total);
+void kcal_progress_finish(kcal_progress *pr, const char *summary);
+
+/* Monotonic seconds. */
+double kcal_now(void);
+
+#endif

@@ -1,0 +1,90 @@
+/* model: predicted times of the reference algorithms (shared/design/model.md).
+ *
+ * Owns the list of algorithms per collective, the cost formulas and the
+ * ranking. `--model paper` is the paper's model exactly as printed in
+ * model.md; a refined model is a separate variant of kcal_model_kind so the
+ * paper's formulas never change underneath it. */
+#ifndef KCAL_MODEL_H
+#define KCAL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params.h"
+
+typedef enum {
+    KCAL_COLL_SCATTER = 0,
+    KCAL_COLL_GATHER,
+    KCAL_COLL_BCAST,
+    KCAL_COLL_ALLGATHER,
+    KCAL_COLL_ALLTOALL,
+    KCAL_COLL_COUNT
+} kcal_coll;
+
+typedef enum { KCAL_MODEL_PAPER = 0 } kcal_model_kind;
+
+/* What kind of parameter an algorithm takes after the colon. */
+typedef enum {
+    KCAL_PARAM_NONE = 0,
+    KCAL_PARAM_THROTTLE, /* k: 2 <= k <= p-1 (throttled_*, knomial) */
+    KCAL_PARAM_STRIDE    /* j: 1 <= j <= p-1, gcd(p, j) = 1 (ring_neighbor) */
+} kcal_param_kind;
+
+typedef struct {
+    const char *id;       /* model.md algorithm id, e.g. "throttled_read" */
+    kcal_param_kind kind; /* what `k` means for it */
+} kcal_algorithm;
+
+/* Time split by cause, for --explain; the sum is the predicted time. */
+typedef struct {
+    double startup; /* alpha terms */
+    double copy;    /* n*beta terms, T_memcpy included */
+    double lock;    /* l*gamma*pages terms */
+    double sync;    /* T_sm terms */
+} kcal_terms;
+
+/* One ranked prediction. k is 0 where the algorithm takes no parameter. */
+typedef struct {
+    const kcal_algorithm *alg;
+    int k;
+    double seconds;
+    kcal_terms terms;
+    int rank; /* 1 = fastest; equal times share a rank */
+} kcal_prediction;
+
+const char *kcal_coll_name(kcal_coll c);
+int kcal_coll_from_name(const char *name, kcal_coll *out); /* 0 or -1 */
+
+/* The algorithms of a collective, in model.md order. */
+const kcal_algorithm *kcal_model_algorithms(kcal_coll c, size_t *count);
+const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id);
+
+/* Whether k is valid for alg at p (for KCAL_PARAM_NONE k must be 0). */
+int kcal_model_k_valid(const kcal_algorithm *alg, int p, int k);
+
+/* Predicted time of one (algorithm, k) for p processes and n bytes (model.md
+ * "Message size"). `terms` may be NULL. Returns seconds, or a negative value
+ * when (alg, k, p) is invalid. */
+double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
+                       kcal_coll c, const kcal_algorithm *alg, int k, int p,
+                       uint64_t n, int in_place, kcal_terms *terms);
+
+/* Every (algorithm, k) of a collective at p: throttle factors 2..p-1 (or only
+ * `only_k` when > 0), ring_neighbor with j = 1. Fills *out (malloc'ed, caller
+ * frees) ranked fastest first. Returns the count, or -1 on bad arguments. */
+long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
+                     kcal_coll c, int p, uint64_t n, int in_place, int only_k,
+                     kcal_prediction **out);
+
+/* The first-ranked algorithm: writes "id" or "id:k" into buf. 0 or -1. */
+int kcal_model_best(kcal_model_kind model, const kcal_params *prm,
+                    kcal_coll c, int p, uint64_t n, int in_place, char *buf,
+                    size_t buflen);
+
+/* Helpers shared with algos/ (same definitions as model.md). */
+uint64_t kcal_pages(uint64_t n, double page);
+int kcal_ceil_log2(long p);
+int kcal_ceil_log_k(long p, long k);
+double kcal_gamma(const kcal_params *prm, int c);
+
+#endif

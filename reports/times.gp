@@ -21,7 +21,7 @@ set key title "points: measured median\nbars: min–max\nlines: model"
 set datafile missing "NaN"
 set mxtics default
 # Keep the first and last points off the frame.
-set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
+set offsets graph 0.02, graph 0.02, 0, 0
 # 12 distinguishable colours; the MPI library's own collective comes last
 # and is drawn in black by the caller's ordering (see plots.c).
 array colours[12] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", \

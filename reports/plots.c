@@ -305,6 +305,10 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         goto out;
     }
     qsort(sizes, nsizes, sizeof *sizes, cmp_u64);
+    /* One size only: give gnuplot an x range (an octave either side). */
+    if (sizes[0] == sizes[nsizes - 1])
+        sb_add(&cmd, "xr='[%llu:%llu]'; ", (unsigned long long)sizes[0] / 2,
+               (unsigned long long)sizes[0] * 2);
     for (size_t i = 0; i < nsizes; i++) {
         if (i && sizes[i] == sizes[i - 1])
             continue;

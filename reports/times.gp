@@ -1,7 +1,8 @@
 # times.gp: measured times against the model for one collective and p.
 # Called by `kcal report` (reports/plots.c) as
 #   gnuplot -e "datafile='…'; outfile='…'; ttl=\"…\"; titles='a b c'; nseries=3; models='0 1'; xt='\"1K\" 1024, …'" times.gp
-# (models: the indices of the series that have a model line; xt: the x tics)
+# (models: the indices of the series that have a model line; xt: the x
+# tics; xr, optional: the x range, given when there is one size only)
 # datafile holds one block per series (separated by two blank lines), columns
 #   size_bytes median_us min_us max_us predicted_us   (predicted NaN: no model)
 # Series i is drawn in colour i: its measurements as points with min-max
@@ -14,6 +15,7 @@ set logscale y 10
 set xlabel "message size n (bytes; per process block, whole message for bcast)"
 set ylabel "time (µs)"
 if (exists("xt")) eval("set xtics (".xt.")")
+if (exists("xr")) eval("set xrange ".xr)
 set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque noenhanced

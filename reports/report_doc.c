@@ -213,8 +213,14 @@ static const char *series_label(const kcal_join_summary *s, char *buf,
 }
 
 /* One hypothesis for one series, tied to where and how its error shows. */
-static void explain_series(sbuf *b, const kcal_report_input *in,
-                           const pattern *pt)
+/* The kinds of error pattern explain_series tells apart. */
+enum { K_SIGN, K_FEW, K_FIXED_FAST, K_BYTE_FAST, K_SLOW_SMALL, K_SLOW_BYTE };
+
+/* Explain one series' error; returns the kind of pattern. A kind already
+ * explained (bit set in `seen`) gets one short sentence instead of the
+ * same hypothesis again. */
+static int explain_series(sbuf *b, const kcal_report_input *in,
+                          const pattern *pt, unsigned seen)
 {
     const kcal_join_summary *s = pt->s;
     const kcal_params *prm = in->params;
@@ -237,27 +243,7 @@ static void explain_series(sbuf *b, const kcal_report_input *in,
     char lab[96];
     snprintf(lab, sizeof lab, "%s `%s`", s->coll, series_label(s, a, sizeof a));
 
-    if (ds && dl && ds != dl) {
-        sb_add(b, "For %s the error changes sign between small sizes "
-               "(%+.0f %%) and large ones (%+.0f %%): the model's growth with n "
-               "(β plus l·γ/s per byte) does not match the measured slope, as a "
-               "cache-to-DRAM transition%s would cause. ",
-               lab, pt->small_signed, pt->large_signed,
-               llc > 0 ? (snprintf(c3, sizeof c3, " near the %s last-level "
-                                   "cache", fmt_bytes(llc, c2, sizeof c2)), c3)
-                       : "");
-        return;
-    }
     int dir = ds ? ds : dl;
-    if (!dir) {
-        sb_add(b, "For %s (%d point%s) no size falls in the small (up to "
-               "128K) or large (1M and up) band, too few to tell a fixed cost "
-               "from a per-byte one. ", lab, pt->points,
-               pt->points == 1 ? "" : "s");
-        return;
-    }
-    /* Which band dominates: the error shrinks with n (a fixed cost), grows
-     * with n (a per-byte cost), or is about the same (a wrong rate). */
     int shape;
     if (ds && !dl)
         shape = -1;
@@ -269,8 +255,35 @@ static void explain_series(sbuf *b, const kcal_report_input *in,
         shape = 1;
     else
         shape = 0;
+    int kind = (ds && dl && ds != dl) ? K_SIGN
+             : !dir                   ? K_FEW
+             : dir < 0                ? (shape < 0 ? K_FIXED_FAST : K_BYTE_FAST)
+                                      : (shape < 0 ? K_SLOW_SMALL : K_SLOW_BYTE);
+    if (seen & (1u << kind)) {
+        sb_add(b, "The same pattern holds for %s (mean error %.0f %%). ", lab,
+               s->mape_pct);
+        return kind;
+    }
 
-    if (dir < 0 && shape < 0) {
+    if (kind == K_SIGN) {
+        sb_add(b, "For %s the error changes sign between small sizes "
+               "(%+.0f %%) and large ones (%+.0f %%): the model's growth with n "
+               "(β plus l·γ/s per byte) does not match the measured slope, as a "
+               "cache-to-DRAM transition%s would cause. ",
+               lab, pt->small_signed, pt->large_signed,
+               llc > 0 ? (snprintf(c3, sizeof c3, " near the %s last-level "
+                                   "cache", fmt_bytes(llc, c2, sizeof c2)), c3)
+                       : "");
+        return kind;
+    }
+    if (kind == K_FEW) {
+        sb_add(b, "For %s (%d point%s) no size falls in the small (up to "
+               "128K) or large (1M and up) band, too few to tell a fixed cost "
+               "from a per-byte one. ", lab, pt->points,
+               pt->points == 1 ? "" : "s");
+        return kind;
+    }
+    if (kind == K_FIXED_FAST) {
         /* Too fast where n is small: a fixed cost the model does not carry. */
         double sm = sm_total(prm, s->p);
         sb_add(b, "For %s the model is %.0f %% too fast up to %s%s, so a "
@@ -282,7 +295,7 @@ static void explain_series(sbuf *b, const kcal_report_input *in,
                dl ? " and closer at large sizes" : "", steps,
                steps == 1 ? "" : "s", s->p, fmt_time(sm, c2, sizeof c2),
                sm == 0 ? ", because the params hold no T_sm values" : "");
-    } else if (dir < 0) {
+    } else if (kind == K_BYTE_FAST) {
         /* Too fast at large sizes (or everywhere alike): a per-byte cost. */
         double fp = footprint(s->coll, s->p, pt->large_max ? pt->large_max
                                                            : pt->small_max);
@@ -307,7 +320,7 @@ static void explain_series(sbuf *b, const kcal_report_input *in,
                             sizeof c1),
                    fmt_bytes(fp, c2, sizeof c2), fmt_bytes(llc, c3, sizeof c3));
         sb_add(b, ". ");
-    } else if (shape < 0) {
+    } else if (kind == K_SLOW_SMALL) {
         double fp = footprint(s->coll, s->p, pt->small_max);
         sb_add(b, "For %s the model is %.0f %% too slow up to %s: ", lab, fs,
                fmt_size(pt->small_max, c1, sizeof c1));
@@ -334,6 +347,7 @@ static void explain_series(sbuf *b, const kcal_report_input *in,
                1e-9 / prm->beta, conc, fmt_time(prm->lock * g, c1, sizeof c1),
                conc, g);
     }
+    return kind;
 }
 
 char *kcal_report_analysis(const kcal_report_input *in)
@@ -364,7 +378,9 @@ char *kcal_report_analysis(const kcal_report_input *in)
            "by %.1f %% in the median; it predicts faster than measured at %d "
            "of them (%s). ",
            n, med, under,
-           under * 3 >= n * 2   ? "it is mostly too optimistic"
+           under == n           ? "it is too optimistic everywhere"
+           : under == 0         ? "it is too pessimistic everywhere"
+           : under * 3 >= n * 2 ? "it is mostly too optimistic"
            : under * 3 <= n     ? "it is mostly too pessimistic"
                                 : "no clear direction overall");
     if (!local) {
@@ -403,11 +419,12 @@ char *kcal_report_analysis(const kcal_report_input *in)
                fmt_size(s->worst_size, c1, sizeof c1));
     }
     sb_add(&b, ".\n\n");
+    unsigned seen = 0;
     for (int w = 0; w < 3 && worst[w]; w++) {
         if (worst[w]->mape_pct < 10)
             break; /* within what timing noise and a fit explain */
         pattern pt = pattern_of(t, worst[w]);
-        explain_series(&b, in, &pt);
+        seen |= 1u << explain_series(&b, in, &pt, seen);
     }
     sb_add(&b, "These are hypotheses from the shape of the error; the plots "
            "show which way each line bends away from its points.\n\n");

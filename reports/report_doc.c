@@ -460,10 +460,14 @@ char *kcal_report_analysis(const kcal_report_input *in)
                    kcal_join_alg_label(worst_r->predicted_best, c3, sizeof c3),
                    worst_r->regret_pct,
                    kcal_join_alg_label(worst_r->measured_best, c4, sizeof c4));
-        if (m - right)
+        if (m - right && noise)
             sb_add(&b, " %d of the %d misses are within the measured min–max "
                    "spread of the two algorithms, i.e. a near tie rather than a "
                    "model failure.", noise, m - right);
+        else if (m - right)
+            sb_add(&b, " None of the %d misses is within the measured min–max "
+                   "spread of the two algorithms: the model ranks them in the "
+                   "wrong order.", m - right);
     }
     (void)c2;
     if (b.oom) {

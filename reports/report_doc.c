@@ -629,7 +629,7 @@ static void section_machine(doc *d, const kcal_report_input *in)
     const kcal_machine *m = in->machine;
     char c1[32], cores[64], llc[64];
     d_h(d, 2, "Machine (where the times were measured)");
-    static const char *const head[] = {"", ""};
+    static const char *const head[] = {"what", "value"};
     snprintf(cores, sizeof cores, "%d cores, %d hardware threads", m->cores,
              m->pus);
     if (m->llc_bytes)

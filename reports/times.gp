@@ -31,7 +31,10 @@ array colours[12] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", \
                      "#393b79", "#000000"]
 colour(i) = colours[(i % 11) + 1]
 col(i) = (word(titles, i + 1) eq "mpi") ? "#000000" : colour(i)
-points = sprintf("for [i=0:%d] datafile index i using 1:2:3:4 with yerrorbars pt 7 ps 1.1 lw 1.5 lc rgb col(i) title word(titles, i + 1)", nseries - 1)
+# Series at one size are dodged sideways by a few hundredths of an octave so
+# their error bars do not hide each other; the model lines stay exact.
+dodge(i) = 2 ** (0.035 * (i - (nseries - 1) / 2.0))
+points = sprintf("for [i=0:%d] datafile index i using ($1*dodge(i)):2:3:4 with yerrorbars pt 7 ps 1.1 lw 1.5 lc rgb col(i) title word(titles, i + 1)", nseries - 1)
 lines = "for [m in models] datafile index int(m) using 1:5 with lines lw 2 lc rgb col(int(m)) notitle"
 # gnuplot cannot loop over an empty word list: plot lines only when a
 # series has a model.

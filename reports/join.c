@@ -591,17 +591,28 @@ long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
                 cur.mpi = r;
                 continue;
             }
-            /* The predictor chose among what was measured: the lowest rank
-             * (then the lowest predicted time, since ranks can tie). */
-            if (r->has_pred &&
-                (!cur.predicted_best || r->rank < cur.predicted_best->rank ||
-                 (r->rank == cur.predicted_best->rank &&
-                  r->predicted_s < cur.predicted_best->predicted_s)))
-                cur.predicted_best = r;
+            /* The predictor chose among what was measured: the lowest rank.
+             * Equal times share a rank; then the predictor takes the one it
+             * lists first (kcal_model_best takes the first of the ranked
+             * list), which is the earlier line of the predicted CSV. */
+            if (r->has_pred) {
+                const kcal_join_row *b = cur.predicted_best;
+                if (!b || r->rank < b->rank ||
+                    (r->rank == b->rank && r->predicted_s < b->predicted_s) ||
+                    (r->rank == b->rank && r->predicted_s == b->predicted_s &&
+                     r->pred_file == b->pred_file && r->pred_line < b->pred_line))
+                    cur.predicted_best = r;
+            }
             if (!cur.measured_best || r->median_s < cur.measured_best->median_s)
                 cur.measured_best = r;
         }
         if (cur.predicted_best) {
+            /* Did another measured algorithm share the chosen one's rank? */
+            cur.tied = 0;
+            for (size_t q = i; q < j; q++)
+                if (by[q] != cur.predicted_best && by[q]->has_pred &&
+                    by[q]->has_meas && by[q]->rank == cur.predicted_best->rank)
+                    cur.tied = 1;
             memcpy(cur.coll, by[i]->coll, sizeof cur.coll);
             cur.p = by[i]->p;
             cur.size = by[i]->size;

@@ -106,7 +106,10 @@ typedef struct {
     int p;
     uint64_t size;
     int oversubscribed;
-    const kcal_join_row *predicted_best; /* lowest predicted rank among measured */
+    const kcal_join_row *predicted_best; /* lowest predicted rank among
+                                          * measured; on a tie the one the
+                                          * predicted CSV lists first */
+    int tied; /* another measured algorithm shares predicted_best's rank */
     const kcal_join_row *measured_best;  /* lowest median among kcoll algorithms */
     double regret_pct;
     const kcal_join_row *mpi;            /* NULL when `mpi` was not measured */

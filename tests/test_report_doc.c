@@ -109,8 +109,10 @@ int main(void)
                      "points; mean regret 26.0 %."));
         CHECK(has(a, "The costliest miss is scatter at 1M: `parallel_read` was "
                      "picked and measured 94 % slower than `sequential_write`."));
-        CHECK(has(a, "None of the 2 misses is within the measured min–max "
-                     "spread"));
+        /* parallel_read's fastest iterations (600, 2000) are slower than
+         * sequential_write's medians (310, 1230): no near tie. */
+        CHECK(has(a, "None of the 2 misses is a near tie"));
+        CHECK(!strstr(a, "predicts the same time for several"));
         free(a);
     }
 

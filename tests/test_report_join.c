@@ -12,6 +12,9 @@
 #include "join.h"
 #include "plots.h"
 
+#define MH "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
+#define PH "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
+
 static const char *PRED =
     "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
     "scatter,2,1024,parallel_read,,1e-6,1\n"
@@ -192,6 +195,47 @@ static void test_plot_series(void)
     kcal_join_free(&t);
 }
 
+/* When the model predicts a tie, the predictor takes the algorithm it lists
+ * first (the earlier CSV line), not whichever sorts first by name: here
+ * ring_neighbor:1 although bruck sorts before it. Measured: ring_neighbor
+ * 10 µs, bruck 8 µs, so the regret is 100*(10-8)/8 = 25 % and the point is
+ * marked tied. At 1M the tie is broken by rank (bruck rank 1): not tied. */
+static void test_tie(void)
+{
+    const char *pred =
+        "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
+        "allgather,2,65536,ring_neighbor,1,5e-6,1\n"
+        "allgather,2,65536,bruck,,5e-6,1\n"
+        "allgather,2,1048576,bruck,,50e-6,1\n"
+        "allgather,2,1048576,ring_neighbor,1,60e-6,2\n";
+    const char *meas =
+        MH "allgather,2,65536,bruck,,8e-6,8e-6,8e-6,5,0\n"
+           "allgather,2,65536,ring_neighbor,1,10e-6,10e-6,10e-6,5,0\n"
+           "allgather,2,1048576,bruck,,80e-6,80e-6,80e-6,5,0\n"
+           "allgather,2,1048576,ring_neighbor,1,70e-6,70e-6,70e-6,5,0\n";
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, pred, "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, meas, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    CHECK(nr == 2);
+    if (nr == 2) {
+        char a[64];
+        CHECK_STR(kcal_join_alg_label(r[0].predicted_best, a, sizeof a), "ring_neighbor:1");
+        CHECK_NEAR(r[0].regret_pct, 25.0, 1e-12);
+        CHECK(r[0].tied);
+        /* 1M: bruck (rank 1) measured 80, ring_neighbor 70: 14.29 %. */
+        CHECK_STR(kcal_join_alg_label(r[1].predicted_best, a, sizeof a), "bruck");
+        CHECK_NEAR(r[1].regret_pct, 100.0 * 10 / 70, 1e-12);
+        CHECK(!r[1].tied);
+    }
+    free(r);
+    kcal_join_free(&t);
+}
+
 /* Each bad input is rejected with FILE:LINE and what was wrong. */
 static void expect_error(int measured, const char *text, const char *want)
 {
@@ -210,8 +254,6 @@ static void expect_error(int measured, const char *text, const char *want)
     kcal_join_free(&t);
 }
 
-#define MH "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
-#define PH "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
 
 static void test_errors(void)
 {
@@ -255,6 +297,7 @@ int main(void)
 {
     test_join();
     test_plot_series();
+    test_tie();
     test_errors();
     return check_report();
 }

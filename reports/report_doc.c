@@ -226,6 +226,32 @@ static const char *series_label(const kcal_join_summary *s, char *buf,
 /* The kinds of error pattern explain_series tells apart. */
 enum { K_SIGN, K_FEW, K_FIXED_FAST, K_BYTE_FAST, K_SLOW_SMALL, K_SLOW_BYTE };
 
+/* Which pattern a series' error follows, from its mean signed error in the
+ * small band (fixed costs show) and the large band (per-byte costs show).
+ * *shape: -1 the error shrinks with n, 1 it grows, 0 about the same. */
+static int pattern_kind(const pattern *pt, int *shape)
+{
+    double fs = pt->n_small ? fabs(pt->small_signed) : 0;
+    double fl = pt->n_large ? fabs(pt->large_signed) : 0;
+    int ds = !pt->n_small ? 0 : pt->small_signed < 0 ? -1 : 1;
+    int dl = !pt->n_large ? 0 : pt->large_signed < 0 ? -1 : 1;
+    int dir = ds ? ds : dl;
+    if (ds && !dl)
+        *shape = -1;
+    else if (dl && !ds)
+        *shape = 1;
+    else if (fs > 1.5 * fl)
+        *shape = -1;
+    else if (fl > 1.5 * fs)
+        *shape = 1;
+    else
+        *shape = 0;
+    return (ds && dl && ds != dl) ? K_SIGN
+         : !dir                   ? K_FEW
+         : dir < 0                ? (*shape < 0 ? K_FIXED_FAST : K_BYTE_FAST)
+                                  : (*shape < 0 ? K_SLOW_SMALL : K_SLOW_BYTE);
+}
+
 /* Explain one series' error; returns the kind of pattern. A kind already
  * explained (bit set in `seen`) gets one short sentence instead of the
  * same hypothesis again. */
@@ -247,28 +273,11 @@ static int explain_series(sbuf *b, const kcal_report_input *in,
     char a[64], c1[32], c2[32], c3[32];
     double fs = pt->n_small ? fabs(pt->small_signed) : 0;
     double fl = pt->n_large ? fabs(pt->large_signed) : 0;
-    /* The direction in each band (0: no point there). */
-    int ds = !pt->n_small ? 0 : pt->small_signed < 0 ? -1 : 1;
-    int dl = !pt->n_large ? 0 : pt->large_signed < 0 ? -1 : 1;
     char lab[96];
     snprintf(lab, sizeof lab, "%s `%s`", s->coll, series_label(s, a, sizeof a));
 
-    int dir = ds ? ds : dl;
     int shape;
-    if (ds && !dl)
-        shape = -1;
-    else if (dl && !ds)
-        shape = 1;
-    else if (fs > 1.5 * fl)
-        shape = -1;
-    else if (fl > 1.5 * fs)
-        shape = 1;
-    else
-        shape = 0;
-    int kind = (ds && dl && ds != dl) ? K_SIGN
-             : !dir                   ? K_FEW
-             : dir < 0                ? (shape < 0 ? K_FIXED_FAST : K_BYTE_FAST)
-                                      : (shape < 0 ? K_SLOW_SMALL : K_SLOW_BYTE);
+    int kind = pattern_kind(pt, &shape);
     if (seen & (1u << kind)) {
         sb_add(b, "The same pattern holds for %s (mean error %.0f %%). ", lab,
                s->mape_pct);
@@ -302,7 +311,7 @@ static int explain_series(sbuf *b, const kcal_report_input *in,
                "p = %d, and the model charges only α per copy plus %s of "
                "shared-memory control (T_sm)%s. ",
                lab, fs, fmt_size(pt->small_max, c1, sizeof c1),
-               dl ? " and closer at large sizes" : "", steps,
+               pt->n_large ? " and closer at large sizes" : "", steps,
                steps == 1 ? "" : "s", s->p, fmt_time(sm, c2, sizeof c2),
                sm == 0 ? ", because the params hold no T_sm values" : "");
     } else if (kind == K_BYTE_FAST) {
@@ -449,6 +458,31 @@ char *kcal_report_analysis(const kcal_report_input *in)
             break; /* within what timing noise and a fit explain */
         pattern pt = pattern_of(t, worst[w]);
         seen |= 1u << explain_series(&b, in, &pt, seen);
+    }
+    /* Beyond the three largest: the worst series of up to two patterns not
+     * explained yet, so a second effect is not hidden behind the first. */
+    for (int extra = 0; extra < 2;) {
+        const kcal_join_summary *next = NULL;
+        pattern npt = {0};
+        for (long i = 0; i < in->n_summary; i++) {
+            const kcal_join_summary *s = &in->summary[i];
+            if (s->oversubscribed || s->mape_pct < 10 ||
+                (next && s->mape_pct <= next->mape_pct) ||
+                s == worst[0] || s == worst[1] || s == worst[2])
+                continue;
+            pattern pt = pattern_of(t, s);
+            int shape;
+            if (seen & (1u << pattern_kind(&pt, &shape)))
+                continue;
+            next = s;
+            npt = pt;
+        }
+        if (!next)
+            break;
+        if (!extra)
+            sb_add(&b, "\n\nAmong the smaller errors other patterns show. ");
+        seen |= 1u << explain_series(&b, in, &npt, seen);
+        extra++;
     }
     sb_add(&b, "These are hypotheses from the shape of the error; the plots "
            "show which way each line bends away from its points.\n\n");

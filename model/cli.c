@@ -1,0 +1,114 @@
+/* cli: what every kcal subcommand shares (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static void vline(const char *cmd, const char *kind, const char *fmt,
+                  va_list ap)
+{
+    /* One write per line, so lines from concurrent processes do not mix. */
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "kcal %s: %s", cmd, kind);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        n = 0;
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    fprintf(stderr, "%s\n", buf);
+}
+
+void kcal_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(cmd, "", fmt, ap);
+    va_end(ap);
+}
+
+void kcal_cli_warn(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(cmd, "warning: ", fmt, ap);
+    va_end(ap);
+}
+
+int kcal_cli_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int kcal_cli_load_params(const char *cmd, const char *file,
+                         const char *machine, kcal_params *p)
+{
+    char chosen[512], err[KCAL_ERRLEN];
+    if (kcal_params_choose(file, machine, p, chosen, sizeof chosen, err,
+                           sizeof err) < 0) {
+        kcal_cli_error(cmd, "%s", err);
+        return -1;
+    }
+    fprintf(stderr, "kcal %s: params: %s\n", cmd, chosen);
+    for (size_t i = 0; i < p->n_entries; i++)
+        if (!p->entries[i].known)
+            kcal_cli_warn(cmd, "%s:%d: unknown key '%s' kept and ignored",
+                          p->origin, p->entries[i].line, p->entries[i].key);
+    return 0;
+}
+
+double kcal_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void kcal_progress_init(kcal_progress *pr, const char *cmd, int quiet)
+{
+    pr->cmd = cmd;
+    pr->quiet = quiet;
+    pr->start = kcal_now();
+    pr->last_print = 0;
+    pr->tty = isatty(STDERR_FILENO);
+}
+
+void kcal_progress_update(kcal_progress *pr, const char *phase, double done,
+                          double total)
+{
+    if (pr->quiet)
+        return;
+    double now = kcal_now();
+    int last = done >= total;
+    /* On a pipe (CI logs) print rarely; on a terminal redraw often. */
+    double every = pr->tty ? 0.25 : 2.0;
+    if (!last && now - pr->last_print < every)
+        return;
+    pr->last_print = now;
+    double frac = total > 0 ? done / total : 1;
+    if (frac > 1)
+        frac = 1;
+    double elapsed = now - pr->start;
+    char left[48] = "";
+    if (frac > 0.02 && frac < 1)
+        snprintf(left, sizeof left, " ~%.0f s left",
+                 elapsed * (1 - frac) / frac + 0.5);
+    fprintf(stderr, "%skcal %s: [%s] %3.0f%%%s%s", pr->tty ? "\r\033[K" : "",
+            pr->cmd, phase, 100 * frac, left, pr->tty ? "" : "\n");
+    fflush(stderr);
+}
+
+void kcal_progress_finish(kcal_progress *pr, const char *summary)
+{
+    if (pr->quiet)
+        return;
+    fprintf(stderr, "%skcal %s: %s (%.1f s)\n", pr->tty ? "\r\033[K" : "",
+            pr->cmd, summary, kcal_now() - pr->start);
+}

@@ -1,0 +1,497 @@
+/* model: the paper's cost model (shared/design/model.md, "The paper model"),
+ * the algorithms it ranks, and the ranking itself.
+ *
+ * Every formula below is the row of model.md's table of the same name, with
+ * X(n) = α + n·β and P(c, n) = l·γ(c)·pages(n). Terms are accumulated by cause
+ * (start-up, copy, lock, sync) so `kcal predict --explain` can show where the
+ * time goes; the predicted time is their sum. */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const kcal_algorithm scatter_algs[] = {
+    {"parallel_read", KCAL_PARAM_NONE},
+    {"sequential_write", KCAL_PARAM_NONE},
+    {"throttled_read", KCAL_PARAM_THROTTLE},
+};
+static const kcal_algorithm gather_algs[] = {
+    {"parallel_write", KCAL_PARAM_NONE},
+    {"sequential_read", KCAL_PARAM_NONE},
+    {"throttled_write", KCAL_PARAM_THROTTLE},
+};
+static const kcal_algorithm bcast_algs[] = {
+    {"direct_read", KCAL_PARAM_NONE},
+    {"direct_write", KCAL_PARAM_NONE},
+    {"knomial", KCAL_PARAM_THROTTLE},
+    {"scatter_allgather", KCAL_PARAM_NONE},
+};
+static const kcal_algorithm allgather_algs[] = {
+    {"ring_neighbor", KCAL_PARAM_STRIDE},
+    {"ring_source_read", KCAL_PARAM_NONE},
+    {"ring_source_write", KCAL_PARAM_NONE},
+    {"recursive_doubling", KCAL_PARAM_NONE},
+    {"bruck", KCAL_PARAM_NONE},
+};
+static const kcal_algorithm alltoall_algs[] = {
+    {"pairwise", KCAL_PARAM_NONE},
+};
+
+static const struct {
+    const char *name;
+    const kcal_algorithm *algs;
+    size_t count;
+} colls[KCAL_COLL_COUNT] = {
+    [KCAL_COLL_SCATTER] = {"scatter", scatter_algs, 3},
+    [KCAL_COLL_GATHER] = {"gather", gather_algs, 3},
+    [KCAL_COLL_BCAST] = {"bcast", bcast_algs, 4},
+    [KCAL_COLL_ALLGATHER] = {"allgather", allgather_algs, 5},
+    [KCAL_COLL_ALLTOALL] = {"alltoall", alltoall_algs, 1},
+};
+
+const char *kcal_coll_name(kcal_coll c)
+{
+    return (c >= 0 && c < KCAL_COLL_COUNT) ? colls[c].name : NULL;
+}
+
+int kcal_coll_from_name(const char *name, kcal_coll *out)
+{
+    for (int c = 0; c < KCAL_COLL_COUNT; c++)
+        if (!strcmp(colls[c].name, name)) {
+            *out = (kcal_coll)c;
+            return 0;
+        }
+    return -1;
+}
+
+const kcal_algorithm *kcal_model_algorithms(kcal_coll c, size_t *count)
+{
+    if (c < 0 || c >= KCAL_COLL_COUNT) {
+        *count = 0;
+        return NULL;
+    }
+    *count = colls[c].count;
+    return colls[c].algs;
+}
+
+const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id)
+{
+    size_t n;
+    const kcal_algorithm *a = kcal_model_algorithms(c, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(a[i].id, id))
+            return &a[i];
+    return NULL;
+}
+
+static long gcd(long a, long b)
+{
+    while (b) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int kcal_model_k_valid(const kcal_algorithm *alg, int p, int k)
+{
+    switch (alg->kind) {
+    case KCAL_PARAM_NONE:
+        return k == 0;
+    case KCAL_PARAM_THROTTLE: /* k = 1 and k = p are the non-throttled rows */
+        return k >= 2 && k <= p - 1;
+    case KCAL_PARAM_STRIDE: /* j = 1 is the plain ring, valid for every p */
+        return k == 1 || (k >= 1 && k <= p - 1 && gcd(p, k) == 1);
+    }
+    return 0;
+}
+
+uint64_t kcal_pages(uint64_t n, double page)
+{
+    if (n == 0)
+        return 0;
+    if (page == floor(page) && page <= 1e18) {
+        uint64_t s = (uint64_t)page;
+        return n / s + (n % s != 0);
+    }
+    return (uint64_t)ceil((double)n / page);
+}
+
+int kcal_ceil_log2(long p)
+{
+    int i = 0;
+    while (i < 62 && (1L << i) < p)
+        i++;
+    return i;
+}
+
+int kcal_ceil_log_k(long p, long k)
+{
+    int i = 0;
+    long v = 1;
+    while (v < p) {
+        i++;
+        if (v > p / k) /* next power exceeds p: done without overflow */
+            break;
+        v *= k;
+    }
+    return i;
+}
+
+double kcal_gamma(const kcal_params *prm, int c)
+{
+    if (c <= 0)
+        return 0;
+    if (c == 1)
+        return 1; /* model.md: one reader has no contention */
+    return prm->gamma_a * (double)c * c + prm->gamma_b * c;
+}
+
+/* ---- the paper's formulas ---- */
+
+typedef struct {
+    const kcal_params *prm;
+    uint64_t n;
+    double pages;
+    int in_place;
+    kcal_terms t;
+} acc;
+
+/* mult·X(n) = mult·(α + n·β) */
+static void add_x(acc *a, double mult)
+{
+    a->t.startup += mult * a->prm->alpha;
+    a->t.copy += mult * (double)a->n * a->prm->beta;
+}
+
+/* mult·P(c, n) = mult·l·γ(c)·pages(n); c = 1 gives the uncontended l·pages. */
+static void add_lock(acc *a, double mult, int c)
+{
+    a->t.lock += mult * a->prm->lock * kcal_gamma(a->prm, c) * a->pages;
+}
+
+static void add_memcpy(acc *a)
+{
+    if (!a->in_place)
+        a->t.copy += (double)a->n * a->prm->beta;
+}
+
+static void add_sm(acc *a, kcal_sm_op op, int p)
+{
+    if (p >= 2)
+        a->t.sync += a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+}
+
+static void acc_init(acc *a, const kcal_params *prm, uint64_t n, int in_place)
+{
+    memset(a, 0, sizeof *a);
+    a->prm = prm;
+    a->n = n;
+    a->pages = (double)kcal_pages(n, prm->page);
+    a->in_place = in_place;
+}
+
+static void terms_add(kcal_terms *dst, const kcal_terms *src)
+{
+    dst->startup += src->startup;
+    dst->copy += src->copy;
+    dst->lock += src->lock;
+    dst->sync += src->sync;
+}
+
+/* parallel_read / parallel_write / direct_read:
+ * T_sm_bcast + X(n) + P(p,n) + T_sm_gather */
+static void t_parallel(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, 1);
+    add_lock(a, 1, p);
+    add_sm(a, KCAL_SM_GATHER, p);
+}
+
+/* sequential_write / sequential_read:
+ * T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast */
+static void t_sequential(acc *a, int p)
+{
+    add_memcpy(a);
+    add_sm(a, KCAL_SM_GATHER, p);
+    add_x(a, p);
+    add_lock(a, p, 1);
+    add_sm(a, KCAL_SM_BCAST, p);
+}
+
+/* throttled_read / throttled_write: T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n)) */
+static void t_throttled(acc *a, int p, int k)
+{
+    double steps = (double)((p + k - 1) / k);
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, steps);
+    add_lock(a, steps, k);
+}
+
+/* ring_*: T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n)) + T_sm_barrier */
+static void t_ring(acc *a, int p)
+{
+    add_memcpy(a);
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_sm(a, KCAL_SM_BARRIER, p);
+}
+
+/* recursive_doubling:
+ * T_memcpy + T_sm_allgather + lg p·α + (p−1)·(n·β + l·pages(n)) + T_sm_barrier */
+static void t_recursive_doubling(acc *a, int p)
+{
+    add_memcpy(a);
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
+    a->t.copy += (p - 1) * (double)a->n * a->prm->beta;
+    add_lock(a, p - 1, 1);
+    add_sm(a, KCAL_SM_BARRIER, p);
+}
+
+/* bruck: T_sm_allgather + lg p·α + (p−1)·(2·n·β + l·pages(n)) + T_sm_barrier */
+static void t_bruck(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
+    a->t.copy += (p - 1) * 2.0 * (double)a->n * a->prm->beta;
+    add_lock(a, p - 1, 1);
+    add_sm(a, KCAL_SM_BARRIER, p);
+}
+
+/* pairwise: T_sm_allgather + (p−1)·(X(n) + l·pages(n)) */
+static void t_pairwise(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+}
+
+/* direct_write: T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast */
+static void t_direct_write(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_GATHER, p);
+    add_x(a, p);
+    add_lock(a, p, 1);
+    add_sm(a, KCAL_SM_BCAST, p);
+}
+
+/* knomial: T_sm_bcast + log_k p·(X(n) + P(k,n)) */
+static void t_knomial(acc *a, int p, int k)
+{
+    double steps = kcal_ceil_log_k(p, k);
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, steps);
+    add_lock(a, steps, k);
+}
+
+/* scatter_allgather: T_sm_allgather + T_seqwrite_scatter(⌈n/p⌉) +
+ * T_ring_allgather(⌈n/p⌉), each piece with its own row's terms. */
+static void t_scatter_allgather(acc *a, int p)
+{
+    uint64_t chunk = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
+    acc piece;
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    acc_init(&piece, a->prm, chunk, a->in_place);
+    t_sequential(&piece, p);
+    terms_add(&a->t, &piece.t);
+    acc_init(&piece, a->prm, chunk, a->in_place);
+    t_ring(&piece, p);
+    terms_add(&a->t, &piece.t);
+}
+
+static void paper_time(acc *a, kcal_coll c, const char *id, int k, int p)
+{
+    if (p == 1) { /* model.md: for p = 1 every collective is a local copy */
+        add_memcpy(a);
+        return;
+    }
+    switch (c) {
+    case KCAL_COLL_SCATTER:
+    case KCAL_COLL_GATHER:
+        if (!strcmp(id, "parallel_read") || !strcmp(id, "parallel_write"))
+            t_parallel(a, p);
+        else if (!strcmp(id, "sequential_write") ||
+                 !strcmp(id, "sequential_read"))
+            t_sequential(a, p);
+        else
+            t_throttled(a, p, k);
+        break;
+    case KCAL_COLL_BCAST:
+        if (!strcmp(id, "direct_read"))
+            t_parallel(a, p);
+        else if (!strcmp(id, "direct_write"))
+            t_direct_write(a, p);
+        else if (!strcmp(id, "knomial"))
+            t_knomial(a, p, k);
+        else
+            t_scatter_allgather(a, p);
+        break;
+    case KCAL_COLL_ALLGATHER:
+        if (!strcmp(id, "recursive_doubling"))
+            t_recursive_doubling(a, p);
+        else if (!strcmp(id, "bruck"))
+            t_bruck(a, p);
+        else
+            t_ring(a, p);
+        break;
+    case KCAL_COLL_ALLTOALL:
+        t_pairwise(a, p);
+        break;
+    default:
+        break;
+    }
+}
+
+double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
+                       kcal_coll c, const kcal_algorithm *alg, int k, int p,
+                       uint64_t n, int in_place, kcal_terms *terms)
+{
+    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || !alg ||
+        p < 1)
+        return -1;
+    /* At p = 1 there is no throttle range; the local copy stands for all. */
+    if (p > 1 && !kcal_model_k_valid(alg, p, k))
+        return -1;
+    acc a;
+    acc_init(&a, prm, n, in_place);
+    paper_time(&a, c, alg->id, k, p);
+    if (terms)
+        *terms = a.t;
+    return a.t.startup + a.t.copy + a.t.lock + a.t.sync;
+}
+
+/* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),
+ * ring_neighbor with j = 1. Calls fn for each; stops early on non-zero. */
+typedef int (*visit_fn)(void *ctx, const kcal_algorithm *alg, int k);
+
+static int for_each_candidate(kcal_coll c, int p, int only_k, visit_fn fn,
+                              void *ctx)
+{
+    size_t na;
+    const kcal_algorithm *algs = kcal_model_algorithms(c, &na);
+    for (size_t i = 0; i < na; i++) {
+        const kcal_algorithm *alg = &algs[i];
+        int rc = 0;
+        if (alg->kind == KCAL_PARAM_NONE) {
+            rc = fn(ctx, alg, 0);
+        } else if (alg->kind == KCAL_PARAM_STRIDE) {
+            rc = fn(ctx, alg, 1);
+        } else if (only_k > 0) {
+            if (kcal_model_k_valid(alg, p, only_k))
+                rc = fn(ctx, alg, only_k);
+        } else {
+            for (int k = 2; k <= p - 1 && !rc; k++)
+                rc = fn(ctx, alg, k);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct {
+    kcal_model_kind model;
+    const kcal_params *prm;
+    kcal_coll c;
+    int p;
+    uint64_t n;
+    int in_place;
+    kcal_prediction *out;
+    size_t count, cap;
+    /* best-only scan */
+    const kcal_algorithm *best_alg;
+    int best_k;
+    double best_s;
+} rank_ctx;
+
+static int collect(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    if (ctx->count == ctx->cap) {
+        size_t cap = ctx->cap ? 2 * ctx->cap : 16;
+        kcal_prediction *n = realloc(ctx->out, cap * sizeof *n);
+        if (!n)
+            return -1;
+        ctx->out = n;
+        ctx->cap = cap;
+    }
+    kcal_prediction *pr = &ctx->out[ctx->count++];
+    pr->alg = alg;
+    pr->k = k;
+    pr->seconds = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k,
+                                  ctx->p, ctx->n, ctx->in_place, &pr->terms);
+    pr->rank = 0;
+    return 0;
+}
+
+/* Fastest first; ties keep model.md's order (then smaller k first). */
+static int by_time(const void *va, const void *vb)
+{
+    const kcal_prediction *a = va, *b = vb;
+    if (a->seconds != b->seconds)
+        return a->seconds < b->seconds ? -1 : 1;
+    if (a->alg != b->alg)
+        return a->alg < b->alg ? -1 : 1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
+                     kcal_coll c, int p, uint64_t n, int in_place, int only_k,
+                     kcal_prediction **out)
+{
+    *out = NULL;
+    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
+        return -1;
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place};
+    if (for_each_candidate(c, p, only_k, collect, &ctx)) {
+        free(ctx.out);
+        return -1;
+    }
+    qsort(ctx.out, ctx.count, sizeof *ctx.out, by_time);
+    /* Competition ranking: equal times share a rank (the three ring
+     * allgathers always do in the paper model). */
+    for (size_t i = 0; i < ctx.count; i++)
+        ctx.out[i].rank = (i > 0 && ctx.out[i].seconds == ctx.out[i - 1].seconds)
+                              ? ctx.out[i - 1].rank
+                              : (int)i + 1;
+    *out = ctx.out;
+    return (long)ctx.count;
+}
+
+static int keep_best(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    double s = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
+                               ctx->n, ctx->in_place, NULL);
+    if (!ctx->best_alg || s < ctx->best_s) {
+        ctx->best_alg = alg;
+        ctx->best_k = k;
+        ctx->best_s = s;
+    }
+    return 0;
+}
+
+int kcal_model_best(kcal_model_kind model, const kcal_params *prm,
+                    kcal_coll c, int p, uint64_t n, int in_place, char *buf,
+                    size_t buflen)
+{
+    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
+        return -1;
+    /* A scan, not a sort: libkcoll calls this on every call without an
+     * explicit algorithm. Same tie order as kcal_model_rank. */
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place};
+    for_each_candidate(c, p, 0, keep_best, &ctx);
+    if (!ctx.best_alg)
+        return -1;
+    int w = ctx.best_alg->kind == KCAL_PARAM_NONE
+                ? snprintf(buf, buflen, "%s", ctx.best_alg->id)
+                : snprintf(buf, buflen, "%s:%d", ctx.best_alg->id, ctx.best_k);
+    return (w < 0 || (size_t)w >= buflen) ? -1 : 0;
+}

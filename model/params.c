@@ -1,0 +1,527 @@
+/* params: reader and writer of `kcal-params-1` files (model.md, "The params
+ * file"). Parsing is strict because a silently misread β or l turns every
+ * prediction wrong without any sign; unknown keys are kept (forward
+ * compatibility) and flagged so the caller can warn. */
+#include "params.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys model.md defines, and extension keys written by `kcal probe`. A key
+ * ending in `_stderr` or `_dof` of a numeric key is known and numeric too. */
+static const char *const required_keys[] = {
+    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b", NULL};
+static const char *const numeric_keys[] = {
+    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b",
+    "sm_bcast_a", "sm_bcast_b", "sm_gather_a", "sm_gather_b",
+    "sm_allgather_a", "sm_allgather_b", "sm_barrier_a", "sm_barrier_b",
+    /* probe extensions: cache sizes in bytes, what was measured */
+    "l1d_cache", "l2_cache", "l3_cache", "max_readers", NULL};
+static const char *const text_keys[] = {
+    "machine", "cpu", "cores", "sockets", "numa", "kernel", "date", "source",
+    "cma_method",
+    /* probe extensions */
+    "hostname", "beta_cache", "oversubscribed", "probe", NULL};
+
+static const char *const sm_names[KCAL_SM_COUNT] = {"bcast", "gather",
+                                                    "allgather", "barrier"};
+
+const char *kcal_sm_name(kcal_sm_op op)
+{
+    return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
+}
+
+static int in_list(const char *const *list, const char *key)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, key))
+            return 1;
+    return 0;
+}
+
+/* A `<numeric key>_stderr` or `_dof` key. */
+static int is_derived_numeric(const char *key)
+{
+    static const char *const suffixes[] = {"_stderr", "_dof", NULL};
+    size_t len = strlen(key);
+    for (const char *const *s = suffixes; *s; s++) {
+        size_t sl = strlen(*s);
+        if (len > sl && !strcmp(key + len - sl, *s)) {
+            char base[128];
+            if (len - sl >= sizeof base)
+                return 0;
+            memcpy(base, key, len - sl);
+            base[len - sl] = '\0';
+            return in_list(numeric_keys, base);
+        }
+    }
+    return 0;
+}
+
+static int key_is_numeric(const char *key)
+{
+    return in_list(numeric_keys, key) || is_derived_numeric(key);
+}
+
+static int key_is_known(const char *key)
+{
+    return key_is_numeric(key) || in_list(text_keys, key);
+}
+
+static int key_name_ok(const char *key)
+{
+    if (!*key)
+        return 0;
+    for (const char *c = key; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return 0;
+    return 1;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void kcal_params_init(kcal_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->alpha = p->beta = p->lock = p->page = p->gamma_a = p->gamma_b = NAN;
+}
+
+void kcal_params_free(kcal_params *p)
+{
+    for (size_t i = 0; i < p->n_entries; i++) {
+        free(p->entries[i].key);
+        free(p->entries[i].text);
+    }
+    free(p->entries);
+    kcal_params_init(p);
+}
+
+/* Keep the mirrored fields in step with the entries. */
+static void mirror(kcal_params *p, const char *key, double v)
+{
+    if (!strcmp(key, "alpha"))
+        p->alpha = v;
+    else if (!strcmp(key, "beta"))
+        p->beta = v;
+    else if (!strcmp(key, "lock"))
+        p->lock = v;
+    else if (!strcmp(key, "page"))
+        p->page = v;
+    else if (!strcmp(key, "gamma_a"))
+        p->gamma_a = v;
+    else if (!strcmp(key, "gamma_b"))
+        p->gamma_b = v;
+    else if (!strncmp(key, "sm_", 3)) {
+        for (int op = 0; op < KCAL_SM_COUNT; op++) {
+            size_t nl = strlen(sm_names[op]);
+            if (!strncmp(key + 3, sm_names[op], nl) && key[3 + nl] == '_' &&
+                key[4 + nl] && !key[5 + nl]) {
+                if (key[4 + nl] == 'a')
+                    p->sm_a[op] = v;
+                else if (key[4 + nl] == 'b')
+                    p->sm_b[op] = v;
+            }
+        }
+    }
+}
+
+const kcal_param *kcal_params_find(const kcal_params *p, const char *key)
+{
+    for (size_t i = 0; i < p->n_entries; i++)
+        if (!strcmp(p->entries[i].key, key))
+            return &p->entries[i];
+    return NULL;
+}
+
+double kcal_params_get(const kcal_params *p, const char *key, double fallback)
+{
+    const kcal_param *e = kcal_params_find(p, key);
+    return (e && !e->is_text) ? e->value : fallback;
+}
+
+/* Add or replace; takes ownership of nothing (copies). */
+static int put(kcal_params *p, const char *key, const char *text,
+               double value, int is_text, int line)
+{
+    kcal_param *e = (kcal_param *)kcal_params_find(p, key);
+    if (!e) {
+        if (p->n_entries == p->cap_entries) {
+            size_t cap = p->cap_entries ? 2 * p->cap_entries : 16;
+            kcal_param *ne = realloc(p->entries, cap * sizeof *ne);
+            if (!ne)
+                return -1;
+            p->entries = ne;
+            p->cap_entries = cap;
+        }
+        e = &p->entries[p->n_entries];
+        memset(e, 0, sizeof *e);
+        e->key = strdup(key);
+        if (!e->key)
+            return -1;
+        p->n_entries++;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return -1;
+    free(e->text);
+    e->text = t;
+    e->value = is_text ? NAN : value;
+    e->is_text = is_text;
+    e->known = key_is_known(key);
+    e->line = line;
+    if (!is_text)
+        mirror(p, key, value);
+    return 0;
+}
+
+/* Shortest "%.Ng" that reads back to the same double: exact round trips,
+ * and files people can still read. */
+static void format_double(double v, char *buf, size_t len)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+int kcal_params_set(kcal_params *p, const char *key, double value)
+{
+    if (!key_name_ok(key) || !isfinite(value) || value < 0)
+        return -1;
+    const kcal_param *e = kcal_params_find(p, key);
+    if ((e && e->is_text) || in_list(text_keys, key))
+        return -1;
+    char buf[64];
+    format_double(value, buf, sizeof buf);
+    return put(p, key, buf, value, 0, 0);
+}
+
+int kcal_params_set_text(kcal_params *p, const char *key, const char *text)
+{
+    if (!key_name_ok(key) || key_is_numeric(key) || strchr(text, '\n') ||
+        strchr(text, '#'))
+        return -1;
+    return put(p, key, text, NAN, 1, 0);
+}
+
+/* Strict number: all of the value is one strtod number, finite, >= 0. */
+static int parse_number(const char *s, double *out, const char **why)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0') {
+        *why = "is not a number";
+        return -1;
+    }
+    /* ERANGE alone also flags subnormals, which are finite and exact. */
+    if (!isfinite(v)) {
+        *why = "is not a finite number";
+        return -1;
+    }
+    if (v < 0 || (v == 0 && signbit(v))) {
+        *why = "is negative";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
+                      int *seen_format, char *err, size_t errlen)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *s = trim(line);
+    if (!*s)
+        return 0;
+
+    char *key = s;
+    while (*s && !isspace((unsigned char)*s))
+        s++;
+    if (*s)
+        *s++ = '\0';
+    char *value = trim(s);
+
+    if (!key_name_ok(key)) {
+        set_err(err, errlen, "%s:%d: bad key '%s' (keys are [a-z0-9_])",
+                name, lineno, key);
+        return -1;
+    }
+    if (!*seen_format) {
+        if (strcmp(key, "format") || strcmp(value, KCAL_PARAMS_FORMAT)) {
+            set_err(err, errlen,
+                    "%s:%d: expected 'format " KCAL_PARAMS_FORMAT
+                    "' as the first line that is not a comment",
+                    name, lineno);
+            return -1;
+        }
+        *seen_format = 1;
+        return 0;
+    }
+    if (!strcmp(key, "format")) {
+        set_err(err, errlen, "%s:%d: duplicate key 'format'", name, lineno);
+        return -1;
+    }
+    if (!*value) {
+        set_err(err, errlen, "%s:%d: key '%s' has no value", name, lineno,
+                key);
+        return -1;
+    }
+    const kcal_param *dup = kcal_params_find(p, key);
+    if (dup) {
+        set_err(err, errlen, "%s:%d: duplicate key '%s' (first on line %d)",
+                name, lineno, key, dup->line);
+        return -1;
+    }
+
+    int is_text;
+    double v = NAN;
+    if (key_is_numeric(key)) {
+        const char *why;
+        if (parse_number(value, &v, &why) < 0) {
+            set_err(err, errlen, "%s:%d: value '%s' of '%s' %s", name, lineno,
+                    value, key, why);
+            return -1;
+        }
+        if (!strcmp(key, "page") && !(v >= 1)) {
+            set_err(err, errlen, "%s:%d: page size must be at least 1 byte",
+                    name, lineno);
+            return -1;
+        }
+        is_text = 0;
+    } else if (in_list(text_keys, key)) {
+        is_text = 1;
+    } else {
+        /* Unknown: keep it as a number when it reads as one, else as text. */
+        const char *why;
+        is_text = parse_number(value, &v, &why) < 0;
+    }
+    if (put(p, key, value, v, is_text, lineno) < 0) {
+        set_err(err, errlen, "%s:%d: out of memory", name, lineno);
+        return -1;
+    }
+    return 0;
+}
+
+int kcal_params_validate(const kcal_params *p, const char *name, char *err,
+                         size_t errlen)
+{
+    for (const char *const *k = required_keys; *k; k++) {
+        const kcal_param *e = kcal_params_find(p, *k);
+        if (!e) {
+            set_err(err, errlen, "%s: missing required key '%s'", name, *k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int kcal_params_parse(const char *text, const char *name, kcal_params *p,
+                      char *err, size_t errlen)
+{
+    kcal_params_init(p);
+    int seen_format = 0, lineno = 0, rc = 0;
+    const char *cur = text;
+    while (*cur && rc == 0) {
+        const char *nl = strchr(cur, '\n');
+        size_t len = nl ? (size_t)(nl - cur) : strlen(cur);
+        lineno++;
+        char *line = malloc(len + 1);
+        if (!line) {
+            set_err(err, errlen, "%s:%d: out of memory", name, lineno);
+            rc = -1;
+            break;
+        }
+        memcpy(line, cur, len);
+        line[len] = '\0';
+        if (memchr(cur, '\0', len)) {
+            set_err(err, errlen, "%s:%d: NUL byte in line", name, lineno);
+            rc = -1;
+        } else {
+            rc = parse_line(p, line, name, lineno, &seen_format, err, errlen);
+        }
+        free(line);
+        cur = nl ? nl + 1 : cur + len;
+    }
+    if (rc == 0 && !seen_format) {
+        set_err(err, errlen, "%s:%d: empty file: no 'format " KCAL_PARAMS_FORMAT
+                "' line", name, lineno ? lineno : 1);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = kcal_params_validate(p, name, err, errlen);
+    if (rc != 0)
+        kcal_params_free(p);
+    else
+        snprintf(p->origin, sizeof p->origin, "%s", name);
+    return rc;
+}
+
+int kcal_params_read(const char *path, kcal_params *p, char *err,
+                     size_t errlen)
+{
+    kcal_params_init(p);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            cap = cap ? 2 * cap : 8192;
+            if (cap > (64u << 20)) { /* a params file is a few hundred bytes */
+                set_err(err, errlen, "%s: too large for a params file", path);
+                free(buf);
+                fclose(f);
+                return -1;
+            }
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                set_err(err, errlen, "%s: out of memory", path);
+                return -1;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        set_err(err, errlen, "%s: read error", path);
+        free(buf);
+        return -1;
+    }
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        /* Find the line of the NUL so the message can point at it. */
+        int line = 1;
+        for (size_t i = 0; buf[i]; i++)
+            line += buf[i] == '\n';
+        set_err(err, errlen, "%s:%d: NUL byte in line", path, line);
+        free(buf);
+        return -1;
+    }
+    int rc = kcal_params_parse(buf, path, p, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int kcal_params_write(FILE *f, const kcal_params *p, const char *comment)
+{
+    if (comment) {
+        const char *c = comment;
+        while (*c) {
+            const char *nl = strchr(c, '\n');
+            int len = nl ? (int)(nl - c) : (int)strlen(c);
+            fprintf(f, "# %.*s\n", len, c);
+            c += len + (nl ? 1 : 0);
+        }
+    }
+    fprintf(f, "format " KCAL_PARAMS_FORMAT "\n");
+    for (size_t i = 0; i < p->n_entries; i++)
+        fprintf(f, "%s %s\n", p->entries[i].key, p->entries[i].text);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- embedded defaults and the choice between sources ---- */
+
+extern const char *const kcal_embedded_params_names[];
+extern const char *const kcal_embedded_params_texts[];
+
+const char *const *kcal_params_embedded_names(void)
+{
+    return kcal_embedded_params_names;
+}
+
+const char *kcal_params_embedded_text(const char *machine)
+{
+    for (int i = 0; kcal_embedded_params_names[i]; i++)
+        if (!strcmp(kcal_embedded_params_names[i], machine))
+            return kcal_embedded_params_texts[i];
+    return NULL;
+}
+
+int kcal_params_load_embedded(const char *machine, kcal_params *p, char *err,
+                              size_t errlen)
+{
+    const char *text = kcal_params_embedded_text(machine);
+    kcal_params_init(p);
+    if (!text) {
+        char names[128] = "";
+        for (int i = 0; kcal_embedded_params_names[i]; i++) {
+            strncat(names, i ? "|" : "", sizeof names - strlen(names) - 1);
+            strncat(names, kcal_embedded_params_names[i],
+                    sizeof names - strlen(names) - 1);
+        }
+        set_err(err, errlen, "unknown machine '%s' (embedded: %s)", machine,
+                names);
+        return -1;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "data/%s.params (embedded)", machine);
+    if (kcal_params_parse(text, name, p, err, errlen) < 0)
+        return -1;
+    snprintf(p->origin, sizeof p->origin, "embedded %s", machine);
+    return 0;
+}
+
+int kcal_params_choose(const char *file, const char *machine, kcal_params *p,
+                       char *chosen, size_t chosenlen, char *err,
+                       size_t errlen)
+{
+    const char *env = getenv("KCAL_PARAMS");
+    int rc;
+    if (file) {
+        rc = kcal_params_read(file, p, err, errlen);
+        if (chosen)
+            snprintf(chosen, chosenlen, "file %s (--params)", file);
+    } else if (machine) {
+        rc = kcal_params_load_embedded(machine, p, err, errlen);
+        if (chosen)
+            snprintf(chosen, chosenlen, "embedded %s (--machine)", machine);
+    } else if (env && *env) {
+        rc = kcal_params_read(env, p, err, errlen);
+        if (chosen)
+            snprintf(chosen, chosenlen, "file %s ($KCAL_PARAMS)", env);
+    } else {
+        rc = kcal_params_load_embedded("knl", p, err, errlen);
+        if (chosen)
+            snprintf(chosen, chosenlen,
+                     "embedded knl (default; --params, --machine or "
+                     "$KCAL_PARAMS to change)");
+    }
+    return rc;
+}

@@ -1,0 +1,403 @@
+/* predict_cmd: `kcal predict` — rank every algorithm of a collective for p
+ * processes over a list of sizes, with the model of model.md.
+ *
+ * All input is checked before anything is printed, so a bad option leaves
+ * stdout empty. CSV and JSON carry every (algorithm, k) uncollapsed: they are
+ * what the report joins on; the table is for people. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "model.h"
+#include "sizes.h"
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+typedef struct {
+    kcal_coll coll;
+    int have_coll;
+    long p;
+    uint64_t *sizes;
+    size_t n_sizes;
+    long only_k;
+    int in_place;
+    int format;
+    long top;
+    int explain;
+    const char *params_file, *machine;
+} options;
+
+static const char *const CMD = "predict";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kcal predict --coll C --p P [--size N | --sizes LIST|MIN:MAX]\n"
+        "                    [--k K] [--in-place] [--model paper]\n"
+        "                    [--format table|csv|json] [--top N] [--explain]\n"
+        "                    [--params FILE | --machine knl|broadwell|power8]\n"
+        "\n"
+        "Rank the reference algorithms of collective C (scatter, gather, bcast,\n"
+        "allgather, alltoall) for P processes on one node, by the cost model of\n"
+        "shared/design/model.md. Sizes are bytes with optional binary suffixes\n"
+        "(1K = 1024, 4M, 1G): n is the block per process, the whole message for\n"
+        "bcast. Default sizes: " KCAL_DEFAULT_SIZES " (powers of two).\n"
+        "\n"
+        "  --k K        only throttle factor K for throttled_*/knomial (2..P-1)\n"
+        "  --in-place   MPI_IN_PLACE: no local T_memcpy\n"
+        "  --top N      table: the N fastest rows, every k (default: collapse\n"
+        "               throttle factors to the best k and its neighbours)\n"
+        "  --explain    table: split times into start-up, copy, lock/contention\n"
+        "               and shared-memory sync terms\n"
+        "  --format     table (default), csv (collective,p,size_bytes,algorithm,\n"
+        "               k,predicted_s,rank), json (the same records)\n"
+        "params: --params FILE, else --machine NAME, else $KCAL_PARAMS, else knl.\n");
+}
+
+/* Returns 0, 1 for --help (done), or -1 after printing one error line. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"coll", required_argument, 0, 'c'},
+        {"p", required_argument, 0, 'p'},
+        {"size", required_argument, 0, 's'},
+        {"sizes", required_argument, 0, 'S'},
+        {"k", required_argument, 0, 'k'},
+        {"in-place", no_argument, 0, 'i'},
+        {"model", required_argument, 0, 'm'},
+        {"format", required_argument, 0, 'f'},
+        {"top", required_argument, 0, 't'},
+        {"explain", no_argument, 0, 'e'},
+        {"params", required_argument, 0, 'P'},
+        {"machine", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *size_spec = NULL, *size_opt = NULL;
+    char err[KCAL_ERRLEN];
+    memset(o, 0, sizeof *o);
+    o->p = -1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if (kcal_coll_from_name(optarg, &o->coll) < 0) {
+                kcal_cli_error(CMD, "unknown collective '%s' (scatter, gather, "
+                               "bcast, allgather, alltoall)", optarg);
+                return -1;
+            }
+            o->have_coll = 1;
+            break;
+        case 'p':
+            if (kcal_cli_int(optarg, 1, 1000000, &o->p) < 0) {
+                kcal_cli_error(CMD, "--p '%s' is not a whole number from 1 "
+                               "to 1000000", optarg);
+                return -1;
+            }
+            break;
+        case 's':
+            size_opt = optarg;
+            break;
+        case 'S':
+            size_spec = optarg;
+            break;
+        case 'k':
+            if (kcal_cli_int(optarg, 1, 1000000, &o->only_k) < 0) {
+                kcal_cli_error(CMD, "--k '%s' is not a positive whole number",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            o->in_place = 1;
+            break;
+        case 'm':
+            if (strcmp(optarg, "paper")) {
+                kcal_cli_error(CMD, "unknown model '%s' (available: paper)",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 'f':
+            if (!strcmp(optarg, "table"))
+                o->format = FMT_TABLE;
+            else if (!strcmp(optarg, "csv"))
+                o->format = FMT_CSV;
+            else if (!strcmp(optarg, "json"))
+                o->format = FMT_JSON;
+            else {
+                kcal_cli_error(CMD, "unknown format '%s' (table, csv, json)",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 't':
+            if (kcal_cli_int(optarg, 1, 100000000, &o->top) < 0) {
+                kcal_cli_error(CMD, "--top '%s' is not a positive whole number",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 'e':
+            o->explain = 1;
+            break;
+        case 'P':
+            o->params_file = optarg;
+            break;
+        case 'M':
+            o->machine = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            kcal_cli_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            kcal_cli_error(CMD, "unknown option '%s' (kcal predict --help)",
+                           argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (!o->have_coll || o->p < 0) {
+        kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
+        return -1;
+    }
+    if (size_opt && size_spec) {
+        kcal_cli_error(CMD, "give --size or --sizes, not both");
+        return -1;
+    }
+    if (size_opt) {
+        o->sizes = malloc(sizeof *o->sizes);
+        if (!o->sizes || kcal_size_parse(size_opt, o->sizes, err, sizeof err) < 0) {
+            kcal_cli_error(CMD, "--size: %s", o->sizes ? err : "out of memory");
+            return -1;
+        }
+        o->n_sizes = 1;
+    } else if (kcal_sizes_parse(size_spec ? size_spec : KCAL_DEFAULT_SIZES,
+                                &o->sizes, &o->n_sizes, err, sizeof err) < 0) {
+        kcal_cli_error(CMD, "--sizes: %s", err);
+        return -1;
+    }
+    if (o->only_k) {
+        size_t na;
+        const kcal_algorithm *a = kcal_model_algorithms(o->coll, &na);
+        int has_k = 0;
+        for (size_t i = 0; i < na; i++)
+            has_k |= a[i].kind == KCAL_PARAM_THROTTLE;
+        if (!has_k) {
+            kcal_cli_error(CMD, "--k: %s has no throttle factor",
+                           kcal_coll_name(o->coll));
+            return -1;
+        }
+        if (o->only_k < 2 || o->only_k > o->p - 1) {
+            kcal_cli_error(CMD, "--k %ld is out of range for p = %ld (2..p-1)",
+                           o->only_k, o->p);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_k(FILE *f, const kcal_prediction *pr)
+{
+    if (pr->alg->kind != KCAL_PARAM_NONE)
+        fprintf(f, "%d", pr->k);
+}
+
+static void print_csv(FILE *f, const options *o, uint64_t n,
+                      const kcal_prediction *pr, long count)
+{
+    for (long i = 0; i < count; i++) {
+        fprintf(f, "%s,%ld,%llu,%s,", kcal_coll_name(o->coll), o->p,
+                (unsigned long long)n, pr[i].alg->id);
+        print_k(f, &pr[i]);
+        fprintf(f, ",%.9g,%d\n", pr[i].seconds, pr[i].rank);
+    }
+}
+
+static void print_json(FILE *f, const options *o, uint64_t n,
+                       const kcal_prediction *pr, long count, int *first)
+{
+    for (long i = 0; i < count; i++) {
+        fprintf(f, "%s\n  {\"collective\": \"%s\", \"p\": %ld, "
+                   "\"size_bytes\": %llu, \"algorithm\": \"%s\", \"k\": ",
+                *first ? "" : ",", kcal_coll_name(o->coll), o->p,
+                (unsigned long long)n, pr[i].alg->id);
+        if (pr[i].alg->kind != KCAL_PARAM_NONE)
+            fprintf(f, "%d", pr[i].k);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"predicted_s\": %.9g, \"rank\": %d}", pr[i].seconds,
+                pr[i].rank);
+        *first = 0;
+    }
+}
+
+/* Default table view: every algorithm without k, and for each throttled
+ * family only its three fastest k and the best k's neighbours (how sensitive
+ * the choice is) — the rest differ little and would bury the comparison.
+ * Rows come fastest first, so one pass sees each family's best k first. */
+typedef struct {
+    const kcal_algorithm *alg;
+    int best_k, seen;
+} family_view;
+
+static int shown(const options *o, const kcal_prediction *pr, long i,
+                 family_view *fam, size_t *n_fam)
+{
+    if (o->top)
+        return i < o->top;
+    if (pr[i].alg->kind != KCAL_PARAM_THROTTLE)
+        return 1;
+    size_t f = 0;
+    while (f < *n_fam && fam[f].alg != pr[i].alg)
+        f++;
+    if (f == *n_fam) {
+        fam[f] = (family_view){pr[i].alg, pr[i].k, 0};
+        (*n_fam)++;
+    }
+    fam[f].seen++;
+    return fam[f].seen <= 3 || abs(fam[f].best_k - pr[i].k) <= 1;
+}
+
+static void print_table_size(FILE *f, const options *o, uint64_t n,
+                             const kcal_prediction *pr, long count)
+{
+    char sz[32];
+    fprintf(f, "\nsize %s (%llu bytes)\n", kcal_size_format(n, sz, sizeof sz),
+            (unsigned long long)n);
+    fprintf(f, "  rank  %-20s %5s %14s %8s", "algorithm", "k", "time_us",
+            "x_best");
+    if (o->explain)
+        fprintf(f, " %11s %11s %11s %11s", "startup_us", "copy_us", "lock_us",
+                "sync_us");
+    fputc('\n', f);
+    long hidden = 0;
+    family_view fam[8]; /* at most one throttled family per collective */
+    size_t n_fam = 0;
+    for (long i = 0; i < count; i++) {
+        if (!shown(o, pr, i, fam, &n_fam)) {
+            hidden++;
+            continue;
+        }
+        char k[16] = "";
+        if (pr[i].alg->kind != KCAL_PARAM_NONE)
+            snprintf(k, sizeof k, "%d", pr[i].k);
+        double ratio = pr[0].seconds > 0 ? pr[i].seconds / pr[0].seconds : 1;
+        fprintf(f, "  %4d  %-20s %5s %14.3f %8.2f", pr[i].rank, pr[i].alg->id,
+                k, pr[i].seconds * 1e6, ratio);
+        if (o->explain)
+            fprintf(f, " %11.3f %11.3f %11.3f %11.3f",
+                    pr[i].terms.startup * 1e6, pr[i].terms.copy * 1e6,
+                    pr[i].terms.lock * 1e6, pr[i].terms.sync * 1e6);
+        fputs(pr[i].rank == 1 ? "  <- best\n" : "\n", f);
+    }
+    if (hidden)
+        fprintf(f, "  (%ld more rows: other throttle factors; --top N or "
+                   "--format csv shows them)\n", hidden);
+}
+
+typedef struct {
+    uint64_t first, last;
+    const kcal_algorithm *alg;
+    int k;
+} winner_run;
+
+static void print_crossovers(FILE *f, const winner_run *runs, size_t n_runs)
+{
+    fprintf(f, "\nfastest algorithm by size%s\n",
+            n_runs > 1 ? " (crossovers where it changes):" : ":");
+    for (size_t i = 0; i < n_runs; i++) {
+        char a[32], b[32], label[64];
+        kcal_size_format(runs[i].first, a, sizeof a);
+        kcal_size_format(runs[i].last, b, sizeof b);
+        if (runs[i].alg->kind != KCAL_PARAM_NONE)
+            snprintf(label, sizeof label, "%s k=%d", runs[i].alg->id,
+                     runs[i].k);
+        else
+            snprintf(label, sizeof label, "%s", runs[i].alg->id);
+        if (runs[i].first == runs[i].last)
+            fprintf(f, "  %-16s %s\n", a, label);
+        else
+            fprintf(f, "  %-7s .. %-6s %s\n", a, b, label);
+    }
+}
+
+int kcal_predict_main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0) {
+        free(o.sizes);
+        return rc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
+    }
+    kcal_params prm;
+    if (kcal_cli_load_params(CMD, o.params_file, o.machine, &prm) < 0) {
+        free(o.sizes);
+        return KCAL_EXIT_USAGE;
+    }
+
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    FILE *f = stdout;
+    if (o.format == FMT_CSV)
+        fputs("collective,p,size_bytes,algorithm,k,predicted_s,rank\n", f);
+    else if (o.format == FMT_JSON)
+        fputc('[', f);
+    else
+        fprintf(f, "kcal predict: %s, p = %ld, model paper%s, params %s\n",
+                kcal_coll_name(o.coll), o.p, o.in_place ? ", in place" : "",
+                prm.origin);
+
+    winner_run *runs = calloc(o.n_sizes, sizeof *runs);
+    size_t n_runs = 0;
+    int first = 1;
+    rc = KCAL_EXIT_OK;
+    for (size_t s = 0; s < o.n_sizes && runs; s++) {
+        kcal_prediction *pr;
+        long count = kcal_model_rank(KCAL_MODEL_PAPER, &prm, o.coll, (int)o.p,
+                                     o.sizes[s], o.in_place, (int)o.only_k,
+                                     &pr);
+        if (count <= 0) {
+            kcal_cli_error(CMD, "out of memory ranking %ld algorithms", o.p);
+            rc = KCAL_EXIT_FAIL;
+            break;
+        }
+        if (o.format == FMT_CSV)
+            print_csv(f, &o, o.sizes[s], pr, count);
+        else if (o.format == FMT_JSON)
+            print_json(f, &o, o.sizes[s], pr, count, &first);
+        else
+            print_table_size(f, &o, o.sizes[s], pr, count);
+        if (n_runs && runs[n_runs - 1].alg == pr[0].alg &&
+            runs[n_runs - 1].k == pr[0].k) {
+            runs[n_runs - 1].last = o.sizes[s];
+        } else {
+            runs[n_runs++] = (winner_run){o.sizes[s], o.sizes[s], pr[0].alg,
+                                          pr[0].k};
+        }
+        free(pr);
+    }
+    if (rc == KCAL_EXIT_OK) {
+        if (o.format == FMT_JSON)
+            fputs("\n]\n", f);
+        else if (o.format == FMT_TABLE)
+            print_crossovers(f, runs, n_runs);
+    }
+    free(runs);
+    free(o.sizes);
+    kcal_params_free(&prm);
+    if (fflush(stdout) != 0 && rc == KCAL_EXIT_OK) {
+        kcal_cli_error(CMD, "writing the output failed");
+        rc = KCAL_EXIT_FAIL;
+    }
+    return rc;
+}

@@ -18,7 +18,9 @@
  *     short or empty). After an allgather of addresses the root writes chunk
  *     r into rank r (sequential_write), then a ring (ring_neighbor, j = 1):
  *     in step t each rank reads chunk r−1−t from its left neighbour once
- *     that neighbour holds it. The root holds every chunk and reads none. */
+ *     that neighbour holds it. The root holds every chunk and reads none,
+ *     and the rank after the root reads from it while the root is still
+ *     writing: at p = 2 the two halves move at once, one by each process. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,12 +121,20 @@ int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a)
                 goto out;
         }
     } else {
-        if ((rc = kcoll_ctl_recv(c, root, tag_chunk, &status)) != MPI_SUCCESS)
-            goto out;
-        /* Step t of the right neighbour needs step t−1 of this rank. */
-        if (right != root &&
-            (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
-            goto out;
+        /* The root holds every chunk from the start, so the rank after it
+         * reads at once, while the root is still writing the chunks (the
+         * scatter and the ring overlap; the model adds them up). Every
+         * other rank waits for its own chunk, then for tokens. */
+        int have_own = 0;
+        if (left != root) {
+            if ((rc = kcoll_ctl_recv(c, root, tag_chunk, &status)) != MPI_SUCCESS)
+                goto out;
+            have_own = 1;
+            /* Step t of the right neighbour needs step t−1 of this rank. */
+            if (right != root &&
+                (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
+                goto out;
+        }
         for (int t = 0; t < p - 1; t++) {
             if (left != root &&
                 (rc = kcoll_ctl_recv(c, left, tag_ring, &status)) != MPI_SUCCESS)
@@ -134,6 +144,14 @@ int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a)
                                      (char *)a->recvbuf + CHUNK_LO(b),
                                      addr[left] + CHUNK_LO(b),
                                      CHUNK_LEN(b)) != 0;
+            if (!have_own) {
+                if ((rc = kcoll_ctl_recv(c, root, tag_chunk, &status)) != MPI_SUCCESS)
+                    goto out;
+                have_own = 1;
+                if (right != root &&
+                    (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
+                    goto out;
+            }
             if (t + 1 < p - 1 && right != root &&
                 (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
                 goto out;

@@ -30,7 +30,7 @@ algos/libkcoll.so: $(KCOLL_OBJS) $(KCOLL_MODEL_OBJS)
 
 # What a program linking libkcoll.a statically needs besides -lkcoll.
 print-ldflags:
-	@echo "-L$(CURDIR)/algos -lkcoll $(MPI_LIBS) -lm"
+	@echo "-L$(CURDIR)/algos -l:libkcoll.a $(MPI_LIBS) -lm"
 
 $(KCOLL_BENCH): $(BUILD)/kcoll/algos/bench_mpi.o algos/libkcoll.a
 	$(CC) $(CFLAGS) -o $@ $< algos/libkcoll.a $(MPI_LIBS) $(HWLOC_LIBS) -lm

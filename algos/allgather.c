@@ -58,20 +58,23 @@ int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
     int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, j = a->k;
     int left = (me - j % p + p) % p, right = (me + j) % p, status = 0;
     copy_own(c, a);
-    uint64_t src = 0;
+    uint64_t src = 0, ignored = 0;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
     /* The address is the first token: this rank's own block is in place. */
-    KCOLL_TRY(kcoll_ctl_send_addr(c, right, tag, kcoll_addr(a->recvbuf), 0));
-    for (int t = 0; t < p - 1; t++) {
-        if (t == 0)
-            KCOLL_TRY(kcoll_ctl_recv_addr(c, left, tag, &src, &status));
-        else
-            KCOLL_TRY(kcoll_ctl_recv(c, left, tag, &status));
+    int rc = kcoll_outbox_send(c, &out, right, tag, kcoll_addr(a->recvbuf), 0);
+    for (int t = 0; t < p - 1 && rc == MPI_SUCCESS; t++) {
+        rc = kcoll_ctl_recv_addr(c, left, tag, t == 0 ? &src : &ignored,
+                                 &status);
+        if (rc != MPI_SUCCESS)
+            break;
         int b = (int)(((long)me - (long)j * (t + 1)) % p + p) % p;
         status |= kcoll_cma_read(c->pids[left], block(a, b),
                                  src + (uint64_t)b * a->n, a->n) != 0;
         if (t + 1 < p - 1)
-            KCOLL_TRY(kcoll_ctl_send(c, right, tag, status));
+            rc = kcoll_outbox_send(c, &out, right, tag, 0, status);
     }
+    KCOLL_TRY(kcoll_outbox_finish(&out, rc));
     return finish(c, status);
 }
 
@@ -134,23 +137,26 @@ int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a)
     copy_own(c, a);
     KCOLL_TRY(gather_addrs(c, kcoll_addr(a->recvbuf), &addr));
     int rc = MPI_SUCCESS;
+    uint64_t ignored;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
     for (int m = 1; m < p && rc == MPI_SUCCESS; m <<= 1) {
         for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
             if (r != me && rd_source(r, m, p) == me)
-                rc = kcoll_ctl_send(c, r, tag, status);
+                rc = kcoll_outbox_send(c, &out, r, tag, 0, status);
         int s = rd_source(me, m, p);
         if (s < 0 || rc != MPI_SUCCESS)
             continue;
         int group = (me ^ m) & ~(m - 1);
         int count = group + m <= p ? m : p - group;
-        if ((rc = kcoll_ctl_recv(c, s, tag, &status)) != MPI_SUCCESS)
+        if ((rc = kcoll_ctl_recv_addr(c, s, tag, &ignored, &status)) != MPI_SUCCESS)
             break;
         status |= kcoll_cma_read(c->pids[s], block(a, group),
                                  addr[s] + (uint64_t)group * a->n,
                                  (size_t)count * a->n) != 0;
     }
     free(addr);
-    KCOLL_TRY(rc);
+    KCOLL_TRY(kcoll_outbox_finish(&out, rc));
     return finish(c, status);
 }
 
@@ -169,12 +175,15 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
         return rc;
     }
     int have = 1;
+    uint64_t ignored;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
     for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
         int reader = (me - d + p) % p, src = (me + d) % p;
         int count = d < p - d ? d : p - d;
-        rc = kcoll_ctl_send(c, reader, tag, status);
+        rc = kcoll_outbox_send(c, &out, reader, tag, 0, status);
         if (rc == MPI_SUCCESS)
-            rc = kcoll_ctl_recv(c, src, tag, &status);
+            rc = kcoll_ctl_recv_addr(c, src, tag, &ignored, &status);
         if (rc != MPI_SUCCESS)
             break;
         status |= kcoll_cma_read(c->pids[src], tmp + (size_t)have * n,
@@ -182,6 +191,7 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
         have += count;
     }
     free(addr);
+    rc = kcoll_outbox_finish(&out, rc);
     if (rc == MPI_SUCCESS) {
         /* tmp holds blocks me, me+1, ..., p−1, 0, ..., me−1. */
         size_t head = (size_t)(p - me) * n;

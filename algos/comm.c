@@ -180,3 +180,43 @@ int kcoll_ctl_allstatus(kcoll_comm *c, int *status)
     int mine = *status;
     return MPI_Allreduce(&mine, status, 1, MPI_INT, MPI_MAX, c->comm);
 }
+
+void kcoll_outbox_init(kcoll_outbox *o)
+{
+    *o = (kcoll_outbox){NULL, NULL, 0, 0};
+}
+
+int kcoll_outbox_send(kcoll_comm *c, kcoll_outbox *o, int dest, int tag,
+                      uint64_t addr, int status)
+{
+    if (o->n == o->cap) {
+        /* Requests point into msg: wait for the old ones before moving it. */
+        if (o->n > 0)
+            KCOLL_TRY(MPI_Waitall(o->n, o->req, MPI_STATUSES_IGNORE));
+        int cap = o->cap ? 2 * o->cap : 8;
+        MPI_Request *req = realloc(o->req, sizeof *req * (size_t)cap);
+        if (req)
+            o->req = req;
+        uint64_t *msg = realloc(o->msg, sizeof *msg * 2 * (size_t)cap);
+        if (msg)
+            o->msg = msg;
+        if (!req || !msg)
+            return MPI_ERR_NO_MEM;
+        o->cap = cap;
+        o->n = 0;
+    }
+    uint64_t *m = o->msg + 2 * o->n;
+    m[0] = addr;
+    m[1] = (uint64_t)status;
+    return MPI_Isend(m, 2, MPI_UINT64_T, dest, tag, c->comm, &o->req[o->n++]);
+}
+
+int kcoll_outbox_finish(kcoll_outbox *o, int rc)
+{
+    int wrc = o->n > 0 ? MPI_Waitall(o->n, o->req, MPI_STATUSES_IGNORE)
+                       : MPI_SUCCESS;
+    free(o->req);
+    free(o->msg);
+    kcoll_outbox_init(o);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}

@@ -49,6 +49,22 @@ int kcoll_ctl_send_addr(kcoll_comm *c, int dest, int tag, uint64_t addr,
                         int status);
 int kcoll_ctl_recv_addr(kcoll_comm *c, int src, int tag, uint64_t *addr,
                         int *status);
+/* Non-blocking control sends, for patterns where every process sends
+ * before it receives (rings, pairwise exchanges): a blocking send could wait
+ * for its receiver forever under a transport without eager sends. Messages
+ * are an address and a status, received with kcoll_ctl_recv_addr. */
+typedef struct {
+    MPI_Request *req;
+    uint64_t *msg; /* 2 per request, alive until kcoll_outbox_finish */
+    int n, cap;
+} kcoll_outbox;
+
+void kcoll_outbox_init(kcoll_outbox *o);
+int kcoll_outbox_send(kcoll_comm *c, kcoll_outbox *o, int dest, int tag,
+                      uint64_t addr, int status);
+/* Waits for every send and frees the box; returns rc if it is an error. */
+int kcoll_outbox_finish(kcoll_outbox *o, int rc);
+
 /* Every process learns whether any failed: the closing synchronisation of
  * the algorithms whose model row ends with T_sm_barrier. */
 int kcoll_ctl_allstatus(kcoll_comm *c, int *status);

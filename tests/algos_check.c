@@ -10,6 +10,8 @@
  * --mode fallback: run under KCOLL_SIMULATE_NO_CMA=1: results still right.
  * --mode strict: under KCOLL_SIMULATE_NO_CMA=1 KCOLL_STRICT=1: every call
  *   returns an error.
+ * --mode badparams: under KCAL_PARAMS=<a file that does not parse>: a NULL
+ *   algorithm is an error code, a named one still works.
  * --mode big: p = 2, messages above 2 GiB in total, checked against the
  *   pattern (no reference copy, to halve the memory).
  * Rank 0 prints "algos_check p=P mode=M: N cases, F failed"; exit 1 on any
@@ -481,6 +483,12 @@ int main(int argc, char **argv)
         bad_ids(MPI_COMM_WORLD);
     } else if (!strcmp(mode, "strict")) {
         strict();
+    } else if (!strcmp(mode, "badparams")) {
+        unsigned char x[64] = {0};
+        cases++;
+        if (kcoll_bcast(x, sizeof x, 0, MPI_COMM_WORLD, NULL) == MPI_SUCCESS)
+            fail("bcast NULL with a bad $KCAL_PARAMS", "accepted, want an error code");
+        run_case(BCAST, "direct_read", 4097, 0, 0, MPI_COMM_WORLD, "world");
     } else if (!strcmp(mode, "big")) {
         big();
     } else {

@@ -40,6 +40,9 @@ fi
 run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_SIMULATE_NO_CMA=1 -x KCOLL_STRICT=1 "$prog" --mode strict
 if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL strict: warned instead of failing"; fail=1; fi
 
+printf 'format kcal-params-1\nalpha oops\n' >"$tmp/bad.params"
+run "p=2 bad KCAL_PARAMS" timeout 120 "${mpi[@]}" -np 2 -x KCAL_PARAMS="$tmp/bad.params" "$prog" --mode badparams
+
 avail=$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)
 if [ "${avail:-0}" -ge 10 ]; then
   run "p=2 above 2 GiB" timeout 300 "${mpi[@]}" -np 2 "$prog" --mode big

@@ -101,6 +101,16 @@ static void parse(int argc, char **argv, options *o)
             o->quiet = 1;
         } else if (!strcmp(a, "--progress")) {
             o->progress = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (me == 0)
+                printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
+                       "[--algorithm ID] [--iterations N]\n"
+                       "       [--warmup N] [--cold] [--check] [--root R] "
+                       "[--quiet] [--progress]\n"
+                       "Run it under mpirun or srun; rank 0 prints CSV (see "
+                       "`kcal bench --help`).\n");
+            MPI_Finalize();
+            exit(0);
         } else {
             usage_error("unknown option", a);
         }

@@ -135,8 +135,9 @@ static void warn_fallback(void)
     }
 }
 
-/* Everything a call does before the algorithm runs. Returns MPI_SUCCESS and
- * sets *c when the algorithm is to run; *done when the call is complete. */
+/* Everything a call does before the algorithm runs: the communicator's
+ * state, argument checks, the algorithm and k, and whether to fall back to
+ * the MPI built-in (*fallback). Returns MPI_SUCCESS or the error to return. */
 static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
                    size_t n, int root, int rooted, int in_place,
                    kcoll_comm **c, const entry **e, int *k, int *fallback)

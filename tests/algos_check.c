@@ -385,6 +385,19 @@ static void full(void)
     MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &sub);
     matrix(sub, "split", sizes, NSIZES, 1);
     MPI_Comm_free(&sub);
+    /* Intercommunicators are refused, at once and without communication. */
+    if (p >= 2) {
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, world_rank % 2 ? 0 : 1,
+                             99, &inter);
+        unsigned char x[8] = {0};
+        cases++;
+        if (kcoll_bcast(x, sizeof x, 0, inter, "direct_read") != MPI_ERR_COMM)
+            fail("bcast on an intercommunicator", "want MPI_ERR_COMM");
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
     /* NULL: the model's choice, on world. */
     for (int coll = 0; coll < NCOLL; coll++)
         for (int i = 0; i < 3; i++)

@@ -27,6 +27,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 for p in 1 2 3 4 5 8; do
   run "p=$p full matrix" timeout 600 "${mpi[@]}" -np "$p" "$prog" --mode full
+  grep -q 'kcoll: warning' "$tmp/err" && echo "     note: CMA is forbidden here, so p=$p ran the MPI fallback only"
 done
 
 # Fallback: still right, and exactly one warning per process.

@@ -408,6 +408,12 @@ int kcal_bench_main(int argc, char **argv)
     text out = {0};
     int rc = run_child(args, &out, quiet);
     free(words);
+    if (rc == KCAL_EXIT_FORBIDDEN) {
+        kcal_cli_error(CMD, "CMA (process_vm_readv) is not permitted on this "
+                            "machine: see kcal probe");
+        free(out.data);
+        return KCAL_EXIT_FORBIDDEN;
+    }
     if (rc != 0 || !out.data ||
         strncmp(out.data, "collective,p,size_bytes,", 24) != 0) {
         kcal_cli_error(CMD, rc == 0 ? "the benchmark printed no results"

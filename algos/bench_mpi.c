@@ -21,7 +21,7 @@
  * `oversubscribed` is 1 when this node runs more ranks than hwloc has cores.
  * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
  * lines on stdout for `kcal bench` to draw. Exit 0, 1 (a failed call or
- * check), 2 (bad options). */
+ * check), 2 (bad options), 3 (CMA is forbidden here). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +309,17 @@ int main(int argc, char **argv)
         usage_error(err, NULL);
     int nv;
     variant *v = variants(&o, &nv);
+    /* Measuring the fallback would label MPI's times as kcoll's: where CMA
+     * is forbidden, say so and stop (exit 3, as kcal's CMA-forbidden). */
+    setenv("KCOLL_STRICT", "1", 1);
+    unsigned char probe = 0;
+    if (kcoll_bcast(&probe, 1, 0, MPI_COMM_WORLD, "direct_read") != MPI_SUCCESS) {
+        if (me == 0)
+            fprintf(stderr, "kcal-bench-mpi: process_vm_readv is not permitted "
+                            "between these processes: nothing to measure\n");
+        MPI_Finalize();
+        return 3;
+    }
     int over = oversubscribed();
     const char *coll = kcal_coll_name(o.coll);
 

@@ -67,6 +67,12 @@ if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q 'CHECK FAILED' "$tmp/err"; th
   echo "FAIL: corrupted result: exit $rc, stdout $(wc -c <"$tmp/out") bytes"; cat "$tmp/err"; fail=1
 fi
 
+# Where CMA is forbidden there is nothing to measure: exit 3.
+KCOLL_SIMULATE_NO_CMA=1 "$KCAL" bench --coll bcast --p 2 --sizes 4K -q \
+  --mpirun "mpirun -x KCOLL_SIMULATE_NO_CMA" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && [ ! -s "$tmp/out" ] || { echo "FAIL: CMA forbidden: exit $rc (want 3)"; cat "$tmp/err"; fail=1; }
+
 # Launcher override: a launcher that fails is a run-time failure (exit 1).
 KCAL_MPIRUN=false "$KCAL" bench --coll bcast --p 2 --sizes 4K -q >"$tmp/out" 2>"$tmp/err"
 rc=$?

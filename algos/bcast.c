@@ -10,8 +10,9 @@
  *     A radix-k tree over ranks relative to the root: ⌈log_k p⌉ rounds; in
  *     round m = k^i every process that has the data (relative rank < m)
  *     lets children v + j·m (j = 1..k−1) read it at once and waits for them
- *     before the next round. The address travels with the go-ahead, so the
- *     tree needs no separate address broadcast.
+ *     before the next round (k−1 readers per source; the model charges
+ *     γ(k), the paper's "up to k readers"). The address travels with the
+ *     go-ahead, so the tree needs no separate address broadcast.
  *   scatter_allgather  T_sm_allgather + T_seqwrite_scatter(⌈n/p⌉)
  *                      + T_ring_allgather(⌈n/p⌉)
  *     Chunk r = bytes [r·c, (r+1)·c) with c = ⌈n/p⌉ (the last ones may be

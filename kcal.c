@@ -11,6 +11,7 @@
 #endif
 
 int kcal_predict_main(int argc, char **argv);
+int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
 
 static const struct {
@@ -20,6 +21,8 @@ static const struct {
 } commands[] = {
     {"predict", kcal_predict_main,
      "rank the reference algorithms of a collective with the cost model"},
+    {"bench", kcal_bench_main,
+     "time libkcoll's algorithms and the MPI library's own (mpirun)"},
     {"report", kcal_report_main,
      "join measured and predicted times: model error, selection regret, plots"},
 };

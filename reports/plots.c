@@ -16,6 +16,7 @@
 #include "model.h"
 #include "outfile.h"
 #include "sizes.h"
+#include "sbuf.h"
 
 extern char **environ;
 
@@ -29,44 +30,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- a growing string ------------------------------------------------- */
-
-typedef struct {
-    char *s;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int w = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
-        va_end(ap);
-        if (w < 0) {
-            b->oom = 1;
-            return;
-        }
-        if ((size_t)w < room) {
-            b->n += (size_t)w;
-            return;
-        }
-        size_t cap = (b->cap + (size_t)w + 1) * 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            b->oom = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-}
 
 /* A gnuplot string literal: double quotes, so "\n" breaks the line. */
 static void sb_gp_string(sbuf *b, const char *s)

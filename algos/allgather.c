@@ -164,17 +164,13 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
 {
     int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, status = 0;
     size_t n = a->n;
-    char *tmp = malloc((size_t)p * n);
+    char *tmp = kcoll_scratch(c, (size_t)p * n);
     if (!tmp)
         return MPI_ERR_NO_MEM;
     memcpy(tmp, own_source(c, a), n);
     uint64_t *addr;
-    int rc = gather_addrs(c, kcoll_addr(tmp), &addr);
-    if (rc != MPI_SUCCESS) {
-        free(tmp);
-        return rc;
-    }
-    int have = 1;
+    KCOLL_TRY(gather_addrs(c, kcoll_addr(tmp), &addr));
+    int have = 1, rc = MPI_SUCCESS;
     uint64_t ignored;
     kcoll_outbox out;
     kcoll_outbox_init(&out);
@@ -197,10 +193,9 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
         size_t head = (size_t)(p - me) * n;
         memcpy(block(a, me), tmp, head);
         memcpy(block(a, 0), tmp + head, (size_t)me * n);
-        /* Readers of tmp must be done before it is freed. */
+        /* Readers of tmp must be done before the next call reuses it. */
         rc = kcoll_ctl_allstatus(c, &status);
     }
-    free(tmp);
     KCOLL_TRY(rc);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

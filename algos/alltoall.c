@@ -20,7 +20,7 @@ int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
     char *out = a->recvbuf, *aside = NULL;
     const char *src = a->sendbuf;
     if (src == MPI_IN_PLACE) {
-        aside = malloc((size_t)p * n);
+        aside = kcoll_scratch(c, (size_t)p * n);
         if (!aside)
             return MPI_ERR_NO_MEM;
         memcpy(aside, out, (size_t)p * n);
@@ -29,10 +29,8 @@ int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
         memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
     }
     uint64_t *addr = malloc(sizeof(uint64_t) * (size_t)p);
-    if (!addr) {
-        free(aside);
+    if (!addr)
         return MPI_ERR_NO_MEM;
-    }
     uint64_t mine = kcoll_addr(src);
     int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, addr, 1, MPI_UINT64_T,
                            c->comm);
@@ -46,7 +44,6 @@ int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
     /* Sources must stay valid until every reader is done. */
     if (rc == MPI_SUCCESS)
         rc = kcoll_ctl_allstatus(c, &status);
-    free(aside);
     KCOLL_TRY(rc);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

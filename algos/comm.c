@@ -38,8 +38,19 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     if (!finalizing && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c->pids);
+    free(c->scratch);
     free(c);
     return MPI_SUCCESS;
+}
+
+void *kcoll_scratch(kcoll_comm *c, size_t len)
+{
+    if (len > c->scratch_len) {
+        free(c->scratch); /* nothing in it outlives a call: no realloc copy */
+        c->scratch = malloc(len);
+        c->scratch_len = c->scratch ? len : 0;
+    }
+    return c->scratch;
 }
 
 static int env_on(const char *name)

@@ -27,10 +27,19 @@ typedef struct kcoll_comm {
     int spans_nodes; /* some processes do not share this node */
     int cma_ok;      /* a real 1-byte read worked on every process */
     unsigned seq;    /* collective calls so far (same on every rank) */
+    void *scratch;   /* temporary space of the algorithms that need it */
+    size_t scratch_len;
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code. */
 int kcoll_comm_get(MPI_Comm comm, kcoll_comm **out);
+
+/* Scratch space of at least len bytes, kept with the communicator: a fresh
+ * malloc per call would hand peers new, unfaulted pages to read, so every
+ * call would pay page faults the model does not have. Valid until the next
+ * call on the communicator (collectives on one communicator never overlap).
+ * NULL when out of memory. */
+void *kcoll_scratch(kcoll_comm *c, size_t len);
 
 /* Tag of control messages of `phase` (< 16) in the current call: the call
  * count is in it, so a message can never match a later call's receive. */

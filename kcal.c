@@ -11,6 +11,8 @@
 #endif
 
 int kcal_predict_main(int argc, char **argv);
+int kcal_probe_main(int argc, char **argv);
+int kcal_fit_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -19,6 +21,10 @@ static const struct {
 } commands[] = {
     {"predict", kcal_predict_main,
      "rank the reference algorithms of a collective with the cost model"},
+    {"probe", kcal_probe_main,
+     "measure this machine's model parameters (alpha, beta, l, gamma, T_sm)"},
+    {"fit", kcal_fit_main,
+     "re-fit the raw samples saved by kcal probe --raw into a params file"},
 };
 
 static void usage(FILE *f)

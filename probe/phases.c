@@ -1,0 +1,209 @@
+/* phases: CMA call timing and the T1/T2/T3 sweeps (see phases.h). */
+#include "phases.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void kcal_meter_tick(kcal_meter *m, const char *phase, double units)
+{
+    if (!m)
+        return;
+    m->done += units;
+    if (m->pr)
+        kcal_progress_update(m->pr, phase, m->done, m->total);
+}
+
+/* Next `len` bytes of a buffer of `size`, wrapping; page aligned. */
+static size_t next_region(size_t *cur, size_t len, size_t size)
+{
+    if (*cur + len > size)
+        *cur = 0;
+    size_t off = *cur;
+    *cur += len;
+    return off;
+}
+
+double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
+                     int inner, int rotate)
+{
+    size_t len = (size_t)pages * s->page;
+    struct iovec l, r;
+    unsigned long liovcnt = 1, riovcnt = 1;
+    ssize_t want = 1;
+    l.iov_base = s->local;
+    l.iov_len = 1;
+    r.iov_base = s->remote;
+    r.iov_len = len;
+    switch (kind) {
+    case KCAL_CALL_SYSCALL:
+        liovcnt = riovcnt = 0;
+        want = 0;
+        break;
+    case KCAL_CALL_STARTUP:
+        r.iov_len = 1;
+        break;
+    case KCAL_CALL_LOCK:
+        break;
+    case KCAL_CALL_LOCK_LIOV0:
+        liovcnt = 0;
+        want = 0;
+        break;
+    case KCAL_CALL_COPY:
+        l.iov_len = len;
+        want = (ssize_t)len;
+        break;
+    }
+    double t0 = kcal_now();
+    for (int i = 0; i < inner; i++) {
+        if (rotate) {
+            r.iov_base = s->remote + next_region(&s->rcur, len, s->remote_bytes);
+            if (kind == KCAL_CALL_COPY)
+                l.iov_base = s->local + next_region(&s->lcur, len, s->local_bytes);
+        }
+        ssize_t got = process_vm_readv(s->pid, &l, liovcnt, &r, riovcnt, 0);
+        if (got != want) {
+            if (got >= 0)
+                errno = EIO;
+            return -1;
+        }
+    }
+    return (kcal_now() - t0) / inner;
+}
+
+int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,
+                       int rotate)
+{
+    double best = INFINITY;
+    for (int i = 0; i < s->warmup; i++) {
+        double t = kcal_cma_time(s, kind, pages, 1, rotate);
+        if (t < 0)
+            return -1;
+        if (t < best)
+            best = t;
+    }
+    if (!(best > 0))
+        best = 1e-7;
+    double inner = ceil(s->min_sample / best);
+    return inner < 1 ? 1 : inner > 4096 ? 4096 : (int)inner;
+}
+
+size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
+                             size_t max)
+{
+    size_t n = 0;
+    for (long p = 1; p < 8 && p <= max_pages && n < max; p *= 2)
+        out[n++] = p;
+    for (int k = 0; n < max; k++) {
+        long p = lround(8 * exp2((double)k / per_octave));
+        if (p > max_pages)
+            break;
+        if (n == 0 || p > out[n - 1])
+            out[n++] = p;
+    }
+    if (n < max && n > 0 && out[n - 1] < max_pages)
+        out[n++] = max_pages;
+    return n;
+}
+
+static const char *kind_phase(kcal_call_kind k)
+{
+    switch (k) {
+    case KCAL_CALL_SYSCALL: return "syscall";
+    case KCAL_CALL_STARTUP: return "startup";
+    case KCAL_CALL_COPY: return "copy";
+    default: return "lock";
+    }
+}
+
+/* Samples of one point in pass `pass` (reps spread evenly over passes). */
+static int pass_reps(const kcal_cma_setup *s, int pass)
+{
+    return s->reps / s->passes + (pass < s->reps % s->passes);
+}
+
+int kcal_phases_startup(kcal_cma_setup *s, kcal_raw *raw, char *err,
+                        size_t errlen)
+{
+    static const kcal_call_kind kinds[] = {KCAL_CALL_SYSCALL, KCAL_CALL_STARTUP};
+    int inner[2], rep[2] = {0, 0};
+    for (int k = 0; k < 2; k++)
+        if ((inner[k] = kcal_cma_calibrate(s, kinds[k], 1, 0)) < 0) {
+            set_err(err, errlen, "%s: process_vm_readv: %s",
+                    kind_phase(kinds[k]), strerror(errno));
+            return -1;
+        }
+    for (int pass = 0; pass < s->passes; pass++)
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < pass_reps(s, pass); i++) {
+                double t = kcal_cma_time(s, kinds[k], 1, inner[k], 0);
+                if (t < 0) {
+                    set_err(err, errlen, "%s: process_vm_readv: %s",
+                            kind_phase(kinds[k]), strerror(errno));
+                    return -1;
+                }
+                if (kcal_raw_add(raw, kind_phase(kinds[k]), "-", 1,
+                                 k == 0 ? 0 : 1, k == 0 ? 0 : 1, rep[k]++, t) < 0) {
+                    set_err(err, errlen, "out of memory");
+                    return -1;
+                }
+            }
+            kcal_meter_tick(s->meter, kind_phase(kinds[k]), pass_reps(s, pass));
+        }
+    return 0;
+}
+
+int kcal_phases_lock(kcal_cma_setup *s, const long *pages, size_t n,
+                     int liov0, kcal_raw *raw, char *err, size_t errlen)
+{
+    kcal_call_kind kind = liov0 ? KCAL_CALL_LOCK_LIOV0 : KCAL_CALL_LOCK;
+    const char *pattern = liov0 ? "liovcnt_zero" : "one_byte_local";
+    int *inner = calloc(n, sizeof *inner), *rep = calloc(n, sizeof *rep);
+    int rc = -1;
+    if (!inner || !rep) {
+        set_err(err, errlen, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((inner[i] = kcal_cma_calibrate(s, kind, pages[i], 0)) < 0) {
+            set_err(err, errlen, "T3(%ld pages): process_vm_readv: %s",
+                    pages[i], strerror(errno));
+            goto done;
+        }
+    for (int pass = 0; pass < s->passes; pass++)
+        for (size_t i = 0; i < n; i++) {
+            for (int k = 0; k < pass_reps(s, pass); k++) {
+                double t = kcal_cma_time(s, kind, pages[i], inner[i], 0);
+                if (t < 0) {
+                    set_err(err, errlen, "T3(%ld pages): process_vm_readv: %s",
+                            pages[i], strerror(errno));
+                    goto done;
+                }
+                if (kcal_raw_add(raw, "lock", pattern, 1, pages[i], liov0 ? 0 : 1,
+                                 rep[i]++, t) < 0) {
+                    set_err(err, errlen, "out of memory");
+                    goto done;
+                }
+            }
+            kcal_meter_tick(s->meter, "T3 lock+pin", pass_reps(s, pass));
+        }
+    rc = 0;
+done:
+    free(inner);
+    free(rep);
+    return rc;
+}

@@ -1,0 +1,81 @@
+/* phases: timing one CMA call and the phase sweeps T1, T2, T3(N) of
+ * model.md ("Probing on a current Linux kernel").
+ *
+ *   T1 syscall  liovcnt = riovcnt = 0: returns at once
+ *   T2 start-up 1 byte local, 1 byte remote
+ *   T3(N)       1 byte local, N pages remote (N <= 1024): the kernel pins
+ *               one batch of up to 1024 pages, copies 1 byte, unpins
+ *   T3 fallback the paper's liovcnt = 0, riovcnt = N pages, for kernels on
+ *               which the 1-byte read does not pin the whole range
+ *
+ * Every point: warm-up calls, then repeated samples; a sample times a batch
+ * of back-to-back calls (enough for min_sample seconds, so the clock's own
+ * cost is negligible) and records seconds per call. Samples of all points
+ * are taken in several passes over the points, so a burst of load from
+ * another process spreads over the curve instead of bending it.
+ * Library code: returns error codes, never prints. */
+#ifndef KCAL_PHASES_H
+#define KCAL_PHASES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "raw.h"
+
+/* Progress over the whole probe, in abstract units of work. */
+typedef struct {
+    kcal_progress *pr;
+    double done, total;
+} kcal_meter;
+
+void kcal_meter_tick(kcal_meter *m, const char *phase, double units);
+
+typedef enum {
+    KCAL_CALL_SYSCALL, /* T1 */
+    KCAL_CALL_STARTUP, /* T2 */
+    KCAL_CALL_LOCK,    /* T3(N), 1 byte local */
+    KCAL_CALL_LOCK_LIOV0, /* T3(N), liovcnt = 0 (the paper's Table III) */
+    KCAL_CALL_COPY,    /* T4(N) */
+} kcal_call_kind;
+
+typedef struct {
+    pid_t pid;           /* target */
+    char *remote;        /* its buffer (address in the target) */
+    size_t remote_bytes;
+    char *local;         /* our pre-faulted buffer */
+    size_t local_bytes;
+    size_t page;
+    int reps, warmup, passes;
+    double min_sample;
+    kcal_meter *meter;
+    /* Rotation cursors (bytes) for cache-cold copies. */
+    size_t rcur, lcur;
+} kcal_cma_setup;
+
+/* Time `inner` back-to-back calls of `kind` over `pages` pages; with
+ * `rotate` each call uses the next region of the remote and local buffers
+ * (cache-cold), else offset 0 (cache-hot). Seconds per call, or -1 with
+ * errno set when a call fails. */
+double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
+                     int inner, int rotate);
+
+/* Warm up and pick how many calls one sample batches. -1 on failure. */
+int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,
+                       int rotate);
+
+/* The page counts of the T3/T4 sweep: 1, 2, 4, 8, then `per_octave` points
+ * per octave up to max_pages (<= 1024). Returns the count (<= max). */
+size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
+                             size_t max);
+
+/* T1 and T2 (phases syscall, startup) into raw. 0, or -1 with err. */
+int kcal_phases_startup(kcal_cma_setup *s, kcal_raw *raw, char *err,
+                        size_t errlen);
+
+/* T3(N) for every N (phase lock, pattern one_byte_local, or liovcnt_zero
+ * when liov0). 0, or -1 with err. */
+int kcal_phases_lock(kcal_cma_setup *s, const long *pages, size_t n,
+                     int liov0, kcal_raw *raw, char *err, size_t errlen);
+
+#endif

@@ -251,6 +251,14 @@ int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
         if (!(sigma[i] > 0) || !isfinite(g[i]))
             return -1;
     gamma_data d = {c, g, n, 0, 0};
+    if (n == 1) { /* one point, two parameters: a is not identifiable */
+        d.fixed_a = 1;
+        if (gamma_lm(&d, sigma, out) < 0)
+            return -1;
+        out->free_a = NAN;
+        out->free_b = out->b;
+        return 0;
+    }
     if (gamma_lm(&d, sigma, out) < 0)
         return -1;
     out->free_a = out->a;
@@ -442,23 +450,14 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
                 "pattern distinct): gamma_a and gamma_b cannot be fitted");
         return -1;
     }
-    /* model.md: γ(1) = 1 by definition; the fit uses c >= 2. With fewer than
-     * two contended points that leaves a 2-parameter fit with 0 or 1 point,
-     * so the c = 1 point is kept, as the paper's Fig. 5 fits did. */
-    size_t ncont = 0;
-    for (size_t i = 0; i < nfit; i++)
-        ncont += cs[i] >= 2;
+    /* model.md: γ(1) = 1 by definition and the fit uses c >= 2 only (the
+     * c = 1 point, ~1 by construction, would drag the curve through it and,
+     * since a, b >= 0 force γ(2) >= 2·γ(1), spoil every contended point). */
     size_t first = 0;
-    if (ncont >= 2) {
-        while (cs[first] < 2)
-            first++;
-    } else if (nfit >= 2) {
-        note(notes, "gamma: only %zu contended point (c = 2); the fit keeps "
-             "the c = 1 point as the paper did, so it has %zu points for 2 "
-             "parameters", ncont, nfit);
-    }
+    while (first < nfit && cs[first] < 2)
+        first++;
     size_t n = nfit - first;
-    if (n < 2) {
+    if (n == 0) {
         /* One core: no contention can be measured. γ(c) = c (every reader
          * waits for all others) is an assumption, not a measurement. */
         note(notes, "gamma: no contended point measured (1 reader): "
@@ -469,13 +468,18 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
             return -1;
         return 0;
     }
+    if (n == 1)
+        note(notes, "gamma: one contended point (c = %g) for 2 parameters: "
+             "gamma_a is not identifiable and held at 0, gamma_b = "
+             "gamma(%g)/%g (dof 0); gamma beyond c = %g is a linear "
+             "extrapolation", cs[first], cs[first], cs[first], cs[first]);
     kcal_gammafit gf;
     if (kcal_fit_gamma(cs + first, gs + first, ss + first, n, &gf) < 0) {
         set_err(err, errlen, "the Levenberg-Marquardt fit of gamma(c) failed "
                 "(%zu points)", n);
         return -1;
     }
-    if (gf.fixed_a || gf.fixed_b)
+    if ((gf.fixed_a && n > 1) || gf.fixed_b)
         note(notes, "gamma: the free fit gave gamma_a = %.4g, gamma_b = %.4g; "
              "params must be >= 0, so %s held at 0 and the rest re-fitted",
              gf.free_a, gf.free_b,

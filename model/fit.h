@@ -43,7 +43,9 @@ int kcal_fit_line(const double *x, const double *y, const double *sigma,
  * when the free fit gives a negative one, it is fixed at 0 and the other is
  * re-fitted (an active-set bound; fixed_a/fixed_b say so, and its standard
  * error is 0). Covariance (JᵀWJ)⁻¹, scaled by max(1, χ²/dof) when dof > 0;
- * with dof == 0 the standard errors come from the measurement spread only. */
+ * with dof == 0 the standard errors come from the measurement spread only.
+ * With a single point (n == 1) a is not identifiable: it is held at 0 and b
+ * fitted (fixed_a set, dof 0, free_a NaN). */
 typedef struct {
     double a, b, se_a, se_b, chisq;
     double free_a, free_b; /* the unconstrained fit */

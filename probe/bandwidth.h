@@ -17,8 +17,10 @@
  * twice the LLC, at least 8 MiB, a multiple of 4 MiB (1024 pages). */
 size_t kcal_bandwidth_pool_bytes(unsigned long llc);
 
-/* T4(N) for every N (phase copy). 0, or -1 with err. */
-int kcal_bandwidth_sweep(kcal_cma_setup *s, const long *pages, size_t n,
-                         int cold, kcal_raw *raw, char *err, size_t errlen);
+/* The T4(N) sweep (phase copy, pattern cold or hot), calibrated; run it
+ * with kcal_sweep_pass. 0, or -1 with err. */
+int kcal_bandwidth_sweep_init(kcal_sweep *w, kcal_cma_setup *s,
+                              const long *pages, size_t n, int cold,
+                              char *err, size_t errlen);
 
 #endif

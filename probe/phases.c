@@ -120,90 +120,71 @@ size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
     return n;
 }
 
-static const char *kind_phase(kcal_call_kind k)
+void kcal_sweep_free(kcal_sweep *w)
 {
-    switch (k) {
-    case KCAL_CALL_SYSCALL: return "syscall";
-    case KCAL_CALL_STARTUP: return "startup";
-    case KCAL_CALL_COPY: return "copy";
-    default: return "lock";
+    free(w->pages);
+    free(w->inner);
+    free(w->rep);
+    memset(w, 0, sizeof *w);
+}
+
+int kcal_sweep_init(kcal_sweep *w, kcal_cma_setup *s, kcal_call_kind kind,
+                    int rotate, const char *phase, const char *pattern,
+                    const long *pages, size_t n, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->kind = kind;
+    w->rotate = rotate;
+    w->phase = phase;
+    w->pattern = pattern;
+    w->n = n;
+    w->pages = calloc(n, sizeof *w->pages);
+    w->inner = calloc(n, sizeof *w->inner);
+    w->rep = calloc(n, sizeof *w->rep);
+    if (!w->pages || !w->inner || !w->rep) {
+        kcal_sweep_free(w);
+        set_err(err, errlen, "out of memory");
+        return -1;
     }
-}
-
-/* Samples of one point in pass `pass` (reps spread evenly over passes). */
-static int pass_reps(const kcal_cma_setup *s, int pass)
-{
-    return s->reps / s->passes + (pass < s->reps % s->passes);
-}
-
-int kcal_phases_startup(kcal_cma_setup *s, kcal_raw *raw, char *err,
-                        size_t errlen)
-{
-    static const kcal_call_kind kinds[] = {KCAL_CALL_SYSCALL, KCAL_CALL_STARTUP};
-    int inner[2], rep[2] = {0, 0};
-    for (int k = 0; k < 2; k++)
-        if ((inner[k] = kcal_cma_calibrate(s, kinds[k], 1, 0)) < 0) {
-            set_err(err, errlen, "%s: process_vm_readv: %s",
-                    kind_phase(kinds[k]), strerror(errno));
+    memcpy(w->pages, pages, n * sizeof *pages);
+    for (size_t i = 0; i < n; i++)
+        if ((w->inner[i] = kcal_cma_calibrate(s, kind, pages[i], rotate)) < 0) {
+            set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s", phase,
+                    pages[i], strerror(errno));
+            kcal_sweep_free(w);
             return -1;
-        }
-    for (int pass = 0; pass < s->passes; pass++)
-        for (int k = 0; k < 2; k++) {
-            for (int i = 0; i < pass_reps(s, pass); i++) {
-                double t = kcal_cma_time(s, kinds[k], 1, inner[k], 0);
-                if (t < 0) {
-                    set_err(err, errlen, "%s: process_vm_readv: %s",
-                            kind_phase(kinds[k]), strerror(errno));
-                    return -1;
-                }
-                if (kcal_raw_add(raw, kind_phase(kinds[k]), "-", 1,
-                                 k == 0 ? 0 : 1, k == 0 ? 0 : 1, rep[k]++, t) < 0) {
-                    set_err(err, errlen, "out of memory");
-                    return -1;
-                }
-            }
-            kcal_meter_tick(s->meter, kind_phase(kinds[k]), pass_reps(s, pass));
         }
     return 0;
 }
 
-int kcal_phases_lock(kcal_cma_setup *s, const long *pages, size_t n,
-                     int liov0, kcal_raw *raw, char *err, size_t errlen)
+int kcal_sweep_pass(kcal_sweep *w, kcal_cma_setup *s, int reps, kcal_raw *raw,
+                    char *err, size_t errlen)
 {
-    kcal_call_kind kind = liov0 ? KCAL_CALL_LOCK_LIOV0 : KCAL_CALL_LOCK;
-    const char *pattern = liov0 ? "liovcnt_zero" : "one_byte_local";
-    int *inner = calloc(n, sizeof *inner), *rep = calloc(n, sizeof *rep);
-    int rc = -1;
-    if (!inner || !rep) {
-        set_err(err, errlen, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++)
-        if ((inner[i] = kcal_cma_calibrate(s, kind, pages[i], 0)) < 0) {
-            set_err(err, errlen, "T3(%ld pages): process_vm_readv: %s",
-                    pages[i], strerror(errno));
-            goto done;
+    for (size_t i = 0; i < w->n; i++) {
+        long pages = w->pages[i], bytes;
+        switch (w->kind) {
+        case KCAL_CALL_SYSCALL:
+        case KCAL_CALL_LOCK_LIOV0: bytes = 0; break;
+        case KCAL_CALL_COPY: bytes = pages * (long)s->page; break;
+        default: bytes = 1;
         }
-    for (int pass = 0; pass < s->passes; pass++)
-        for (size_t i = 0; i < n; i++) {
-            for (int k = 0; k < pass_reps(s, pass); k++) {
-                double t = kcal_cma_time(s, kind, pages[i], inner[i], 0);
-                if (t < 0) {
-                    set_err(err, errlen, "T3(%ld pages): process_vm_readv: %s",
-                            pages[i], strerror(errno));
-                    goto done;
-                }
-                if (kcal_raw_add(raw, "lock", pattern, 1, pages[i], liov0 ? 0 : 1,
-                                 rep[i]++, t) < 0) {
-                    set_err(err, errlen, "out of memory");
-                    goto done;
-                }
+        if (w->kind == KCAL_CALL_SYSCALL)
+            pages = 0;
+        for (int k = 0; k < reps; k++) {
+            double t = kcal_cma_time(s, w->kind, w->pages[i], w->inner[i],
+                                     w->rotate);
+            if (t < 0) {
+                set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s",
+                        w->phase, w->pages[i], strerror(errno));
+                return -1;
             }
-            kcal_meter_tick(s->meter, "T3 lock+pin", pass_reps(s, pass));
+            if (kcal_raw_add(raw, w->phase, w->pattern, 1, pages, bytes,
+                             w->rep[i]++, t) < 0) {
+                set_err(err, errlen, "out of memory");
+                return -1;
+            }
         }
-    rc = 0;
-done:
-    free(inner);
-    free(rep);
-    return rc;
+        kcal_meter_tick(s->meter, w->phase, reps);
+    }
+    return 0;
 }

@@ -11,7 +11,7 @@
  * Every point: warm-up calls, then repeated samples; a sample times a batch
  * of back-to-back calls (enough for min_sample seconds, so the clock's own
  * cost is negligible) and records seconds per call. Samples of all points
- * are taken in several passes over the points, so a burst of load from
+ * are taken in many passes over the points, so a burst of load from
  * another process spreads over the curve instead of bending it.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_PHASES_H
@@ -46,7 +46,7 @@ typedef struct {
     char *local;         /* our pre-faulted buffer */
     size_t local_bytes;
     size_t page;
-    int reps, warmup, passes;
+    int warmup;
     double min_sample;
     kcal_meter *meter;
     /* Rotation cursors (bytes) for cache-cold copies. */
@@ -69,13 +69,28 @@ int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,
 size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
                              size_t max);
 
-/* T1 and T2 (phases syscall, startup) into raw. 0, or -1 with err. */
-int kcal_phases_startup(kcal_cma_setup *s, kcal_raw *raw, char *err,
-                        size_t errlen);
+/* One sweep: a call kind over a list of page counts, measured pass by pass
+ * so the caller can interleave sweeps (T3 and T4 of the same N then share
+ * the machine's state, and load from other processes spreads over all
+ * points). */
+typedef struct {
+    kcal_call_kind kind;
+    int rotate;
+    const char *phase, *pattern;
+    long *pages;
+    size_t n;
+    int *inner; /* calls per sample, per point (calibrated) */
+    int *rep;   /* samples taken so far, per point */
+} kcal_sweep;
 
-/* T3(N) for every N (phase lock, pattern one_byte_local, or liovcnt_zero
- * when liov0). 0, or -1 with err. */
-int kcal_phases_lock(kcal_cma_setup *s, const long *pages, size_t n,
-                     int liov0, kcal_raw *raw, char *err, size_t errlen);
+/* Calibrate (warm-up included). phase/pattern name the raw samples. 0, or
+ * -1 with err. Free with kcal_sweep_free. */
+int kcal_sweep_init(kcal_sweep *w, kcal_cma_setup *s, kcal_call_kind kind,
+                    int rotate, const char *phase, const char *pattern,
+                    const long *pages, size_t n, char *err, size_t errlen);
+/* `reps` samples of every point. 0, or -1 with err. */
+int kcal_sweep_pass(kcal_sweep *w, kcal_cma_setup *s, int reps, kcal_raw *raw,
+                    char *err, size_t errlen);
+void kcal_sweep_free(kcal_sweep *w);
 
 #endif

@@ -124,7 +124,7 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* How much to measure. */
 typedef struct {
-    int reps, warmup, passes, per_octave;
+    int passes, warmup, per_octave; /* one sample per point per pass */
     double min_sample;
     int c_reps, c_warmup, c_passes;
     long c_pages;
@@ -135,13 +135,13 @@ static plan make_plan(int quick)
 {
     plan p;
     if (quick) {
-        p = (plan){.reps = 24, .warmup = 4, .passes = 3, .per_octave = 3,
-                   .min_sample = 20e-6, .c_reps = 40, .c_warmup = 3,
+        p = (plan){.passes = 120, .warmup = 4, .per_octave = 3,
+                   .min_sample = 200e-6, .c_reps = 40, .c_warmup = 3,
                    .c_passes = 2, .c_pages = 1024, .sm_reps = 8,
                    .sm_inner = 100, .sm_warmup = 50};
     } else {
-        p = (plan){.reps = 60, .warmup = 8, .passes = 4, .per_octave = 4,
-                   .min_sample = 50e-6, .c_reps = 150, .c_warmup = 5,
+        p = (plan){.passes = 300, .warmup = 8, .per_octave = 4,
+                   .min_sample = 500e-6, .c_reps = 150, .c_warmup = 5,
                    .c_passes = 3, .c_pages = 1024, .sm_reps = 24,
                    .sm_inner = 200, .sm_warmup = 100};
     }
@@ -210,6 +210,8 @@ int kcal_probe_main(int argc, char **argv)
     kcal_params_init(&params);
     kcal_target main_t = {.pid = -1, .ctl_fd = -1}, *own = NULL;
     int n_own = 0;
+    kcal_sweep sw[5];
+    memset(sw, 0, sizeof sw);
     char *local = MAP_FAILED, *comment = NULL, *out = NULL;
     size_t local_bytes = 0, outlen = 0;
     kcal_topo *topo = kcal_topo_load();
@@ -278,7 +280,7 @@ int kcal_probe_main(int argc, char **argv)
     kcal_progress_init(&pr, CMD, o.quiet);
     kcal_meter meter = {&pr, 0, 0};
     int sm_launches = o.no_sm || C < 2 ? 0 : C - 1;
-    double work = 2.0 * pl.reps + 2.0 * np * pl.reps;
+    double work = 2.0 * pl.passes + 2.0 * np * pl.passes;
     for (int c = 1; c <= C; c++)
         work += 3.0 * c * ((pl.c_reps + pl.c_passes - 1) / pl.c_passes) * pl.c_passes;
     double sm_units = sm_launches ? 0.4 * work / sm_launches : 0;
@@ -291,34 +293,48 @@ int kcal_probe_main(int argc, char **argv)
     cs.local = local;
     cs.local_bytes = local_bytes;
     cs.page = (size_t)page;
-    cs.reps = pl.reps;
     cs.warmup = pl.warmup;
-    cs.passes = pl.passes;
     cs.min_sample = pl.min_sample;
     cs.meter = &meter;
-    if (kcal_phases_startup(&cs, &raw, err, sizeof err) < 0 ||
-        kcal_phases_lock(&cs, pages, np, 0, &raw, err, sizeof err) < 0) {
+    static const long one = 1;
+    if (kcal_sweep_init(&sw[0], &cs, KCAL_CALL_SYSCALL, 0, "syscall", "-", &one,
+                        1, err, sizeof err) < 0 ||
+        kcal_sweep_init(&sw[1], &cs, KCAL_CALL_STARTUP, 0, "startup", "-", &one,
+                        1, err, sizeof err) < 0 ||
+        kcal_sweep_init(&sw[2], &cs, KCAL_CALL_LOCK, 0, "lock",
+                        "one_byte_local", pages, np, err, sizeof err) < 0 ||
+        kcal_bandwidth_sweep_init(&sw[3], &cs, pages, np, !o.hot, err,
+                                  sizeof err) < 0) {
         kcal_cli_error(CMD, "%s", err);
         goto done;
     }
+    /* T3 and T4 of each N in the same pass: they see the same machine. */
+    for (int pass = 0; pass < pl.passes; pass++)
+        for (int k = 0; k < 4; k++)
+            if (kcal_sweep_pass(&sw[k], &cs, 1, &raw, err, sizeof err) < 0) {
+                kcal_cli_error(CMD, "%s", err);
+                goto done;
+            }
     const char *method = "one_byte_local";
     if (kcal_fit_lock_grows(&raw, "one_byte_local") == 0) {
         /* model.md: detect a kernel on which T3 does not grow with N. */
         kcal_cli_warn(CMD, "T3 (1-byte local iovec, N-page remote) does not "
                       "grow with N on this kernel; falling back to the "
                       "paper's liovcnt = 0 method");
-        meter.total += np * pl.reps;
-        if (kcal_phases_lock(&cs, pages, np, 1, &raw, err, sizeof err) < 0) {
+        meter.total += np * pl.passes;
+        if (kcal_sweep_init(&sw[4], &cs, KCAL_CALL_LOCK_LIOV0, 0, "lock",
+                            "liovcnt_zero", pages, np, err, sizeof err) < 0) {
             kcal_cli_error(CMD, "%s", err);
             goto done;
         }
+        for (int pass = 0; pass < pl.passes; pass++)
+            if (kcal_sweep_pass(&sw[4], &cs, 1, &raw, err, sizeof err) < 0) {
+                kcal_cli_error(CMD, "%s", err);
+                goto done;
+            }
         method = "liovcnt_zero";
     }
     kcal_raw_set_meta(&raw, "cma_method", method);
-    if (kcal_bandwidth_sweep(&cs, pages, np, !o.hot, &raw, err, sizeof err) < 0) {
-        kcal_cli_error(CMD, "%s", err);
-        goto done;
-    }
 
     /* Contention: one target per reader for the "own" control. */
     own = calloc((size_t)C, sizeof *own);
@@ -393,6 +409,8 @@ int kcal_probe_main(int argc, char **argv)
     }
     rc = KCAL_EXIT_OK;
 done:
+    for (int k = 0; k < 5; k++)
+        kcal_sweep_free(&sw[k]);
     for (int i = 0; i < n_own; i++)
         kcal_target_stop(&own[i]);
     free(own);

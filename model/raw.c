@@ -245,7 +245,9 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
         char *end;
         errno = 0;
         double sec = strtod(fld[6], &end);
-        if (end == fld[6] || *end || errno || !isfinite(sec) || sec < 0) {
+        /* ERANGE on underflow still yields the nearest double: keep it. */
+        if (end == fld[6] || *end || !isfinite(sec) || sec < 0 ||
+            (errno && errno != ERANGE)) {
             set_err(err, errlen, "%s:%d: seconds '%s' is not a finite "
                     "number >= 0", path, lineno, fld[6]);
             goto fail;

@@ -223,13 +223,13 @@ int kcal_params_set_text(kcal_params *p, const char *key, const char *text)
 static int parse_number(const char *s, double *out, const char **why)
 {
     char *end;
-    errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end != '\0') {
         *why = "is not a number";
         return -1;
     }
-    if (!isfinite(v) || errno == ERANGE) {
+    /* ERANGE alone also flags subnormals, which are finite and exact. */
+    if (!isfinite(v)) {
         *why = "is not a finite number";
         return -1;
     }

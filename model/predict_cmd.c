@@ -243,23 +243,29 @@ static void print_json(FILE *f, const options *o, uint64_t n,
 
 /* Default table view: every algorithm without k, and for each throttled
  * family only its three fastest k and the best k's neighbours (how sensitive
- * the choice is) — the rest differ little and would bury the comparison. */
-static int shown(const options *o, const kcal_prediction *pr,
-                 long i)
+ * the choice is) — the rest differ little and would bury the comparison.
+ * Rows come fastest first, so one pass sees each family's best k first. */
+typedef struct {
+    const kcal_algorithm *alg;
+    int best_k, seen;
+} family_view;
+
+static int shown(const options *o, const kcal_prediction *pr, long i,
+                 family_view *fam, size_t *n_fam)
 {
     if (o->top)
         return i < o->top;
     if (pr[i].alg->kind != KCAL_PARAM_THROTTLE)
         return 1;
-    int place = 0, best_k = -1;
-    for (long j = 0; j <= i; j++)
-        if (pr[j].alg == pr[i].alg) {
-            if (best_k < 0)
-                best_k = pr[j].k; /* first hit is the family's best */
-            place++;
-        }
-    /* the family's three fastest, and the best k's neighbours k-1, k+1 */
-    return place <= 3 || abs(best_k - pr[i].k) <= 1;
+    size_t f = 0;
+    while (f < *n_fam && fam[f].alg != pr[i].alg)
+        f++;
+    if (f == *n_fam) {
+        fam[f] = (family_view){pr[i].alg, pr[i].k, 0};
+        (*n_fam)++;
+    }
+    fam[f].seen++;
+    return fam[f].seen <= 3 || abs(fam[f].best_k - pr[i].k) <= 1;
 }
 
 static void print_table_size(FILE *f, const options *o, uint64_t n,
@@ -275,8 +281,10 @@ static void print_table_size(FILE *f, const options *o, uint64_t n,
                 "sync_us");
     fputc('\n', f);
     long hidden = 0;
+    family_view fam[8]; /* at most one throttled family per collective */
+    size_t n_fam = 0;
     for (long i = 0; i < count; i++) {
-        if (!shown(o, pr, i)) {
+        if (!shown(o, pr, i, fam, &n_fam)) {
             hidden++;
             continue;
         }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# kcal predict from the outside: bad input gives one stderr line, exit 2 and
+# an empty stdout; good input gives the documented shapes.
+set -u
+KCAL=$(realpath "${KCAL:-./kcal}")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# bad CMD... : exit 2, nothing on stdout, exactly one stderr line that
+# contains $want (stderr may also carry the "params:" line when params load).
+bad() {
+  local want=$1; shift
+  "$KCAL" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local errs; errs=$(grep -v ': params: ' "$tmp/err" | grep -c . || true)
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$errs" -eq 1 ] && grep -q -- "$want" "$tmp/err"; then ok
+  else no "kcal $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr: $(cat "$tmp/err")"; fi
+}
+
+bad "unknown collective 'reduce'" predict --coll reduce --p 4
+bad "--p '0'" predict --coll scatter --p 0
+bad "--p '1000001'" predict --coll scatter --p 1000001
+bad "--p '-3'" predict --coll scatter --p -3
+bad "--p 'x'" predict --coll scatter --p x
+bad "is zero" predict --coll scatter --p 4 --size 0
+bad "not a positive number" predict --coll scatter --p 4 --size -5
+bad "trailing garbage" predict --coll scatter --p 4 --size 12abc
+bad "too large" predict --coll scatter --p 4 --size 99999999999999999999
+bad "too large" predict --coll scatter --p 4 --sizes 1K:99999999T
+bad "MIN is above MAX" predict --coll scatter --p 4 --sizes 8M:1K
+bad "unknown option '--bogus'" predict --coll scatter --p 4 --bogus
+bad "needs a value" predict --coll scatter --p
+bad "--coll and --p are required" predict --p 4
+bad "unknown model 'full'" predict --coll scatter --p 4 --model full
+bad "unknown format 'xml'" predict --coll scatter --p 4 --format xml
+bad "out of range" predict --coll scatter --p 8 --k 8
+bad "has no throttle factor" predict --coll alltoall --p 8 --k 2
+bad "not both" predict --coll scatter --p 4 --size 1K --sizes 1K:2K
+bad "unknown machine 'vax'" predict --coll scatter --p 4 --machine vax
+bad "/nonexistent.params: cannot open" predict --coll scatter --p 4 --params /nonexistent.params
+bad "unknown command 'frobnicate'" frobnicate
+
+printf 'format kcal-params-1\nalpha 1e-6\nbeta oops\n' >"$tmp/bad.params"
+bad "$tmp/bad.params:3: value 'oops' of 'beta' is not a number" predict --coll scatter --p 4 --params "$tmp/bad.params"
+printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 1e-7\npage 4096\ngamma_a 0.1\n' >"$tmp/short.params"
+bad "missing required key 'gamma_b'" predict --coll scatter --p 4 --params "$tmp/short.params"
+KCAL_PARAMS="$tmp/short.params" bad "missing required key 'gamma_b'" predict --coll scatter --p 4
+
+# Good input.
+"$KCAL" --help | grep -q '^  predict' && ok || no "kcal --help lists predict"
+"$KCAL" predict --help | grep -q -- '--coll' && ok || no "kcal predict --help"
+"$KCAL" --version | grep -Eq '^kcal [0-9]+\.[0-9]+' && ok || no "kcal --version"
+
+"$KCAL" predict --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/csv" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || no "csv run"
+[ "$(head -n 1 "$tmp/csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "csv header"
+# 14 sizes x (parallel_read + sequential_write + 62 throttle factors)
+[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 64)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
+awk -F, 'NR > 1 && $4 == "throttled_read" && ($5 < 2 || $5 > 63) { bad = 1 }
+         NR > 1 && $4 != "throttled_read" && $5 != "" { bad = 1 }
+         NR > 1 && $7 == 1 { ones[$3]++ } END { exit bad || length(ones) != 14 }' "$tmp/csv" && ok || no "csv k column / one rank 1 per size"
+grep -q 'params: embedded knl (default' "$tmp/err" && ok || no "stderr names the params used: $(cat "$tmp/err")"
+# At 1 MiB the KNL model picks throttled_read with k in 4..8.
+awk -F, '$3 == 1048576 && $7 == 1 { print $4, $5 }' "$tmp/csv" | grep -Eq '^throttled_read [4-8]$' && ok || no "1M winner"
+
+"$KCAL" predict --coll allgather --p 6 --size 1M --format json >"$tmp/json" 2>/dev/null
+if ! command -v python3 >/dev/null; then
+  [ "$(grep -c '"algorithm"' "$tmp/json")" -eq 5 ] && ok || no "json records (grep)"
+else python3 -c "
+import json,sys
+r=json.load(open('$tmp/json'))
+assert len(r)==5, r
+assert {x['algorithm'] for x in r}=={'ring_neighbor','ring_source_read','ring_source_write','recursive_doubling','bruck'}
+assert all(set(x)=={'collective','p','size_bytes','algorithm','k','predicted_s','rank'} for x in r)
+assert [x['k'] for x in r if x['algorithm']=='ring_neighbor']==[1]
+" && ok || no "json records"
+fi
+
+"$KCAL" predict --coll scatter --p 64 --size 1M >"$tmp/table" 2>/dev/null
+grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'fastest algorithm by size' "$tmp/table" && ok || no "table shape"
+"$KCAL" predict --coll scatter --p 64 --size 1M --top 100 2>/dev/null | grep -Ec '^ +[0-9]+ +throttled_read ' | grep -qx 62 && ok || no "--top shows every k"
+"$KCAL" predict --coll bcast --p 64 --size 4M --explain 2>/dev/null | grep -q 'startup_us.*copy_us.*lock_us.*sync_us' && ok || no "--explain columns"
+"$KCAL" predict --coll bcast --p 64 --sizes 1K:8M 2>/dev/null | grep -q 'crossovers' && ok || no "crossover summary"
+"$KCAL" predict --coll gather --p 1 --size 1K --format csv 2>/dev/null | tail -n +2 | awk -F, '$7 != 1 { bad = 1 } END { exit bad }' && ok || no "p=1 all tie"
+
+# Unknown keys are kept with a warning naming file and line; --params wins over --machine.
+cp "$(dirname "$0")/../data/broadwell.params" "$tmp/x.params"; echo "future_key 7" >>"$tmp/x.params"
+"$KCAL" predict --coll scatter --p 4 --size 1K --params "$tmp/x.params" --machine power8 >/dev/null 2>"$tmp/err"
+grep -q "x.params:[0-9]*: unknown key 'future_key'" "$tmp/err" && grep -q "file $tmp/x.params (--params)" "$tmp/err" && ok || no "unknown-key warning: $(cat "$tmp/err")"
+KCAL_PARAMS="$tmp/x.params" "$KCAL" predict --coll scatter --p 4 --size 1K --machine power8 >/dev/null 2>"$tmp/err"
+grep -q "embedded power8 (--machine)" "$tmp/err" && ok || no "--machine beats \$KCAL_PARAMS"
+# kcal works from any directory (embedded defaults).
+(cd / && "$KCAL" predict --coll scatter --p 4 --size 1K --machine broadwell >/dev/null 2>&1) && ok || no "runs from /"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

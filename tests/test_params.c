@@ -1,0 +1,211 @@
+/* Params files: exact round trip, strict rejection with line numbers,
+ * unknown keys kept, the choice between sources. */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "params.h"
+
+static char *write_to_string(const kcal_params *p, const char *comment)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(kcal_params_write(f, p, comment) == 0);
+    fclose(f);
+    return buf;
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_round_trip(void)
+{
+    kcal_params p, q;
+    char err[KCAL_ERRLEN];
+    kcal_params_init(&p);
+    /* Values that need all 17 digits, tiny, huge and exact ones. */
+    const double vals[] = {1.0 / 3.0, 1.43e-6, 1.0 / 3.29e9, 4096, 0.11,
+                           DBL_MIN, DBL_MAX / 2, 0.1 + 0.2, 0, 2.5e-310};
+    const char *keys[] = {"alpha", "beta", "lock", "page", "gamma_a",
+                          "gamma_b", "sm_bcast_a", "sm_bcast_b",
+                          "sm_barrier_a", "alpha_stderr"};
+    for (int i = 0; i < 10; i++)
+        CHECK(kcal_params_set(&p, keys[i], vals[i]) == 0);
+    CHECK(kcal_params_set_text(&p, "cpu", "AMD EPYC 9R14 96-Core Processor") == 0);
+    CHECK(kcal_params_set_text(&p, "cma_method", "iovec") == 0);
+    CHECK(kcal_params_set(&p, "future_key", 42.5) == 0);
+    char *text = write_to_string(&p, "written by test_params\nsecond line");
+    CHECK(kcal_params_parse(text, "mem", &q, err, sizeof err) == 0);
+    CHECK(q.n_entries == p.n_entries);
+    for (size_t i = 0; i < p.n_entries && i < q.n_entries; i++) {
+        CHECK_STR(q.entries[i].key, p.entries[i].key);
+        CHECK_STR(q.entries[i].text, p.entries[i].text);
+        if (!p.entries[i].is_text)
+            CHECK(same_bits(q.entries[i].value, p.entries[i].value));
+    }
+    CHECK(same_bits(q.alpha, 1.0 / 3.0));
+    CHECK(same_bits(q.beta, 1.43e-6));
+    CHECK(same_bits(q.gamma_b, DBL_MIN));
+    CHECK(same_bits(q.sm_a[KCAL_SM_BCAST], DBL_MAX / 2));
+    CHECK(same_bits(q.sm_b[KCAL_SM_BCAST], 0.1 + 0.2));
+    CHECK(same_bits(q.sm_a[KCAL_SM_BARRIER], 0));
+    CHECK(same_bits(kcal_params_get(&q, "alpha_stderr", -1), 2.5e-310));
+    CHECK_STR(kcal_params_find(&q, "cpu")->text, "AMD EPYC 9R14 96-Core Processor");
+    CHECK(kcal_params_find(&q, "future_key")->known == 0);
+    CHECK(kcal_params_find(&q, "alpha_stderr")->known == 1);
+    /* Write-read-write gives the same text. */
+    char *again = write_to_string(&q, "written by test_params\nsecond line");
+    CHECK_STR(again, text);
+    free(text);
+    free(again);
+    kcal_params_free(&q);
+    kcal_params_free(&p);
+
+    /* The embedded defaults survive a round trip too. */
+    for (const char *const *m = kcal_params_embedded_names(); *m; m++) {
+        CHECK(kcal_params_load_embedded(*m, &p, err, sizeof err) == 0);
+        text = write_to_string(&p, NULL);
+        CHECK(kcal_params_parse(text, "mem", &q, err, sizeof err) == 0);
+        CHECK(same_bits(p.alpha, q.alpha) && same_bits(p.beta, q.beta) &&
+              same_bits(p.lock, q.lock) && same_bits(p.page, q.page) &&
+              same_bits(p.gamma_a, q.gamma_a) && same_bits(p.gamma_b, q.gamma_b));
+        free(text);
+        kcal_params_free(&p);
+        kcal_params_free(&q);
+    }
+}
+
+static void test_embedded_values(void)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN];
+    CHECK(kcal_params_load_embedded("knl", &p, err, sizeof err) == 0);
+    CHECK(p.alpha == 1.43e-6);
+    CHECK_NEAR(1 / p.beta, 3.29e9, 1e-12);
+    CHECK(p.lock == 0.25e-6 && p.page == 4096);
+    CHECK(p.gamma_a == 0.11 && p.gamma_b == 1.6);
+    CHECK(p.sm_a[KCAL_SM_GATHER] == 0 && p.sm_b[KCAL_SM_ALLGATHER] == 0);
+    kcal_params_free(&p);
+    CHECK(kcal_params_load_embedded("power8", &p, err, sizeof err) == 0);
+    CHECK(p.page == 65536 && p.gamma_a == 0.04 && p.gamma_b == 1.95);
+    CHECK_NEAR(1 / p.beta, 3.17e9, 1e-12);
+    kcal_params_free(&p);
+    CHECK(kcal_params_load_embedded("broadwell", &p, err, sizeof err) == 0);
+    CHECK(p.alpha == 0.98e-6 && p.lock == 0.11e-6);
+    kcal_params_free(&p);
+    CHECK(kcal_params_load_embedded("nosuch", &p, err, sizeof err) < 0);
+    CHECK(strstr(err, "nosuch") != NULL);
+}
+
+#define GOOD "format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 1e-7\npage 4096\ngamma_a 0.1\ngamma_b 1.5\n"
+
+/* Parse `text`, expect failure with a message holding `want`. */
+static void expect_error(const char *text, const char *want)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN] = "";
+    int rc = kcal_params_parse(text, "t.params", &p, err, sizeof err);
+    CHECK(rc == -1);
+    if (!strstr(err, want))
+        fprintf(stderr, "  message '%s' lacks '%s'\n", err, want);
+    CHECK(strstr(err, want) != NULL);
+    CHECK(p.n_entries == 0 && p.entries == NULL);
+}
+
+static void test_rejections(void)
+{
+    expect_error("alpha 1\n", "t.params:1: expected 'format kcal-params-1'");
+    expect_error("# c\n\nformat kcal-params-2\n", "t.params:3: expected 'format");
+    expect_error("", "empty file");
+    expect_error(GOOD "Alpha2 1\n", "t.params:8: bad key 'Alpha2'");
+    expect_error(GOOD "sm-bcast-a 1\n", "t.params:8: bad key");
+    expect_error("format kcal-params-1\nalpha\n", "t.params:2: key 'alpha' has no value");
+    expect_error("format kcal-params-1\nalpha abc\n", "t.params:2: value 'abc' of 'alpha' is not a number");
+    expect_error("format kcal-params-1\nalpha 1.0x\n", "t.params:2: value '1.0x' of 'alpha' is not a number");
+    expect_error("format kcal-params-1\nbeta 1 2\n", "t.params:2: value '1 2' of 'beta' is not a number");
+    expect_error("format kcal-params-1\n\nlock -1e-7\n", "t.params:3: value '-1e-7' of 'lock' is negative");
+    expect_error("format kcal-params-1\nlock inf\n", "t.params:2: value 'inf' of 'lock' is not a finite");
+    expect_error("format kcal-params-1\nlock nan\n", "t.params:2: value 'nan' of 'lock' is not a finite");
+    expect_error("format kcal-params-1\nlock 1e999\n", "t.params:2: value '1e999' of 'lock' is not a finite");
+    expect_error("format kcal-params-1\npage 0\n", "t.params:2: page size must be at least 1");
+    expect_error(GOOD "alpha 2e-6\n", "t.params:8: duplicate key 'alpha' (first on line 2)");
+    expect_error(GOOD "format kcal-params-1\n", "t.params:8: duplicate key 'format'");
+    expect_error("format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 1e-7\npage 4096\ngamma_a 0.1\n",
+                 "t.params: missing required key 'gamma_b'");
+    expect_error("format kcal-params-1\nsm_gather_a -3\n" , "t.params:2: value '-3' of 'sm_gather_a' is negative");
+    expect_error(GOOD "alpha_stderr x\n", "t.params:8: value 'x' of 'alpha_stderr' is not a number");
+}
+
+static void test_accepts(void)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN];
+    const char *text = "# comment\n  \n format   kcal-params-1  # trailing\n"
+                       "alpha 1e-6 # s\nbeta 1e-9\nlock 1e-7\npage 4096\n"
+                       "gamma_a 0.1\ngamma_b 1.5\nsm_gather_a 2e-6\n"
+                       "sm_gather_b 1e-6\ncpu AMD EPYC 2-core\nnew_thing hello world\n";
+    CHECK(kcal_params_parse(text, "ok.params", &p, err, sizeof err) == 0);
+    CHECK(p.alpha == 1e-6 && p.gamma_b == 1.5);
+    CHECK(p.sm_a[KCAL_SM_GATHER] == 2e-6 && p.sm_b[KCAL_SM_GATHER] == 1e-6);
+    CHECK(p.sm_a[KCAL_SM_BCAST] == 0);
+    CHECK_STR(kcal_params_find(&p, "cpu")->text, "AMD EPYC 2-core");
+    const kcal_param *u = kcal_params_find(&p, "new_thing");
+    CHECK(u && !u->known && u->is_text && u->line == 13);
+    CHECK_STR(u ? u->text : NULL, "hello world");
+    CHECK(kcal_params_get(&p, "sm_gather_b", -1) == 1e-6);
+    CHECK(kcal_params_get(&p, "absent", -1) == -1);
+    CHECK_STR(p.origin, "ok.params");
+    /* Setters refuse what the format cannot hold. */
+    CHECK(kcal_params_set(&p, "alpha", -1) < 0);
+    CHECK(kcal_params_set(&p, "alpha", NAN) < 0);
+    CHECK(kcal_params_set(&p, "Bad", 1) < 0);
+    CHECK(kcal_params_set(&p, "cpu", 1) < 0);
+    CHECK(kcal_params_set_text(&p, "alpha", "x") < 0);
+    CHECK(kcal_params_set_text(&p, "cpu", "a # b") < 0);
+    CHECK(kcal_params_set(&p, "alpha", 3e-6) == 0 && p.alpha == 3e-6);
+    kcal_params_free(&p);
+}
+
+static void test_choose(void)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN], chosen[256];
+    char path[] = "/tmp/kcal-test-params-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(GOOD, f);
+    fclose(f);
+
+    unsetenv("KCAL_PARAMS");
+    CHECK(kcal_params_choose(NULL, NULL, &p, chosen, sizeof chosen, err, sizeof err) == 0);
+    CHECK(p.alpha == 1.43e-6 && strstr(chosen, "embedded knl"));
+    kcal_params_free(&p);
+
+    setenv("KCAL_PARAMS", path, 1);
+    CHECK(kcal_params_choose(NULL, NULL, &p, chosen, sizeof chosen, err, sizeof err) == 0);
+    CHECK(p.alpha == 1e-6 && strstr(chosen, "$KCAL_PARAMS"));
+    kcal_params_free(&p);
+    /* --machine beats the environment, --params beats both. */
+    CHECK(kcal_params_choose(NULL, "broadwell", &p, chosen, sizeof chosen, err, sizeof err) == 0);
+    CHECK(p.alpha == 0.98e-6);
+    kcal_params_free(&p);
+    CHECK(kcal_params_choose(path, "broadwell", &p, chosen, sizeof chosen, err, sizeof err) == 0);
+    CHECK(p.alpha == 1e-6 && strstr(chosen, "--params"));
+    kcal_params_free(&p);
+    CHECK(kcal_params_read("/nonexistent/x.params", &p, err, sizeof err) < 0);
+    CHECK(strstr(err, "/nonexistent/x.params: cannot open") != NULL);
+    unsetenv("KCAL_PARAMS");
+    remove(path);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_embedded_values();
+    test_rejections();
+    test_accepts();
+    test_choose();
+    return check_report();
+}

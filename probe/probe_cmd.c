@@ -231,13 +231,7 @@ int kcal_probe_main(int argc, char **argv)
     int reader_core = ti.cores > 1 ? ti.cores - 1 : 0;
     if (kcal_topo_bind_core(topo, reader_core, rdesc, sizeof rdesc) < 0)
         kcal_cli_warn(CMD, "could not bind the reader to a core");
-    {
-        /* Describe the target's core without binding ourselves there. */
-        kcal_topo *tmp = kcal_topo_load();
-        snprintf(tdesc, sizeof tdesc, "core 0");
-        if (tmp)
-            kcal_topo_free(tmp);
-    }
+    kcal_topo_core_desc(topo, 0, tdesc, sizeof tdesc);
     if (!o.quiet) {
         fprintf(stderr, "kcal probe: %s, %d cores, %d socket(s), %d NUMA "
                 "node(s), LLC %lu KiB, page %ld bytes\n", ti.cpu, ti.cores,

@@ -71,16 +71,31 @@ void kcal_topo_get_info(const kcal_topo *t, kcal_topo_info *info)
     snprintf(info->cpu, sizeof info->cpu, "%s", model ? model : "unknown");
 }
 
+static hwloc_obj_t core_obj(kcal_topo *t, int core)
+{
+    int ncores = count(t, HWLOC_OBJ_CORE), npus = count(t, HWLOC_OBJ_PU);
+    if (ncores > 0)
+        return hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_CORE,
+                                     (unsigned)(core % ncores));
+    if (npus > 0)
+        return hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PU,
+                                     (unsigned)(core % npus));
+    return NULL;
+}
+
+void kcal_topo_core_desc(kcal_topo *t, int core, char *desc, size_t desclen)
+{
+    hwloc_obj_t o = core_obj(t, core);
+    if (!o)
+        snprintf(desc, desclen, "core ?");
+    else
+        snprintf(desc, desclen, "core %u (PU %d)", o->logical_index,
+                 hwloc_bitmap_first(o->cpuset));
+}
+
 int kcal_topo_bind_core(kcal_topo *t, int core, char *desc, size_t desclen)
 {
-    int ncores = count(t, HWLOC_OBJ_CORE);
-    hwloc_obj_t o;
-    if (ncores > 0)
-        o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_CORE,
-                                  (unsigned)(core % ncores));
-    else
-        o = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_PU,
-                                  (unsigned)(core % count(t, HWLOC_OBJ_PU)));
+    hwloc_obj_t o = core_obj(t, core);
     if (!o)
         return -1;
     /* One PU of the core: a hyperthread sibling must not share it. */

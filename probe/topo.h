@@ -25,4 +25,8 @@ void kcal_topo_get_info(const kcal_topo *t, kcal_topo_info *info);
  * "core 1 (PU 1)". */
 int kcal_topo_bind_core(kcal_topo *t, int core, char *desc, size_t desclen);
 
+/* Describe core `core` as kcal_topo_bind_core would bind it, without
+ * binding anything ("core 0 (PU 0)"). */
+void kcal_topo_core_desc(kcal_topo *t, int core, char *desc, size_t desclen);
+
 #endif

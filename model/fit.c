@@ -504,6 +504,7 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
                        kcal_fit_notes *notes, char *comment, size_t commentlen,
                        char *err, size_t errlen)
 {
+    int measured = 0;
     for (int op = 0; op < KCAL_SM_COUNT; op++) {
         char phase[32], ka[48], kb[48];
         snprintf(phase, sizeof phase, "sm_%s", kcal_sm_name(op));
@@ -514,6 +515,7 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
         double x[MAXPTS], y[MAXPTS], se[MAXPTS];
         if (np == 0)
             continue;
+        measured = 1;
         cat(comment, commentlen, "T_sm_%s measured:", kcal_sm_name(op));
         for (size_t i = 0; i < np; i++) {
             kcal_stat st;
@@ -559,6 +561,9 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
             set_fit(out, kb, b, sb, err, errlen) < 0)
             return -1;
     }
+    if (!measured)
+        cat(comment, commentlen, "T_sm not measured (no MPI run): the sm_* "
+            "keys are absent and count as 0\n");
     return 0;
 }
 

@@ -136,8 +136,9 @@ int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
     int rep[PAT_COUNT][s->max_readers + 1];
     memset(rep, 0, sizeof rep);
     for (int pass = 0; pass < s->passes && rc == 0; pass++)
-        for (int c = 1; c <= s->max_readers && rc == 0; c++)
+        for (size_t ci = 0; ci < s->n_counts && rc == 0; ci++)
             for (int pat = 0; pat < PAT_COUNT && rc == 0; pat++) {
+                int c = (int)s->counts[ci];
                 if (run(s, h, c, pat, rounds, err, errlen) < 0) {
                     rc = -1;
                     break;

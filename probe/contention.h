@@ -25,10 +25,12 @@ typedef struct {
     size_t page;
     long pages;                /* N */
     int max_readers, reps, warmup, passes;
+    const long *counts;        /* the c to measure (kcal_phases_count_list) */
+    size_t n_counts;
     kcal_meter *meter;
 } kcal_contention_setup;
 
-/* Measure every c in 1..max_readers and every pattern. 0, or -1 with err. */
+/* Measure every c of counts (<= max_readers) and every pattern. 0, or -1 with err. */
 int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
                             char *err, size_t errlen);
 

@@ -120,6 +120,36 @@ size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
     return n;
 }
 
+size_t kcal_phases_count_list(long lo, long hi, long *out, size_t max)
+{
+    size_t n = 0;
+    for (long v = lo; v <= hi && v <= 8 && n < max; v++)
+        out[n++] = v;
+    for (int k = 1; n < max; k++) {
+        long v = lround(8 * exp2(k / 4.0));
+        if (v >= hi)
+            break;
+        if (v > out[n - 1])
+            out[n++] = v;
+    }
+    if (n < max && (n == 0 || out[n - 1] < hi) && hi >= lo)
+        out[n++] = hi;
+    return n;
+}
+
+static const char *sweep_label(const char *phase)
+{
+    if (!strcmp(phase, "syscall"))
+        return "T1 syscall";
+    if (!strcmp(phase, "startup"))
+        return "T2 start-up";
+    if (!strcmp(phase, "lock"))
+        return "T3 lock+pin";
+    if (!strcmp(phase, "copy"))
+        return "T4 copy";
+    return phase;
+}
+
 void kcal_sweep_free(kcal_sweep *w)
 {
     free(w->pages);
@@ -184,7 +214,7 @@ int kcal_sweep_pass(kcal_sweep *w, kcal_cma_setup *s, int reps, kcal_raw *raw,
                 return -1;
             }
         }
-        kcal_meter_tick(s->meter, w->phase, reps);
+        kcal_meter_tick(s->meter, sweep_label(w->phase), reps);
     }
     return 0;
 }

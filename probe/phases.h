@@ -69,6 +69,11 @@ int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,
 size_t kcal_phases_page_list(int per_octave, long max_pages, long *out,
                              size_t max);
 
+/* Concurrency levels to measure from lo to hi: every value up to 8, then 4
+ * per octave, and hi itself (a 64-core node needs ~20 runs, not 64).
+ * Returns the count (<= max). */
+size_t kcal_phases_count_list(long lo, long hi, long *out, size_t max);
+
 /* One sweep: a call kind over a list of page counts, measured pass by pass
  * so the caller can interleave sweeps (T3 and T4 of the same N then share
  * the machine's state, and load from other processes spreads over all

@@ -273,10 +273,16 @@ int kcal_probe_main(int argc, char **argv)
     kcal_progress pr;
     kcal_progress_init(&pr, CMD, o.quiet);
     kcal_meter meter = {&pr, 0, 0};
-    int sm_launches = o.no_sm || C < 2 ? 0 : C - 1;
+    /* c = 1..C readers; p = 2..P ranks with P <= cores (no oversubscribed
+     * T_sm: a rank waiting for a core is not a shared-memory cost). */
+    long counts[64], ps[64];
+    size_t n_counts = kcal_phases_count_list(1, C, counts, 64);
+    int P = C < ti.cores ? C : ti.cores;
+    size_t n_ps = o.no_sm ? 0 : kcal_phases_count_list(2, P, ps, 64);
+    int sm_launches = (int)n_ps;
     double work = 2.0 * pl.passes + 2.0 * np * pl.passes;
-    for (int c = 1; c <= C; c++)
-        work += 3.0 * c * ((pl.c_reps + pl.c_passes - 1) / pl.c_passes) * pl.c_passes;
+    for (size_t i = 0; i < n_counts; i++)
+        work += 3.0 * counts[i] * ((pl.c_reps + pl.c_passes - 1) / pl.c_passes) * pl.c_passes;
     double sm_units = sm_launches ? 0.4 * work / sm_launches : 0;
     meter.total = work + sm_units * sm_launches;
 
@@ -346,7 +352,8 @@ int kcal_probe_main(int argc, char **argv)
         fprintf(stderr, "%skcal probe: contention readers on cores 0..%d, one "
                 "process each\n", pr.tty ? "\r\033[K" : "", C - 1);
     kcal_contention_setup ks = {topo, &main_t, own, (size_t)page, pl.c_pages,
-                                C, pl.c_reps, pl.c_warmup, pl.c_passes, &meter};
+                                C, pl.c_reps, pl.c_warmup, pl.c_passes,
+                                counts, n_counts, &meter};
     if (kcal_contention_measure(&ks, &raw, err, sizeof err) < 0) {
         kcal_cli_error(CMD, "%s", err);
         goto done;
@@ -358,7 +365,7 @@ int kcal_probe_main(int argc, char **argv)
     /* T_sm_X through MPI: a failure costs the sm_* keys, not the probe. */
     if (sm_launches) {
         char helper[4096];
-        kcal_sm_setup ss = {o.mpirun, NULL, C, pl.sm_reps, pl.sm_inner,
+        kcal_sm_setup ss = {o.mpirun, NULL, ps, n_ps, pl.sm_reps, pl.sm_inner,
                             pl.sm_warmup, 60, &meter, sm_units};
         ss.helper = kcal_sm_find_helper(helper, sizeof helper);
         if (!ss.helper)

@@ -182,8 +182,8 @@ out:
 int kcal_sm_measure(const kcal_sm_setup *s, kcal_raw *raw, char *err,
                     size_t errlen)
 {
-    for (int p = 2; p <= s->max_p; p++) {
-        if (launch(s, p, raw, err, errlen) < 0)
+    for (size_t i = 0; i < s->n_ps; i++) {
+        if (launch(s, (int)s->ps[i], raw, err, errlen) < 0)
             return -1;
         kcal_meter_tick(s->meter, "T_sm (mpirun)", s->tick_units);
     }

@@ -161,6 +161,41 @@ static void test_two_cores(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* A T3 line whose intercept extrapolates below 0: α falls back to the
+ * paper's α = T2 (the measured 1-byte start-up) and says so. */
+static void test_alpha_fallback(gsl_rng *rng)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    kcal_raw_set_meta(&r, "page", "4096");
+    for (int k = 0; k < REPS; k++) {
+        kcal_raw_add(&r, "startup", "-", 1, 1, 1, k, 1.4e-6 + gsl_ran_gaussian(rng, SIG));
+        for (size_t i = 0; i < NN; i++) {
+            double t3 = -1e-7 + LOCK * NS[i]; /* > 0 from N = 1 */
+            kcal_raw_add(&r, "lock", "one_byte_local", 1, NS[i], 1, k,
+                         t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "copy", "hot", 1, NS[i], (long)(NS[i] * PAGE), k,
+                         t3 + BETA * NS[i] * PAGE + gsl_ran_gaussian(rng, SIG));
+        }
+        kcal_raw_add(&r, "contention", "distinct", 2, 256, 1, k, 1e-4);
+    }
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_fit_notes notes;
+    char comment[4096], err[256] = "";
+    CHECK(kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
+    CHECK(fabs(p.alpha - 1.4e-6) < 5 * se_median(SIG, REPS));
+    int said = 0;
+    for (int i = 0; i < notes.n; i++)
+        said |= strstr(notes.text[i], "alpha = T2") != NULL;
+    CHECK(said);
+    CHECK_STR(kcal_params_find(&p, "beta_cache")->text, "hot");
+    CHECK(strstr(comment, "T_sm not measured") != NULL);
+    CHECK(kcal_params_find(&p, "sm_bcast_a") == NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
 static void test_gamma_direct(void)
 {
     double c[] = {2, 3, 4, 5, 6}, g[5], s[5] = {0.01, 0.01, 0.01, 0.01, 0.01};
@@ -212,6 +247,7 @@ int main(void)
     test_recovery(rng);
     test_two_cores(rng);
     test_gamma_direct();
+    test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     gsl_rng_free(rng);
     return check_report();

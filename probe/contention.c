@@ -56,12 +56,17 @@ static void reader(const kcal_contention_setup *s, shm_hdr *h, int c, int i,
     double *out = samples_of(h, s->max_readers) + (size_t)i * rounds;
     for (int k = 0; k < rounds; k++) {
         pthread_barrier_wait(&h->barrier);
+        long sw = kcal_involuntary_switches();
         double t0 = kcal_now();
         if (process_vm_readv(t->pid, &l, 1, &r, 1, 0) != 1) {
             h->errnum[i] = errno ? errno : EIO;
             /* Keep meeting the barrier so the others finish. */
         }
         out[k] = kcal_now() - t0;
+        /* Preempted during the call: it timed another process. Marked,
+         * and left out of the samples. */
+        if (kcal_involuntary_switches() != sw)
+            out[k] = -out[k];
     }
     (void)c;
     _exit(0);
@@ -146,7 +151,8 @@ int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
                 double *smp = samples_of(h, s->max_readers);
                 for (int k = s->warmup; k < rounds && rc == 0; k++)
                     for (int i = 0; i < c; i++)
-                        if (kcal_raw_add(raw, "contention", pat_names[pat], c,
+                        if (smp[(size_t)i * rounds + k] >= 0 &&
+                            kcal_raw_add(raw, "contention", pat_names[pat], c,
                                          s->pages, 1, rep[pat][c]++,
                                          smp[(size_t)i * rounds + k]) < 0) {
                             set_err(err, errlen, "out of memory");

@@ -12,7 +12,9 @@
  * of back-to-back calls (enough for min_sample seconds, so the clock's own
  * cost is negligible) and records seconds per call. Samples of all points
  * are taken in many passes over the points, so a burst of load from
- * another process spreads over the curve instead of bending it.
+ * another process spreads over the curve instead of bending it; a sample
+ * during which the reader was preempted (its involuntary context switches
+ * grew) is taken again.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_PHASES_H
 #define KCAL_PHASES_H
@@ -30,6 +32,10 @@ typedef struct {
 } kcal_meter;
 
 void kcal_meter_tick(kcal_meter *m, const char *phase, double units);
+
+/* Involuntary context switches of the calling thread so far (getrusage):
+ * a sample during which it changed was preempted. -1 on failure. */
+long kcal_involuntary_switches(void);
 
 typedef enum {
     KCAL_CALL_SYSCALL, /* T1 */
@@ -51,6 +57,7 @@ typedef struct {
     kcal_meter *meter;
     /* Rotation cursors (bytes) for cache-cold copies. */
     size_t rcur, lcur;
+    long retaken; /* samples taken again: the reader was preempted */
 } kcal_cma_setup;
 
 /* Time `inner` back-to-back calls of `kind` over `pages` pages; with

@@ -335,6 +335,10 @@ int kcal_probe_main(int argc, char **argv)
         method = "liovcnt_zero";
     }
     kcal_raw_set_meta(&raw, "cma_method", method);
+    if (cs.retaken && !o.quiet)
+        fprintf(stderr, "%skcal probe: %ld samples taken again: the reader "
+                "was preempted by another process during them\n",
+                pr.tty ? "\r\033[K" : "", cs.retaken);
 
     /* Contention: one target per reader for the "own" control. */
     own = calloc((size_t)C, sizeof *own);

@@ -379,8 +379,9 @@ int kcal_probe_main(int argc, char **argv)
             kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
                           "data", err);
     } else if (!o.no_sm && !o.quiet) {
-        kcal_cli_warn(CMD, "one core: no T_sm collectives measured; sm_* keys "
-                      "left 0");
+        kcal_cli_warn(CMD, "T_sm needs p >= 2 ranks on distinct cores (%d "
+                      "core(s), --max-readers %d): not measured, sm_* keys "
+                      "left 0", ti.cores, C);
     }
     kcal_progress_update(&pr, "fit", meter.total, meter.total);
 

@@ -624,9 +624,10 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
                 "have %zu", n);
         return -1;
     }
-    if (!(lf.c1 > 0)) {
-        set_err(err, errlen, "T3 does not grow with the number of pages "
-                "(slope %.3g s/page): l cannot be measured", lf.c1);
+    if (kcal_fit_lock_grows(raw, lock_pat) != 1 || !(lf.c1 > 0)) {
+        set_err(err, errlen, "T3 (%s) does not grow with the number of pages "
+                "(slope %.3g ± %.2g s/page): l cannot be measured", lock_pat,
+                lf.c1, lf.se1);
         return -1;
     }
     double alpha = lf.c0, alpha_se = lf.se0;

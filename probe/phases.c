@@ -67,6 +67,8 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
         r.iov_len = 1;
         break;
     case KCAL_CALL_LOCK:
+        if (s->simulate_flat_t3) /* a kernel that pins only the 1st page */
+            r.iov_len = s->page;
         break;
     case KCAL_CALL_LOCK_LIOV0:
         liovcnt = 0;

@@ -58,6 +58,9 @@ typedef struct {
     /* Rotation cursors (bytes) for cache-cold copies. */
     size_t rcur, lcur;
     long retaken; /* samples taken again: the reader was preempted */
+    /* Test hook ($KCAL_PROBE_SIMULATE_FLAT_T3): the 1-byte T3 call locks one
+     * page whatever N, as on a kernel where it does not pin the range. */
+    int simulate_flat_t3;
 } kcal_cma_setup;
 
 /* Time `inner` back-to-back calls of `kind` over `pages` pages; with

@@ -296,6 +296,8 @@ int kcal_probe_main(int argc, char **argv)
     cs.warmup = pl.warmup;
     cs.min_sample = pl.min_sample;
     cs.meter = &meter;
+    const char *flat = getenv("KCAL_PROBE_SIMULATE_FLAT_T3");
+    cs.simulate_flat_t3 = flat && *flat && strcmp(flat, "0");
     static const long one = 1;
     if (kcal_sweep_init(&sw[0], &cs, KCAL_CALL_SYSCALL, 0, "syscall", "-", &one,
                         1, err, sizeof err) < 0 ||
@@ -333,6 +335,13 @@ int kcal_probe_main(int argc, char **argv)
                 goto done;
             }
         method = "liovcnt_zero";
+        if (kcal_fit_lock_grows(&raw, method) != 1) {
+            kcal_cli_error(CMD, "T3 does not grow with N with the paper's "
+                           "liovcnt = 0 call either: this kernel does not "
+                           "let a probe time page pinning, so l cannot be "
+                           "measured");
+            goto done;
+        }
     }
     kcal_raw_set_meta(&raw, "cma_method", method);
     if (cs.retaken && !o.quiet)

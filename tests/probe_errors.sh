@@ -36,6 +36,19 @@ expect 2 'bad.csv:2:' -- "$KCAL" fit "$tmp/bad.csv"
 printf 'phase,pattern,readers,pages,bytes,rep,seconds\nlock,x,1,1,1,0,1e-6\n' > "$tmp/nopage.csv"
 expect 2 'page' -- "$KCAL" fit "$tmp/nopage.csv"
 
+# A kernel on which the 1-byte T3 does not grow with N (simulated): the probe
+# says so, falls back to the paper's liovcnt = 0 call, finds that flat too on
+# a current kernel, and fails with exit 1 and nothing on stdout.
+KCAL_PROBE_SIMULATE_FLAT_T3=1 "$KCAL" probe --quick -q --no-sm --max-readers 1 \
+  > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && { echo "skip: CMA is forbidden here"; exit 77; }
+[ $rc -eq 1 ] || fail "flat T3: exit $rc, want 1 ($(cat "$tmp/err"))"
+[ ! -s "$tmp/out" ] || fail "flat T3: wrote to stdout"
+grep -q "falling back to the paper's liovcnt = 0 method" "$tmp/err" ||
+  fail "flat T3: no fallback warning: $(cat "$tmp/err")"
+grep -q 'l cannot be measured' "$tmp/err" || fail "flat T3: no final error"
+
 "$KCAL" probe --help > "$tmp/out" 2>&1 || fail "probe --help exited $?"
 grep -q 'usage: kcal probe' "$tmp/out" || fail "probe --help shows no usage"
 [ $fails -eq 0 ] && echo ok

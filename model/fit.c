@@ -683,3 +683,38 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
         return -1;
     return fit_sm_part(raw, out, notes, comment, commentlen, err, errlen);
 }
+
+int kcal_fit_write_points(FILE *f, const kcal_raw *raw)
+{
+    /* done[i]: sample i belongs to a point already written. */
+    char *done = calloc(raw->n ? raw->n : 1, 1);
+    double *x = malloc((raw->n ? raw->n : 1) * sizeof *x);
+    if (!done || !x) {
+        free(done);
+        free(x);
+        return -1;
+    }
+    fprintf(f, "%s\n", KCAL_POINTS_HEADER);
+    for (size_t i = 0; i < raw->n; i++) {
+        if (done[i])
+            continue;
+        const kcal_sample *a = &raw->s[i];
+        size_t n = 0;
+        for (size_t j = i; j < raw->n; j++) {
+            const kcal_sample *b = &raw->s[j];
+            if (!done[j] && b->readers == a->readers && b->pages == a->pages &&
+                !strcmp(b->phase, a->phase) && !strcmp(b->pattern, a->pattern)) {
+                done[j] = 1;
+                x[n++] = b->seconds;
+            }
+        }
+        kcal_stat st;
+        kcal_stat_robust(x, n, &st);
+        fprintf(f, "%s,%s,%d,%ld,%ld,%zu,%.6g,%.6g,%.6g\n", a->phase,
+                a->pattern, a->readers, a->pages, a->bytes, n, st.median,
+                st.spread, st.se);
+    }
+    free(done);
+    free(x);
+    return ferror(f) ? -1 : 0;
+}

@@ -11,6 +11,7 @@
 #define KCAL_FIT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "params.h"
 #include "raw.h"
@@ -70,6 +71,14 @@ typedef struct {
  * a message naming what is missing in err. */
 int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
                  char *comment, size_t commentlen, char *err, size_t errlen);
+
+/* The per-point statistics behind the fit, as CSV:
+ *   phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s
+ * one row per distinct (phase, pattern, readers, pages), in the order the
+ * points first appear. 0, or -1 (out of memory or a write error). */
+#define KCAL_POINTS_HEADER \
+    "phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s"
+int kcal_fit_write_points(FILE *f, const kcal_raw *raw);
 
 /* Does T3 grow with N? Slope of the medians of phase `lock`/pattern over N
  * (weighted fit) more than 3 standard errors above 0 and T3(Nmax) at least

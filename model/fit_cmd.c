@@ -15,12 +15,15 @@ static const char *const CMD = "fit";
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kcal fit [-q] RAW.csv > machine.params\n"
+        "usage: kcal fit [-q] [--points] RAW.csv > machine.params\n"
         "\n"
         "Fit alpha, l (lock), beta, gamma_a, gamma_b and the sm_* pairs from\n"
         "the raw samples of `kcal probe --raw RAW.csv` (columns\n"
         "phase,pattern,readers,pages,bytes,rep,seconds) and write a params\n"
         "file on stdout, with standard errors as <key>_stderr.\n"
+        "  --points      instead of params, print the statistic of every\n"
+        "                measured point as CSV (" KCAL_POINTS_HEADER ";\n"
+        "                median and 1.4826*MAD spread and standard error)\n"
         "  -q, --quiet   no notes about the fit on stderr\n");
 }
 
@@ -28,15 +31,19 @@ int kcal_fit_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"quiet", no_argument, 0, 'q'},
+        {"points", no_argument, 0, 'p'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int quiet = 0, c;
+    int quiet = 0, points = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'q':
             quiet = 1;
+            break;
+        case 'p':
+            points = 1;
             break;
         case 'h':
             usage(stdout);
@@ -57,6 +64,22 @@ int kcal_fit_main(int argc, char **argv)
     if (kcal_raw_read(path, &raw, err, sizeof err) < 0) {
         kcal_cli_error(CMD, "%s", err);
         return KCAL_EXIT_USAGE;
+    }
+    if (points) {
+        /* Built in memory first: a failure leaves stdout empty. */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        int rc = !m || kcal_fit_write_points(m, &raw) < 0;
+        if (m && fclose(m))
+            rc = 1;
+        if (rc || fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+            kcal_cli_error(CMD, "writing the points failed");
+            rc = 1;
+        }
+        free(buf);
+        kcal_raw_free(&raw);
+        return rc ? KCAL_EXIT_FAIL : KCAL_EXIT_OK;
     }
     kcal_params p;
     kcal_params_init(&p);

@@ -53,6 +53,11 @@ cmp "$tmp/p.params" "$tmp/refit.params" || {
   diff "$tmp/p.params" "$tmp/refit.params"
   fail "kcal fit on the saved raw differs from the probe's params"
 }
+"$KCAL" fit --points "$tmp/raw.csv" > "$tmp/points.csv" || fail "kcal fit --points exited $?"
+head -n 1 "$tmp/points.csv" | grep -qx 'phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s' ||
+  fail "kcal fit --points: wrong header"
+grep -q '^lock,one_byte_local,1,1024,1,' "$tmp/points.csv" || fail "kcal fit --points: no T3(1024) row"
+grep -q '^contention,distinct,2,1024,1,' "$tmp/points.csv" || fail "kcal fit --points: no c = 2 row"
 "$KCAL" predict --params "$tmp/p.params" --coll scatter --p 2 > "$tmp/pred" 2>&1 ||
   fail "kcal predict refused the probe's params: $(cat "$tmp/pred")"
 echo "ok: alpha $(val alpha) lock $(val lock) beta $(val beta) gamma_b $(val gamma_b)"

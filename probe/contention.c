@@ -41,8 +41,8 @@ static double *samples_of(shm_hdr *h, int max_readers)
     return (double *)((char *)h + off);
 }
 
-static void reader(const kcal_contention_setup *s, shm_hdr *h, int c, int i,
-                   int pat, int rounds)
+static void reader(const kcal_contention_setup *s, shm_hdr *h, int i, int pat,
+                   int rounds)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* A reader stuck at the barrier (another one died) must not hang. */
@@ -68,7 +68,6 @@ static void reader(const kcal_contention_setup *s, shm_hdr *h, int c, int i,
         if (kcal_involuntary_switches() != sw)
             out[k] = -out[k];
     }
-    (void)c;
     _exit(0);
 }
 
@@ -97,7 +96,7 @@ static int run(const kcal_contention_setup *s, shm_hdr *h, int c, int pat,
             break;
         }
         if (pid == 0)
-            reader(s, h, c, i, pat, rounds);
+            reader(s, h, i, pat, rounds);
         pids[started++] = pid;
     }
     if (failed) /* the barrier can never fill: stop those that wait on it */

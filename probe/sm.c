@@ -52,7 +52,7 @@ static char **build_argv(const kcal_sm_setup *s, int p, char *words,
 {
     size_t cap = 16;
     for (const char *c = words; *c; c++)
-        cap += *c == ' ';
+        cap += *c == ' ' || *c == '\t';
     char **argv = calloc(cap, sizeof *argv);
     if (!argv)
         return NULL;

@@ -348,10 +348,29 @@ int kcal_probe_main(int argc, char **argv)
         }
     }
     kcal_raw_set_meta(&raw, "cma_method", method);
-    if (cs.retaken && !o.quiet)
-        fprintf(stderr, "%skcal probe: %ld samples taken again: the reader "
-                "was preempted by another process during them\n",
-                pr.tty ? "\r\033[K" : "", cs.retaken);
+    {
+        /* Preempted samples are retaken, but a machine busy enough to
+         * preempt us also shares caches and memory with us: say so, in the
+         * file too, as such a run reads high. */
+        double taken = (double)raw.n + (double)cs.retaken;
+        double frac = taken > 0 ? cs.retaken / taken : 0;
+        if (frac > 0.02) {
+            char note[160];
+            snprintf(note, sizeof note, "%s; busy machine: %.0f %% of the "
+                     "phase samples were preempted and taken again",
+                     o.quick ? "quick" : "full", 100 * frac);
+            kcal_raw_set_meta(&raw, "probe", note);
+            kcal_cli_warn(CMD, "the machine is busy: %.0f %% of the samples "
+                          "were preempted and taken again; other processes "
+                          "also share caches and memory bandwidth, so alpha, "
+                          "lock and beta may read high; probe again when it "
+                          "is quiet", 100 * frac);
+        } else if (cs.retaken && !o.quiet) {
+            fprintf(stderr, "%skcal probe: %ld samples taken again: the "
+                    "reader was preempted during them\n",
+                    pr.tty ? "\r\033[K" : "", cs.retaken);
+        }
+    }
 
     /* Contention: one target per reader for the "own" control. */
     own = calloc((size_t)C, sizeof *own);

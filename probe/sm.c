@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +107,21 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, STDIN_FILENO);
+        /* The probe is bound to one core; mpirun and its ranks inherit
+         * that unless we give the whole machine back (a launcher that
+         * does not bind would otherwise stack every rank on one core). */
+        long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+        if (ncpu > 0) {
+            cpu_set_t *set = CPU_ALLOC((int)ncpu);
+            if (set) {
+                size_t sz = CPU_ALLOC_SIZE((int)ncpu);
+                CPU_ZERO_S(sz, set);
+                for (long c = 0; c < ncpu; c++)
+                    CPU_SET_S((int)c, sz, set);
+                sched_setaffinity(0, sz, set);
+                CPU_FREE(set);
+            }
+        }
         if (geteuid() == 0) {
             setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
             setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);

@@ -309,9 +309,10 @@ static size_t distinct_values(const kcal_raw *raw, const char *phase,
     return n;
 }
 
-static int point_stat(const kcal_raw *raw, const char *phase,
-                      const char *pattern, int readers, long pages,
-                      kcal_stat *st)
+/* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
+static int point_stat_reps(const kcal_raw *raw, const char *phase,
+                           const char *pattern, int readers, long pages,
+                           int rep_lo, int rep_hi, kcal_stat *st)
 {
     size_t n = kcal_raw_select(raw, phase, pattern, readers, pages, NULL, 0);
     if (n == 0)
@@ -319,8 +320,17 @@ static int point_stat(const kcal_raw *raw, const char *phase,
     double *x = malloc(n * sizeof *x);
     if (!x)
         return -1;
-    kcal_raw_select(raw, phase, pattern, readers, pages, x, n);
-    int rc = kcal_stat_robust(x, n, st);
+    size_t k = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)) ||
+            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages))
+            continue;
+        if (rep_hi >= 0 && (s->rep < rep_lo || s->rep >= rep_hi))
+            continue;
+        x[k++] = s->seconds;
+    }
+    int rc = k ? kcal_stat_robust(x, k, st) : -1;
     free(x);
     /* A zero spread (identical samples) would give infinite weight. */
     if (rc == 0 && !(st->se > 0))
@@ -328,17 +338,26 @@ static int point_stat(const kcal_raw *raw, const char *phase,
     return rc;
 }
 
+static int point_stat(const kcal_raw *raw, const char *phase,
+                      const char *pattern, int readers, long pages,
+                      kcal_stat *st)
+{
+    return point_stat_reps(raw, phase, pattern, readers, pages, 0, -1, st);
+}
+
 #define MAXPTS 256
 
 /* Medians and standard errors of phase/pattern at each N (readers: any). */
-static size_t curve(const kcal_raw *raw, const char *phase,
-                    const char *pattern, double *x, double *y, double *se)
+static size_t curve_reps(const kcal_raw *raw, const char *phase,
+                         const char *pattern, int rep_lo, int rep_hi,
+                         double *x, double *y, double *se)
 {
     long v[MAXPTS];
     size_t n = distinct_values(raw, phase, pattern, 0, v, MAXPTS), k = 0;
     for (size_t i = 0; i < n; i++) {
         kcal_stat st;
-        if (point_stat(raw, phase, pattern, 0, v[i], &st) < 0)
+        if (point_stat_reps(raw, phase, pattern, 0, v[i], rep_lo, rep_hi,
+                            &st) < 0)
             continue;
         x[k] = (double)v[i];
         y[k] = st.median;
@@ -346,6 +365,69 @@ static size_t curve(const kcal_raw *raw, const char *phase,
         k++;
     }
     return k;
+}
+
+static size_t curve(const kcal_raw *raw, const char *phase,
+                    const char *pattern, double *x, double *y, double *se)
+{
+    return curve_reps(raw, phase, pattern, 0, -1, x, y, se);
+}
+
+/* l (slope of T3) and β (slope of T4 − T3 over N·s) from the samples with
+ * rep in [lo, hi). 0 or -1. */
+static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
+                          const char *copy_pat, double page, int lo, int hi,
+                          double *alpha, double *lock, double *beta)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
+        se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
+    size_t n = curve_reps(raw, "lock", lock_pat, lo, hi, x, y, se);
+    size_t n4 = curve_reps(raw, "copy", copy_pat, lo, hi, x4, y4, se4), nb = 0;
+    kcal_linfit lf, bf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    if (nb < 3 || kcal_fit_line(bx, by, bs, nb, &bf) < 0)
+        return -1;
+    *alpha = lf.c0;
+    *lock = lf.c1;
+    *beta = bf.c1;
+    return 0;
+}
+
+/* Batch means: the fit's standard errors assume independent samples, but
+ * the machine drifts (other jobs, the host's memory bandwidth). The passes
+ * of the probe run in time order (rep = pass), so fitting each fifth of
+ * them separately shows that drift: sd over the 5 blocks / √5. */
+#define KCAL_BATCHES 5
+static int batch_se(const kcal_raw *raw, const char *lock_pat,
+                    const char *copy_pat, double page, double *se_alpha,
+                    double *se_lock, double *se_beta)
+{
+    int reps = 0;
+    for (size_t i = 0; i < raw->n; i++)
+        if (!strcmp(raw->s[i].phase, "lock") && raw->s[i].rep + 1 > reps)
+            reps = raw->s[i].rep + 1;
+    if (reps < 5 * KCAL_BATCHES)
+        return -1;
+    double a[KCAL_BATCHES], l[KCAL_BATCHES], b[KCAL_BATCHES];
+    for (int k = 0; k < KCAL_BATCHES; k++)
+        if (lock_beta_reps(raw, lock_pat, copy_pat, page,
+                           k * reps / KCAL_BATCHES,
+                           (k + 1) * reps / KCAL_BATCHES, &a[k], &l[k],
+                           &b[k]) < 0)
+            return -1;
+    *se_alpha = gsl_stats_sd(a, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    *se_lock = gsl_stats_sd(l, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    *se_beta = gsl_stats_sd(b, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    return 0;
 }
 
 static int has_pattern(const kcal_raw *raw, const char *phase,
@@ -630,7 +712,11 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
                 lf.c1, lf.se1);
         return -1;
     }
-    double alpha = lf.c0, alpha_se = lf.se0;
+    const char *copy_pat = has_pattern(raw, "copy", "cold") ? "cold" : "hot";
+    double ba = 0, bl = 0, bb = 0;
+    int batched = batch_se(raw, lock_pat, copy_pat, page, &ba, &bl, &bb) == 0;
+    double alpha = lf.c0, alpha_se = batched ? fmax(lf.se0, ba) : lf.se0;
+    double lock_se = batched ? fmax(lf.se1, bl) : lf.se1;
     if (alpha <= 0) {
         /* The intercept is a long extrapolation from 1..1024 pages; the
          * paper's α = T2 is the measured point it stands for. */
@@ -647,12 +733,11 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
     cat(comment, commentlen, "T3 = alpha + l*N over %zu page counts N = "
         "%g..%g (%s), dof %d\n", n, x[0], x[n - 1], lock_pat, lf.dof);
     if (set_fit(out, "alpha", alpha, alpha_se, err, errlen) < 0 ||
-        set_fit(out, "lock", lf.c1, lf.se1, err, errlen) < 0 ||
+        set_fit(out, "lock", lf.c1, lock_se, err, errlen) < 0 ||
         set_num(out, "page", page, err, errlen) < 0)
         return -1;
 
     /* β: slope of (T4 − T3) over N·s (model.md). */
-    const char *copy_pat = has_pattern(raw, "copy", "cold") ? "cold" : "hot";
     double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
         bs[MAXPTS];
     size_t n4 = curve(raw, "copy", copy_pat, x4, y4, se4), nb = 0;
@@ -672,7 +757,12 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
     }
     cat(comment, commentlen, "beta = slope of (T4 - T3) over N*s, %zu points, "
         "%s copies, dof %d (%.3g GB/s)\n", nb, copy_pat, bf.dof, 1e-9 / bf.c1);
-    if (set_fit(out, "beta", bf.c1, bf.se1, err, errlen) < 0)
+    if (batched)
+        cat(comment, commentlen, "stderr of alpha, lock, beta: the larger of "
+            "the fit's and the batch-means one (%d time blocks of the passes: "
+            "%.2g, %.2g, %.2g)\n", KCAL_BATCHES, ba, bl, bb);
+    if (set_fit(out, "beta", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1, err,
+                errlen) < 0)
         return -1;
     if (!kcal_raw_get_meta(raw, "beta_cache") &&
         kcal_params_set_text(out, "beta_cache", copy_pat) < 0)

@@ -16,7 +16,9 @@
  *   contention T3(N) with `readers` concurrent readers (pattern "distinct",
  *             "same" or "own"); one row per reader and repetition
  *   sm_bcast, sm_gather, sm_allgather, sm_barrier: 8-byte MPI collective among
- *             `readers` ranks (pattern "mpi", or "mpi_oversubscribed")
+ *             `readers` ranks, never more than the cores (pattern "mpi")
+ * For the sweeps (syscall, startup, lock, copy) `rep` is the pass, so it
+ * orders the samples in time (the fit's batch means use that).
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_RAW_H
 #define KCAL_RAW_H

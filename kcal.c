@@ -13,6 +13,8 @@
 int kcal_predict_main(int argc, char **argv);
 int kcal_probe_main(int argc, char **argv);
 int kcal_fit_main(int argc, char **argv);
+int kcal_bench_main(int argc, char **argv);
+int kcal_report_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -25,6 +27,10 @@ static const struct {
      "measure this machine's model parameters (alpha, beta, l, gamma, T_sm)"},
     {"fit", kcal_fit_main,
      "re-fit the raw samples saved by kcal probe --raw into a params file"},
+    {"bench", kcal_bench_main,
+     "time libkcoll's algorithms and the MPI library's own (mpirun)"},
+    {"report", kcal_report_main,
+     "join measured and predicted times: model error, selection regret, plots"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,206 @@
+/* allgather: rank r's n-byte block lands at recvbuf + r·n on every rank.
+ * With sendbuf = MPI_IN_PLACE the block is already at recvbuf + r·n.
+ * Paper Section V-A; model.md, with X(n) = α + n·β:
+ *
+ *   ring_neighbor:j    T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n))
+ *                      + T_sm_barrier
+ *     Each rank reads from left = r−j; in step t it reads block r−j·(t+1),
+ *     which left received in its step t−1, so left sends a token after each
+ *     step (the first carries its address). Needs gcd(p, j) = 1.
+ *   ring_source_read   as ring_neighbor
+ *     In step t = 1..p−1 read block r−t straight from its source; the
+ *     sources never change, so only the address allgather and the closing
+ *     synchronisation are needed.
+ *   ring_source_write  as ring_neighbor; step t writes this rank's block
+ *     into rank r+t.
+ *   recursive_doubling T_memcpy + T_sm_allgather + lg p·α
+ *                      + (p−1)·(n·β + l·pages(n)) + T_sm_barrier
+ *     In round m = 2^i a rank reads, in one call, the 2^i-block group of its
+ *     partner r XOR m. When p is not a power of two and the partner does not
+ *     exist, another member of that group (which holds the same blocks) is
+ *     read instead; a group wholly beyond p is skipped. Each source sends a
+ *     token to its readers when it finished the previous round.
+ *   bruck              T_sm_allgather + lg p·α + (p−1)·(2·n·β + l·pages(n))
+ *                      + T_sm_barrier
+ *     Blocks r, r+1, ... accumulate at the start of a temporary buffer; in
+ *     round i a rank appends the first min(2^i, p−2^i) blocks of rank r+2^i,
+ *     then rotates the result down by r blocks (the second n·β). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kcoll_impl.h"
+
+static char *block(const kcoll_args *a, int r)
+{
+    return (char *)a->recvbuf + (size_t)r * a->n;
+}
+
+static void copy_own(kcoll_comm *c, const kcoll_args *a)
+{
+    if (a->sendbuf != MPI_IN_PLACE)
+        memcpy(block(a, c->rank), a->sendbuf, a->n);
+}
+
+/* Where this rank's own block can be read from. */
+static const void *own_source(kcoll_comm *c, const kcoll_args *a)
+{
+    return a->sendbuf != MPI_IN_PLACE ? a->sendbuf : block(a, c->rank);
+}
+
+static int finish(kcoll_comm *c, int status)
+{
+    KCOLL_TRY(kcoll_ctl_allstatus(c, &status));
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, j = a->k;
+    int left = (me - j % p + p) % p, right = (me + j) % p, status = 0;
+    copy_own(c, a);
+    uint64_t src = 0, ignored = 0;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
+    /* The address is the first token: this rank's own block is in place. */
+    int rc = kcoll_outbox_send(c, &out, right, tag, kcoll_addr(a->recvbuf), 0);
+    for (int t = 0; t < p - 1 && rc == MPI_SUCCESS; t++) {
+        rc = kcoll_ctl_recv_addr(c, left, tag, t == 0 ? &src : &ignored,
+                                 &status);
+        if (rc != MPI_SUCCESS)
+            break;
+        int b = (int)(((long)me - (long)j * (t + 1)) % p + p) % p;
+        status |= kcoll_cma_read(c->pids[left], block(a, b),
+                                 src + (uint64_t)b * a->n, a->n) != 0;
+        if (t + 1 < p - 1)
+            rc = kcoll_outbox_send(c, &out, right, tag, 0, status);
+    }
+    KCOLL_TRY(kcoll_outbox_finish(&out, rc));
+    return finish(c, status);
+}
+
+static int gather_addrs(kcoll_comm *c, uint64_t mine, uint64_t **out)
+{
+    *out = malloc(sizeof(uint64_t) * (size_t)c->size);
+    if (!*out)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, *out, 1, MPI_UINT64_T,
+                           c->comm);
+    if (rc != MPI_SUCCESS)
+        free(*out);
+    return rc;
+}
+
+int kcoll_allgather_ring_source_read(kcoll_comm *c, const kcoll_args *a)
+{
+    int p = c->size, me = c->rank, status = 0;
+    uint64_t *src;
+    copy_own(c, a);
+    KCOLL_TRY(gather_addrs(c, kcoll_addr(own_source(c, a)), &src));
+    for (int t = 1; t < p; t++) {
+        int s = (me - t + p) % p;
+        status |= kcoll_cma_read(c->pids[s], block(a, s), src[s], a->n) != 0;
+    }
+    free(src);
+    return finish(c, status);
+}
+
+int kcoll_allgather_ring_source_write(kcoll_comm *c, const kcoll_args *a)
+{
+    int p = c->size, me = c->rank, status = 0;
+    uint64_t *dst;
+    copy_own(c, a);
+    KCOLL_TRY(gather_addrs(c, kcoll_addr(a->recvbuf), &dst));
+    for (int t = 1; t < p; t++) {
+        int d = (me + t) % p;
+        status |= kcoll_cma_write(c->pids[d], own_source(c, a),
+                                  dst[d] + (uint64_t)me * a->n, a->n) != 0;
+    }
+    free(dst);
+    return finish(c, status);
+}
+
+/* Whom rank r reads from in round m (-1: nothing to read). */
+static int rd_source(int r, int m, int p)
+{
+    int partner = r ^ m, group = partner & ~(m - 1);
+    if (group >= p)
+        return -1;
+    if (partner < p)
+        return partner;
+    return group + (r & (m - 1)) % (p - group);
+}
+
+int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, status = 0;
+    uint64_t *addr;
+    copy_own(c, a);
+    KCOLL_TRY(gather_addrs(c, kcoll_addr(a->recvbuf), &addr));
+    int rc = MPI_SUCCESS;
+    uint64_t ignored;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
+    for (int m = 1; m < p && rc == MPI_SUCCESS; m <<= 1) {
+        for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
+            if (r != me && rd_source(r, m, p) == me)
+                rc = kcoll_outbox_send(c, &out, r, tag, 0, status);
+        int s = rd_source(me, m, p);
+        if (s < 0 || rc != MPI_SUCCESS)
+            continue;
+        int group = (me ^ m) & ~(m - 1);
+        int count = group + m <= p ? m : p - group;
+        if ((rc = kcoll_ctl_recv_addr(c, s, tag, &ignored, &status)) != MPI_SUCCESS)
+            break;
+        status |= kcoll_cma_read(c->pids[s], block(a, group),
+                                 addr[s] + (uint64_t)group * a->n,
+                                 (size_t)count * a->n) != 0;
+    }
+    free(addr);
+    KCOLL_TRY(kcoll_outbox_finish(&out, rc));
+    return finish(c, status);
+}
+
+int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, status = 0;
+    size_t n = a->n;
+    char *tmp = malloc((size_t)p * n);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    memcpy(tmp, own_source(c, a), n);
+    uint64_t *addr;
+    int rc = gather_addrs(c, kcoll_addr(tmp), &addr);
+    if (rc != MPI_SUCCESS) {
+        free(tmp);
+        return rc;
+    }
+    int have = 1;
+    uint64_t ignored;
+    kcoll_outbox out;
+    kcoll_outbox_init(&out);
+    for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
+        int reader = (me - d + p) % p, src = (me + d) % p;
+        int count = d < p - d ? d : p - d;
+        rc = kcoll_outbox_send(c, &out, reader, tag, 0, status);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_ctl_recv_addr(c, src, tag, &ignored, &status);
+        if (rc != MPI_SUCCESS)
+            break;
+        status |= kcoll_cma_read(c->pids[src], tmp + (size_t)have * n,
+                                 addr[src], (size_t)count * n) != 0;
+        have += count;
+    }
+    free(addr);
+    rc = kcoll_outbox_finish(&out, rc);
+    if (rc == MPI_SUCCESS) {
+        /* tmp holds blocks me, me+1, ..., p−1, 0, ..., me−1. */
+        size_t head = (size_t)(p - me) * n;
+        memcpy(block(a, me), tmp, head);
+        memcpy(block(a, 0), tmp + head, (size_t)me * n);
+        /* Readers of tmp must be done before it is freed. */
+        rc = kcoll_ctl_allstatus(c, &status);
+    }
+    free(tmp);
+    KCOLL_TRY(rc);
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}

@@ -1,0 +1,427 @@
+/* kcal-bench-mpi: the MPI benchmark program behind `kcal bench`; it also runs
+ * directly under any launcher (mpirun, srun):
+ *
+ *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID]
+ *                  [--iterations N] [--warmup N] [--cold] [--check]
+ *                  [--root R] [--quiet] [--progress]
+ *
+ * Measures every algorithm of the collective (every throttle factor k;
+ * ring_neighbor with j = 1 unless --algorithm names another j) and the MPI
+ * library's own collective as algorithm "mpi", interleaved: each iteration
+ * runs every variant once, in turn, so machine noise hits all alike.
+ * OSU-style timing: warm-up iterations, a barrier before each timed call,
+ * the time of an iteration is the maximum over ranks; median, min and max
+ * over iterations. --cold rewrites the send data with a new pattern before
+ * every iteration, so no call reads what the previous one left behind.
+ * --check compares every result with the MPI built-in on patterned data and
+ * exits 1 on a mismatch (no CSV then).
+ *
+ * Rank 0 prints CSV on stdout (model.md columns of measurements):
+ * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed
+ * `oversubscribed` is 1 when this node runs more ranks than hwloc has cores.
+ * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
+ * lines on stdout for `kcal bench` to draw. Exit 0, 1 (a failed call or
+ * check), 2 (bad options), 3 (CMA is forbidden here). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+#include <mpi.h>
+
+#include "kcoll.h"
+#include "kcoll_impl.h"
+#include "model.h"
+#include "sizes.h"
+
+typedef struct {
+    char spec[64]; /* kcoll algorithm; "" for the MPI built-in */
+    const char *name;
+    int k; /* -1: none */
+} variant;
+
+typedef struct {
+    kcal_coll coll;
+    const char *sizes, *algorithm;
+    long iterations, warmup;
+    int cold, check, root, quiet, progress;
+} options;
+
+static int me, p;
+
+static void usage_error(const char *msg, const char *arg)
+{
+    if (me == 0)
+        fprintf(stderr, "kcal-bench-mpi: %s%s%s\n", msg, arg ? ": " : "",
+                arg ? arg : "");
+    MPI_Finalize();
+    exit(2);
+}
+
+static long num(const char *s, long lo, long hi, const char *opt)
+{
+    char *end;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || v < lo || v > hi)
+        usage_error("bad value for", opt);
+    return v;
+}
+
+static void parse(int argc, char **argv, options *o)
+{
+    *o = (options){.coll = KCAL_COLL_COUNT, .sizes = KCAL_DEFAULT_SIZES,
+                   .iterations = 50, .warmup = 5};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--coll")) {
+            if (!v || kcal_coll_from_name(v, &o->coll) != 0)
+                usage_error("unknown collective", v);
+            i++;
+        } else if (!strcmp(a, "--sizes")) {
+            o->sizes = v ? v : "";
+            i++;
+        } else if (!strcmp(a, "--algorithm")) {
+            o->algorithm = v;
+            i++;
+        } else if (!strcmp(a, "--iterations")) {
+            o->iterations = num(v, 1, 100000000, a);
+            i++;
+        } else if (!strcmp(a, "--warmup")) {
+            o->warmup = num(v, 0, 100000000, a);
+            i++;
+        } else if (!strcmp(a, "--root")) {
+            o->root = (int)num(v, 0, p - 1, a);
+            i++;
+        } else if (!strcmp(a, "--cold")) {
+            o->cold = 1;
+        } else if (!strcmp(a, "--check")) {
+            o->check = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--progress")) {
+            o->progress = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (me == 0)
+                printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
+                       "[--algorithm ID] [--iterations N]\n"
+                       "       [--warmup N] [--cold] [--check] [--root R] "
+                       "[--quiet] [--progress]\n"
+                       "Run it under mpirun or srun; rank 0 prints CSV (see "
+                       "`kcal bench --help`).\n");
+            MPI_Finalize();
+            exit(0);
+        } else {
+            usage_error("unknown option", a);
+        }
+    }
+    if (o->coll == KCAL_COLL_COUNT)
+        usage_error("--coll is required", NULL);
+}
+
+/* Every variant to measure: the MPI built-in first, then model.md order. */
+static variant *variants(const options *o, int *count)
+{
+    size_t na;
+    const kcal_algorithm *algs = kcal_model_algorithms(o->coll, &na);
+    variant *v = calloc(na * (size_t)(p + 2) + 1, sizeof *v);
+    int c = 0;
+    const char *want = o->algorithm;
+    char want_id[64] = "";
+    int want_k = 0;
+    if (want) {
+        const char *colon = strchr(want, ':');
+        size_t len = colon ? (size_t)(colon - want) : strlen(want);
+        if (len >= sizeof want_id)
+            usage_error("unknown algorithm", want);
+        memcpy(want_id, want, len);
+        want_id[len] = '\0';
+        want_k = colon ? (int)num(colon + 1, 1, 1 << 30, "--algorithm") : 0;
+        if (strcmp(want_id, "mpi") && !kcal_model_find_algorithm(o->coll, want_id))
+            usage_error("unknown algorithm", want);
+    }
+    v[c++] = (variant){"", "mpi", -1};
+    for (size_t i = 0; i < na; i++) {
+        const kcal_algorithm *a = &algs[i];
+        if (want && strcmp(want_id, a->id))
+            continue;
+        int lo = 0, hi = 0;
+        if (a->kind == KCAL_PARAM_THROTTLE)
+            lo = 2, hi = p - 1;
+        else if (a->kind == KCAL_PARAM_STRIDE)
+            lo = hi = 1;
+        if (want_k)
+            lo = hi = want_k;
+        for (int k = lo; k <= hi; k++) {
+            if (!kcal_model_k_valid(a, p, k))
+                continue;
+            variant *x = &v[c++];
+            x->name = a->id;
+            x->k = a->kind == KCAL_PARAM_NONE ? -1 : k;
+            if (x->k < 0)
+                snprintf(x->spec, sizeof x->spec, "%s", a->id);
+            else
+                snprintf(x->spec, sizeof x->spec, "%s:%d", a->id, k);
+        }
+    }
+    if (want && strcmp(want_id, "mpi") && c == 1)
+        usage_error("algorithm not valid at this p", want);
+    *count = c;
+    return v;
+}
+
+static int oversubscribed(void)
+{
+    MPI_Comm node;
+    int local = 1, cores = 0, over = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                        &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) == 0) {
+        if (hwloc_topology_load(t) == 0)
+            cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+        hwloc_topology_destroy(t);
+    }
+    over = cores > 0 && local > cores;
+    int any = 0;
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+static void fill(unsigned char *b, size_t n, unsigned seed)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)me * 0x632be59bd9b4e019ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        memcpy(b + i, &x, 8);
+    }
+    for (; i < n; i++)
+        b[i] = (unsigned char)(x >> (8 * (i % 8)));
+}
+
+typedef struct {
+    unsigned char *send, *recv, *ref;
+    size_t slen, rlen;
+} buffers;
+
+static int run(const options *o, const variant *v, buffers *b, size_t n)
+{
+    const char *alg = v->spec[0] ? v->spec : NULL;
+    int mpi = !v->spec[0];
+    switch (o->coll) {
+    case KCAL_COLL_SCATTER:
+        return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
+                   : kcoll_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD, alg);
+    case KCAL_COLL_GATHER:
+        return mpi ? kcoll_mpi_gather(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
+                   : kcoll_gather(b->send, b->recv, n, o->root, MPI_COMM_WORLD, alg);
+    case KCAL_COLL_BCAST:
+        return mpi ? kcoll_mpi_bcast(b->recv, n, o->root, MPI_COMM_WORLD)
+                   : kcoll_bcast(b->recv, n, o->root, MPI_COMM_WORLD, alg);
+    case KCAL_COLL_ALLGATHER:
+        return mpi ? kcoll_mpi_allgather(b->send, b->recv, n, MPI_COMM_WORLD)
+                   : kcoll_allgather(b->send, b->recv, n, MPI_COMM_WORLD, alg);
+    default:
+        return mpi ? kcoll_mpi_alltoall(b->send, b->recv, n, MPI_COMM_WORLD)
+                   : kcoll_alltoall(b->send, b->recv, n, MPI_COMM_WORLD, alg);
+    }
+}
+
+/* New send data (and for bcast the root's buffer), and with --check the
+ * built-in's result for it in b->ref. */
+static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
+{
+    fill(b->send, b->slen, seed);
+    if (o->coll == KCAL_COLL_BCAST && me == o->root)
+        fill(b->recv, b->rlen, seed);
+    if (o->check) {
+        variant mpi = {"", "mpi", -1};
+        unsigned char *keep = b->recv;
+        if (o->coll == KCAL_COLL_BCAST)
+            memcpy(b->ref, b->recv, b->rlen);
+        b->recv = b->ref;
+        run(o, &mpi, b, n);
+        b->recv = keep;
+    }
+}
+
+/* Before a checked call: poison what the call must write. */
+static void poison(const options *o, buffers *b)
+{
+    if (o->coll != KCAL_COLL_BCAST || me != o->root)
+        memset(b->recv, 0xee, b->rlen);
+}
+
+static int verify(const options *o, const variant *v, buffers *b, size_t n)
+{
+    int significant = !(o->coll == KCAL_COLL_GATHER && me != o->root);
+    if (!significant || !memcmp(b->recv, b->ref, b->rlen))
+        return 0;
+    size_t at = 0;
+    while (b->recv[at] == b->ref[at])
+        at++;
+    fprintf(stderr,
+            "kcal-bench-mpi: CHECK FAILED: %s %s n=%zu rank %d: result differs "
+            "from the MPI built-in at byte %zu\n",
+            kcal_coll_name(o->coll), v->spec[0] ? v->spec : "mpi", n, me, at);
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void progress(const options *o, double done, double total,
+                     const char *what)
+{
+    static double last;
+    if (me != 0 || o->quiet)
+        return;
+    double now = MPI_Wtime();
+    if (done < total && now - last < 0.25)
+        return;
+    last = now;
+    if (o->progress) {
+        printf("#progress %.0f %.0f %s\n", done, total, what);
+        fflush(stdout);
+    } else {
+        fprintf(stderr, "kcal-bench-mpi: [%s] %.0f%%\n", what,
+                total > 0 ? 100.0 * done / total : 100.0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    options o;
+    parse(argc, argv, &o);
+    uint64_t *sizes;
+    size_t nsizes;
+    char err[256];
+    if (kcal_sizes_parse(o.sizes, &sizes, &nsizes, err, sizeof err) != 0)
+        usage_error(err, NULL);
+    int nv;
+    variant *v = variants(&o, &nv);
+    /* Measuring the fallback would label MPI's times as kcoll's: where CMA
+     * is forbidden, say so and stop (exit 3, as kcal's CMA-forbidden). */
+    setenv("KCOLL_STRICT", "1", 1);
+    unsigned char probe = 0;
+    if (kcoll_bcast(&probe, 1, 0, MPI_COMM_WORLD, "direct_read") != MPI_SUCCESS) {
+        if (me == 0)
+            fprintf(stderr, "kcal-bench-mpi: process_vm_readv is not permitted "
+                            "between these processes: nothing to measure\n");
+        MPI_Finalize();
+        return 3;
+    }
+    int over = oversubscribed();
+    const char *coll = kcal_coll_name(o.coll);
+
+    /* Rows are kept until the end: a failed run prints no half table. */
+    size_t rows_cap = nsizes * (size_t)nv, nrows = 0;
+    char (*rows)[256] = me == 0 ? calloc(rows_cap, 256) : NULL;
+    long iters = o.iterations;
+    double *t = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
+    int failed = 0;
+    const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
+    int corrupt = ce && !strcmp(ce, "1");
+    for (size_t si = 0; si < nsizes && !failed; si++) {
+        size_t n = (size_t)sizes[si], pn = (size_t)p * n;
+        buffers b = {0};
+        switch (o.coll) {
+        case KCAL_COLL_SCATTER: b.slen = pn, b.rlen = n; break;
+        case KCAL_COLL_GATHER: b.slen = n, b.rlen = pn; break;
+        case KCAL_COLL_BCAST: b.slen = 0, b.rlen = n; break;
+        case KCAL_COLL_ALLGATHER: b.slen = n, b.rlen = pn; break;
+        default: b.slen = pn, b.rlen = pn; break;
+        }
+        b.send = malloc(b.slen + 1);
+        b.recv = malloc(b.rlen + 1);
+        b.ref = o.check ? malloc(b.rlen + 1) : NULL;
+        if (!b.send || !b.recv || (o.check && !b.ref)) {
+            fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
+                            "bytes\n", me, b.slen + b.rlen);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        memset(b.recv, 0, b.rlen);
+        prepare_data(&o, &b, n, 0);
+        char what[64], sz[32];
+        snprintf(what, sizeof what, "%s %s", coll,
+                 kcal_size_format(n, sz, sizeof sz));
+        for (long it = -o.warmup; it < iters && !failed; it++) {
+            if (o.cold && it >= 0)
+                prepare_data(&o, &b, n, (unsigned)it + 1);
+            for (int vi = 0; vi < nv; vi++) {
+                if (o.check)
+                    poison(&o, &b);
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                int rc = run(&o, &v[vi], &b, n);
+                double dt = MPI_Wtime() - t0;
+                /* Test hook: spoil one byte so the --check path is tested. */
+                if (corrupt && v[vi].spec[0] && me == p - 1 && b.rlen > 0)
+                    b.recv[b.rlen - 1] ^= 1;
+                if (rc != MPI_SUCCESS) {
+                    char es[MPI_MAX_ERROR_STRING];
+                    int len;
+                    MPI_Error_string(rc, es, &len);
+                    fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: %s\n",
+                            coll, v[vi].spec[0] ? v[vi].spec : "mpi", n, me, es);
+                    failed = 1;
+                }
+                if (o.check && verify(&o, &v[vi], &b, n))
+                    failed = 1;
+                if (it >= 0)
+                    t[(size_t)vi * iters + it] = dt;
+                progress(&o, ++done, total, what);
+            }
+            int any = 0;
+            if (o.check || failed) {
+                MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                failed = any;
+            }
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (!failed) {
+            MPI_Reduce(t, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
+                       MPI_COMM_WORLD);
+            for (int vi = 0; me == 0 && vi < nv; vi++) {
+                double *x = tmax + (size_t)vi * iters;
+                qsort(x, (size_t)iters, sizeof *x, cmp_double);
+                double med = iters % 2 ? x[iters / 2]
+                                       : (x[iters / 2 - 1] + x[iters / 2]) / 2;
+                char k[16] = "";
+                if (v[vi].k >= 0)
+                    snprintf(k, sizeof k, "%d", v[vi].k);
+                snprintf(rows[nrows++], 256, "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d",
+                         coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
+                         iters, over);
+            }
+        }
+        free(b.send);
+        free(b.recv);
+        free(b.ref);
+    }
+    if (me == 0 && !failed) {
+        printf("collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,"
+               "iterations,oversubscribed\n");
+        for (size_t i = 0; i < nrows; i++)
+            printf("%s\n", rows[i]);
+        fflush(stdout);
+    }
+    free(rows);
+    free(t);
+    free(tmax);
+    free(v);
+    free(sizes);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+/* kcoll: contention-aware single-copy collectives over Open MPI + Linux CMA.
+ *
+ * The reference algorithms of shared/design/model.md, run for real: control
+ * (buffer addresses, completion, throttling tokens) travels as small MPI
+ * messages on a private duplicate of the communicator, data moves only with
+ * process_vm_readv/process_vm_writev. Semantics are those of the MPI built-in
+ * with MPI_BYTE; n is in bytes: the block per process (scatter, gather,
+ * allgather, alltoall) or the whole message (bcast).
+ *
+ * `algorithm` is a model.md id, optionally with a parameter after a colon
+ * ("throttled_read:4", "knomial:8", "ring_neighbor:3"), or NULL for the
+ * algorithm the paper model ranks first for (p, n) with the params of
+ * $KCAL_PARAMS or the embedded default. Every call returns MPI_SUCCESS or an
+ * MPI error code (MPI_ERR_ARG for an unknown id or a parameter out of range,
+ * MPI_ERR_COMM for a communicator that spans nodes, MPI_ERR_OTHER for a
+ * failed copy or, with KCOLL_STRICT=1, for a machine where CMA is
+ * forbidden); the library never aborts or exits.
+ *
+ * Environment: KCOLL_STRICT=1 (error instead of falling back to the MPI
+ * built-in where CMA is forbidden), KCOLL_SIMULATE_NO_CMA=1 (behave as if
+ * CMA were forbidden: for tests), KCAL_PARAMS (params for NULL algorithm). */
+#ifndef KCOLL_H
+#define KCOLL_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
+                  MPI_Comm comm, const char *algorithm);
+int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
+                 MPI_Comm comm, const char *algorithm);
+int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
+                const char *algorithm);
+int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+                    MPI_Comm comm, const char *algorithm);
+int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
+                   MPI_Comm comm, const char *algorithm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,97 @@
+/* scatter: the root's sendbuf holds p blocks of n bytes; block r goes to
+ * rank r. With recvbuf = MPI_IN_PLACE at the root its block stays put.
+ * Paper Section IV-A; model.md, with X(n) = α + n·β, P(c,n) = l·γ(c)·pages(n):
+ *
+ *   parallel_read     T_sm_bcast + X(n) + P(p,n) + T_sm_gather
+ *     The root broadcasts its sendbuf address; every other rank reads its
+ *     block at once and reports to the root, which copies its own block
+ *     meanwhile and returns after p−1 reports.
+ *   sequential_write  T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast
+ *     The root gathers the recvbuf addresses and writes the blocks one after
+ *     the other, releasing each rank as soon as its block is written.
+ *   throttled_read:k  T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n))
+ *     At most k readers at a time (Section IV-A3): non-root reader q
+ *     (0..p−2, counted from root+1) waits for a token from reader q−k, reads,
+ *     and passes the token to reader q+k; the root waits only for the last k
+ *     readers, which finish after every earlier one. */
+#include <string.h>
+
+#include "kcoll_impl.h"
+
+static void copy_own(const kcoll_args *a)
+{
+    if (a->recvbuf != MPI_IN_PLACE)
+        memcpy(a->recvbuf, (const char *)a->sendbuf + (size_t)a->root * a->n,
+               a->n);
+}
+
+int kcoll_scatter_parallel_read(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag = kcoll_tag(c, 0), status = 0;
+    uint64_t src = c->rank == a->root ? kcoll_addr(a->sendbuf) : 0;
+    KCOLL_TRY(MPI_Bcast(&src, 1, MPI_UINT64_T, a->root, c->comm));
+    if (c->rank != a->root) {
+        status = kcoll_cma_read(c->pids[a->root], a->recvbuf,
+                                src + (uint64_t)c->rank * a->n, a->n) != 0;
+        KCOLL_TRY(kcoll_ctl_send(c, a->root, tag, status));
+        return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    copy_own(a);
+    for (int i = 1; i < c->size; i++)
+        KCOLL_TRY(kcoll_ctl_recv(c, MPI_ANY_SOURCE, tag, &status));
+    return MPI_SUCCESS; /* the readers report their own failures */
+}
+
+int kcoll_scatter_sequential_write(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag = kcoll_tag(c, 0), status = 0, p = c->size;
+    if (c->rank != a->root) {
+        uint64_t mine = kcoll_addr(a->recvbuf);
+        KCOLL_TRY(MPI_Gather(&mine, 1, MPI_UINT64_T, NULL, 1, MPI_UINT64_T,
+                             a->root, c->comm));
+        KCOLL_TRY(kcoll_ctl_recv(c, a->root, tag, &status));
+        return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    uint64_t dst[p];
+    uint64_t mine = 0;
+    KCOLL_TRY(MPI_Gather(&mine, 1, MPI_UINT64_T, dst, 1, MPI_UINT64_T,
+                         a->root, c->comm));
+    copy_own(a);
+    int failed = 0;
+    for (int v = 1; v < p; v++) {
+        int r = (a->root + v) % p;
+        int st = kcoll_cma_write(c->pids[r],
+                                 (const char *)a->sendbuf + (size_t)r * a->n,
+                                 dst[r], a->n) != 0;
+        failed |= st;
+        KCOLL_TRY(kcoll_ctl_send(c, r, tag, st));
+    }
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_scatter_throttled_read(kcoll_comm *c, const kcoll_args *a)
+{
+    int tag_token = kcoll_tag(c, 0), tag_done = kcoll_tag(c, 1);
+    int p = c->size, k = a->k, readers = p - 1, status = 0;
+    uint64_t src = c->rank == a->root ? kcoll_addr(a->sendbuf) : 0;
+    KCOLL_TRY(MPI_Bcast(&src, 1, MPI_UINT64_T, a->root, c->comm));
+    if (c->rank == a->root) {
+        copy_own(a);
+        int last = k < readers ? k : readers;
+        for (int i = 0; i < last; i++)
+            KCOLL_TRY(kcoll_ctl_recv(c, MPI_ANY_SOURCE, tag_done, &status));
+        return MPI_SUCCESS;
+    }
+    int q = (c->rank - a->root - 1 + p) % p;
+    int chain = 0; /* a failure upstream does not spoil this block */
+    if (q >= k)
+        KCOLL_TRY(kcoll_ctl_recv(c, (a->root + 1 + q - k) % p, tag_token,
+                                 &chain));
+    status = kcoll_cma_read(c->pids[a->root], a->recvbuf,
+                            src + (uint64_t)c->rank * a->n, a->n) != 0;
+    if (q + k < readers)
+        KCOLL_TRY(kcoll_ctl_send(c, (a->root + 1 + q + k) % p, tag_token, 0));
+    else
+        KCOLL_TRY(kcoll_ctl_send(c, a->root, tag_done, 0));
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}

@@ -1,0 +1,725 @@
+/* join: parse predicted and measured CSVs, join them, and compute the
+ * model's error and the predictor's selection regret (see join.h). */
+#include "join.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+enum { MAX_FIELDS = 32 };
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void kcal_join_init(kcal_join_table *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void kcal_join_free(kcal_join_table *t)
+{
+    free(t->rows);
+    for (size_t i = 0; i < t->n_names; i++)
+        free(t->names[i]);
+    free(t->names);
+    kcal_join_init(t);
+}
+
+static const char *keep_name(kcal_join_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_names; i++)
+        if (!strcmp(t->names[i], name))
+            return t->names[i];
+    char **nn = realloc(t->names, (t->n_names + 1) * sizeof *nn);
+    if (!nn)
+        return NULL;
+    t->names = nn;
+    if (!(nn[t->n_names] = strdup(name)))
+        return NULL;
+    return nn[t->n_names++];
+}
+
+static kcal_join_row *push_row(kcal_join_table *t)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        kcal_join_row *r = realloc(t->rows, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        t->rows = r;
+        t->cap = cap;
+    }
+    kcal_join_row *r = &t->rows[t->n++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+/* ---- CSV fields ------------------------------------------------------- */
+
+/* Split line (modified in place) at commas. The contract's CSVs carry no
+ * quoted fields, so a quote is an error rather than something to guess at. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *s = line;
+    for (;;) {
+        if (n == max)
+            return -1;
+        f[n++] = s;
+        char *c = strchr(s, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        s = c + 1;
+    }
+    return n;
+}
+
+static int parse_name(const char *s, char *out, size_t outlen)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= outlen)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+            return -1;
+    }
+    memcpy(out, s, n + 1);
+    return 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!*s || *s == '+' || *s == ' ')
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A time in seconds: finite and > 0 (a zero time cannot be measured and
+ * would make a percentage error meaningless). */
+static int parse_time(const char *s, double *out)
+{
+    if (!*s || *s == ' ')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false"))
+        *out = 0;
+    else if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true"))
+        *out = 1;
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- the two files ---------------------------------------------------- */
+
+enum { C_COLL, C_P, C_SIZE, C_ALG, C_K, C_PRED, C_RANK, C_MEDIAN, C_MIN,
+       C_MAX, C_ITER, C_OVERSUB, C_COUNT };
+
+static const char *const col_names[C_COUNT] = {
+    "collective", "p", "size_bytes", "algorithm", "k", "predicted_s", "rank",
+    "median_s", "min_s", "max_s", "iterations", "oversubscribed",
+};
+
+static const int pred_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_PRED,
+                                C_RANK, -1};
+static const int meas_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_MEDIAN,
+                                C_MIN, C_MAX, C_ITER, C_OVERSUB, -1};
+
+static int parse_csv(kcal_join_table *t, const char *text, const char *name,
+                     int measured, char *err, size_t errlen)
+{
+    const int *need = measured ? meas_cols : pred_cols;
+    const char *fname = keep_name(t, name);
+    char *buf = strdup(text);
+    if (!fname || !buf) {
+        free(buf);
+        set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    int idx[C_COUNT];
+    int nhead = 0;
+    char *header = NULL;
+    int lineno = 0, rc = -1;
+    char *line = buf;
+    /* Walk lines by hand: strtok would merge empty lines, which are errors. */
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        char *next = nl ? nl + 1 : NULL;
+        if (len == 0) {
+            set_err(err, errlen, "%s:%d: empty line", name, lineno);
+            goto out;
+        }
+        if (strchr(line, '"')) {
+            set_err(err, errlen, "%s:%d: quoted fields are not part of the "
+                    "CSV contract", name, lineno);
+            goto out;
+        }
+        if (!header) {
+            header = strdup(line);
+            char *f[MAX_FIELDS];
+            nhead = split(line, f, MAX_FIELDS);
+            if (!header || nhead < 0) {
+                set_err(err, errlen, "%s:%d: bad header", name, lineno);
+                goto out;
+            }
+            for (int c = 0; c < C_COUNT; c++) {
+                idx[c] = -1;
+                for (int i = 0; i < nhead; i++)
+                    if (!strcmp(f[i], col_names[c]))
+                        idx[c] = i;
+            }
+            for (const int *c = need; *c >= 0; c++)
+                if (idx[*c] < 0) {
+                    set_err(err, errlen, "%s:%d: header lacks column '%s' "
+                            "(is this the CSV of kcal %s --format csv?)",
+                            name, lineno, col_names[*c],
+                            measured ? "bench" : "predict");
+                    goto out;
+                }
+            line = next;
+            continue;
+        }
+        if (!strcmp(line, header)) { /* files concatenated: header again */
+            line = next;
+            continue;
+        }
+        char *f[MAX_FIELDS];
+        int nf = split(line, f, MAX_FIELDS);
+        if (nf != nhead) {
+            set_err(err, errlen, "%s:%d: %d fields, the header has %d", name,
+                    lineno, nf < 0 ? MAX_FIELDS : nf, nhead);
+            goto out;
+        }
+        kcal_join_row *r = push_row(t);
+        if (!r) {
+            set_err(err, errlen, "%s: out of memory", name);
+            goto out;
+        }
+        long v;
+        kcal_coll coll;
+        const char *bad = NULL;
+        if (parse_name(f[idx[C_COLL]], r->coll, sizeof r->coll) ||
+            kcal_coll_from_name(r->coll, &coll))
+            bad = "collective";
+        else if (parse_long(f[idx[C_P]], 1, 1000000, &v) || !(r->p = (int)v))
+            bad = "p";
+        else if (parse_u64(f[idx[C_SIZE]], &r->size))
+            bad = "size_bytes";
+        else if (parse_name(f[idx[C_ALG]], r->alg, sizeof r->alg))
+            bad = "algorithm";
+        else if (*f[idx[C_K]] &&
+                 (parse_long(f[idx[C_K]], 1, 1000000, &v) || !(r->k = (int)v)))
+            bad = "k";
+        if (!bad && !measured) {
+            if (parse_time(f[idx[C_PRED]], &r->predicted_s))
+                bad = "predicted_s";
+            else if (parse_long(f[idx[C_RANK]], 1, 100000000, &v))
+                bad = "rank";
+            else
+                r->rank = (int)v;
+            r->has_pred = 1;
+            r->pred_file = fname;
+            r->pred_line = lineno;
+        } else if (!bad) {
+            if (parse_time(f[idx[C_MEDIAN]], &r->median_s))
+                bad = "median_s";
+            else if (parse_time(f[idx[C_MIN]], &r->min_s))
+                bad = "min_s";
+            else if (parse_time(f[idx[C_MAX]], &r->max_s))
+                bad = "max_s";
+            else if (parse_long(f[idx[C_ITER]], 1, 1000000000, &r->iterations))
+                bad = "iterations";
+            else if (parse_bool(f[idx[C_OVERSUB]], &r->oversubscribed))
+                bad = "oversubscribed";
+            else if (!(r->min_s <= r->median_s && r->median_s <= r->max_s)) {
+                set_err(err, errlen, "%s:%d: not min_s <= median_s <= max_s",
+                        name, lineno);
+                goto out;
+            }
+            r->has_meas = 1;
+            r->meas_file = fname;
+            r->meas_line = lineno;
+        }
+        if (bad) {
+            /* Find the column again to quote what was there. */
+            int c = 0;
+            while (strcmp(col_names[c], bad))
+                c++;
+            set_err(err, errlen, "%s:%d: bad %s '%s'", name, lineno, bad,
+                    f[idx[c]]);
+            goto out;
+        }
+        if (!strcmp(r->alg, KCAL_JOIN_MPI) && !measured) {
+            set_err(err, errlen, "%s:%d: '%s' is the MPI library's collective, "
+                    "not a model algorithm", name, lineno, KCAL_JOIN_MPI);
+            goto out;
+        }
+        line = next;
+    }
+    if (!header) {
+        set_err(err, errlen, "%s:1: empty file (no header)", name);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(header);
+    free(buf);
+    return rc;
+}
+
+int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
+                              const char *name, char *err, size_t errlen)
+{
+    return parse_csv(t, text, name, 0, err, errlen);
+}
+
+int kcal_join_parse_measured(kcal_join_table *t, const char *text,
+                             const char *name, char *err, size_t errlen)
+{
+    return parse_csv(t, text, name, 1, err, errlen);
+}
+
+static char *slurp(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = !buf || ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        set_err(err, errlen, "%s: read error", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        free(buf);
+        set_err(err, errlen, "%s: NUL byte in a CSV file", path);
+        return NULL;
+    }
+    return buf;
+}
+
+int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
+                             size_t errlen)
+{
+    char *text = slurp(path, err, errlen);
+    if (!text)
+        return -1;
+    int rc = kcal_join_parse_predicted(t, text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,
+                            size_t errlen)
+{
+    char *text = slurp(path, err, errlen);
+    if (!text)
+        return -1;
+    int rc = kcal_join_parse_measured(t, text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* ---- the join --------------------------------------------------------- */
+
+static int coll_order(const char *name)
+{
+    kcal_coll c;
+    return kcal_coll_from_name(name, &c) ? KCAL_COLL_COUNT : (int)c;
+}
+
+/* Key order: collective (model order), p, algorithm (mpi last, so a plot's
+ * reference series comes after the model's), k, size. */
+static int cmp_key(const kcal_join_row *a, const kcal_join_row *b)
+{
+    int ca = coll_order(a->coll), cb = coll_order(b->coll);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    int ma = !strcmp(a->alg, KCAL_JOIN_MPI), mb = !strcmp(b->alg, KCAL_JOIN_MPI);
+    if (ma != mb)
+        return ma - mb;
+    int s = strcmp(a->alg, b->alg);
+    if (s)
+        return s;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    return 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const kcal_join_row *a = pa, *b = pb;
+    int c = cmp_key(a, b);
+    if (c)
+        return c;
+    /* Predicted before measured, then by line: duplicates are reported at
+     * their second occurrence. */
+    if (a->has_pred != b->has_pred)
+        return b->has_pred - a->has_pred;
+    int la = a->has_pred ? a->pred_line : a->meas_line;
+    int lb = b->has_pred ? b->pred_line : b->meas_line;
+    return (la > lb) - (la < lb);
+}
+
+char *kcal_join_alg_label(const kcal_join_row *r, char *buf, size_t len)
+{
+    if (r->k)
+        snprintf(buf, len, "%s:%d", r->alg, r->k);
+    else
+        snprintf(buf, len, "%s", r->alg);
+    return buf;
+}
+
+int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen)
+{
+    qsort(t->rows, t->n, sizeof *t->rows, cmp_rows);
+    size_t w = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        kcal_join_row *r = &t->rows[i];
+        if (w > 0 && !cmp_key(&t->rows[w - 1], r)) {
+            kcal_join_row *o = &t->rows[w - 1];
+            if ((o->has_pred && r->has_pred) || (o->has_meas && r->has_meas)) {
+                char lab[64];
+                int pred = r->has_pred;
+                set_err(err, errlen,
+                        "%s:%d: duplicate row %s,p=%d,%llu bytes,%s "
+                        "(first at %s:%d)",
+                        pred ? r->pred_file : r->meas_file,
+                        pred ? r->pred_line : r->meas_line, r->coll, r->p,
+                        (unsigned long long)r->size,
+                        kcal_join_alg_label(r, lab, sizeof lab),
+                        pred ? o->pred_file : o->meas_file,
+                        pred ? o->pred_line : o->meas_line);
+                return -1;
+            }
+            /* o is the predicted row (sorted first), r the measured one. */
+            o->has_meas = 1;
+            o->median_s = r->median_s;
+            o->min_s = r->min_s;
+            o->max_s = r->max_s;
+            o->iterations = r->iterations;
+            o->oversubscribed = r->oversubscribed;
+            o->meas_file = r->meas_file;
+            o->meas_line = r->meas_line;
+            continue;
+        }
+        t->rows[w++] = *r;
+    }
+    t->n = w;
+    t->pred_only = t->meas_only = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        t->pred_only += t->rows[i].has_pred && !t->rows[i].has_meas;
+        t->meas_only += !t->rows[i].has_pred && t->rows[i].has_meas;
+    }
+    return 0;
+}
+
+double kcal_join_ape(const kcal_join_row *r)
+{
+    return 100.0 * fabs(r->predicted_s - r->median_s) / r->median_s;
+}
+
+static int joined(const kcal_join_row *r)
+{
+    return r->has_pred && r->has_meas;
+}
+
+static int same_series(const kcal_join_row *a, const kcal_join_row *b)
+{
+    return !strcmp(a->coll, b->coll) && a->p == b->p &&
+           !strcmp(a->alg, b->alg) && a->k == b->k;
+}
+
+long kcal_join_summarise(const kcal_join_table *t, kcal_join_summary **out)
+{
+    kcal_join_summary *s = calloc(t->n ? t->n : 1, sizeof *s);
+    if (!s)
+        return -1;
+    long n = 0;
+    /* Rows are sorted by series then size: one pass. */
+    for (size_t i = 0; i < t->n;) {
+        size_t j = i;
+        kcal_join_summary cur = {0};
+        double sum = 0, ssum = 0;
+        for (; j < t->n && same_series(&t->rows[i], &t->rows[j]); j++) {
+            const kcal_join_row *r = &t->rows[j];
+            if (!joined(r) || r->size < KCAL_JOIN_MIN_ERR_SIZE)
+                continue;
+            double ape = kcal_join_ape(r);
+            sum += ape;
+            ssum += 100.0 * (r->predicted_s - r->median_s) / r->median_s;
+            if (cur.points == 0 || ape > cur.max_ape_pct) {
+                cur.max_ape_pct = ape;
+                cur.worst_size = r->size;
+            }
+            cur.oversubscribed |= r->oversubscribed;
+            cur.points++;
+        }
+        if (cur.points) {
+            const kcal_join_row *r = &t->rows[i];
+            memcpy(cur.coll, r->coll, sizeof cur.coll);
+            memcpy(cur.alg, r->alg, sizeof cur.alg);
+            cur.p = r->p;
+            cur.k = r->k;
+            cur.mape_pct = sum / cur.points;
+            cur.mean_signed_pct = ssum / cur.points;
+            s[n++] = cur;
+        }
+        i = j;
+    }
+    *out = s;
+    return n;
+}
+
+static int cmp_point(const kcal_join_row *a, const kcal_join_row *b)
+{
+    int ca = coll_order(a->coll), cb = coll_order(b->coll);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    return 0;
+}
+
+static int cmp_rowptr(const void *pa, const void *pb)
+{
+    const kcal_join_row *a = *(const kcal_join_row *const *)pa;
+    const kcal_join_row *b = *(const kcal_join_row *const *)pb;
+    int c = cmp_point(a, b);
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
+{
+    const kcal_join_row **by = malloc((t->n ? t->n : 1) * sizeof *by);
+    kcal_join_rank *res = calloc(t->n ? t->n : 1, sizeof *res);
+    if (!by || !res) {
+        free(by);
+        free(res);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        by[i] = &t->rows[i];
+    qsort(by, t->n, sizeof *by, cmp_rowptr);
+    long n = 0;
+    for (size_t i = 0; i < t->n;) {
+        size_t j = i;
+        kcal_join_rank cur = {0};
+        for (; j < t->n && !cmp_point(by[i], by[j]); j++) {
+            const kcal_join_row *r = by[j];
+            if (!r->has_meas)
+                continue;
+            cur.oversubscribed |= r->oversubscribed;
+            if (!strcmp(r->alg, KCAL_JOIN_MPI)) {
+                cur.mpi = r;
+                continue;
+            }
+            /* The predictor chose among what was measured: the lowest rank.
+             * Equal times share a rank; then the predictor takes the one it
+             * lists first (kcal_model_best takes the first of the ranked
+             * list), which is the earlier line of the predicted CSV. */
+            if (r->has_pred) {
+                const kcal_join_row *b = cur.predicted_best;
+                if (!b || r->rank < b->rank ||
+                    (r->rank == b->rank && r->predicted_s < b->predicted_s) ||
+                    (r->rank == b->rank && r->predicted_s == b->predicted_s &&
+                     r->pred_file == b->pred_file && r->pred_line < b->pred_line))
+                    cur.predicted_best = r;
+            }
+            if (!cur.measured_best || r->median_s < cur.measured_best->median_s)
+                cur.measured_best = r;
+        }
+        if (cur.predicted_best) {
+            /* Did another measured algorithm share the chosen one's rank? */
+            cur.tied = 0;
+            for (size_t q = i; q < j; q++)
+                if (by[q] != cur.predicted_best && by[q]->has_pred &&
+                    by[q]->has_meas && by[q]->rank == cur.predicted_best->rank)
+                    cur.tied = 1;
+            memcpy(cur.coll, by[i]->coll, sizeof cur.coll);
+            cur.p = by[i]->p;
+            cur.size = by[i]->size;
+            double mb = cur.measured_best->median_s;
+            cur.regret_pct = 100.0 * (cur.predicted_best->median_s - mb) / mb;
+            cur.speedup = cur.mpi ? cur.mpi->median_s / mb : NAN;
+            res[n++] = cur;
+        }
+        i = j;
+    }
+    free(by);
+    *out = res;
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double kcal_join_median_ape(const kcal_join_table *t)
+{
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    if (!v)
+        return NAN;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const kcal_join_row *r = &t->rows[i];
+        if (joined(r) && !r->oversubscribed && r->size >= KCAL_JOIN_MIN_ERR_SIZE)
+            v[n++] = kcal_join_ape(r);
+    }
+    double med = NAN;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_double);
+        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    free(v);
+    return med;
+}
+
+double kcal_join_mean_regret(const kcal_join_rank *r, long n)
+{
+    double sum = 0;
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (!r[i].oversubscribed) {
+            sum += r[i].regret_pct;
+            m++;
+        }
+    return m ? sum / m : NAN;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void put_k(FILE *f, int k)
+{
+    if (k)
+        fprintf(f, "%d", k);
+}
+
+int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
+                            int oversubscribed)
+{
+    fprintf(f, "collective,p,algorithm,k,points,mape_pct,max_ape_pct\n");
+    for (long i = 0; i < n; i++) {
+        if (s[i].oversubscribed != oversubscribed)
+            continue;
+        fprintf(f, "%s,%d,%s,", s[i].coll, s[i].p, s[i].alg);
+        put_k(f, s[i].k);
+        fprintf(f, ",%d,%.4f,%.4f\n", s[i].points, s[i].mape_pct,
+                s[i].max_ape_pct);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
+                            int oversubscribed)
+{
+    fprintf(f, "collective,p,size_bytes,predicted_best,measured_best,"
+               "regret_pct\n");
+    for (long i = 0; i < n; i++) {
+        if (r[i].oversubscribed != oversubscribed)
+            continue;
+        char a[64], b[64];
+        fprintf(f, "%s,%d,%llu,%s,%s,%.4f\n", r[i].coll, r[i].p,
+                (unsigned long long)r[i].size,
+                kcal_join_alg_label(r[i].predicted_best, a, sizeof a),
+                kcal_join_alg_label(r[i].measured_best, b, sizeof b),
+                r[i].regret_pct);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int kcal_join_write_speedup(FILE *f, const kcal_join_rank *r, long n,
+                            int oversubscribed)
+{
+    fprintf(f, "collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup\n");
+    for (long i = 0; i < n; i++) {
+        if (r[i].oversubscribed != oversubscribed || !r[i].mpi)
+            continue;
+        char a[64];
+        fprintf(f, "%s,%d,%llu,%s,%.6e,%.6e,%.4f\n", r[i].coll, r[i].p,
+                (unsigned long long)r[i].size,
+                kcal_join_alg_label(r[i].measured_best, a, sizeof a),
+                r[i].measured_best->median_s, r[i].mpi->median_s,
+                r[i].speedup);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,141 @@
+/* join: the report's numbers. Reads the CSV of `kcal predict --format csv`
+ * and of `kcal bench --format csv` (columns fixed by shared/design/model.md
+ * and the bench issue), joins them on collective,p,size_bytes,algorithm,k,
+ * and derives what the report shows:
+ *   - the model's absolute percentage error per (collective, p, algorithm, k)
+ *     over sizes >= KCAL_JOIN_MIN_ERR_SIZE (summary.csv);
+ *   - per (collective, p, size) the predicted best vs the measured best and
+ *     the selection regret (ranking.csv);
+ *   - per (collective, p, size) the speedup of the best kcoll algorithm over
+ *     the MPI library's own collective (`mpi` in the bench CSV).
+ * Library code: returns error codes with "FILE:LINE: what" in err; never
+ * prints or exits. */
+#ifndef KCAL_JOIN_H
+#define KCAL_JOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The error statistics cover sizes from 16 KiB up: below that the model's
+ * start-up terms dominate and single-digit-µs timer noise swamps them. */
+#define KCAL_JOIN_MIN_ERR_SIZE 16384u
+
+/* The bench's name for the MPI library's own collective (not a model
+ * algorithm: it has a measurement but never a prediction). */
+#define KCAL_JOIN_MPI "mpi"
+
+/* One (collective, p, size, algorithm, k) point: what was predicted, what
+ * was measured, or both. k is 0 where the CSV leaves it empty. */
+typedef struct {
+    char coll[16];
+    int p;
+    uint64_t size;
+    char alg[40];
+    int k;
+
+    int has_pred;
+    double predicted_s;
+    int rank;
+
+    int has_meas;
+    double median_s, min_s, max_s;
+    long iterations;
+    int oversubscribed;
+
+    const char *pred_file, *meas_file; /* source file and line, for messages */
+    int pred_line, meas_line;
+} kcal_join_row;
+
+typedef struct {
+    kcal_join_row *rows;
+    size_t n, cap;
+    /* Rows seen in one file but not the other (after kcal_join_finish). */
+    size_t pred_only, meas_only;
+    char **names; /* file names the rows point to (owned) */
+    size_t n_names;
+} kcal_join_table;
+
+void kcal_join_init(kcal_join_table *t);
+void kcal_join_free(kcal_join_table *t);
+
+/* Parse CSV text from `name`. The header must hold the contract's columns
+ * (any order, extra columns ignored); repeated identical header lines are
+ * allowed so per-run files can be concatenated. A second row with the same
+ * key in the same file is an error. Returns 0 or -1 with "name:line: ..." */
+int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
+                              const char *name, char *err, size_t errlen);
+int kcal_join_parse_measured(kcal_join_table *t, const char *text,
+                             const char *name, char *err, size_t errlen);
+/* Read a whole file and parse it as above. */
+int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
+                             size_t errlen);
+int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,
+                            size_t errlen);
+
+/* Join: merge the predicted and the measured row of each key, sort by
+ * collective (model order), p, algorithm, k, size, and count the rows that
+ * have only one side. Call once, after reading both files. A key given
+ * twice on the same side is an error naming both lines. 0 or -1. */
+int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen);
+
+/* "id" or "id:k" into buf; returns buf. */
+char *kcal_join_alg_label(const kcal_join_row *r, char *buf, size_t len);
+
+/* Absolute percentage error of a joined row: 100*|pred - meas|/meas. */
+double kcal_join_ape(const kcal_join_row *r);
+
+/* summary.csv: one line per (collective, p, algorithm, k) with at least one
+ * joined point of size >= KCAL_JOIN_MIN_ERR_SIZE. */
+typedef struct {
+    char coll[16];
+    int p;
+    char alg[40];
+    int k;
+    int oversubscribed;
+    int points;
+    double mape_pct, max_ape_pct;
+    double mean_signed_pct;  /* mean of 100*(pred-meas)/meas: < 0 = model too fast */
+    uint64_t worst_size;     /* the size of max_ape_pct */
+} kcal_join_summary;
+
+/* ranking.csv: one line per (collective, p, size) with at least one joined
+ * (predicted and measured) kcoll row. */
+typedef struct {
+    char coll[16];
+    int p;
+    uint64_t size;
+    int oversubscribed;
+    const kcal_join_row *predicted_best; /* lowest predicted rank among
+                                          * measured; on a tie the one the
+                                          * predicted CSV lists first */
+    int tied; /* another measured algorithm shares predicted_best's rank */
+    const kcal_join_row *measured_best;  /* lowest median among kcoll algorithms */
+    double regret_pct;
+    const kcal_join_row *mpi;            /* NULL when `mpi` was not measured */
+    double speedup;                      /* mpi median / measured_best median; NAN without mpi */
+} kcal_join_rank;
+
+/* Both return the count (>= 0) and a malloc'ed array (caller frees), or -1
+ * on allocation failure. Pointers in kcal_join_rank point into t->rows. */
+long kcal_join_summarise(const kcal_join_table *t, kcal_join_summary **out);
+long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out);
+
+/* Headline numbers over the non-oversubscribed points: the median APE of all
+ * joined points >= KCAL_JOIN_MIN_ERR_SIZE and the mean regret over ranking
+ * rows. NAN when there is nothing to average. */
+double kcal_join_median_ape(const kcal_join_table *t);
+double kcal_join_mean_regret(const kcal_join_rank *r, long n);
+
+/* Write the two tables (header included). Return 0 or -1 (errno). The
+ * `oversubscribed` selector picks which rows: 0 = not oversubscribed only,
+ * 1 = oversubscribed only. */
+int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
+                            int oversubscribed);
+int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
+                            int oversubscribed);
+/* speedup.csv: collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup */
+int kcal_join_write_speedup(FILE *f, const kcal_join_rank *r, long n,
+                            int oversubscribed);
+
+#endif

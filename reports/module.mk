@@ -1,0 +1,10 @@
+# reports/: `make report` — measure (kcal bench), predict (kcal predict) and
+# compare (kcal report) on this machine; reports/make-report runs the steps
+# and says what it does on stderr. Output: reports/out/ (git-ignored).
+#   make report              p = 2 .. cores over 1K:8M, within ~10 minutes
+#   make report QUICK=1      p = 2, four sizes, under 3 minutes
+#   make report OVERSUB=8    also p = cores+1 .. 8, labelled oversubscribed
+#   make report PARAMS=f     use these params instead of data/<host>.params
+report: all
+	@QUICK='$(QUICK)' OVERSUB='$(OVERSUB)' PARAMS='$(PARAMS)' \
+	  KCAL='$(CURDIR)/kcal' reports/make-report

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# kcal bench: option errors (exit 2, one line, nothing on stdout), a real
+# checked run (CSV columns, one row per size and variant, the oversubscribed
+# flag), the table, a result that differs from the MPI built-in (exit 1,
+# nothing on stdout), the launcher override, and the MPI program run directly.
+set -u
+KCAL=${KCAL:-./kcal}
+BUILD=${BUILD:-build}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
+command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { # expected exit, then args
+  local want=$1; shift
+  "$KCAL" bench "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ $rc -ne "$want" ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    echo "FAIL: kcal bench $* -> exit $rc (want $want), stdout $(wc -c <"$tmp/out") bytes, stderr:"; cat "$tmp/err"; fail=1
+  fi
+}
+bad 2 --p 2
+bad 2 --coll scatter
+bad 2 --coll reduce --p 2
+bad 2 --coll scatter --p 0
+bad 2 --coll scatter --p 2 --sizes 0
+bad 2 --coll scatter --p 2 --sizes 1K:x
+bad 2 --coll scatter --p 2 --algorithm nope
+bad 2 --coll scatter --p 4 --algorithm throttled_read:4
+bad 2 --coll allgather --p 4 --algorithm ring_neighbor:2
+bad 2 --coll scatter --p 2 --format xml
+bad 2 --coll scatter --p 2 --iterations 0
+bad 2 --coll scatter --p 2 --bogus 1
+
+cores=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+p=3; over=0; [ "$p" -gt "$cores" ] && over=1
+
+# A real checked run: mpi + parallel_read + sequential_write + throttled_read:2.
+if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 1 \
+     --check --cold --format csv >"$tmp/csv" 2>"$tmp/err"; then
+  header=$(head -n 1 "$tmp/csv")
+  [ "$header" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed" ] ||
+    { echo "FAIL: csv header: $header"; fail=1; }
+  rows=$(tail -n +2 "$tmp/csv" | wc -l)
+  [ "$rows" -eq 8 ] || { echo "FAIL: $rows rows, want 8 (2 sizes x 4 variants)"; cat "$tmp/csv"; fail=1; }
+  grep -q '^scatter,3,65549,throttled_read,2,' "$tmp/csv" || { echo "FAIL: no throttled_read k=2 row"; fail=1; }
+  grep -q '^scatter,3,4096,mpi,,' "$tmp/csv" || { echo "FAIL: no mpi row"; fail=1; }
+  awk -F, -v o=$over 'NR > 1 && ($10 != o || $9 != 3 || !($7 <= $6 && $6 <= $8)) {bad=1} END {exit bad}' "$tmp/csv" ||
+    { echo "FAIL: iterations/oversubscribed/min<=median<=max wrong"; cat "$tmp/csv"; fail=1; }
+  grep -q 'kcal bench: \[scatter' "$tmp/err" || { echo "FAIL: no progress on stderr"; fail=1; }
+else
+  echo "FAIL: checked run failed:"; cat "$tmp/err"; fail=1
+fi
+
+# Table: says when it is oversubscribed; -q keeps stderr quiet.
+if "$KCAL" bench --coll allgather --p $p --sizes 4K --iterations 2 --warmup 0 -q >"$tmp/tab" 2>"$tmp/err"; then
+  grep -q 'ring_neighbor' "$tmp/tab" || { echo "FAIL: table lacks ring_neighbor"; fail=1; }
+  if [ $over = 1 ]; then grep -q OVERSUBSCRIBED "$tmp/tab" || { echo "FAIL: table does not say oversubscribed"; fail=1; }; fi
+  [ -s "$tmp/err" ] && { echo "FAIL: -q printed on stderr:"; cat "$tmp/err"; fail=1; }
+else
+  echo "FAIL: table run failed"; cat "$tmp/err"; fail=1
+fi
+
+# A wrong result fails loudly and prints nothing on stdout.
+KCAL_BENCH_CORRUPT_FOR_TEST=1 "$KCAL" bench --coll scatter --p 2 --sizes 4K --iterations 2 --check \
+  --mpirun "mpirun -x KCAL_BENCH_CORRUPT_FOR_TEST" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q 'CHECK FAILED' "$tmp/err"; then
+  echo "FAIL: corrupted result: exit $rc, stdout $(wc -c <"$tmp/out") bytes"; cat "$tmp/err"; fail=1
+fi
+
+# Where CMA is forbidden there is nothing to measure: exit 3.
+KCOLL_SIMULATE_NO_CMA=1 "$KCAL" bench --coll bcast --p 2 --sizes 4K -q \
+  --mpirun "mpirun -x KCOLL_SIMULATE_NO_CMA" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && [ ! -s "$tmp/out" ] || { echo "FAIL: CMA forbidden: exit $rc (want 3)"; cat "$tmp/err"; fail=1; }
+
+# Launcher override: a launcher that fails is a run-time failure (exit 1).
+KCAL_MPIRUN=false "$KCAL" bench --coll bcast --p 2 --sizes 4K -q >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] || { echo "FAIL: KCAL_MPIRUN=false: exit $rc"; fail=1; }
+
+# The MPI program runs directly under a launcher.
+if mpirun -np 2 "$BUILD/kcal-bench-mpi" --coll alltoall --sizes 1K --iterations 2 --quiet >"$tmp/out" 2>"$tmp/err"; then
+  [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 2 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
+else
+  echo "FAIL: direct run failed"; cat "$tmp/err"; fail=1
+fi
+[ $fail -eq 0 ] && echo "kcal bench: all checks passed"
+exit $fail

@@ -1,0 +1,523 @@
+/* algos_check: the correctness suite of libkcoll, one MPI run per p.
+ *
+ * --mode full (default): every algorithm of model.md with every valid k (j),
+ *   sizes {0, 1, 4095, 4096, 4097, 65549, 1 MiB + 5}, roots {0, middle,
+ *   p−1}, in place and not, on MPI_COMM_WORLD and on a split
+ *   sub-communicator (reversed rank order), buffers at odd offsets; each
+ *   case runs kcoll and the MPI built-in from identical initial buffers and
+ *   compares every buffer byte for byte. Also: bad algorithm ids, NULL
+ *   (model-chosen) algorithms, communicators freed and re-created.
+ * --mode fallback: run under KCOLL_SIMULATE_NO_CMA=1: results still right.
+ * --mode strict: under KCOLL_SIMULATE_NO_CMA=1 KCOLL_STRICT=1: every call
+ *   returns an error.
+ * --mode badparams: under KCAL_PARAMS=<a file that does not parse>: a NULL
+ *   algorithm is an error code, a named one still works.
+ * --mode big: p = 2, messages above 2 GiB in total, checked against the
+ *   pattern (no reference copy, to halve the memory).
+ * Rank 0 prints "algos_check p=P mode=M: N cases, F failed"; exit 1 on any
+ * failure. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "kcoll.h"
+#include "kcoll_impl.h"
+
+enum { SCATTER, GATHER, BCAST, ALLGATHER, ALLTOALL, NCOLL };
+static const char *coll_names[NCOLL] = {"scatter", "gather", "bcast",
+                                        "allgather", "alltoall"};
+
+/* model.md's algorithms; kind 0 none, 1 throttle k in 2..p−1, 2 stride j. */
+static const struct {
+    int coll;
+    const char *id;
+    int kind;
+} algs[] = {
+    {SCATTER, "parallel_read", 0},     {SCATTER, "sequential_write", 0},
+    {SCATTER, "throttled_read", 1},    {GATHER, "parallel_write", 0},
+    {GATHER, "sequential_read", 0},    {GATHER, "throttled_write", 1},
+    {BCAST, "direct_read", 0},         {BCAST, "direct_write", 0},
+    {BCAST, "knomial", 1},             {BCAST, "scatter_allgather", 0},
+    {ALLGATHER, "ring_neighbor", 2},   {ALLGATHER, "ring_source_read", 0},
+    {ALLGATHER, "ring_source_write", 0}, {ALLGATHER, "recursive_doubling", 0},
+    {ALLGATHER, "bruck", 0},           {ALLTOALL, "pairwise", 0},
+};
+#define NALGS (sizeof algs / sizeof algs[0])
+
+static const size_t sizes[] = {0, 1, 4095, 4096, 4097, 65549, (1u << 20) + 5};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static long cases, failures;
+static int world_rank;
+
+static void fail(const char *what, const char *detail)
+{
+    failures++;
+    fprintf(stderr, "algos_check: FAIL (world rank %d) %s: %s\n", world_rank,
+            what, detail);
+}
+
+/* Patterned data: depends on owner, block, offset and a per-case seed, so a
+ * block in the wrong place or shifted by any amount shows. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+static void pattern(unsigned char *buf, size_t n, int owner, int block,
+                    unsigned seed)
+{
+    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)block << 32) ^ seed;
+    size_t w = 0;
+    for (; w + 8 <= n; w += 8) {
+        uint64_t v = mix(base + w);
+        memcpy(buf + w, &v, 8);
+    }
+    for (; w < n; w++)
+        buf[w] = (unsigned char)mix(base + w);
+}
+
+static size_t check_pattern(const unsigned char *buf, size_t n, int owner,
+                            int block, unsigned seed)
+{
+    uint64_t base = ((uint64_t)owner << 48) ^ ((uint64_t)block << 32) ^ seed;
+    size_t w = 0;
+    for (; w + 8 <= n; w += 8) {
+        uint64_t v = mix(base + w);
+        if (memcmp(buf + w, &v, 8))
+            return w;
+    }
+    for (; w < n; w++)
+        if (buf[w] != (unsigned char)mix(base + w))
+            return w;
+    return (size_t)-1;
+}
+
+typedef struct {
+    unsigned char *s_mem, *r_mem, *s, *r; /* s, r: at an odd offset */
+    size_t slen, rlen;
+} bufs;
+
+static void bufs_alloc(bufs *b, size_t slen, size_t rlen, size_t off)
+{
+    b->slen = slen;
+    b->rlen = rlen;
+    b->s_mem = malloc(slen + off + 1);
+    b->r_mem = malloc(rlen + off + 1);
+    if (!b->s_mem || !b->r_mem) {
+        fprintf(stderr, "algos_check: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    b->s = b->s_mem + off;
+    b->r = b->r_mem + off;
+}
+
+static void bufs_free(bufs *b)
+{
+    free(b->s_mem);
+    free(b->r_mem);
+}
+
+/* Initial contents of one case, identical for kcoll and the reference. */
+static void bufs_init(bufs *b, int coll, int me, int p, size_t n, int root,
+                      int in_place, unsigned seed)
+{
+    memset(b->s, 0xa5, b->slen);
+    memset(b->r, 0x5a, b->rlen);
+    switch (coll) {
+    case SCATTER:
+        if (me == root)
+            for (int blk = 0; blk < p; blk++)
+                pattern(b->s + (size_t)blk * n, n, root, blk, seed);
+        break;
+    case GATHER:
+        pattern(b->s, n, me, 0, seed);
+        if (in_place && me == root)
+            pattern(b->r + (size_t)me * n, n, me, 0, seed);
+        break;
+    case BCAST:
+        if (me == root)
+            pattern(b->r, n, root, 0, seed);
+        break;
+    case ALLGATHER:
+        pattern(b->s, n, me, 0, seed);
+        if (in_place)
+            pattern(b->r + (size_t)me * n, n, me, 0, seed);
+        break;
+    case ALLTOALL:
+        for (int blk = 0; blk < p; blk++) {
+            pattern(b->s + (size_t)blk * n, n, me, blk, seed);
+            if (in_place)
+                pattern(b->r + (size_t)blk * n, n, me, blk, seed);
+        }
+        break;
+    }
+}
+
+static int call(int coll, int kcoll, bufs *b, size_t n, int root,
+                int in_place, MPI_Comm comm, const char *alg, int me)
+{
+    const void *s = b->s;
+    void *r = b->r;
+    switch (coll) {
+    case SCATTER:
+        if (in_place && me == root)
+            r = MPI_IN_PLACE;
+        return kcoll ? kcoll_scatter(s, r, n, root, comm, alg)
+                     : kcoll_mpi_scatter(s, r, n, root, comm);
+    case GATHER:
+        if (in_place && me == root)
+            s = MPI_IN_PLACE;
+        return kcoll ? kcoll_gather(s, r, n, root, comm, alg)
+                     : kcoll_mpi_gather(s, r, n, root, comm);
+    case BCAST:
+        return kcoll ? kcoll_bcast(r, n, root, comm, alg)
+                     : kcoll_mpi_bcast(r, n, root, comm);
+    case ALLGATHER:
+        if (in_place)
+            s = MPI_IN_PLACE;
+        return kcoll ? kcoll_allgather(s, r, n, comm, alg)
+                     : kcoll_mpi_allgather(s, r, n, comm);
+    default:
+        if (in_place)
+            s = MPI_IN_PLACE;
+        return kcoll ? kcoll_alltoall(s, r, n, comm, alg)
+                     : kcoll_mpi_alltoall(s, r, n, comm);
+    }
+}
+
+static size_t first_diff(const unsigned char *a, const unsigned char *b,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return i;
+    return (size_t)-1;
+}
+
+/* One case: kcoll against the built-in, from identical buffers. */
+static void run_case(int coll, const char *alg, size_t n, int root,
+                     int in_place, MPI_Comm comm, const char *comm_name)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    size_t pn = (size_t)p * n, slen = n, rlen = n;
+    if (coll == SCATTER)
+        slen = pn;
+    if (coll == GATHER || coll == ALLGATHER)
+        rlen = pn;
+    if (coll == ALLTOALL)
+        slen = rlen = pn;
+    if (coll == BCAST)
+        slen = 0;
+    unsigned seed = (unsigned)(cases * 7919u);
+    size_t off = (size_t)((cases + me) % 4) * 3; /* 0, 3, 6, 9 */
+    bufs k, ref;
+    bufs_alloc(&k, slen, rlen, off);
+    bufs_alloc(&ref, slen, rlen, (off + 1) % 8);
+    bufs_init(&k, coll, me, p, n, root, in_place, seed);
+    bufs_init(&ref, coll, me, p, n, root, in_place, seed);
+    cases++;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s n=%zu root=%d %s comm=%s(p=%d)",
+             coll_names[coll], alg ? alg : "(NULL)", n, root,
+             in_place ? "in-place" : "not-in-place", comm_name, p);
+    int rc = call(coll, 1, &k, n, root, in_place, comm, alg, me);
+    int rc_ref = call(coll, 0, &ref, n, root, in_place, comm, alg, me);
+    char detail[120];
+    size_t at;
+    if (rc != MPI_SUCCESS || rc_ref != MPI_SUCCESS) {
+        snprintf(detail, sizeof detail, "returned %d (reference %d)", rc,
+                 rc_ref);
+        fail(what, detail);
+    } else if ((at = first_diff(k.r, ref.r, rlen)) != (size_t)-1) {
+        snprintf(detail, sizeof detail,
+                 "recvbuf differs from MPI at byte %zu of %zu (block %zu)",
+                 at, rlen, n ? at / n : 0);
+        fail(what, detail);
+    } else if ((at = first_diff(k.s, ref.s, slen)) != (size_t)-1) {
+        snprintf(detail, sizeof detail, "sendbuf changed at byte %zu", at);
+        fail(what, detail);
+    }
+    bufs_free(&k);
+    bufs_free(&ref);
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Every (algorithm, k) spec valid at p; *count entries, caller frees. */
+static char **specs_for(int coll, int p, int *count)
+{
+    char **out = malloc(sizeof(char *) * (size_t)(NALGS * (size_t)(p + 2)));
+    int c = 0;
+    for (size_t i = 0; i < NALGS; i++) {
+        if (algs[i].coll != coll)
+            continue;
+        if (algs[i].kind == 0) {
+            out[c++] = strdup(algs[i].id);
+            continue;
+        }
+        int lo = algs[i].kind == 1 ? 2 : 1;
+        for (int k = lo; k <= p - 1; k++) {
+            if (algs[i].kind == 2 && gcd(p, k) != 1)
+                continue;
+            char buf[80];
+            snprintf(buf, sizeof buf, "%s:%d", algs[i].id, k);
+            out[c++] = strdup(buf);
+        }
+        if (algs[i].kind == 2 && p == 1) /* the plain ring, j = 1 */
+            out[c++] = strdup("ring_neighbor:1");
+    }
+    *count = c;
+    return out;
+}
+
+static void free_specs(char **s, int count)
+{
+    for (int i = 0; i < count; i++)
+        free(s[i]);
+    free(s);
+}
+
+static void matrix(MPI_Comm comm, const char *comm_name, const size_t *sz,
+                   size_t nsz, int all_algs)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    int roots[3] = {0, p / 2, p - 1};
+    for (int coll = 0; coll < NCOLL; coll++) {
+        int count;
+        char **specs = specs_for(coll, p, &count);
+        if (!all_algs && count > 1)
+            count = 1;
+        int rooted = coll == SCATTER || coll == GATHER || coll == BCAST;
+        for (int s = 0; s < count; s++)
+            for (size_t i = 0; i < nsz; i++)
+                for (int r = 0; r < (rooted ? 3 : 1); r++) {
+                    if (r > 0 && roots[r] == roots[r - 1])
+                        continue;
+                    if (r == 2 && roots[2] == roots[0])
+                        continue;
+                    for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                        run_case(coll, specs[s], sz[i], roots[r], ip, comm,
+                                 comm_name);
+                }
+        free_specs(specs, count);
+    }
+}
+
+/* Ids that must be refused with an error code, without hanging. */
+static void bad_ids(MPI_Comm comm)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    char buf[64], big[16];
+    unsigned char x[64] = {0}, y[64 * 16] = {0};
+    snprintf(buf, sizeof buf, "throttled_read:%d", p);
+    snprintf(big, sizeof big, "knomial:%d", p);
+    const struct {
+        int coll;
+        const char *id;
+    } bad[] = {
+        {SCATTER, "nope"},
+        {SCATTER, ""},
+        {SCATTER, ":3"},
+        {SCATTER, "throttled_read:"},
+        {SCATTER, "throttled_read:x"},
+        {SCATTER, "throttled_read:3x"},
+        {SCATTER, "throttled_read:0"},
+        {SCATTER, "throttled_read:1"},
+        {SCATTER, "throttled_read:-2"},
+        {SCATTER, buf},
+        {SCATTER, "parallel_read:2"},
+        {SCATTER, "parallel_write"},
+        {GATHER, "parallel_read"},
+        {GATHER, "throttled_write:99999999999"},
+        {BCAST, big},
+        {BCAST, "knomial:1"},
+        {ALLGATHER, "ring_neighbor:0"},
+        {ALLGATHER, p % 2 == 0 && p > 2 ? "ring_neighbor:2" : "ring_neighbor:-1"},
+        {ALLGATHER, "pairwise"},
+        {ALLTOALL, "bruck"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = call(bad[i].coll, 1,
+                      &(bufs){.s = y, .r = y, .slen = sizeof y,
+                              .rlen = sizeof y},
+                      p <= 16 ? 4 : 0, 0, 0, comm, bad[i].id, me);
+        cases++;
+        if (rc == MPI_SUCCESS)
+            fail(bad[i].id, "accepted, want an error code");
+    }
+    (void)x;
+    /* A root out of range is refused too. */
+    cases++;
+    if (kcoll_bcast(x, 1, p, comm, "direct_read") == MPI_SUCCESS)
+        fail("bcast root=p", "accepted, want an error code");
+}
+
+static void full(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    bad_ids(MPI_COMM_WORLD);
+    matrix(MPI_COMM_WORLD, "world", sizes, NSIZES, 1);
+    /* Sub-communicator: every other rank, in reversed order, so its ranks
+     * differ from the world ranks. */
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &sub);
+    matrix(sub, "split", sizes, NSIZES, 1);
+    MPI_Comm_free(&sub);
+    /* Intercommunicators are refused, at once and without communication. */
+    if (p >= 2) {
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, world_rank % 2 ? 0 : 1,
+                             99, &inter);
+        unsigned char x[8] = {0};
+        cases++;
+        if (kcoll_bcast(x, sizeof x, 0, inter, "direct_read") != MPI_ERR_COMM)
+            fail("bcast on an intercommunicator", "want MPI_ERR_COMM");
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
+    /* NULL: the model's choice, on world. */
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (int i = 0; i < 3; i++)
+            run_case(coll, NULL, (size_t[]){1, 65549, (1u << 20) + 5}[i],
+                     p - 1, 0, MPI_COMM_WORLD, "world");
+    /* Communicators freed and re-created: the cached state goes with them. */
+    for (int i = 0; i < 3; i++) {
+        MPI_Comm d;
+        MPI_Comm_dup(MPI_COMM_WORLD, &d);
+        run_case(ALLGATHER, "ring_source_read", 4097, 0, 0, d, "dup");
+        run_case(BCAST, "direct_read", 4097, 0, 0, d, "dup");
+        MPI_Comm_free(&d);
+    }
+}
+
+static void strict(void)
+{
+    int p, me;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (int coll = 0; coll < NCOLL; coll++) {
+        int count;
+        char **specs = specs_for(coll, p, &count);
+        bufs b;
+        bufs_alloc(&b, (size_t)p * 64, (size_t)p * 64, 1);
+        bufs_init(&b, coll, me, p, 64, 0, 0, 1);
+        int rc = call(coll, 1, &b, 64, 0, 0, MPI_COMM_WORLD, specs[0], me);
+        cases++;
+        if (rc == MPI_SUCCESS)
+            fail(coll_names[coll], "KCOLL_STRICT=1 without CMA returned success");
+        bufs_free(&b);
+        free_specs(specs, count);
+    }
+}
+
+/* > 2 GiB in total at p = 2, checked against the pattern. */
+static void big(void)
+{
+    int p, me;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    size_t n = ((size_t)2 << 30) + 4097; /* one bcast above MAX_RW_COUNT */
+    unsigned char *buf = malloc(n);
+    if (!buf) {
+        fail("big", "no memory");
+        return;
+    }
+    if (me == 0)
+        pattern(buf, n, 0, 0, 42);
+    else
+        memset(buf, 0, n);
+    cases++;
+    int rc = kcoll_bcast(buf, n, 0, MPI_COMM_WORLD, "direct_read");
+    size_t at = check_pattern(buf, n, 0, 0, 42);
+    if (rc != MPI_SUCCESS || at != (size_t)-1) {
+        char d[100];
+        snprintf(d, sizeof d, "rc %d, first wrong byte %zu", rc, at);
+        fail("bcast direct_read n=2GiB+4097", d);
+    }
+    free(buf);
+    /* Scatter: the root's buffer is p blocks of 1 GiB + 5, so the block
+     * offsets pass 2 GiB. */
+    n = ((size_t)1 << 30) + 5;
+    unsigned char *send = me == 0 ? malloc((size_t)p * n) : NULL;
+    unsigned char *recv = malloc(n);
+    if (me == 0)
+        for (int b = 0; b < p; b++)
+            pattern(send + (size_t)b * n, n, 0, b, 7);
+    memset(recv, 0, n);
+    cases++;
+    rc = kcoll_scatter(send, recv, n, 0, MPI_COMM_WORLD, "sequential_write");
+    at = check_pattern(recv, n, 0, me, 7);
+    if (rc != MPI_SUCCESS || at != (size_t)-1) {
+        char d[100];
+        snprintf(d, sizeof d, "rc %d, first wrong byte %zu", rc, at);
+        fail("scatter sequential_write n=1GiB+5", d);
+    }
+    free(send);
+    free(recv);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    const char *mode = argc > 2 && !strcmp(argv[1], "--mode") ? argv[2] : "full";
+    double t0 = MPI_Wtime();
+    if (!strcmp(mode, "full")) {
+        full();
+    } else if (!strcmp(mode, "fallback")) {
+        const size_t fs[] = {0, 4097, 65549};
+        matrix(MPI_COMM_WORLD, "world", fs, 3, 0);
+        bad_ids(MPI_COMM_WORLD);
+    } else if (!strcmp(mode, "strict")) {
+        strict();
+    } else if (!strcmp(mode, "badparams")) {
+        unsigned char x[64] = {0};
+        cases++;
+        if (kcoll_bcast(x, sizeof x, 0, MPI_COMM_WORLD, NULL) == MPI_SUCCESS)
+            fail("bcast NULL with a bad $KCAL_PARAMS", "accepted, want an error code");
+        run_case(BCAST, "direct_read", 4097, 0, 0, MPI_COMM_WORLD, "world");
+    } else if (!strcmp(mode, "big")) {
+        big();
+    } else {
+        if (world_rank == 0)
+            fprintf(stderr, "algos_check: unknown mode '%s'\n", mode);
+        MPI_Finalize();
+        return 2;
+    }
+    long tot[2] = {cases, failures}, sum[2];
+    MPI_Reduce(tot, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long fails = failures, anyfail;
+    MPI_Allreduce(&fails, &anyfail, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0)
+        printf("algos_check p=%d mode=%s: %ld cases (summed over ranks), %ld "
+               "failed, %.1f s\n",
+               p, mode, sum[0], sum[1], MPI_Wtime() - t0);
+    MPI_Finalize();
+    return anyfail ? 1 : 0;
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# kcal report from the outside, on hand-made CSVs (no MPI needed): the
+# tables hold the expected rows and values, the PNGs are complete 1000x700
+# images, report.md and index.html show plots, tables, params and machine,
+# oversubscribed runs are kept apart and labelled; bad input gives one
+# FILE:LINE error, exit 2, empty stdout and no output files.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+KCAL=$(realpath "${KCAL:-$root/kcal}")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { local what=$1; shift; if "$@"; then ok; else no "$what"; fi; }
+
+# A valid, complete PNG of W x H: signature, IHDR first with the size,
+# IEND last (a truncated file has no IEND).
+png_ok() {
+  local f=$1 w=$2 h=$3
+  [ -s "$f" ] || return 1
+  [ "$(od -An -tx1 -N8 "$f" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+  [ "$(od -An -c -j12 -N4 "$f" | tr -d ' \n')" = IHDR ] || return 1
+  local a b c d
+  read -r a b c d <<<"$(od -An -tu1 -j16 -N4 "$f")"
+  [ $(((a << 24) | (b << 16) | (c << 8) | d)) -eq "$w" ] || return 1
+  read -r a b c d <<<"$(od -An -tu1 -j20 -N4 "$f")"
+  [ $(((a << 24) | (b << 16) | (c << 8) | d)) -eq "$h" ] || return 1
+  [ "$(tail -c 8 "$f" | head -c 4)" = IEND ]
+}
+
+cat >"$tmp/pred.csv" <<'EOF'
+collective,p,size_bytes,algorithm,k,predicted_s,rank
+scatter,2,16384,parallel_read,,10e-6,1
+scatter,2,16384,sequential_write,,12e-6,2
+scatter,2,1048576,parallel_read,,400e-6,1
+scatter,2,1048576,sequential_write,,500e-6,2
+bcast,2,16384,direct_read,,10e-6,1
+bcast,2,16384,direct_write,,20e-6,2
+bcast,2,1048576,direct_read,,300e-6,1
+bcast,2,1048576,direct_write,,600e-6,2
+scatter,4,1048576,parallel_read,,700e-6,3
+scatter,4,1048576,throttled_read,2,500e-6,1
+scatter,4,1048576,throttled_read,3,600e-6,2
+EOF
+cat >"$tmp/meas.csv" <<'EOF'
+collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed
+scatter,2,16384,parallel_read,,8e-6,7e-6,9e-6,100,0
+scatter,2,16384,sequential_write,,15e-6,14e-6,16e-6,100,0
+scatter,2,16384,mpi,,20e-6,19e-6,21e-6,100,0
+scatter,2,1048576,parallel_read,,500e-6,480e-6,520e-6,50,0
+scatter,2,1048576,sequential_write,,400e-6,390e-6,410e-6,50,0
+scatter,2,1048576,mpi,,600e-6,590e-6,610e-6,50,0
+bcast,2,16384,direct_read,,12e-6,11e-6,13e-6,100,0
+bcast,2,16384,direct_write,,16e-6,15e-6,17e-6,100,0
+bcast,2,16384,mpi,,24e-6,23e-6,25e-6,100,0
+bcast,2,1048576,direct_read,,400e-6,390e-6,410e-6,50,0
+bcast,2,1048576,direct_write,,500e-6,490e-6,510e-6,50,0
+bcast,2,1048576,mpi,,800e-6,790e-6,810e-6,50,0
+scatter,4,1048576,parallel_read,,800e-6,700e-6,900e-6,20,1
+scatter,4,1048576,throttled_read,2,900e-6,800e-6,1000e-6,20,1
+scatter,4,1048576,throttled_read,3,600e-6,500e-6,700e-6,20,1
+scatter,4,1048576,mpi,,1000e-6,900e-6,1100e-6,20,1
+EOF
+
+out=$tmp/out
+"$KCAL" report --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv" \
+  --params "$root/data/knl.params" --out "$out" --scripts "$root/reports" \
+  >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+check "kcal report exit 0 (got $rc: $(cat "$tmp/stderr"))" [ $rc -eq 0 ]
+
+# Headlines on stdout, worked by hand. APEs of the non-oversubscribed points:
+# scatter 25, 20 (16K) and 20, 25 (1M); bcast |10-12|/12 = 16.67,
+# |20-16|/16 = 25, |300-400|/400 = 25, |600-500|/500 = 20: median 22.5.
+# Regrets: scatter 16K 0, 1M 25; bcast 0, 0: mean 6.25.
+check "median error on stdout" grep -qx 'median model error: 22.5 %' "$tmp/stdout"
+check "mean regret on stdout" grep -qx 'mean selection regret: 6.2 %' "$tmp/stdout"
+check "progress on stderr" grep -q 'kcal report: .*plots in' "$tmp/stderr"
+
+# summary.csv: the issue's columns; bcast direct_read (16.67 + 25)/2 = 20.83.
+check "summary.csv header" [ "$(head -1 "$out/summary.csv")" = "collective,p,algorithm,k,points,mape_pct,max_ape_pct" ]
+check "summary.csv rows" [ "$(tail -n +2 "$out/summary.csv" | wc -l)" -eq 4 ]
+check "summary scatter parallel_read" grep -qx 'scatter,2,parallel_read,,2,22.5000,25.0000' "$out/summary.csv"
+check "summary bcast direct_read" grep -qx 'bcast,2,direct_read,,2,20.8333,25.0000' "$out/summary.csv"
+check "no mpi in summary" bash -c "! grep -q ',mpi,' '$out/summary.csv'"
+# ranking.csv: one row per (collective, p, size).
+check "ranking.csv header" [ "$(head -1 "$out/ranking.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct" ]
+check "ranking.csv rows" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 4 ]
+check "ranking scatter 1M" grep -qx 'scatter,2,1048576,parallel_read,sequential_write,25.0000' "$out/ranking.csv"
+check "ranking bcast 1M" grep -qx 'bcast,2,1048576,direct_read,direct_read,0.0000' "$out/ranking.csv"
+# Oversubscribed p = 4 only in its own files: predicted throttled_read:2
+# (rank 1) measured 900, best throttled_read:3 600: regret 50 %.
+check "oversubscribed ranking" grep -qx 'scatter,4,1048576,throttled_read:2,throttled_read:3,50.0000' "$out/ranking-oversubscribed.csv"
+check "oversubscribed kept out of ranking.csv" bash -c "! grep -q '^scatter,4,' '$out/ranking.csv'"
+check "speedup.csv" grep -qx 'scatter,2,1048576,sequential_write,4.000000e-04,6.000000e-04,1.5000' "$out/speedup.csv"
+
+# Every CSV parses: same number of fields on every line as in its header.
+for f in "$out"/*.csv; do
+  check "$f fields" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"
+done
+
+# Plots: one per (collective, p), one speedup chart per p.
+for png in times-scatter-p2 times-bcast-p2 times-scatter-p4 speedup-p2 speedup-p4; do
+  check "$png.png is a complete 1000x700 PNG" png_ok "$out/$png.png" 1000 700
+done
+check "no temp files left" bash -c "! ls '$out' | grep -q '\.tmp$'"
+check "gnuplot data" grep -q '^# series throttled_read:3' "$out/data/times-scatter-p4.dat"
+
+# report.md: plots, both tables, params, machine, the analysis paragraph.
+md=$out/report.md
+check "md shows the plots" grep -q '](times-scatter-p2.png)' "$md"
+check "md shows the speedup chart" grep -q '](speedup-p2.png)' "$md"
+check "md summary table" grep -q '^| scatter | 2 | `parallel_read` |  | 2 | 22.5 | 25.0 |' "$md"
+check "md ranking table" grep -q '^| scatter | 2 | 1048576 | `parallel_read` | `sequential_write` | 25.0 |' "$md"
+check "md params" grep -q '^| `beta` | 3.0395136778115503e-10 |' "$md"
+check "md machine" grep -q "^| host | $(uname -n) |" "$md"
+check "md analysis" grep -q 'Over 8 measured points from 16K up, the paper model is off by 22.5 %' "$md"
+check "md says params are not local" grep -q 'the params are not from this machine' "$md"
+check "md labels oversubscribed" grep -q '^## Oversubscribed runs — not contention measurements' "$md"
+check "md oversubscribed plot" grep -q '](times-scatter-p4.png)' "$md"
+check "html" grep -q '<img src="times-bcast-p2.png"' "$out/index.html"
+
+# Bad input: FILE:LINE, exit 2, nothing on stdout, nothing written.
+bad() {
+  local want=$1; shift
+  rm -rf "$tmp/bad"
+  "$KCAL" report --out "$tmp/bad" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local rc=$?
+  local errs; errs=$(grep -v ': params: ' "$tmp/err.txt" | grep -c . || true)
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/out.txt" ] && [ "$errs" -eq 1 ] &&
+     grep -q -- "$want" "$tmp/err.txt" && [ ! -e "$tmp/bad" ]; then ok
+  else no "kcal report $* -> rc=$rc stdout=$(wc -c <"$tmp/out.txt")B stderr: $(cat "$tmp/err.txt")"; fi
+}
+sed '3s/,15e-6,/,fifteen,/' "$tmp/meas.csv" >"$tmp/bad1.csv"
+bad "$tmp/bad1.csv:3: bad median_s 'fifteen'" --measured "$tmp/bad1.csv" --predicted "$tmp/pred.csv" --params "$root/data/knl.params"
+sed '4s/,400e-6,1$/,400e-6/' "$tmp/pred.csv" >"$tmp/bad2.csv"
+bad "$tmp/bad2.csv:4: 6 fields, the header has 7" --measured "$tmp/meas.csv" --predicted "$tmp/bad2.csv" --params "$root/data/knl.params"
+bad "$tmp/pred.csv:1: header lacks column 'median_s'" --measured "$tmp/pred.csv" --predicted "$tmp/pred.csv" --params "$root/data/knl.params"
+bad "$tmp/nope.csv: No such file" --measured "$tmp/nope.csv" --predicted "$tmp/pred.csv" --params "$root/data/knl.params"
+bad "--measured and --predicted are required" --predicted "$tmp/pred.csv"
+bad "unknown option '--colour'" --colour --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv"
+grep -v '^bcast' "$tmp/pred.csv" | sed 's/^scatter,2,/scatter,3,/; s/^scatter,4,/scatter,5,/' >"$tmp/other.csv"
+bad "nothing to compare" --measured "$tmp/meas.csv" --predicted "$tmp/other.csv" --params "$root/data/knl.params"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The whole `make report` pipeline on a tiny sweep: reports/make-report with
+# p = 2 and two sizes, the paper's KNL params (so no probe is needed), real
+# kcal bench runs under mpirun. Checks that every collective has its plot as
+# a complete 1000x700 PNG, that the CSVs parse and hold one row per measured
+# point, and that report.md names the numbers. Skips (77) when this build has
+# no `kcal bench` (the reference collectives are another part of kcal).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+KCAL=$(realpath "${KCAL_RELEASE:-$root/kcal}")
+if ! "$KCAL" bench --help >/dev/null 2>&1; then
+  echo "skip: this kcal has no 'bench' command (reference collectives not built in)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { local what=$1; shift; if "$@"; then ok; else no "$what"; fi; }
+
+png_ok() {
+  local f=$1 w=$2 h=$3
+  [ -s "$f" ] || return 1
+  [ "$(od -An -tx1 -N8 "$f" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+  [ "$(od -An -c -j12 -N4 "$f" | tr -d ' \n')" = IHDR ] || return 1
+  local a b c d
+  read -r a b c d <<<"$(od -An -tu1 -j16 -N4 "$f")"
+  [ $(((a << 24) | (b << 16) | (c << 8) | d)) -eq "$w" ] || return 1
+  read -r a b c d <<<"$(od -An -tu1 -j20 -N4 "$f")"
+  [ $(((a << 24) | (b << 16) | (c << 8) | d)) -eq "$h" ] || return 1
+  [ "$(tail -c 8 "$f" | head -c 4)" = IEND ]
+}
+
+out=$tmp/out
+KCAL=$KCAL OUT=$out PARAMS=$root/data/knl.params PS=2 SIZES=16K,1M \
+  "$root/reports/make-report" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+check "make-report exit 0 (got $rc; stderr tail: $(tail -5 "$tmp/stderr"))" [ $rc -eq 0 ]
+check "progress on stderr" grep -q '^make-report: \[2/4\] bench scatter p=2' "$tmp/stderr"
+check "headline on stdout" grep -q '^median model error: [0-9.]* %$' "$tmp/stdout"
+check "regret on stdout" grep -q '^mean selection regret: [0-9.]* %$' "$tmp/stdout"
+
+for c in scatter gather bcast allgather alltoall; do
+  check "times-$c-p2.png is a complete 1000x700 PNG" png_ok "$out/times-$c-p2.png" 1000 700
+  # Measured: every row of this collective is p = 2 at 16K or 1M, and both
+  # sizes have the MPI library's collective and at least one kcoll one.
+  for n in 16384 1048576; do
+    check "measured $c $n mpi" grep -q "^$c,2,$n,mpi,," "$out/measured.csv"
+    check "measured $c $n kcoll" bash -c "grep '^$c,2,$n,' '$out/measured.csv' | grep -vq ',mpi,'"
+    check "ranking $c $n" grep -q "^$c,2,$n,[a-z_]*\(:[0-9]*\)\?,[a-z_]*\(:[0-9]*\)\?,[0-9.]*$" "$out/ranking.csv"
+  done
+  check "summary $c" grep -q "^$c,2,[a-z_]*,[0-9]*,2,[0-9.]*,[0-9.]*$" "$out/summary.csv"
+done
+check "speedup chart" png_ok "$out/speedup-p2.png" 1000 700
+check "ranking rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 10 ]
+check "measured sizes" bash -c "tail -n +2 '$out/measured.csv' | cut -d, -f2,3 | sort -u | tr '\n' ' ' | grep -qx '2,1048576 2,16384 '"
+check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed" ]
+check "predicted header" [ "$(head -1 "$out/predicted.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
+for f in "$out"/*.csv; do
+  check "$f parses (same field count as its header)" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"
+done
+check "report.md headline" grep -q '^Median model error: [0-9.]* %' "$out/report.md"
+check "report.md analysis" grep -q 'Over [0-9]* measured points from 16K up' "$out/report.md"
+check "no temp files left" bash -c "! find '$out' -name '*.tmp' -o -name '.make-report.*' | grep -q ."
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,303 @@
+/* The report's arithmetic on a hand-made joined table: the model's error
+ * (summary.csv), the selection regret (ranking.csv), the speedup over `mpi`,
+ * the headline numbers, the choice of throttle factors to plot, and the
+ * strict CSV errors (FILE:LINE). Every expected value is worked out by hand
+ * in the comments next to it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "join.h"
+#include "plots.h"
+
+#define MH "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
+#define PH "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
+
+static const char *PRED =
+    "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
+    "scatter,2,1024,parallel_read,,1e-6,1\n"
+    "scatter,2,1024,sequential_write,,2e-6,2\n"
+    "scatter,2,16384,parallel_read,,10e-6,1\n"
+    "scatter,2,16384,sequential_write,,12e-6,2\n"
+    "scatter,2,1048576,parallel_read,,400e-6,1\n"
+    "scatter,2,1048576,sequential_write,,500e-6,2\n"
+    /* rank 1 at p = 4 was not measured: the predictor's pick among what
+     * was measured is then throttled_read:2 (rank 2). */
+    "scatter,4,65536,parallel_read,,25e-6,1\n"
+    "scatter,4,65536,throttled_read,2,30e-6,2\n"
+    "scatter,4,65536,throttled_read,3,40e-6,3\n";
+
+/* Columns in another order than the contract's: found by name. The header
+ * repeats (per-run files concatenated). */
+static const char *MEAS =
+    "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
+    "scatter,2,1024,parallel_read,,2e-6,1.5e-6,3e-6,100,0\n"
+    "scatter,2,1024,sequential_write,,3e-6,2e-6,4e-6,100,0\n"
+    "scatter,2,1024,mpi,,4e-6,3e-6,5e-6,100,0\n"
+    "scatter,2,16384,parallel_read,,8e-6,7e-6,9e-6,100,0\n"
+    "scatter,2,16384,sequential_write,,15e-6,14e-6,16e-6,100,0\n"
+    "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
+    "scatter,2,16384,mpi,,20e-6,19e-6,21e-6,100,0\n"
+    "scatter,2,1048576,parallel_read,,500e-6,480e-6,520e-6,50,0\n"
+    "scatter,2,1048576,sequential_write,,400e-6,390e-6,410e-6,50,0\n"
+    "scatter,2,1048576,mpi,,600e-6,590e-6,610e-6,50,0\n"
+    "scatter,4,65536,throttled_read,2,60e-6,50e-6,70e-6,20,1\n"
+    "scatter,4,65536,throttled_read,3,45e-6,40e-6,50e-6,20,1\n";
+
+static void test_join(void)
+{
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, PRED, "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, MEAS, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    /* 9 predicted + 11 measured rows over 12 keys: 8 joined, 1 predicted
+     * only (parallel_read p=4), 3 measured only (the mpi rows). */
+    CHECK(t.n == 12);
+    CHECK(t.pred_only == 1);
+    CHECK(t.meas_only == 3);
+
+    kcal_join_summary *s;
+    long ns = kcal_join_summarise(&t, &s);
+    /* parallel_read p=2: 16K |10-8|/8 = 25 %, 1M |400-500|/500 = 20 %:
+     * MAPE 22.5, max 25 at 16K, signed (+25 - 20)/2 = +2.5.
+     * sequential_write p=2: 16K |12-15|/15 = 20 %, 1M |500-400|/400 = 25 %:
+     * MAPE 22.5, max 25 at 1M, signed (-20 + 25)/2 = +2.5.
+     * throttled_read:2 p=4: |30-60|/60 = 50 %; :3: |40-45|/45 = 11.11 %. */
+    CHECK(ns == 4);
+    if (ns == 4) {
+        CHECK_STR(s[0].alg, "parallel_read");
+        CHECK(s[0].p == 2 && s[0].k == 0 && s[0].points == 2);
+        CHECK_NEAR(s[0].mape_pct, 22.5, 1e-12);
+        CHECK_NEAR(s[0].max_ape_pct, 25.0, 1e-12);
+        CHECK(s[0].worst_size == 16384);
+        CHECK_NEAR(s[0].mean_signed_pct, 2.5, 1e-12);
+        CHECK(!s[0].oversubscribed);
+        CHECK_STR(s[1].alg, "sequential_write");
+        CHECK_NEAR(s[1].mape_pct, 22.5, 1e-12);
+        CHECK_NEAR(s[1].max_ape_pct, 25.0, 1e-12);
+        CHECK(s[1].worst_size == 1048576);
+        CHECK_STR(s[2].alg, "throttled_read");
+        CHECK(s[2].p == 4 && s[2].k == 2 && s[2].points == 1);
+        CHECK_NEAR(s[2].mape_pct, 50.0, 1e-12);
+        CHECK(s[2].oversubscribed);
+        CHECK(s[3].k == 3);
+        CHECK_NEAR(s[3].mape_pct, 100.0 * 5 / 45, 1e-12);
+    }
+
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    /* p=2 1K: predicted parallel_read (2 µs) is the measured best: regret 0,
+     * speedup 4/2 = 2. 16K: same, speedup 20/8 = 2.5. 1M: predicted
+     * parallel_read measured 500, best sequential_write 400: regret
+     * 100*(500-400)/400 = 25 %, speedup 600/400 = 1.5. p=4 64K: predicted
+     * throttled_read:2 (60), best throttled_read:3 (45): regret 33.33 %, no
+     * mpi measured. */
+    CHECK(nr == 4);
+    if (nr == 4) {
+        char a[64], b[64];
+        CHECK(r[0].size == 1024);
+        CHECK_STR(kcal_join_alg_label(r[0].predicted_best, a, sizeof a), "parallel_read");
+        CHECK_STR(kcal_join_alg_label(r[0].measured_best, b, sizeof b), "parallel_read");
+        CHECK_NEAR(r[0].regret_pct, 0.0, 1e-12);
+        CHECK_NEAR(r[0].speedup, 2.0, 1e-12);
+        CHECK(r[1].size == 16384);
+        CHECK_NEAR(r[1].speedup, 2.5, 1e-12);
+        CHECK(r[2].size == 1048576);
+        CHECK_STR(kcal_join_alg_label(r[2].predicted_best, a, sizeof a), "parallel_read");
+        CHECK_STR(kcal_join_alg_label(r[2].measured_best, b, sizeof b), "sequential_write");
+        CHECK_NEAR(r[2].regret_pct, 25.0, 1e-12);
+        CHECK_NEAR(r[2].speedup, 1.5, 1e-12);
+        CHECK(r[3].p == 4 && r[3].oversubscribed);
+        CHECK_STR(kcal_join_alg_label(r[3].predicted_best, a, sizeof a), "throttled_read:2");
+        CHECK_STR(kcal_join_alg_label(r[3].measured_best, b, sizeof b), "throttled_read:3");
+        CHECK_NEAR(r[3].regret_pct, 100.0 * 15 / 45, 1e-12);
+        CHECK(r[3].mpi == NULL && isnan(r[3].speedup));
+    }
+    /* Headlines leave the oversubscribed p=4 out: APEs {25, 20, 20, 25}
+     * have median 22.5; regrets {0, 0, 25} have mean 8.333. */
+    CHECK_NEAR(kcal_join_median_ape(&t), 22.5, 1e-12);
+    CHECK_NEAR(kcal_join_mean_regret(r, nr), 25.0 / 3, 1e-12);
+
+    /* The written tables: the exact columns of the issue, k empty where it
+     * does not apply, oversubscribed rows only in their own file. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(kcal_join_write_summary(f, s, ns, 0) == 0);
+    fclose(f);
+    CHECK_STR(buf, "collective,p,algorithm,k,points,mape_pct,max_ape_pct\n"
+                   "scatter,2,parallel_read,,2,22.5000,25.0000\n"
+                   "scatter,2,sequential_write,,2,22.5000,25.0000\n");
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CHECK(kcal_join_write_ranking(f, r, nr, 1) == 0);
+    fclose(f);
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
+                   "scatter,4,65536,throttled_read:2,throttled_read:3,33.3333\n");
+    free(buf);
+    f = open_memstream(&buf, &len);
+    CHECK(kcal_join_write_ranking(f, r, nr, 0) == 0);
+    fclose(f);
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
+                   "scatter,2,1024,parallel_read,parallel_read,0.0000\n"
+                   "scatter,2,16384,parallel_read,parallel_read,0.0000\n"
+                   "scatter,2,1048576,parallel_read,sequential_write,25.0000\n");
+    free(buf);
+    free(s);
+    free(r);
+    kcal_join_free(&t);
+}
+
+/* Of a throttled family of five k only the best three are drawn. Medians
+ * (16K, 1M): k2 (30, 300), k3 (8, 85), k4 (9, 80), k5 (20, 200),
+ * k6 (7, 300). Family best per size: 7 and 80. Mean log ratio: k3
+ * (ln 8/7 + ln 85/80)/2 = 0.097, k4 (ln 9/7)/2 = 0.126, k6 (ln 300/80)/2 =
+ * 0.661, k5 0.98, k2 1.39: keep 3, 4, 6. */
+static void test_plot_series(void)
+{
+    const char *m =
+        "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
+        "scatter,7,16384,throttled_read,2,30,30,30,1,0\n"
+        "scatter,7,1048576,throttled_read,2,300,300,300,1,0\n"
+        "scatter,7,16384,throttled_read,3,8,8,8,1,0\n"
+        "scatter,7,1048576,throttled_read,3,85,85,85,1,0\n"
+        "scatter,7,16384,throttled_read,4,9,9,9,1,0\n"
+        "scatter,7,1048576,throttled_read,4,80,80,80,1,0\n"
+        "scatter,7,16384,throttled_read,5,20,20,20,1,0\n"
+        "scatter,7,1048576,throttled_read,5,200,200,200,1,0\n"
+        "scatter,7,16384,throttled_read,6,7,7,7,1,0\n"
+        "scatter,7,1048576,throttled_read,6,300,300,300,1,0\n"
+        "scatter,7,16384,parallel_read,,50,50,50,1,0\n"
+        "scatter,7,16384,mpi,,60,60,60,1,0\n"
+        "gather,7,16384,mpi,,60,60,60,1,0\n";
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_measured(&t, m, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    char(*l)[64];
+    size_t n;
+    CHECK(kcal_plot_series(&t, "scatter", 7, &l, &n) == 0);
+    /* Table order: algorithms by name, mpi last. */
+    CHECK(n == 5);
+    if (n == 5) {
+        CHECK_STR(l[0], "parallel_read");
+        CHECK_STR(l[1], "throttled_read:3");
+        CHECK_STR(l[2], "throttled_read:4");
+        CHECK_STR(l[3], "throttled_read:6");
+        CHECK_STR(l[4], "mpi");
+    }
+    free(l);
+    kcal_join_free(&t);
+}
+
+/* When the model predicts a tie, the predictor takes the algorithm it lists
+ * first (the earlier CSV line), not whichever sorts first by name: here
+ * ring_neighbor:1 although bruck sorts before it. Measured: ring_neighbor
+ * 10 µs, bruck 8 µs, so the regret is 100*(10-8)/8 = 25 % and the point is
+ * marked tied. At 1M the tie is broken by rank (bruck rank 1): not tied. */
+static void test_tie(void)
+{
+    const char *pred =
+        "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"
+        "allgather,2,65536,ring_neighbor,1,5e-6,1\n"
+        "allgather,2,65536,bruck,,5e-6,1\n"
+        "allgather,2,1048576,bruck,,50e-6,1\n"
+        "allgather,2,1048576,ring_neighbor,1,60e-6,2\n";
+    const char *meas =
+        MH "allgather,2,65536,bruck,,8e-6,8e-6,8e-6,5,0\n"
+           "allgather,2,65536,ring_neighbor,1,10e-6,10e-6,10e-6,5,0\n"
+           "allgather,2,1048576,bruck,,80e-6,80e-6,80e-6,5,0\n"
+           "allgather,2,1048576,ring_neighbor,1,70e-6,70e-6,70e-6,5,0\n";
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, pred, "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, meas, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    CHECK(nr == 2);
+    if (nr == 2) {
+        char a[64];
+        CHECK_STR(kcal_join_alg_label(r[0].predicted_best, a, sizeof a), "ring_neighbor:1");
+        CHECK_NEAR(r[0].regret_pct, 25.0, 1e-12);
+        CHECK(r[0].tied);
+        /* 1M: bruck (rank 1) measured 80, ring_neighbor 70: 14.29 %. */
+        CHECK_STR(kcal_join_alg_label(r[1].predicted_best, a, sizeof a), "bruck");
+        CHECK_NEAR(r[1].regret_pct, 100.0 * 10 / 70, 1e-12);
+        CHECK(!r[1].tied);
+    }
+    free(r);
+    kcal_join_free(&t);
+}
+
+/* Each bad input is rejected with FILE:LINE and what was wrong. */
+static void expect_error(int measured, const char *text, const char *want)
+{
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    int rc = measured ? kcal_join_parse_measured(&t, text, "x.csv", err, sizeof err)
+                      : kcal_join_parse_predicted(&t, text, "x.csv", err, sizeof err);
+    if (rc == 0)
+        rc = kcal_join_finish(&t, err, sizeof err);
+    CHECK(rc == -1);
+    if (!strstr(err, want)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+        CHECK(!"error message");
+    }
+    kcal_join_free(&t);
+}
+
+
+static void test_errors(void)
+{
+    expect_error(1, "", "x.csv:1: empty file");
+    expect_error(1, PH "scatter,2,1024,parallel_read,,1e-6,1\n",
+                 "x.csv:1: header lacks column 'median_s'");
+    expect_error(1, MH "scatter,2,1024,mpi,,1e-6,1e-6,1e-6,10\n",
+                 "x.csv:2: 9 fields, the header has 10");
+    expect_error(1, MH "scatter,2,1024,mpi,,1e-6,1e-6,1e-6,10,0\n"
+                       "scatter,2,1024,mpi,,abc,1e-6,1e-6,10,0\n",
+                 "x.csv:3: bad median_s 'abc'");
+    expect_error(1, MH "scatter,2,1024,mpi,,2e-6,3e-6,4e-6,10,0\n",
+                 "x.csv:2: not min_s <= median_s <= max_s");
+    expect_error(1, MH "scatter,2,1024,mpi,,1e-6,1e-6,1e-6,10,maybe\n",
+                 "x.csv:2: bad oversubscribed 'maybe'");
+    expect_error(1, MH "scatter,2,1024,mpi,,0,0,1e-6,10,0\n",
+                 "x.csv:2: bad median_s '0'");
+    expect_error(0, PH "scater,2,1024,parallel_read,,1e-6,1\n",
+                 "x.csv:2: bad collective 'scater'");
+    expect_error(0, PH "scatter,0,1024,parallel_read,,1e-6,1\n",
+                 "x.csv:2: bad p '0'");
+    expect_error(0, PH "scatter,2,1K,parallel_read,,1e-6,1\n",
+                 "x.csv:2: bad size_bytes '1K'");
+    expect_error(0, PH "scatter,2,1024,throttled_read,x,1e-6,1\n",
+                 "x.csv:2: bad k 'x'");
+    expect_error(0, PH "scatter,2,1024,parallel_read,,nan,1\n",
+                 "x.csv:2: bad predicted_s 'nan'");
+    expect_error(0, PH "scatter,2,1024,parallel_read,,1e-6,1\n\n",
+                 "x.csv:3: empty line");
+    expect_error(0, PH "scatter,2,1024,mpi,,1e-6,1\n",
+                 "x.csv:2: 'mpi' is the MPI library's collective");
+    expect_error(0, PH "scatter,2,1024,parallel_read,,1e-6,1\n"
+                       "scatter,2,1024,sequential_write,,2e-6,2\n"
+                       "scatter,2,1024,parallel_read,,1e-6,1\n",
+                 "x.csv:4: duplicate row scatter,p=2,1024 bytes,parallel_read (first at x.csv:2)");
+    expect_error(0, PH "scatter,2,1024,\"parallel_read\",,1e-6,1\n",
+                 "x.csv:2: quoted fields");
+}
+
+int main(void)
+{
+    test_join();
+    test_plot_series();
+    test_tie();
+    test_errors();
+    return check_report();
+}

@@ -21,6 +21,7 @@
 #include "cma_check.h"
 #include "contention.h"
 #include "fit.h"
+#include "load.h"
 #include "phases.h"
 #include "raw.h"
 #include "sm.h"
@@ -314,6 +315,8 @@ int kcal_probe_main(int argc, char **argv)
         kcal_cli_error(CMD, "%s", err);
         goto done;
     }
+    kcal_load load;
+    kcal_load_start(&load);
     /* T3 and T4 of each N in the same pass: they see the same machine. */
     for (int pass = 0; pass < pl.passes; pass++)
         for (int k = 0; k < 4; k++)
@@ -349,22 +352,27 @@ int kcal_probe_main(int argc, char **argv)
     }
     kcal_raw_set_meta(&raw, "cma_method", method);
     {
-        /* Preempted samples are retaken, but a machine busy enough to
-         * preempt us also shares caches and memory with us: say so, in the
-         * file too, as such a run reads high. */
+        /* Preempted samples are retaken, but other processes also share
+         * caches and memory with us, and a host may steal our vCPU: a run
+         * on a busy machine reads high. Say so, in the file too. */
+        double others, steal;
+        kcal_load_stop(&load, &others, &steal);
         double taken = (double)raw.n + (double)cs.retaken;
         double frac = taken > 0 ? cs.retaken / taken : 0;
-        if (frac > 0.02) {
-            char note[160];
-            snprintf(note, sizeof note, "%s; busy machine: %.0f %% of the "
-                     "phase samples were preempted and taken again",
-                     o.quick ? "quick" : "full", 100 * frac);
+        if (frac > 0.02 || others > 0.2 || steal > 0.05) {
+            char note[200];
+            snprintf(note, sizeof note, "%s; busy machine: other processes "
+                     "used %.0f %% of the CPU time, %.0f %% stolen by the "
+                     "host, %.0f %% of the samples preempted and retaken",
+                     o.quick ? "quick" : "full", 100 * others, 100 * steal,
+                     100 * frac);
             kcal_raw_set_meta(&raw, "probe", note);
-            kcal_cli_warn(CMD, "the machine is busy: %.0f %% of the samples "
-                          "were preempted and taken again; other processes "
-                          "also share caches and memory bandwidth, so alpha, "
-                          "lock and beta may read high; probe again when it "
-                          "is quiet", 100 * frac);
+            kcal_cli_warn(CMD, "the machine was busy while measuring (other "
+                          "processes %.0f %% of the CPU time, host steal "
+                          "%.0f %%, %.0f %% of the samples preempted and "
+                          "retaken): alpha, lock and beta may read high; "
+                          "probe again when it is quiet", 100 * others,
+                          100 * steal, 100 * frac);
         } else if (cs.retaken && !o.quiet) {
             fprintf(stderr, "%skcal probe: %ld samples taken again: the "
                     "reader was preempted during them\n",

@@ -11,6 +11,8 @@
 #endif
 
 int kcal_predict_main(int argc, char **argv);
+int kcal_probe_main(int argc, char **argv);
+int kcal_fit_main(int argc, char **argv);
 int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
 
@@ -21,6 +23,10 @@ static const struct {
 } commands[] = {
     {"predict", kcal_predict_main,
      "rank the reference algorithms of a collective with the cost model"},
+    {"probe", kcal_probe_main,
+     "measure this machine's model parameters (alpha, beta, l, gamma, T_sm)"},
+    {"fit", kcal_fit_main,
+     "re-fit the raw samples saved by kcal probe --raw into a params file"},
     {"bench", kcal_bench_main,
      "time libkcoll's algorithms and the MPI library's own (mpirun)"},
     {"report", kcal_report_main,

@@ -1,0 +1,810 @@
+/* fit: robust statistics and the GSL fits behind kcal probe / kcal fit
+ * (see fit.h). */
+#include "fit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void note(kcal_fit_notes *notes, const char *fmt, ...)
+{
+    if (!notes || notes->n >= KCAL_FIT_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes->text[notes->n++], sizeof notes->text[0], fmt, ap);
+    va_end(ap);
+}
+
+/* GSL's default handler aborts the process; library code must return. */
+static void gsl_quiet(void)
+{
+    gsl_set_error_handler_off();
+}
+
+int kcal_stat_robust(const double *x, size_t n, kcal_stat *out)
+{
+    if (n == 0)
+        return -1;
+    double *s = malloc(n * sizeof *s), *d = malloc(n * sizeof *d);
+    if (!s || !d) {
+        free(s);
+        free(d);
+        return -1;
+    }
+    memcpy(s, x, n * sizeof *s);
+    gsl_sort(s, 1, n);
+    out->median = gsl_stats_median_from_sorted_data(s, 1, n);
+    for (size_t i = 0; i < n; i++)
+        d[i] = fabs(s[i] - out->median);
+    gsl_sort(d, 1, n);
+    /* 1.4826·MAD: a robust σ (exact for normal noise). */
+    out->spread = 1.4826 * gsl_stats_median_from_sorted_data(d, 1, n);
+    out->se = sqrt(M_PI / 2) * out->spread / sqrt((double)n);
+    out->n = n;
+    free(s);
+    free(d);
+    return 0;
+}
+
+int kcal_fit_line(const double *x, const double *y, const double *sigma,
+                  size_t n, kcal_linfit *out)
+{
+    gsl_quiet();
+    memset(out, 0, sizeof *out);
+    if (n < 2)
+        return -1;
+    double c00, c01, c11, chisq;
+    int rc;
+    if (sigma) {
+        double *w = malloc(n * sizeof *w);
+        if (!w)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            w[i] = 1.0 / (sigma[i] * sigma[i]);
+        rc = gsl_fit_wlinear(x, 1, w, 1, y, 1, n, &out->c0, &out->c1, &c00,
+                             &c01, &c11, &chisq);
+        free(w);
+    } else {
+        rc = gsl_fit_linear(x, 1, y, 1, n, &out->c0, &out->c1, &c00, &c01,
+                            &c11, &chisq);
+    }
+    if (rc != GSL_SUCCESS || !isfinite(out->c0) || !isfinite(out->c1))
+        return -1;
+    out->dof = (int)n - 2;
+    out->chisq = chisq;
+    /* gsl_fit_linear already scales by χ²/dof; the weighted one does not. */
+    double scale = 1;
+    if (sigma && out->dof > 0 && chisq / out->dof > 1)
+        scale = chisq / out->dof;
+    out->se0 = sqrt(c00 * scale);
+    out->se1 = sqrt(c11 * scale);
+    return 0;
+}
+
+/* Weighted mean through y = c0 (slope fixed at 0), and y = c1·x through the
+ * origin: the one-parameter fits left when a bound is active. */
+static void fit_const(const double *y, const double *sigma, size_t n,
+                      double *c0, double *se0)
+{
+    double sw = 0, swy = 0, chisq = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1 / (sigma[i] * sigma[i]);
+        sw += w;
+        swy += w * y[i];
+    }
+    *c0 = swy / sw;
+    for (size_t i = 0; i < n; i++)
+        chisq += pow((y[i] - *c0) / sigma[i], 2);
+    double scale = n > 1 && chisq / (double)(n - 1) > 1 ? chisq / (double)(n - 1) : 1;
+    *se0 = sqrt(scale / sw);
+}
+
+static void fit_origin(const double *x, const double *y, const double *sigma,
+                       size_t n, double *c1, double *se1)
+{
+    double *w = malloc(n * sizeof *w);
+    double cov = 0, sumsq = 0;
+    if (!w) {
+        *c1 = NAN;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        w[i] = 1 / (sigma[i] * sigma[i]);
+    gsl_fit_wmul(x, 1, w, 1, y, 1, n, c1, &cov, &sumsq);
+    free(w);
+    double scale = n > 1 && sumsq / (double)(n - 1) > 1 ? sumsq / (double)(n - 1) : 1;
+    *se1 = sqrt(cov * scale);
+}
+
+/* ---- γ(c) by Levenberg–Marquardt --------------------------------------- */
+
+typedef struct {
+    const double *c, *g;
+    size_t n;
+    int fixed_a, fixed_b; /* which parameter is held at 0 */
+} gamma_data;
+
+static void gamma_ab(const gsl_vector *x, const gamma_data *d, double *a,
+                     double *b)
+{
+    size_t k = 0;
+    *a = d->fixed_a ? 0 : gsl_vector_get(x, k++);
+    *b = d->fixed_b ? 0 : gsl_vector_get(x, k);
+}
+
+static int gamma_f(const gsl_vector *x, void *data, gsl_vector *f)
+{
+    const gamma_data *d = data;
+    double a, b;
+    gamma_ab(x, d, &a, &b);
+    for (size_t i = 0; i < d->n; i++)
+        gsl_vector_set(f, i, a * d->c[i] * d->c[i] + b * d->c[i] - d->g[i]);
+    return GSL_SUCCESS;
+}
+
+static int gamma_df(const gsl_vector *x, void *data, gsl_matrix *J)
+{
+    const gamma_data *d = data;
+    (void)x;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t k = 0;
+        if (!d->fixed_a)
+            gsl_matrix_set(J, i, k++, d->c[i] * d->c[i]);
+        if (!d->fixed_b)
+            gsl_matrix_set(J, i, k, d->c[i]);
+    }
+    return GSL_SUCCESS;
+}
+
+/* One LM run with the free parameters of d. Returns 0 or -1. */
+static int gamma_lm(gamma_data *d, const double *sigma, kcal_gammafit *out)
+{
+    size_t p = (size_t)(!d->fixed_a + !d->fixed_b), n = d->n;
+    if (n < p || p == 0)
+        return -1;
+    gsl_multifit_nlinear_fdf fdf = {0};
+    fdf.f = gamma_f;
+    fdf.df = gamma_df;
+    fdf.fvv = NULL;
+    fdf.n = n;
+    fdf.p = p;
+    fdf.params = d;
+    gsl_multifit_nlinear_parameters par =
+        gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+    gsl_vector *x0 = gsl_vector_alloc(p), *wts = gsl_vector_alloc(n);
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    int rc = -1, info;
+    if (!w || !x0 || !wts || !cov)
+        goto done;
+    /* Start from the paper's shape: a little quadratic, mostly linear. */
+    {
+        size_t k = 0;
+        if (!d->fixed_a)
+            gsl_vector_set(x0, k++, 0.1);
+        if (!d->fixed_b)
+            gsl_vector_set(x0, k, 1.0);
+    }
+    for (size_t i = 0; i < n; i++)
+        gsl_vector_set(wts, i, 1 / (sigma[i] * sigma[i]));
+    if (gsl_multifit_nlinear_winit(x0, wts, &fdf, w) != GSL_SUCCESS)
+        goto done;
+    int st = gsl_multifit_nlinear_driver(200, 1e-12, 1e-12, 1e-12, NULL, NULL,
+                                         &info, w);
+    if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        goto done;
+    gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+    if (gsl_multifit_nlinear_covar(J, 0.0, cov) != GSL_SUCCESS)
+        goto done;
+    gsl_vector *res = gsl_multifit_nlinear_residual(w);
+    double chisq;
+    gsl_blas_ddot(res, res, &chisq);
+    out->chisq = chisq;
+    out->dof = (int)(n - p);
+    double scale = out->dof > 0 && chisq / out->dof > 1 ? chisq / out->dof : 1;
+    gsl_vector *x = gsl_multifit_nlinear_position(w);
+    gamma_ab(x, d, &out->a, &out->b);
+    size_t k = 0;
+    out->se_a = d->fixed_a ? 0 : sqrt(gsl_matrix_get(cov, k, k) * scale);
+    if (!d->fixed_a)
+        k++;
+    out->se_b = d->fixed_b ? 0 : sqrt(gsl_matrix_get(cov, k, k) * scale);
+    out->fixed_a = d->fixed_a;
+    out->fixed_b = d->fixed_b;
+    rc = isfinite(out->a) && isfinite(out->b) ? 0 : -1;
+done:
+    if (w)
+        gsl_multifit_nlinear_free(w);
+    gsl_vector_free(x0);
+    gsl_vector_free(wts);
+    gsl_matrix_free(cov);
+    return rc;
+}
+
+int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
+                   size_t n, kcal_gammafit *out)
+{
+    gsl_quiet();
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        if (!(sigma[i] > 0) || !isfinite(g[i]))
+            return -1;
+    gamma_data d = {c, g, n, 0, 0};
+    if (n == 1) { /* one point, two parameters: a is not identifiable */
+        d.fixed_a = 1;
+        if (gamma_lm(&d, sigma, out) < 0)
+            return -1;
+        out->free_a = NAN;
+        out->free_b = out->b;
+        return 0;
+    }
+    if (gamma_lm(&d, sigma, out) < 0)
+        return -1;
+    out->free_a = out->a;
+    out->free_b = out->b;
+    if (out->a >= 0 && out->b >= 0)
+        return 0;
+    /* Bound active: hold the negative parameter at 0, re-fit the other. */
+    double fa = out->free_a, fb = out->free_b;
+    d.fixed_a = fa < 0;
+    d.fixed_b = !d.fixed_a && fb < 0;
+    if (gamma_lm(&d, sigma, out) < 0)
+        return -1;
+    out->free_a = fa;
+    out->free_b = fb;
+    if (out->a < 0 || out->b < 0) { /* γ falls with c: nothing to fit */
+        out->a = out->b = 0;
+        out->se_a = out->se_b = 0;
+        out->fixed_a = out->fixed_b = 1;
+    }
+    return 0;
+}
+
+/* ---- from raw samples to params ----------------------------------------- */
+
+/* The distinct values of `pages` (or `readers`) in one phase/pattern, sorted. */
+static size_t distinct_values(const kcal_raw *raw, const char *phase,
+                              const char *pattern, int by_readers, long *out,
+                              size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)))
+            continue;
+        long v = by_readers ? s->readers : s->pages;
+        size_t j = 0;
+        while (j < n && out[j] != v)
+            j++;
+        if (j == n && n < max)
+            out[n++] = v;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            long t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
+static int point_stat_reps(const kcal_raw *raw, const char *phase,
+                           const char *pattern, int readers, long pages,
+                           int rep_lo, int rep_hi, kcal_stat *st)
+{
+    size_t n = kcal_raw_select(raw, phase, pattern, readers, pages, NULL, 0);
+    if (n == 0)
+        return -1;
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)) ||
+            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages))
+            continue;
+        if (rep_hi >= 0 && (s->rep < rep_lo || s->rep >= rep_hi))
+            continue;
+        x[k++] = s->seconds;
+    }
+    int rc = k ? kcal_stat_robust(x, k, st) : -1;
+    free(x);
+    /* A zero spread (identical samples) would give infinite weight. */
+    if (rc == 0 && !(st->se > 0))
+        st->se = st->median > 0 ? 1e-3 * st->median : 1e-12;
+    return rc;
+}
+
+static int point_stat(const kcal_raw *raw, const char *phase,
+                      const char *pattern, int readers, long pages,
+                      kcal_stat *st)
+{
+    return point_stat_reps(raw, phase, pattern, readers, pages, 0, -1, st);
+}
+
+#define MAXPTS 256
+
+/* Medians and standard errors of phase/pattern at each N (readers: any). */
+static size_t curve_reps(const kcal_raw *raw, const char *phase,
+                         const char *pattern, int rep_lo, int rep_hi,
+                         double *x, double *y, double *se)
+{
+    long v[MAXPTS];
+    size_t n = distinct_values(raw, phase, pattern, 0, v, MAXPTS), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        kcal_stat st;
+        if (point_stat_reps(raw, phase, pattern, 0, v[i], rep_lo, rep_hi,
+                            &st) < 0)
+            continue;
+        x[k] = (double)v[i];
+        y[k] = st.median;
+        se[k] = st.se;
+        k++;
+    }
+    return k;
+}
+
+static size_t curve(const kcal_raw *raw, const char *phase,
+                    const char *pattern, double *x, double *y, double *se)
+{
+    return curve_reps(raw, phase, pattern, 0, -1, x, y, se);
+}
+
+/* l (slope of T3) and β (slope of T4 − T3 over N·s) from the samples with
+ * rep in [lo, hi). 0 or -1. */
+static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
+                          const char *copy_pat, double page, int lo, int hi,
+                          double *alpha, double *lock, double *beta)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
+        se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
+    size_t n = curve_reps(raw, "lock", lock_pat, lo, hi, x, y, se);
+    size_t n4 = curve_reps(raw, "copy", copy_pat, lo, hi, x4, y4, se4), nb = 0;
+    kcal_linfit lf, bf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    if (nb < 3 || kcal_fit_line(bx, by, bs, nb, &bf) < 0)
+        return -1;
+    *alpha = lf.c0;
+    *lock = lf.c1;
+    *beta = bf.c1;
+    return 0;
+}
+
+/* Batch means: the fit's standard errors assume independent samples, but
+ * the machine drifts (other jobs, the host's memory bandwidth). The passes
+ * of the probe run in time order (rep = pass), so fitting each fifth of
+ * them separately shows that drift: sd over the 5 blocks / √5. */
+#define KCAL_BATCHES 5
+static int batch_se(const kcal_raw *raw, const char *lock_pat,
+                    const char *copy_pat, double page, double *se_alpha,
+                    double *se_lock, double *se_beta)
+{
+    int reps = 0;
+    for (size_t i = 0; i < raw->n; i++)
+        if (!strcmp(raw->s[i].phase, "lock") && raw->s[i].rep + 1 > reps)
+            reps = raw->s[i].rep + 1;
+    if (reps < 5 * KCAL_BATCHES)
+        return -1;
+    double a[KCAL_BATCHES], l[KCAL_BATCHES], b[KCAL_BATCHES];
+    for (int k = 0; k < KCAL_BATCHES; k++)
+        if (lock_beta_reps(raw, lock_pat, copy_pat, page,
+                           k * reps / KCAL_BATCHES,
+                           (k + 1) * reps / KCAL_BATCHES, &a[k], &l[k],
+                           &b[k]) < 0)
+            return -1;
+    *se_alpha = gsl_stats_sd(a, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    *se_lock = gsl_stats_sd(l, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    *se_beta = gsl_stats_sd(b, 1, KCAL_BATCHES) / sqrt(KCAL_BATCHES);
+    return 0;
+}
+
+static int has_pattern(const kcal_raw *raw, const char *phase,
+                       const char *pattern)
+{
+    return kcal_raw_select(raw, phase, pattern, 0, -1, NULL, 0) > 0;
+}
+
+int kcal_fit_lock_grows(const kcal_raw *raw, const char *pattern)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    size_t n = curve(raw, "lock", pattern, x, y, se);
+    kcal_linfit lf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    return lf.c1 > 3 * lf.se1 && y[n - 1] > 1.2 * y[0];
+}
+
+static int set_num(kcal_params *p, const char *key, double v, char *err,
+                   size_t errlen)
+{
+    if (kcal_params_set(p, key, v) < 0) {
+        set_err(err, errlen, "fitted %s = %g is not a finite number >= 0", key,
+                v);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_fit(kcal_params *p, const char *key, double v, double se,
+                   char *err, size_t errlen)
+{
+    char k[64];
+    if (set_num(p, key, v, err, errlen) < 0)
+        return -1;
+    snprintf(k, sizeof k, "%s_stderr", key);
+    return set_num(p, k, isfinite(se) ? se : 0, err, errlen);
+}
+
+/* Metadata keys that are numbers in a params file (params.c's table). */
+static int meta_is_numeric(const char *key)
+{
+    static const char *const keys[] = {"page", "l1d_cache", "l2_cache",
+                                       "l3_cache", "max_readers", NULL};
+    for (const char *const *k = keys; *k; k++)
+        if (!strcmp(*k, key))
+            return 1;
+    return 0;
+}
+
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!buf || !len)
+        return;
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
+                          kcal_params *out, kcal_fit_notes *notes,
+                          char *comment, size_t commentlen, char *err,
+                          size_t errlen)
+{
+    static const char *const patterns[] = {"distinct", "same", "own"};
+    double cs[MAXPTS], gs[MAXPTS], ss[MAXPTS];
+    size_t nfit = 0;
+    long pages_used = 0;
+    for (int pi = 0; pi < 3; pi++) {
+        long rv[MAXPTS], pv[MAXPTS];
+        size_t nr = distinct_values(raw, "contention", patterns[pi], 1, rv, MAXPTS);
+        size_t np = distinct_values(raw, "contention", patterns[pi], 0, pv, MAXPTS);
+        if (nr == 0 || np == 0)
+            continue;
+        long N = pv[np - 1]; /* the largest N: lock time dominates */
+        cat(comment, commentlen, "gamma(c) measured, %s pages, N = %ld:",
+            patterns[pi], N);
+        for (size_t i = 0; i < nr; i++) {
+            kcal_stat st;
+            if (point_stat(raw, "contention", patterns[pi], (int)rv[i], N, &st) < 0)
+                continue;
+            /* Per-page lock time at c, over l (model.md): γ(c). */
+            double g = (st.median - alpha) / (double)N / lock;
+            double sg = st.se / (double)N / lock;
+            cat(comment, commentlen, " c=%ld %.3f", rv[i], g);
+            if (pi == 0) {
+                cs[nfit] = (double)rv[i];
+                gs[nfit] = g;
+                ss[nfit] = sg;
+                nfit++;
+                pages_used = N;
+            }
+        }
+        cat(comment, commentlen, "\n");
+    }
+    if (nfit == 0) {
+        set_err(err, errlen, "no contention samples (phase contention, "
+                "pattern distinct): gamma_a and gamma_b cannot be fitted");
+        return -1;
+    }
+    /* model.md: γ(1) = 1 by definition and the fit uses c >= 2 only (the
+     * c = 1 point, ~1 by construction, would drag the curve through it and,
+     * since a, b >= 0 force γ(2) >= 2·γ(1), spoil every contended point). */
+    size_t first = 0;
+    while (first < nfit && cs[first] < 2)
+        first++;
+    size_t n = nfit - first;
+    if (n == 0) {
+        /* One core: no contention can be measured. γ(c) = c (every reader
+         * waits for all others) is an assumption, not a measurement. */
+        note(notes, "gamma: no contended point measured (1 reader): "
+             "gamma_a = 0, gamma_b = 1 are an assumption (gamma(c) = c)");
+        if (set_fit(out, "gamma_a", 0, 0, err, errlen) < 0 ||
+            set_fit(out, "gamma_b", 1, 0, err, errlen) < 0 ||
+            set_num(out, "gamma_a_dof", 0, err, errlen) < 0)
+            return -1;
+        return 0;
+    }
+    if (n == 1)
+        note(notes, "gamma: one contended point (c = %g) for 2 parameters: "
+             "gamma_a is not identifiable and held at 0, gamma_b = "
+             "gamma(%g)/%g (dof 0); gamma beyond c = %g is a linear "
+             "extrapolation", cs[first], cs[first], cs[first], cs[first]);
+    kcal_gammafit gf;
+    if (kcal_fit_gamma(cs + first, gs + first, ss + first, n, &gf) < 0) {
+        set_err(err, errlen, "the Levenberg-Marquardt fit of gamma(c) failed "
+                "(%zu points)", n);
+        return -1;
+    }
+    if ((gf.fixed_a && n > 1) || gf.fixed_b)
+        note(notes, "gamma: the free fit gave gamma_a = %.4g, gamma_b = %.4g; "
+             "params must be >= 0, so %s held at 0 and the rest re-fitted",
+             gf.free_a, gf.free_b,
+             gf.fixed_a && gf.fixed_b ? "both are"
+             : gf.fixed_a            ? "gamma_a is"
+                                     : "gamma_b is");
+    if (gf.dof == 0)
+        note(notes, "gamma: dof 0 (as many points as parameters): the "
+             "standard errors come from the measurement spread alone");
+    cat(comment, commentlen,
+        "gamma fit: %zu points (c = %g..%g, N = %ld pages, pattern distinct), "
+        "dof %d, chi2 %.3g\n", n, cs[first], cs[nfit - 1], pages_used, gf.dof,
+        gf.chisq);
+    if (set_fit(out, "gamma_a", gf.a, gf.se_a, err, errlen) < 0 ||
+        set_fit(out, "gamma_b", gf.b, gf.se_b, err, errlen) < 0 ||
+        set_num(out, "gamma_a_dof", gf.dof, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
+                       kcal_fit_notes *notes, char *comment, size_t commentlen,
+                       char *err, size_t errlen)
+{
+    int measured = 0;
+    for (int op = 0; op < KCAL_SM_COUNT; op++) {
+        char phase[32], ka[48], kb[48];
+        snprintf(phase, sizeof phase, "sm_%s", kcal_sm_name(op));
+        snprintf(ka, sizeof ka, "sm_%s_a", kcal_sm_name(op));
+        snprintf(kb, sizeof kb, "sm_%s_b", kcal_sm_name(op));
+        long pv[MAXPTS];
+        size_t np = distinct_values(raw, phase, NULL, 1, pv, MAXPTS), n = 0;
+        double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+        if (np == 0)
+            continue;
+        measured = 1;
+        cat(comment, commentlen, "T_sm_%s measured:", kcal_sm_name(op));
+        for (size_t i = 0; i < np; i++) {
+            kcal_stat st;
+            if (pv[i] < 2 || point_stat(raw, phase, NULL, (int)pv[i], -1, &st) < 0)
+                continue;
+            x[n] = log2((double)pv[i]);
+            y[n] = st.median;
+            se[n] = st.se;
+            cat(comment, commentlen, " p=%ld %.3g s", pv[i], st.median);
+            n++;
+        }
+        cat(comment, commentlen, "\n");
+        double a = 0, b = 0, sa = 0, sb = 0;
+        if (n == 1) {
+            /* T_sm(p) = a + b·log2 p at one p: b is not identifiable. */
+            a = y[0];
+            sa = se[0];
+            note(notes, "%s: measured at p = %g only: %s = T_sm(p), %s = 0 "
+                 "(the log2 p growth needs at least 2 values of p)", phase,
+                 exp2(x[0]), ka, kb);
+        } else if (n >= 2) {
+            kcal_linfit lf;
+            if (kcal_fit_line(x, y, se, n, &lf) < 0) {
+                set_err(err, errlen, "the linear fit of %s failed", phase);
+                return -1;
+            }
+            a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
+            if (b < 0) {
+                fit_const(y, se, n, &a, &sa);
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, kb, lf.c1);
+                b = sb = 0;
+            } else if (a < 0) {
+                fit_origin(x, y, se, n, &b, &sb);
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, ka, lf.c0);
+                a = sa = 0;
+            }
+        } else {
+            continue;
+        }
+        if (set_fit(out, ka, a, sa, err, errlen) < 0 ||
+            set_fit(out, kb, b, sb, err, errlen) < 0)
+            return -1;
+    }
+    if (!measured)
+        cat(comment, commentlen, "T_sm not measured (no MPI run): the sm_* "
+            "keys are absent and count as 0\n");
+    return 0;
+}
+
+int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
+                 char *comment, size_t commentlen, char *err, size_t errlen)
+{
+    gsl_quiet();
+    if (notes)
+        notes->n = 0;
+    if (comment && commentlen)
+        comment[0] = '\0';
+    const char *page_s = kcal_raw_get_meta(raw, "page");
+    char *end;
+    double page = page_s ? strtod(page_s, &end) : 0;
+    if (!page_s || *end || !(page > 0)) {
+        set_err(err, errlen, "no '# meta page' line with the page size");
+        return -1;
+    }
+    /* Metadata first: a params file reads from what to what was measured. */
+    for (size_t i = 0; i < raw->n_meta; i++) {
+        const char *k = raw->meta[i].key, *v = raw->meta[i].value;
+        int rc;
+        if (meta_is_numeric(k)) {
+            double d = strtod(v, &end);
+            rc = *end ? -1 : kcal_params_set(out, k, d);
+        } else {
+            rc = kcal_params_set_text(out, k, v);
+        }
+        if (rc < 0) {
+            set_err(err, errlen, "metadata '%s %s' is not valid in a params "
+                    "file", k, v);
+            return -1;
+        }
+    }
+
+    /* T1: reported, not a model parameter (α includes it). */
+    kcal_stat t1, t2;
+    if (point_stat(raw, "syscall", NULL, 0, -1, &t1) == 0)
+        cat(comment, commentlen, "T1 syscall (liovcnt = riovcnt = 0): %.3g s\n",
+            t1.median);
+    int have_t2 = point_stat(raw, "startup", NULL, 0, -1, &t2) == 0;
+    if (have_t2)
+        cat(comment, commentlen, "T2 start-up (1 byte): %.3g s\n", t2.median);
+
+    /* α and l: T3(N) = α + l·N (model.md). */
+    /* The probe says which T3 it trusted (cma_method); else the current
+     * kernel's method when its samples are there. */
+    const char *method = kcal_raw_get_meta(raw, "cma_method");
+    const char *lock_pat = method && has_pattern(raw, "lock", method) ? method
+                           : has_pattern(raw, "lock", "one_byte_local")
+                               ? "one_byte_local"
+                               : "liovcnt_zero";
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    size_t n = curve(raw, "lock", lock_pat, x, y, se);
+    kcal_linfit lf;
+    if (n < 2 || kcal_fit_line(x, y, se, n, &lf) < 0) {
+        set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
+                "have %zu", n);
+        return -1;
+    }
+    if (kcal_fit_lock_grows(raw, lock_pat) != 1 || !(lf.c1 > 0)) {
+        set_err(err, errlen, "T3 (%s) does not grow with the number of pages "
+                "(slope %.3g ± %.2g s/page): l cannot be measured", lock_pat,
+                lf.c1, lf.se1);
+        return -1;
+    }
+    const char *copy_pat = has_pattern(raw, "copy", "cold") ? "cold" : "hot";
+    double ba = 0, bl = 0, bb = 0;
+    int batched = batch_se(raw, lock_pat, copy_pat, page, &ba, &bl, &bb) == 0;
+    double alpha = lf.c0, alpha_se = batched ? fmax(lf.se0, ba) : lf.se0;
+    double lock_se = batched ? fmax(lf.se1, bl) : lf.se1;
+    if (alpha <= 0) {
+        /* The intercept is a long extrapolation from 1..1024 pages; the
+         * paper's α = T2 is the measured point it stands for. */
+        if (!have_t2) {
+            set_err(err, errlen, "T3 intercept %.3g s < 0 and no T2 samples",
+                    alpha);
+            return -1;
+        }
+        note(notes, "alpha: the T3 intercept is %.3g s <= 0; using the "
+             "paper's alpha = T2 instead", alpha);
+        alpha = t2.median;
+        alpha_se = t2.se;
+    }
+    cat(comment, commentlen, "T3 = alpha + l*N over %zu page counts N = "
+        "%g..%g (%s), dof %d\n", n, x[0], x[n - 1], lock_pat, lf.dof);
+    if (set_fit(out, "alpha", alpha, alpha_se, err, errlen) < 0 ||
+        set_fit(out, "lock", lf.c1, lock_se, err, errlen) < 0 ||
+        set_num(out, "page", page, err, errlen) < 0)
+        return -1;
+
+    /* β: slope of (T4 − T3) over N·s (model.md). */
+    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
+        bs[MAXPTS];
+    size_t n4 = curve(raw, "copy", copy_pat, x4, y4, se4), nb = 0;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    kcal_linfit bf;
+    if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
+        set_err(err, errlen, "need T4 (phase copy) at 2 or more of the T3 page "
+                "counts, growing with N; have %zu", nb);
+        return -1;
+    }
+    cat(comment, commentlen, "beta = slope of (T4 - T3) over N*s, %zu points, "
+        "%s copies, dof %d (%.3g GB/s)\n", nb, copy_pat, bf.dof, 1e-9 / bf.c1);
+    if (batched)
+        cat(comment, commentlen, "stderr of alpha, lock, beta: the larger of "
+            "the fit's and the batch-means one (%d time blocks of the passes: "
+            "%.2g, %.2g, %.2g)\n", KCAL_BATCHES, ba, bl, bb);
+    if (set_fit(out, "beta", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1, err,
+                errlen) < 0)
+        return -1;
+    if (!kcal_raw_get_meta(raw, "beta_cache") &&
+        kcal_params_set_text(out, "beta_cache", copy_pat) < 0)
+        return -1;
+
+    if (fit_gamma_part(raw, alpha, lf.c1, out, notes, comment, commentlen, err,
+                       errlen) < 0)
+        return -1;
+    return fit_sm_part(raw, out, notes, comment, commentlen, err, errlen);
+}
+
+int kcal_fit_write_points(FILE *f, const kcal_raw *raw)
+{
+    /* done[i]: sample i belongs to a point already written. */
+    char *done = calloc(raw->n ? raw->n : 1, 1);
+    double *x = malloc((raw->n ? raw->n : 1) * sizeof *x);
+    if (!done || !x) {
+        free(done);
+        free(x);
+        return -1;
+    }
+    fprintf(f, "%s\n", KCAL_POINTS_HEADER);
+    for (size_t i = 0; i < raw->n; i++) {
+        if (done[i])
+            continue;
+        const kcal_sample *a = &raw->s[i];
+        size_t n = 0;
+        for (size_t j = i; j < raw->n; j++) {
+            const kcal_sample *b = &raw->s[j];
+            if (!done[j] && b->readers == a->readers && b->pages == a->pages &&
+                !strcmp(b->phase, a->phase) && !strcmp(b->pattern, a->pattern)) {
+                done[j] = 1;
+                x[n++] = b->seconds;
+            }
+        }
+        kcal_stat st;
+        kcal_stat_robust(x, n, &st);
+        fprintf(f, "%s,%s,%d,%ld,%ld,%zu,%.6g,%.6g,%.6g\n", a->phase,
+                a->pattern, a->readers, a->pages, a->bytes, n, st.median,
+                st.spread, st.se);
+    }
+    free(done);
+    free(x);
+    return ferror(f) ? -1 : 0;
+}

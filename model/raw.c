@@ -1,0 +1,296 @@
+/* raw: sample store and raw CSV file of `kcal probe` (see raw.h). */
+#include "raw.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void kcal_raw_init(kcal_raw *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void kcal_raw_free(kcal_raw *r)
+{
+    for (size_t i = 0; i < r->n_meta; i++) {
+        free(r->meta[i].key);
+        free(r->meta[i].value);
+    }
+    free(r->meta);
+    free(r->s);
+    kcal_raw_init(r);
+}
+
+/* Names go into a CSV without quoting: no separators, no line breaks. */
+static int name_ok(const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len >= max)
+        return 0;
+    return strcspn(s, ", \t\r\n\"#") == len;
+}
+
+int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
+                 int readers, long pages, long bytes, int rep, double seconds)
+{
+    if (!name_ok(phase, sizeof r->s->phase) ||
+        !name_ok(pattern, sizeof r->s->pattern))
+        return -1;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 1024;
+        kcal_sample *s = realloc(r->s, cap * sizeof *s);
+        if (!s)
+            return -1;
+        r->s = s;
+        r->cap = cap;
+    }
+    kcal_sample *s = &r->s[r->n++];
+    memset(s, 0, sizeof *s);
+    strcpy(s->phase, phase);
+    strcpy(s->pattern, pattern);
+    s->readers = readers;
+    s->pages = pages;
+    s->bytes = bytes;
+    s->rep = rep;
+    s->seconds = seconds;
+    return 0;
+}
+
+int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value)
+{
+    if (!name_ok(key, 64) || strchr(value, '\n'))
+        return -1;
+    for (size_t i = 0; i < r->n_meta; i++)
+        if (!strcmp(r->meta[i].key, key)) {
+            char *v = strdup(value);
+            if (!v)
+                return -1;
+            free(r->meta[i].value);
+            r->meta[i].value = v;
+            return 0;
+        }
+    if (r->n_meta == r->cap_meta) {
+        size_t cap = r->cap_meta ? 2 * r->cap_meta : 16;
+        kcal_raw_meta *m = realloc(r->meta, cap * sizeof *m);
+        if (!m)
+            return -1;
+        r->meta = m;
+        r->cap_meta = cap;
+    }
+    char *k = strdup(key), *v = strdup(value);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    r->meta[r->n_meta].key = k;
+    r->meta[r->n_meta].value = v;
+    r->n_meta++;
+    return 0;
+}
+
+const char *kcal_raw_get_meta(const kcal_raw *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_meta; i++)
+        if (!strcmp(r->meta[i].key, key))
+            return r->meta[i].value;
+    return NULL;
+}
+
+int kcal_raw_write(FILE *f, const kcal_raw *r)
+{
+    for (size_t i = 0; i < r->n_meta; i++)
+        fprintf(f, "# meta %s %s\n", r->meta[i].key, r->meta[i].value);
+    fprintf(f, "%s\n", KCAL_RAW_HEADER);
+    for (size_t i = 0; i < r->n; i++) {
+        const kcal_sample *s = &r->s[i];
+        fprintf(f, "%s,%s,%d,%ld,%ld,%d,%.17g\n", s->phase, s->pattern,
+                s->readers, s->pages, s->bytes, s->rep, s->seconds);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
+                  size_t errlen)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        set_err(err, errlen, "%s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int rc = kcal_raw_write(f, r);
+    int saved = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc < 0) {
+        set_err(err, errlen, "%s: %s", path, strerror(saved));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Split one CSV line into exactly 7 fields (in place). */
+static int split7(char *line, char **f)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *c = line; *c; c++)
+        if (*c == ',') {
+            if (n == 7)
+                return -1;
+            *c = '\0';
+            f[n++] = c + 1;
+        }
+    return n == 7 ? 0 : -1;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
+{
+    kcal_raw_init(r);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0, have_header = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0)
+            continue;
+        if (line[0] == '#') {
+            if (!strncmp(line, "# meta ", 7)) {
+                char *key = line + 7, *sp = strchr(key, ' ');
+                if (!sp) {
+                    set_err(err, errlen, "%s:%d: meta line without a value",
+                            path, lineno);
+                    goto fail;
+                }
+                *sp = '\0';
+                if (kcal_raw_set_meta(r, key, sp + 1) < 0) {
+                    set_err(err, errlen, "%s:%d: bad meta key '%s'", path,
+                            lineno, key);
+                    goto fail;
+                }
+            }
+            continue;
+        }
+        if (!have_header) {
+            if (strcmp(line, KCAL_RAW_HEADER)) {
+                set_err(err, errlen, "%s:%d: expected the header '%s'", path,
+                        lineno, KCAL_RAW_HEADER);
+                goto fail;
+            }
+            have_header = 1;
+            continue;
+        }
+        char *fld[7];
+        long readers, pages, bytes, rep;
+        if (split7(line, fld) < 0) {
+            set_err(err, errlen, "%s:%d: expected 7 comma-separated fields",
+                    path, lineno);
+            goto fail;
+        }
+        if (parse_long(fld[2], 0, 1 << 20, &readers) < 0 ||
+            parse_long(fld[3], -1, 1L << 40, &pages) < 0 ||
+            parse_long(fld[4], 0, 1L << 50, &bytes) < 0 ||
+            parse_long(fld[5], 0, 1L << 30, &rep) < 0) {
+            set_err(err, errlen, "%s:%d: readers, pages, bytes and rep must "
+                    "be whole numbers", path, lineno);
+            goto fail;
+        }
+        char *end;
+        errno = 0;
+        double sec = strtod(fld[6], &end);
+        /* ERANGE on underflow still yields the nearest double: keep it. */
+        if (end == fld[6] || *end || !isfinite(sec) || sec < 0 ||
+            (errno && errno != ERANGE)) {
+            set_err(err, errlen, "%s:%d: seconds '%s' is not a finite "
+                    "number >= 0", path, lineno, fld[6]);
+            goto fail;
+        }
+        if (kcal_raw_add(r, fld[0], fld[1], (int)readers, pages, bytes,
+                         (int)rep, sec) < 0) {
+            set_err(err, errlen, "%s:%d: bad phase or pattern name", path,
+                    lineno);
+            goto fail;
+        }
+    }
+    if (ferror(f)) {
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!have_header) {
+        set_err(err, errlen, "%s:%d: no header line '%s'", path, lineno,
+                KCAL_RAW_HEADER);
+        goto fail;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+fail:
+    free(line);
+    fclose(f);
+    kcal_raw_free(r);
+    return -1;
+}
+
+size_t kcal_raw_select(const kcal_raw *r, const char *phase,
+                       const char *pattern, int readers, long pages,
+                       double *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const kcal_sample *s = &r->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)) ||
+            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages))
+            continue;
+        if (out && n < max)
+            out[n] = s->seconds;
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,37 @@
+/* sm: T_sm_X(p), the small-message shared-memory collectives of the model
+ * (X = bcast, gather, allgather, barrier), measured with real MPI: mpirun
+ * launches the helper kcal-sm-bench (probe/mpi/sm_bench.c) at each p. The mpirun command is `mpirun` unless the caller gives another
+ * (--mpirun CMD or $KCAL_MPIRUN; it may carry arguments, split at blanks).
+ * As root, Open MPI refuses to start without OMPI_ALLOW_RUN_AS_ROOT and
+ * OMPI_ALLOW_RUN_AS_ROOT_CONFIRM; they are set for the child when euid is 0.
+ * Library code: returns error codes, never prints. */
+#ifndef KCAL_SM_H
+#define KCAL_SM_H
+
+#include <stddef.h>
+
+#include "phases.h"
+#include "raw.h"
+
+typedef struct {
+    const char *mpirun; /* NULL: "mpirun" */
+    const char *helper; /* path of kcal-sm-bench */
+    const long *ps;     /* the p to measure (each >= 2) */
+    size_t n_ps;
+    int reps, inner, warmup;
+    double timeout;     /* seconds per mpirun launch */
+    kcal_meter *meter;
+    double tick_units;  /* progress units per launch */
+} kcal_sm_setup;
+
+/* Find kcal-sm-bench: $KCAL_SM_BENCH, else next to the running kcal (its
+ * directory, its build/ subdirectory, or its parent for build/asan/kcal).
+ * Returns buf, or NULL when none exists. */
+const char *kcal_sm_find_helper(char *buf, size_t len);
+
+/* Run every p of ps; add phases sm_<X> (pattern "mpi", readers = p) to raw.
+ * 0, or -1 with the reason in err; samples of the p that worked stay. */
+int kcal_sm_measure(const kcal_sm_setup *s, kcal_raw *raw, char *err,
+                    size_t errlen);
+
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A --quick probe of this machine (the CI smoke test): exit 0, every
+# required key with a finite value (> 0; gamma_a >= 0, as a fit bounded at 0
+# may hold it there), standard errors and metadata present; `kcal fit` on the
+# raw samples it saved writes the very same params file; `kcal predict`
+# accepts the file. Skips (77) where CMA is forbidden (some CI containers).
+set -u
+KCAL=${KCAL:-./kcal}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$KCAL" probe --quick --raw "$tmp/raw.csv" > "$tmp/p.params" 2> "$tmp/err"
+rc=$?
+cat "$tmp/err"
+if [ $rc -eq 3 ]; then
+  echo "skip: CMA is forbidden on this machine: $(tail -n 1 "$tmp/err")"
+  exit 77
+fi
+[ $rc -eq 0 ] || fail "kcal probe --quick exited $rc"
+grep -q 'reader on core' "$tmp/err" || fail "no 'reader on core' line on stderr"
+
+val() { awk -v k="$1" '$1 == k {print $2}' "$tmp/p.params"; }
+positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0 && v + 0 < 1e300 && v == v + 0) }'; }
+nonneg() { awk -v v="$1" 'BEGIN { exit !(v + 0 >= 0 && v + 0 < 1e300 && v ~ /^[-+0-9.eE]+$/) }'; }
+
+for k in alpha beta lock page gamma_b; do
+  v=$(val $k)
+  [ -n "$v" ] || fail "required key $k missing"
+  positive "$v" || fail "$k = '$v' is not positive and finite"
+done
+v=$(val gamma_a)
+[ -n "$v" ] || fail "required key gamma_a missing"
+nonneg "$v" || fail "gamma_a = '$v' is not finite and >= 0"
+for k in alpha_stderr beta_stderr lock_stderr gamma_a_stderr gamma_b_stderr \
+         gamma_a_dof sm_bcast_a sm_gather_a sm_allgather_a sm_barrier_a; do
+  v=$(val $k)
+  [ -n "$v" ] || fail "key $k missing"
+  nonneg "$v" || fail "$k = '$v' is not finite and >= 0"
+done
+for k in cpu cores sockets numa kernel hostname date l1d_cache l2_cache \
+         cma_method beta_cache source; do
+  grep -q "^$k " "$tmp/p.params" || fail "metadata key $k missing"
+done
+[ "$(val beta_cache)" = cold ] || fail "beta_cache should be cold by default"
+head -n 1 "$tmp/raw.csv" | grep -q '^# meta ' || fail "raw file has no meta lines"
+grep -qx 'phase,pattern,readers,pages,bytes,rep,seconds' "$tmp/raw.csv" ||
+  fail "raw file lacks the header"
+
+"$KCAL" fit "$tmp/raw.csv" > "$tmp/refit.params" 2> "$tmp/fit.err" ||
+  fail "kcal fit exited $?: $(cat "$tmp/fit.err")"
+cmp "$tmp/p.params" "$tmp/refit.params" || {
+  diff "$tmp/p.params" "$tmp/refit.params"
+  fail "kcal fit on the saved raw differs from the probe's params"
+}
+"$KCAL" fit --points "$tmp/raw.csv" > "$tmp/points.csv" || fail "kcal fit --points exited $?"
+head -n 1 "$tmp/points.csv" | grep -qx 'phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s' ||
+  fail "kcal fit --points: wrong header"
+grep -q '^lock,one_byte_local,1,1024,1,' "$tmp/points.csv" || fail "kcal fit --points: no T3(1024) row"
+grep -q '^contention,distinct,2,1024,1,' "$tmp/points.csv" || fail "kcal fit --points: no c = 2 row"
+"$KCAL" predict --params "$tmp/p.params" --coll scatter --p 2 > "$tmp/pred" 2>&1 ||
+  fail "kcal predict refused the probe's params: $(cat "$tmp/pred")"
+echo "ok: alpha $(val alpha) lock $(val lock) beta $(val beta) gamma_b $(val gamma_b)"

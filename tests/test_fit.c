@@ -1,0 +1,254 @@
+/* test_fit: the fitter recovers known parameters from synthetic samples.
+ *
+ * Samples are made with the model itself plus seeded Gaussian noise
+ * (gsl_rng, fixed seed), then fitted exactly as `kcal probe` does. Each
+ * tolerance follows from the noise: 5 standard errors of the estimate, the
+ * standard error computed here from the noise level and the design (not
+ * taken from the fit under test), and the fit's own reported standard error
+ * must agree with it within a factor of 3. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fit.h"
+#include "raw.h"
+
+#define PAGE 4096.0
+static const double ALPHA = 1.3e-6, LOCK = 1.5e-7, BETA = 1.4e-10;
+static const double GA = 0.11, GB = 1.6; /* the paper's KNL gamma */
+static const long NS[] = {1, 2, 4, 8, 10, 13, 16, 20, 25, 32, 40, 51, 64, 81,
+                          102, 128, 161, 203, 256, 323, 406, 512, 645, 813,
+                          1024};
+#define NN (sizeof NS / sizeof NS[0])
+#define REPS 41
+#define CREPS 61
+#define CPAGES 256
+static const double SIG = 20e-9;  /* noise of one sample, seconds */
+
+/* Standard error of a median of REPS normal samples of σ. */
+static double se_median(double sigma, int reps)
+{
+    return sqrt(M_PI / 2) * sigma / sqrt((double)reps);
+}
+
+/* Standard errors of intercept and slope of an unweighted line fit with
+ * equal-variance points of error s at x. */
+static void line_se(const double *x, size_t n, double s, double *se0,
+                    double *se1)
+{
+    double mx = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx += x[i] / n;
+    for (size_t i = 0; i < n; i++)
+        sxx += (x[i] - mx) * (x[i] - mx);
+    *se1 = s / sqrt(sxx);
+    *se0 = s * sqrt(1.0 / n + mx * mx / sxx);
+}
+
+static double gamma_of(double c)
+{
+    return GA * c * c + GB * c;
+}
+
+static void make_samples(kcal_raw *r, gsl_rng *rng, int max_c)
+{
+    kcal_raw_init(r);
+    kcal_raw_set_meta(r, "page", "4096");
+    kcal_raw_set_meta(r, "machine", "synthetic");
+    kcal_raw_set_meta(r, "cma_method", "one_byte_local");
+    kcal_raw_set_meta(r, "beta_cache", "cold");
+    for (int k = 0; k < REPS; k++) {
+        kcal_raw_add(r, "syscall", "-", 1, 0, 0, k, 3e-7 + gsl_ran_gaussian(rng, SIG));
+        kcal_raw_add(r, "startup", "-", 1, 1, 1, k,
+                     ALPHA + LOCK + gsl_ran_gaussian(rng, SIG));
+        for (size_t i = 0; i < NN; i++) {
+            double t3 = ALPHA + LOCK * NS[i];
+            kcal_raw_add(r, "lock", "one_byte_local", 1, NS[i], 1, k,
+                         t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(r, "copy", "cold", 1, NS[i], (long)(NS[i] * PAGE), k,
+                         t3 + BETA * NS[i] * PAGE + gsl_ran_gaussian(rng, SIG));
+        }
+    }
+    /* Contention: each reader's T3 at c; noise grows with the time. */
+    for (int c = 1; c <= max_c; c++) {
+        double g = c == 1 ? 1 : gamma_of(c);
+        double t = ALPHA + LOCK * g * CPAGES;
+        for (int k = 0; k < CREPS * c; k++)
+            kcal_raw_add(r, "contention", "distinct", c, CPAGES, 1, k,
+                         t + gsl_ran_gaussian(rng, 0.02 * t));
+    }
+    /* T_sm(p) = a + b·log2 p. */
+    for (int p = 2; p <= 8; p++)
+        for (int k = 0; k < REPS; k++)
+            kcal_raw_add(r, "sm_bcast", "mpi", p, 0, 8, k,
+                         2e-7 + 1e-7 * log2(p) + gsl_ran_gaussian(rng, 5e-9));
+}
+
+static void test_recovery(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 8);
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_fit_notes notes;
+    char comment[4096], err[256] = "";
+    int rc = kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "fit: %s\n", err);
+        return;
+    }
+    /* α and l: line over N with median errors se_median(SIG). */
+    double x[NN], se0, se1, sm = se_median(SIG, REPS);
+    for (size_t i = 0; i < NN; i++)
+        x[i] = (double)NS[i];
+    line_se(x, NN, sm, &se0, &se1);
+    CHECK(fabs(p.alpha - ALPHA) < 5 * se0);
+    CHECK(fabs(p.lock - LOCK) < 5 * se1);
+    double rep_se0 = kcal_params_get(&p, "alpha_stderr", -1);
+    double rep_se1 = kcal_params_get(&p, "lock_stderr", -1);
+    CHECK(rep_se0 > se0 / 3 && rep_se0 < se0 * 3);
+    CHECK(rep_se1 > se1 / 3 && rep_se1 < se1 * 3);
+    /* β: line of T4 − T3 over N·s; each point has √2 of the median error. */
+    double xb[NN];
+    for (size_t i = 0; i < NN; i++)
+        xb[i] = NS[i] * PAGE;
+    line_se(xb, NN, sqrt(2) * sm, &se0, &se1);
+    CHECK(fabs(p.beta - BETA) < 5 * se1);
+    double rep_seb = kcal_params_get(&p, "beta_stderr", -1);
+    CHECK(rep_seb > se1 / 3 && rep_seb < se1 * 3);
+    /* γ: 7 contended points, 2 % noise per sample; a loose bound from the
+     * median error of γ at the largest c (where a is pinned down). */
+    double g8 = gamma_of(8), sg8 = se_median(0.02 * g8, CREPS * 8);
+    CHECK(fabs(p.gamma_a - GA) < 5 * sg8 / 16 + 0.02 * GA);
+    CHECK(fabs(p.gamma_b - GB) < 5 * sg8 / 2 + 0.02 * GB);
+    CHECK(kcal_params_get(&p, "gamma_a_dof", -1) == 5);
+    CHECK(kcal_params_get(&p, "gamma_a_stderr", -1) > 0);
+    /* T_sm: a + b·log2 p. */
+    CHECK_NEAR(kcal_params_get(&p, "sm_bcast_a", -1), 2e-7, 0.05);
+    CHECK_NEAR(kcal_params_get(&p, "sm_bcast_b", -1), 1e-7, 0.05);
+    CHECK(kcal_params_get(&p, "sm_gather_a", -1) == -1); /* not measured */
+    CHECK_STR(kcal_params_find(&p, "beta_cache")->text, "cold");
+    CHECK_STR(kcal_params_find(&p, "cma_method")->text, "one_byte_local");
+    CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* Two cores: one contended point for two parameters. */
+static void test_two_cores(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_fit_notes notes;
+    char err[256] = "";
+    CHECK(kcal_fit_raw(&r, &p, &notes, NULL, 0, err, sizeof err) == 0);
+    CHECK(p.gamma_a == 0);
+    CHECK(kcal_params_get(&p, "gamma_a_dof", -1) == 0);
+    /* gamma_b = γ(2)/2 within the noise of that one point. */
+    double g2 = gamma_of(2);
+    CHECK(fabs(p.gamma_b - g2 / 2) < 5 * se_median(0.02 * g2, 2 * CREPS) / 2 + 0.01);
+    int said = 0;
+    for (int i = 0; i < notes.n; i++)
+        said |= strstr(notes.text[i], "not identifiable") != NULL;
+    CHECK(said);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* A T3 line whose intercept extrapolates below 0: α falls back to the
+ * paper's α = T2 (the measured 1-byte start-up) and says so. */
+static void test_alpha_fallback(gsl_rng *rng)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    kcal_raw_set_meta(&r, "page", "4096");
+    for (int k = 0; k < REPS; k++) {
+        kcal_raw_add(&r, "startup", "-", 1, 1, 1, k, 1.4e-6 + gsl_ran_gaussian(rng, SIG));
+        for (size_t i = 0; i < NN; i++) {
+            double t3 = -1e-7 + LOCK * NS[i]; /* > 0 from N = 1 */
+            kcal_raw_add(&r, "lock", "one_byte_local", 1, NS[i], 1, k,
+                         t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "copy", "hot", 1, NS[i], (long)(NS[i] * PAGE), k,
+                         t3 + BETA * NS[i] * PAGE + gsl_ran_gaussian(rng, SIG));
+        }
+        kcal_raw_add(&r, "contention", "distinct", 2, 256, 1, k, 1e-4);
+    }
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_fit_notes notes;
+    char comment[4096], err[256] = "";
+    CHECK(kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
+    CHECK(fabs(p.alpha - 1.4e-6) < 5 * se_median(SIG, REPS));
+    int said = 0;
+    for (int i = 0; i < notes.n; i++)
+        said |= strstr(notes.text[i], "alpha = T2") != NULL;
+    CHECK(said);
+    CHECK_STR(kcal_params_find(&p, "beta_cache")->text, "hot");
+    CHECK(strstr(comment, "T_sm not measured") != NULL);
+    CHECK(kcal_params_find(&p, "sm_bcast_a") == NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+static void test_gamma_direct(void)
+{
+    double c[] = {2, 3, 4, 5, 6}, g[5], s[5] = {0.01, 0.01, 0.01, 0.01, 0.01};
+    for (int i = 0; i < 5; i++)
+        g[i] = gamma_of(c[i]);
+    kcal_gammafit gf;
+    CHECK(kcal_fit_gamma(c, g, s, 5, &gf) == 0);
+    CHECK_NEAR(gf.a, GA, 1e-6);
+    CHECK_NEAR(gf.b, GB, 1e-6);
+    CHECK(gf.dof == 3 && !gf.fixed_a && !gf.fixed_b);
+    /* Concave data: the free fit wants a < 0; the bound holds it at 0. */
+    for (int i = 0; i < 5; i++)
+        g[i] = 2 * c[i] - 0.1 * c[i] * c[i];
+    CHECK(kcal_fit_gamma(c, g, s, 5, &gf) == 0);
+    CHECK(gf.free_a < 0);
+    CHECK(gf.fixed_a && gf.a == 0 && gf.se_a == 0);
+    CHECK(gf.b > 0 && gf.dof == 4);
+}
+
+static void test_stat_and_growth(gsl_rng *rng)
+{
+    double x[] = {5, 1, 3, 100, 2};
+    kcal_stat st;
+    CHECK(kcal_stat_robust(x, 5, &st) == 0);
+    CHECK(st.median == 3);
+    /* |x - 3| = 2, 2, 0, 97, 1: MAD 2, whatever the 100 is. */
+    CHECK_NEAR(st.spread, 1.4826 * 2, 1e-12);
+    CHECK(kcal_stat_robust(x, 0, &st) < 0);
+
+    kcal_raw r;
+    kcal_raw_init(&r);
+    for (size_t i = 0; i < NN; i++)
+        for (int k = 0; k < 9; k++) {
+            kcal_raw_add(&r, "lock", "one_byte_local", 1, NS[i], 1, k,
+                         ALPHA + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "lock", "liovcnt_zero", 1, NS[i], 0, k,
+                         ALPHA + LOCK * NS[i] + gsl_ran_gaussian(rng, SIG));
+        }
+    CHECK(kcal_fit_lock_grows(&r, "one_byte_local") == 0);
+    CHECK(kcal_fit_lock_grows(&r, "liovcnt_zero") == 1);
+    CHECK(kcal_fit_lock_grows(&r, "none") == -1);
+    kcal_raw_free(&r);
+}
+
+int main(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 20171);
+    test_recovery(rng);
+    test_two_cores(rng);
+    test_gamma_direct();
+    test_alpha_fallback(rng);
+    test_stat_and_growth(rng);
+    gsl_rng_free(rng);
+    return check_report();
+}

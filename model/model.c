@@ -1,10 +1,13 @@
 /* model: the paper's cost model (shared/design/model.md, "The paper model"),
- * the algorithms it ranks, and the ranking itself.
+ * the refined `full` model ("Beyond the paper"), the algorithms they rank,
+ * and the ranking itself.
  *
- * Every formula below is the row of model.md's table of the same name, with
- * X(n) = α + n·β and P(c, n) = l·γ(c)·pages(n). Terms are accumulated by cause
- * (start-up, copy, lock, sync) so `kcal predict --explain` can show where the
- * time goes; the predicted time is their sum. */
+ * Every paper formula below is the row of model.md's table of the same name,
+ * with X(n) = α + n·β and P(c, n) = l·γ(c)·pages(n). Terms are accumulated
+ * by cause (start-up, copy, lock, sync) so `kcal predict --explain` can show
+ * where the time goes; the predicted time is their sum. The full model's
+ * formulas live in their own functions (t_full_*), so the paper's never
+ * change underneath it. */
 #include "model.h"
 
 #include <math.h>
@@ -156,6 +159,8 @@ typedef struct {
     uint64_t n;
     double pages;
     int in_place;
+    double beta; /* s/byte of this call's copies: β (the full model may
+                  * use beta_hot, see full_beta) */
     kcal_terms t;
 } acc;
 
@@ -163,7 +168,7 @@ typedef struct {
 static void add_x(acc *a, double mult)
 {
     a->t.startup += mult * a->prm->alpha;
-    a->t.copy += mult * (double)a->n * a->prm->beta;
+    a->t.copy += mult * (double)a->n * a->beta;
 }
 
 /* mult·P(c, n) = mult·l·γ(c)·pages(n); c = 1 gives the uncontended l·pages. */
@@ -175,7 +180,7 @@ static void add_lock(acc *a, double mult, int c)
 static void add_memcpy(acc *a)
 {
     if (!a->in_place)
-        a->t.copy += (double)a->n * a->prm->beta;
+        a->t.copy += (double)a->n * a->beta;
 }
 
 static void add_sm(acc *a, kcal_sm_op op, int p)
@@ -191,6 +196,7 @@ static void acc_init(acc *a, const kcal_params *prm, uint64_t n, int in_place)
     a->n = n;
     a->pages = (double)kcal_pages(n, prm->page);
     a->in_place = in_place;
+    a->beta = prm->beta;
 }
 
 static void terms_add(kcal_terms *dst, const kcal_terms *src)
@@ -248,7 +254,7 @@ static void t_recursive_doubling(acc *a, int p)
     add_memcpy(a);
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
-    a->t.copy += (p - 1) * (double)a->n * a->prm->beta;
+    a->t.copy += (p - 1) * (double)a->n * a->beta;
     add_lock(a, p - 1, 1);
     add_sm(a, KCAL_SM_BARRIER, p);
 }
@@ -258,7 +264,7 @@ static void t_bruck(acc *a, int p)
 {
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
-    a->t.copy += (p - 1) * 2.0 * (double)a->n * a->prm->beta;
+    a->t.copy += (p - 1) * 2.0 * (double)a->n * a->beta;
     add_lock(a, p - 1, 1);
     add_sm(a, KCAL_SM_BARRIER, p);
 }
@@ -347,11 +353,262 @@ static void paper_time(acc *a, kcal_coll c, const char *id, int k, int p)
     }
 }
 
+/* ---- the full model (model.md "Beyond the paper") ----
+ *
+ * The paper's terms, with three kinds of change, each measured on the
+ * machine it runs on (kcal probe) and each falling back to the paper's term
+ * when its key is absent:
+ *   - in-cache copies: a call whose buffers fit in the last-level cache
+ *     (kcal_model_footprint <= l3_cache) copies at beta_hot, not at the
+ *     cache-cold β the probe measures by default;
+ *   - per-step synchronisation: algorithms whose steps wait for a
+ *     point-to-point control message from the previous step pay sync_step
+ *     per step (the paper has no such term: 0 when absent);
+ *   - structure: where the reference implementation (algos/) does less
+ *     than the paper's formula charges, the formula follows the code; each
+ *     such change is explained next to it. These have no key. */
+
+static const char *const model_names[] = {"paper", "full"};
+
+const char *kcal_model_name(kcal_model_kind m)
+{
+    return (m == KCAL_MODEL_PAPER || m == KCAL_MODEL_FULL) ? model_names[m]
+                                                           : NULL;
+}
+
+int kcal_model_from_name(const char *name, kcal_model_kind *out)
+{
+    for (int m = 0; m < 2; m++)
+        if (!strcmp(name, model_names[m])) {
+            *out = (kcal_model_kind)m;
+            return 0;
+        }
+    return -1;
+}
+
+unsigned kcal_model_full_missing(const kcal_params *prm)
+{
+    unsigned miss = 0;
+    if (!(kcal_params_get(prm, "beta_hot", 0) > 0))
+        miss |= KCAL_FULL_NO_BETA_HOT;
+    if (!(kcal_params_get(prm, "l3_cache", 0) > 0))
+        miss |= KCAL_FULL_NO_L3;
+    if (!kcal_params_find(prm, "sync_step"))
+        miss |= KCAL_FULL_NO_SYNC_STEP;
+    return miss;
+}
+
+/* The bytes of all buffers one call touches, summed over the node's p
+ * processes (n as in model.md "Message size"):
+ *   scatter, gather  the root's p·n-byte buffer and each process's n-byte
+ *                    one: 2·p·n;
+ *   bcast            one n-byte buffer per process (it is in place): p·n;
+ *   allgather        each process's n-byte send block and p·n-byte receive
+ *                    buffer: p·(p+1)·n; bruck adds a p·n-byte temporary per
+ *                    process: p·(2p+1)·n;
+ *   alltoall         each process's p·n-byte send and receive buffers:
+ *                    2·p²·n;
+ *   p = 1            source and destination of the local copy: 2·n.
+ * Whether a run finds them in cache also depends on what ran before; the
+ * benchmark (and an application calling the collective in a loop) reuses
+ * the same buffers, so data that fits stays there. */
+double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
+{
+    double dn = (double)n, dp = p;
+    if (p <= 1)
+        return 2 * dn;
+    switch (c) {
+    case KCAL_COLL_SCATTER:
+    case KCAL_COLL_GATHER:
+        return 2 * dp * dn;
+    case KCAL_COLL_BCAST:
+        return dp * dn;
+    case KCAL_COLL_ALLGATHER:
+        return alg && !strcmp(alg, "bruck") ? dp * (2 * dp + 1) * dn
+                                            : dp * (dp + 1) * dn;
+    case KCAL_COLL_ALLTOALL:
+        return 2 * dp * dp * dn;
+    default:
+        return 0;
+    }
+}
+
+/* β of one call: beta_hot when its footprint fits in the last-level cache
+ * and both keys are there, else the cache-cold β. */
+static double full_beta(const kcal_params *prm, kcal_coll c, const char *alg,
+                        int p, uint64_t n)
+{
+    double hot = kcal_params_get(prm, "beta_hot", 0);
+    double l3 = kcal_params_get(prm, "l3_cache", 0);
+    if (hot > 0 && l3 > 0 && kcal_model_footprint(c, alg, p, n) <= l3)
+        return hot;
+    return prm->beta;
+}
+
+/* mult·sync_step: `mult` steps each ending in a control message. */
+static void add_steps(acc *a, double mult)
+{
+    a->t.sync += mult * kcal_params_get(a->prm, "sync_step", 0);
+}
+
+/* sequential_write / sequential_read:
+ * T_memcpy + T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast
+ * Change: (p−1), not p. The root's own block is the local copy T_memcpy
+ * already charges; only the p−1 other blocks cross processes (scatter.c,
+ * gather.c: the loop runs v = 1..p−1). The paper's p doubles the copy cost
+ * at p = 2. */
+static void t_full_sequential(acc *a, int p)
+{
+    add_memcpy(a);
+    add_sm(a, KCAL_SM_GATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_sm(a, KCAL_SM_BCAST, p);
+}
+
+/* direct_write: T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast
+ * Change: (p−1), not p: the root holds the message and writes it into the
+ * p−1 others (bcast.c). */
+static void t_full_direct_write(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_GATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_sm(a, KCAL_SM_BCAST, p);
+}
+
+/* throttled_read / throttled_write:
+ * T_sm_bcast + ⌈(p−1)/k⌉·(X(n) + P(k,n) + sync_step)
+ * Changes: ⌈(p−1)/k⌉ rounds, not ⌈p/k⌉: p−1 processes read (write) while
+ * the root copies its own block, as in the sequential rows. Each round
+ * starts when a token from the previous one arrives (scatter.c, gather.c):
+ * one control message per round. */
+static void t_full_throttled(acc *a, int p, int k)
+{
+    double steps = (double)((p - 1 + k - 1) / k);
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, steps);
+    add_lock(a, steps, k);
+    add_steps(a, steps);
+}
+
+/* knomial: T_sm_bcast + log_k p·(X(n) + P(k,n) + sync_step)
+ * Change: each level starts with a go-ahead message from the parent
+ * (bcast.c): one control message per level. */
+static void t_full_knomial(acc *a, int p, int k)
+{
+    double steps = kcal_ceil_log_k(p, k);
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, steps);
+    add_lock(a, steps, k);
+    add_steps(a, steps);
+}
+
+/* ring_*: T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n)) + T_sm_barrier
+ * + (p−1)·sync_step for ring_neighbor only: its step t reads a block its
+ * left neighbour received in step t−1, so it waits for that neighbour's
+ * token (allgather.c). ring_source_read/write read (write) every block at
+ * its source, which holds it from the start: no per-step message. */
+static void t_full_ring(acc *a, int p, int per_step_sync)
+{
+    t_ring(a, p);
+    if (per_step_sync)
+        add_steps(a, p - 1);
+}
+
+/* recursive_doubling, bruck: the paper's rows + ⌈lg p⌉·sync_step: every
+ * round waits for its source's token (allgather.c). */
+static void t_full_log_rounds(acc *a, int p, int bruck)
+{
+    if (bruck)
+        t_bruck(a, p);
+    else
+        t_recursive_doubling(a, p);
+    add_steps(a, kcal_ceil_log2(p));
+}
+
+/* scatter_allgather, with c = ⌈n/p⌉ and W = X(c) + l·pages(c):
+ *   p = 2:  T_sm_allgather + W + sync_step
+ *   p ≥ 3:  T_sm_allgather + 2·(p−1)·W + (p−1)·sync_step
+ * Changes (bcast.c): one MPI_Allgather of addresses is the only shared-
+ * memory collective (the pieces' T_sm_gather, T_sm_bcast, T_sm_barrier and
+ * second T_sm_allgather are not run); the bcast is in place, so neither
+ * piece makes a local copy (no T_memcpy); the root writes p−1 chunks, not
+ * p; and the rank after the root reads from the root, which holds every
+ * chunk, while the root is still writing. The last rank, p−1 places after
+ * the root, can start its p−1 ring reads only after the root wrote its
+ * chunk (p−1 writes in), so for p ≥ 3 the halves add up; at p = 2 the last
+ * rank is the one after the root: the root's one write and its one read
+ * run at the same time, W instead of 2·W. The ring's tokens add one
+ * control message per step. */
+static void t_full_scatter_allgather(acc *a, int p)
+{
+    uint64_t chunk = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
+    acc w;
+    acc_init(&w, a->prm, chunk, 1);
+    w.beta = a->beta;
+    double transfers = p == 2 ? 1 : 2.0 * (p - 1);
+    add_x(&w, transfers);
+    add_lock(&w, transfers, 1);
+    terms_add(&a->t, &w.t);
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    add_steps(a, p - 1);
+}
+
+static void full_time(acc *a, kcal_coll c, const char *id, int k, int p)
+{
+    a->beta = full_beta(a->prm, c, id, p, a->n);
+    if (p == 1) {
+        add_memcpy(a);
+        return;
+    }
+    switch (c) {
+    case KCAL_COLL_SCATTER:
+    case KCAL_COLL_GATHER:
+        if (!strcmp(id, "parallel_read") || !strcmp(id, "parallel_write"))
+            t_parallel(a, p);
+        else if (!strcmp(id, "sequential_write") ||
+                 !strcmp(id, "sequential_read"))
+            t_full_sequential(a, p);
+        else
+            t_full_throttled(a, p, k);
+        break;
+    case KCAL_COLL_BCAST:
+        if (!strcmp(id, "direct_read"))
+            t_parallel(a, p);
+        else if (!strcmp(id, "direct_write"))
+            t_full_direct_write(a, p);
+        else if (!strcmp(id, "knomial"))
+            t_full_knomial(a, p, k);
+        else
+            t_full_scatter_allgather(a, p);
+        break;
+    case KCAL_COLL_ALLGATHER:
+        if (!strcmp(id, "recursive_doubling"))
+            t_full_log_rounds(a, p, 0);
+        else if (!strcmp(id, "bruck"))
+            t_full_log_rounds(a, p, 1);
+        else
+            t_full_ring(a, p, !strcmp(id, "ring_neighbor"));
+        break;
+    case KCAL_COLL_ALLTOALL:
+        t_pairwise(a, p);
+        break;
+    default:
+        break;
+    }
+}
+
+static int model_ok(kcal_model_kind m)
+{
+    return m == KCAL_MODEL_PAPER || m == KCAL_MODEL_FULL;
+}
+
 double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms)
 {
-    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || !alg ||
+    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || !alg ||
         p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
@@ -359,7 +616,10 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
         return -1;
     acc a;
     acc_init(&a, prm, n, in_place);
-    paper_time(&a, c, alg->id, k, p);
+    if (model == KCAL_MODEL_FULL)
+        full_time(&a, c, alg->id, k, p);
+    else
+        paper_time(&a, c, alg->id, k, p);
     if (terms)
         *terms = a.t;
     return a.t.startup + a.t.copy + a.t.lock + a.t.sync;
@@ -445,7 +705,7 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_prediction **out)
 {
     *out = NULL;
-    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
+    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
         return -1;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
                     .in_place = in_place};
@@ -481,7 +741,7 @@ int kcal_model_best(kcal_model_kind model, const kcal_params *prm,
                     kcal_coll c, int p, uint64_t n, int in_place, char *buf,
                     size_t buflen)
 {
-    if (model != KCAL_MODEL_PAPER || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
+    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
         return -1;
     /* A scan, not a sort: libkcoll calls this on every call without an
      * explicit algorithm. Same tie order as kcal_model_rank. */

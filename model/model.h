@@ -21,7 +21,33 @@ typedef enum {
     KCAL_COLL_COUNT
 } kcal_coll;
 
-typedef enum { KCAL_MODEL_PAPER = 0 } kcal_model_kind;
+/* KCAL_MODEL_PAPER: model.md's table exactly as printed. KCAL_MODEL_FULL:
+ * model.md "Beyond the paper" — the paper's terms plus in-cache copies
+ * (beta_hot, l3_cache), per-step synchronisation (sync_step) and the
+ * structural fixes that follow the reference implementation (algos/): only
+ * p − 1 remote copies in the sequential rows, the overlap of bcast
+ * scatter_allgather's two halves. A key that is absent falls back to the
+ * paper's term (see kcal_model_full_missing). */
+typedef enum { KCAL_MODEL_PAPER = 0, KCAL_MODEL_FULL } kcal_model_kind;
+
+/* Name ("paper", "full") and lookup; from_name returns 0 or -1. */
+const char *kcal_model_name(kcal_model_kind m);
+int kcal_model_from_name(const char *name, kcal_model_kind *out);
+
+/* The full model's optional keys, and which of them a params set lacks
+ * (bits). Without beta_hot or l3_cache every copy costs the cold β; without
+ * sync_step no per-step synchronisation is charged (the paper's 0). */
+enum {
+    KCAL_FULL_NO_BETA_HOT = 1u << 0,
+    KCAL_FULL_NO_L3 = 1u << 1,
+    KCAL_FULL_NO_SYNC_STEP = 1u << 2
+};
+unsigned kcal_model_full_missing(const kcal_params *prm);
+
+/* Bytes one call of (c, alg) touches on the node, summed over the p
+ * processes' buffers; the full model uses beta_hot when this fits in
+ * l3_cache. */
+double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n);
 
 /* What kind of parameter an algorithm takes after the colon. */
 typedef enum {
@@ -40,7 +66,7 @@ typedef struct {
     double startup; /* alpha terms */
     double copy;    /* n*beta terms, T_memcpy included */
     double lock;    /* l*gamma*pages terms */
-    double sync;    /* T_sm terms */
+    double sync;    /* T_sm terms (and sync_step in the full model) */
 } kcal_terms;
 
 /* One ranked prediction. k is 0 where the algorithm takes no parameter. */

@@ -21,7 +21,10 @@ static const char *const numeric_keys[] = {
     "sm_bcast_a", "sm_bcast_b", "sm_gather_a", "sm_gather_b",
     "sm_allgather_a", "sm_allgather_b", "sm_barrier_a", "sm_barrier_b",
     /* probe extensions: cache sizes in bytes, what was measured */
-    "l1d_cache", "l2_cache", "l3_cache", "max_readers", NULL};
+    "l1d_cache", "l2_cache", "l3_cache", "max_readers",
+    /* the full model's terms (model.md "Beyond the paper"): in-cache copy
+     * time per byte (s/byte), one control-message step (s) */
+    "beta_hot", "sync_step", NULL};
 static const char *const text_keys[] = {
     "machine", "cpu", "cores", "sockets", "numa", "kernel", "date", "source",
     "cma_method",

@@ -26,6 +26,7 @@ typedef struct {
     int format;
     long top;
     int explain;
+    kcal_model_kind model;
     const char *params_file, *machine;
 } options;
 
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: kcal predict --coll C --p P [--size N | --sizes LIST|MIN:MAX]\n"
-        "                    [--k K] [--in-place] [--model paper]\n"
+        "                    [--k K] [--in-place] [--model paper|full]\n"
         "                    [--format table|csv|json] [--top N] [--explain]\n"
         "                    [--params FILE | --machine knl|broadwell|power8]\n"
         "\n"
@@ -47,6 +48,9 @@ static void usage(FILE *f)
         "\n"
         "  --k K        only throttle factor K for throttled_*/knomial (2..P-1)\n"
         "  --in-place   MPI_IN_PLACE: no local T_memcpy\n"
+        "  --model      paper (default: model.md's formulas as printed) or full\n"
+        "               (plus in-cache copies beta_hot, per-step sync_step and\n"
+        "               p-1 remote copies; absent keys fall back to the paper)\n"
         "  --top N      table: the N fastest rows, every k (default: collapse\n"
         "               throttle factors to the best k and its neighbours)\n"
         "  --explain    table: split times into start-up, copy, lock/contention\n"
@@ -115,9 +119,9 @@ static int parse_options(int argc, char **argv, options *o)
             o->in_place = 1;
             break;
         case 'm':
-            if (strcmp(optarg, "paper")) {
-                kcal_cli_error(CMD, "unknown model '%s' (available: paper)",
-                               optarg);
+            if (kcal_model_from_name(optarg, &o->model) < 0) {
+                kcal_cli_error(CMD, "unknown model '%s' (available: paper, "
+                               "full)", optarg);
                 return -1;
             }
             break;
@@ -331,6 +335,24 @@ static void print_crossovers(FILE *f, const winner_run *runs, size_t n_runs)
     }
 }
 
+/* The full model uses the paper's term for every key the params lack: say
+ * which, so a prediction is never silently the paper's. */
+static void note_full_fallbacks(const kcal_params *prm)
+{
+    unsigned miss = kcal_model_full_missing(prm);
+    if (miss & (KCAL_FULL_NO_BETA_HOT | KCAL_FULL_NO_L3))
+        kcal_cli_warn(CMD, "model full: no %s in the params: every copy costs "
+                      "beta (the paper's term); kcal probe measures both",
+                      (miss & KCAL_FULL_NO_BETA_HOT) && (miss & KCAL_FULL_NO_L3)
+                          ? "beta_hot and no l3_cache"
+                      : (miss & KCAL_FULL_NO_BETA_HOT) ? "beta_hot"
+                                                       : "l3_cache");
+    if (miss & KCAL_FULL_NO_SYNC_STEP)
+        kcal_cli_warn(CMD, "model full: no sync_step in the params: per-step "
+                      "synchronisation costs 0 (the paper's term); kcal probe "
+                      "measures it when mpirun works");
+}
+
 int kcal_predict_main(int argc, char **argv)
 {
     options o;
@@ -345,6 +367,9 @@ int kcal_predict_main(int argc, char **argv)
         return KCAL_EXIT_USAGE;
     }
 
+    if (o.model == KCAL_MODEL_FULL)
+        note_full_fallbacks(&prm);
+
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     FILE *f = stdout;
@@ -353,9 +378,9 @@ int kcal_predict_main(int argc, char **argv)
     else if (o.format == FMT_JSON)
         fputc('[', f);
     else
-        fprintf(f, "kcal predict: %s, p = %ld, model paper%s, params %s\n",
-                kcal_coll_name(o.coll), o.p, o.in_place ? ", in place" : "",
-                prm.origin);
+        fprintf(f, "kcal predict: %s, p = %ld, model %s%s, params %s\n",
+                kcal_coll_name(o.coll), o.p, kcal_model_name(o.model),
+                o.in_place ? ", in place" : "", prm.origin);
 
     winner_run *runs = calloc(o.n_sizes, sizeof *runs);
     size_t n_runs = 0;
@@ -363,7 +388,7 @@ int kcal_predict_main(int argc, char **argv)
     rc = KCAL_EXIT_OK;
     for (size_t s = 0; s < o.n_sizes && runs; s++) {
         kcal_prediction *pr;
-        long count = kcal_model_rank(KCAL_MODEL_PAPER, &prm, o.coll, (int)o.p,
+        long count = kcal_model_rank(o.model, &prm, o.coll, (int)o.p,
                                      o.sizes[s], o.in_place, (int)o.only_k,
                                      &pr);
         if (count <= 0) {

@@ -649,6 +649,61 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
     return 0;
 }
 
+/* beta_hot: slope of (T4 − T3) over N·s for the copies whose source and
+ * destination stay in cache (pattern hot), against the same T3 curve as β;
+ * its standard error as β's (the larger of the fit's and the batch-means
+ * one). 0 or -1 with err. */
+static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
+                        const double *x, const double *y, const double *se,
+                        size_t n, double page, kcal_params *out, char *comment,
+                        size_t commentlen, char *err, size_t errlen)
+{
+    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
+        bs[MAXPTS];
+    size_t n4 = curve(raw, "copy", "hot", x4, y4, se4), nb = 0;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    kcal_linfit bf;
+    if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
+        set_err(err, errlen, "need in-cache T4 (phase copy, pattern hot) at 2 "
+                "or more of the T3 page counts, growing with N; have %zu", nb);
+        return -1;
+    }
+    double ba = 0, bl = 0, bb = 0;
+    int batched = batch_se(raw, lock_pat, "hot", page, &ba, &bl, &bb) == 0;
+    cat(comment, commentlen, "beta_hot = slope of (T4 - T3) over N*s, %zu "
+        "points, hot copies, dof %d (%.3g GB/s)\n", nb, bf.dof, 1e-9 / bf.c1);
+    return set_fit(out, "beta_hot", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1,
+                   err, errlen);
+}
+
+/* sync_step (the full model): one point-to-point control message between
+ * two ranks, timed by kcal-sm-bench as half an 8-byte ping-pong (phase
+ * sm_step) at each p it ran; the smallest p is the cleanest (no idle ranks
+ * competing for cores). Absent samples leave the key absent. 0 or -1. */
+static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
+                         size_t commentlen, char *err, size_t errlen)
+{
+    long pv[MAXPTS];
+    size_t np = distinct_values(raw, "sm_step", NULL, 1, pv, MAXPTS);
+    for (size_t i = 0; i < np; i++) {
+        kcal_stat st;
+        if (pv[i] < 2 || point_stat(raw, "sm_step", NULL, (int)pv[i], -1, &st) < 0)
+            continue;
+        cat(comment, commentlen, "sync_step = median of half an 8-byte "
+            "ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n", pv[i],
+            st.n, st.median);
+        return set_fit(out, "sync_step", st.median, st.se, err, errlen);
+    }
+    return 0;
+}
+
 int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
                  char *comment, size_t commentlen, char *err, size_t errlen)
 {
@@ -767,11 +822,19 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
     if (!kcal_raw_get_meta(raw, "beta_cache") &&
         kcal_params_set_text(out, "beta_cache", copy_pat) < 0)
         return -1;
+    /* beta_hot (the full model): the same fit on the in-cache copies, when
+     * the probe measured them (by default next to the cold ones). */
+    if (has_pattern(raw, "copy", "hot") &&
+        fit_beta_hot(raw, lock_pat, x, y, se, n, page, out, comment,
+                     commentlen, err, errlen) < 0)
+        return -1;
 
     if (fit_gamma_part(raw, alpha, lf.c1, out, notes, comment, commentlen, err,
                        errlen) < 0)
         return -1;
-    return fit_sm_part(raw, out, notes, comment, commentlen, err, errlen);
+    if (fit_sm_part(raw, out, notes, comment, commentlen, err, errlen) < 0)
+        return -1;
+    return fit_sync_step(raw, out, comment, commentlen, err, errlen);
 }
 
 int kcal_fit_write_points(FILE *f, const kcal_raw *raw)

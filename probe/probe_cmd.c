@@ -50,8 +50,9 @@ static void usage(FILE *f)
         "gamma_a, gamma_b, sm_*) and print a params file with standard errors.\n"
         "\n"
         "  --quick          coarse calibration (fewer points and repeats)\n"
-        "  --hot            beta from in-cache copies (default: out of cache,\n"
-        "                   rotating over buffers larger than the last-level cache)\n"
+        "  --hot            beta from in-cache copies only (default: beta out of\n"
+        "                   cache, rotating over buffers larger than the last-level\n"
+        "                   cache, and beta_hot in cache, for --model full)\n"
         "  --max-readers C  concurrent readers for gamma(c), c = 1..C (default:\n"
         "                   the number of cores)\n"
         "  --mpirun CMD     launcher for the T_sm collectives (default $KCAL_MPIRUN,\n"
@@ -211,7 +212,7 @@ int kcal_probe_main(int argc, char **argv)
     kcal_params_init(&params);
     kcal_target main_t = {.pid = -1, .ctl_fd = -1}, *own = NULL;
     int n_own = 0;
-    kcal_sweep sw[5];
+    kcal_sweep sw[6];
     memset(sw, 0, sizeof sw);
     char *local = MAP_FAILED, *comment = NULL, *out = NULL;
     size_t local_bytes = 0, outlen = 0;
@@ -285,7 +286,9 @@ int kcal_probe_main(int argc, char **argv)
     int P = C < ti.cores ? C : ti.cores;
     size_t n_ps = o.no_sm ? 0 : kcal_phases_count_list(2, P, ps, 64);
     int sm_launches = (int)n_ps;
-    double work = 2.0 * pl.passes + 2.0 * np * pl.passes;
+    /* The default measures T4 twice, cold (beta) and hot (beta_hot). */
+    int n_copy = o.hot ? 1 : 2;
+    double work = 2.0 * pl.passes + (1.0 + n_copy) * np * pl.passes;
     for (size_t i = 0; i < n_counts; i++)
         work += 3.0 * counts[i] * ((pl.c_reps + pl.c_passes - 1) / pl.c_passes) * pl.c_passes;
     double sm_units = sm_launches ? 0.4 * work / sm_launches : 0;
@@ -311,16 +314,20 @@ int kcal_probe_main(int argc, char **argv)
         kcal_sweep_init(&sw[2], &cs, KCAL_CALL_LOCK, 0, "lock",
                         "one_byte_local", pages, np, err, sizeof err) < 0 ||
         kcal_bandwidth_sweep_init(&sw[3], &cs, pages, np, !o.hot, err,
-                                  sizeof err) < 0) {
+                                  sizeof err) < 0 ||
+        (!o.hot && kcal_bandwidth_sweep_init(&sw[5], &cs, pages, np, 0, err,
+                                             sizeof err) < 0)) {
         kcal_cli_error(CMD, "%s", err);
         goto done;
     }
     kcal_load load;
     kcal_load_start(&load);
-    /* T3 and T4 of each N in the same pass: they see the same machine. */
+    /* T3 and T4 (cold and hot) of each N in the same pass: they see the
+     * same machine. */
     for (int pass = 0; pass < pl.passes; pass++)
-        for (int k = 0; k < 4; k++)
-            if (kcal_sweep_pass(&sw[k], &cs, 1, &raw, err, sizeof err) < 0) {
+        for (int k = 0; k < 6; k++)
+            if (k != 4 && sw[k].n &&
+                kcal_sweep_pass(&sw[k], &cs, 1, &raw, err, sizeof err) < 0) {
                 kcal_cli_error(CMD, "%s", err);
                 goto done;
             }
@@ -455,7 +462,7 @@ int kcal_probe_main(int argc, char **argv)
     }
     rc = KCAL_EXIT_OK;
 done:
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 6; k++)
         kcal_sweep_free(&sw[k]);
     for (int i = 0; i < n_own; i++)
         kcal_target_stop(&own[i]);

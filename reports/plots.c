@@ -201,9 +201,26 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The full model's prediction for the point of row r, looked up in the
+ * other join of the same measurements. */
+static const kcal_join_row *full_row(const kcal_join_table *full,
+                                     const kcal_join_row *r)
+{
+    if (!full)
+        return NULL;
+    for (size_t i = 0; i < full->n; i++) {
+        const kcal_join_row *f = &full->rows[i];
+        if (f->has_pred && f->size == r->size && f->p == r->p &&
+            f->k == r->k && !strcmp(f->alg, r->alg) && !strcmp(f->coll, r->coll))
+            return f;
+    }
+    return NULL;
+}
+
 int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
-                    const char *coll, int p, const char *title, char *png,
-                    size_t pnglen, char *err, size_t errlen)
+                    const kcal_join_table *full, const char *coll, int p,
+                    const char *title, char *png, size_t pnglen, char *err,
+                    size_t errlen)
 {
     char datadir[4096], datapath[4200], pngpath[4200], script[4200];
     snprintf(datadir, sizeof datadir, "%s/data", ctx->out_dir);
@@ -217,7 +234,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
     size_t ns;
     series *s = collect(t, coll, p, &ns);
     uint64_t *sizes = malloc((t->n ? t->n : 1) * sizeof *sizes);
-    sbuf titles = {0}, models = {0}, xt = {0}, cmd = {0};
+    sbuf titles = {0}, models = {0}, fmodels = {0}, xt = {0}, cmd = {0};
     int rc = -1;
     if (!s || !sizes) {
         set_err(err, errlen, "out of memory");
@@ -229,7 +246,8 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         goto out;
     }
     fprintf(o.f, "# kcal report: %s at p = %d; one block per series.\n"
-                 "# size_bytes median_us min_us max_us predicted_us\n",
+                 "# size_bytes median_us min_us max_us predicted_us "
+                 "predicted_full_us\n",
             coll, p);
     int drawn = 0;
     size_t nsizes = 0;
@@ -241,7 +259,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         kcal_join_alg_label(r0, lab, sizeof lab);
         sb_add(&titles, "%s%s", drawn ? " " : "", lab);
         fprintf(o.f, "%s# series %s\n", drawn ? "\n\n" : "", lab);
-        int has_model = 0;
+        int has_model = 0, has_full = 0;
         for (size_t r = s[i].first; r < s[i].last; r++) {
             const kcal_join_row *row = &t->rows[r];
             if (!row->has_meas)
@@ -249,14 +267,22 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
             fprintf(o.f, "%llu %.6g %.6g %.6g ", (unsigned long long)row->size,
                     row->median_s * 1e6, row->min_s * 1e6, row->max_s * 1e6);
             if (row->has_pred)
-                fprintf(o.f, "%.6g\n", row->predicted_s * 1e6);
+                fprintf(o.f, "%.6g ", row->predicted_s * 1e6);
+            else
+                fprintf(o.f, "NaN ");
+            const kcal_join_row *f = full_row(full, row);
+            if (f)
+                fprintf(o.f, "%.6g\n", f->predicted_s * 1e6);
             else
                 fprintf(o.f, "NaN\n");
             has_model |= row->has_pred;
+            has_full |= f != NULL;
             sizes[nsizes++] = row->size;
         }
         if (has_model)
             sb_add(&models, "%s%d", models.n ? " " : "", drawn);
+        if (has_full)
+            sb_add(&fmodels, "%s%d", fmodels.n ? " " : "", drawn);
         drawn++;
     }
     if (kcal_outfile_commit(&o)) {
@@ -282,10 +308,11 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
     }
     sb_add(&cmd, "datafile='%s'; outfile='%s.tmp'; nseries=%d; ", datapath,
            pngpath, drawn);
-    sb_add(&cmd, "titles='%s'; models='%s'; xt='%s'; ttl=", titles.s,
-           models.s ? models.s : "", xt.s);
+    sb_add(&cmd, "titles='%s'; models='%s'; fmodels='%s'; xt='%s'; ttl=",
+           titles.s, models.s ? models.s : "", fmodels.s ? fmodels.s : "",
+           xt.s);
     sb_gp_string(&cmd, title);
-    if (titles.oom || models.oom || xt.oom || cmd.oom) {
+    if (titles.oom || models.oom || fmodels.oom || xt.oom || cmd.oom) {
         set_err(err, errlen, "out of memory");
         goto out;
     }
@@ -300,6 +327,7 @@ out:
     free(sizes);
     free(titles.s);
     free(models.s);
+    free(fmodels.s);
     free(xt.s);
     free(cmd.s);
     return rc;

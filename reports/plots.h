@@ -28,10 +28,14 @@ int kcal_plot_series(const kcal_join_table *t, const char *coll, int p,
 
 /* One plot of measured times (points, min-max bars) and model (lines) for
  * (coll, p). `title` may hold newlines. The image is written to
- * out_dir/<png> where png = "times-<coll>-p<P>.png". 0, or -1 with err. */
+ * out_dir/<png> where png = "times-<coll>-p<P>.png". `full` (may be NULL):
+ * the same measurements joined with the full model's predictions, drawn as
+ * dashed lines of the series' colour next to the paper model's solid ones.
+ * 0, or -1 with err. */
 int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
-                    const char *coll, int p, const char *title, char *png,
-                    size_t pnglen, char *err, size_t errlen);
+                    const kcal_join_table *full, const char *coll, int p,
+                    const char *title, char *png, size_t pnglen, char *err,
+                    size_t errlen);
 
 /* The bar chart of the speedup over `mpi` per collective and size for one
  * p: out_dir/speedup-p<P>.png. Returns 0 (png set), 1 when there is nothing

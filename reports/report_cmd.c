@@ -28,7 +28,8 @@
 static const char *const CMD = "report";
 
 typedef struct {
-    const char *measured, *predicted, *params_file, *machine, *out, *scripts;
+    const char *measured, *predicted, *predicted_full, *params_file, *machine,
+        *out, *scripts;
     int no_plots, quiet;
 } options;
 
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: kcal report --measured BENCH.csv --predicted PREDICT.csv\n"
+        "                   [--predicted-full FULL.csv]\n"
         "                   [--params FILE | --machine knl|broadwell|power8]\n"
         "                   [--out DIR] [--scripts DIR] [--no-plots] [-q]\n"
         "\n"
@@ -47,6 +49,9 @@ static void usage(FILE *f)
         "  ranking.csv   collective,p,size_bytes,predicted_best,measured_best,\n"
         "                regret_pct\n"
         "  speedup.csv   best kcoll algorithm against the MPI library (`mpi`)\n"
+        "  summary-full.csv, ranking-full.csv  the same for --predicted-full\n"
+        "                (`kcal predict --model full --format csv`), which the\n"
+        "                plots draw dashed and report.md compares with the paper\n"
         "  times-<coll>-p<P>.png, speedup-p<P>.png, data/*.dat (gnuplot)\n"
         "  report.md, index.html\n"
         "Oversubscribed runs (more ranks than cores) go to *-oversubscribed.csv\n"
@@ -63,6 +68,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"measured", required_argument, 0, 'm'},
         {"predicted", required_argument, 0, 'p'},
+        {"predicted-full", required_argument, 0, 'F'},
         {"params", required_argument, 0, 'P'},
         {"machine", required_argument, 0, 'M'},
         {"out", required_argument, 0, 'o'},
@@ -80,6 +86,7 @@ static int parse_options(int argc, char **argv, options *o)
         switch (c) {
         case 'm': o->measured = optarg; break;
         case 'p': o->predicted = optarg; break;
+        case 'F': o->predicted_full = optarg; break;
         case 'P': o->params_file = optarg; break;
         case 'M': o->machine = optarg; break;
         case 'o': o->out = optarg; break;
@@ -199,14 +206,28 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* The params line of every plot title. */
-static void params_title(const kcal_params *p, char *buf, size_t len)
+/* The params line of every plot title; with the full model, a line before
+ * it says which line style is which model. */
+static void params_title(const kcal_params *p, int full, char *buf, size_t len)
 {
-    snprintf(buf, len,
-             "model: paper, params %s: α = %.3g µs, 1/β = %.3g GB/s, "
+    int n = 0;
+    if (full) {
+        double hot = kcal_params_get(p, "beta_hot", 0);
+        double step = kcal_params_get(p, "sync_step", 0);
+        char hs[48] = "no beta_hot";
+        if (hot > 0)
+            snprintf(hs, sizeof hs, "1/β_hot = %.3g GB/s", 1e-9 / hot);
+        n = snprintf(buf, len, "models: paper (solid lines), full (dashed: "
+                     "%s, sync_step = %.3g µs)\n", hs, step * 1e6);
+        if (n < 0 || (size_t)n >= len)
+            return;
+    }
+    snprintf(buf + n, len - (size_t)n,
+             "%sparams %s: α = %.3g µs, 1/β = %.3g GB/s, "
              "l = %.3g µs/page, γ(c) = %.3g·c² + %.3g·c",
-             base_name(p->origin), p->alpha * 1e6, 1e-9 / p->beta,
-             p->lock * 1e6, p->gamma_a, p->gamma_b);
+             full ? "" : "model: paper, ", base_name(p->origin),
+             p->alpha * 1e6, 1e-9 / p->beta, p->lock * 1e6, p->gamma_a,
+             p->gamma_b);
 }
 
 int kcal_report_main(int argc, char **argv)
@@ -221,10 +242,12 @@ int kcal_report_main(int argc, char **argv)
     if (kcal_cli_load_params(CMD, o.params_file, o.machine, &prm) < 0)
         return KCAL_EXIT_USAGE;
 
-    kcal_join_table t;
+    kcal_join_table t, tf;
     kcal_join_init(&t);
-    kcal_join_summary *sum = NULL;
-    kcal_join_rank *rank = NULL;
+    kcal_join_init(&tf);
+    kcal_join_summary *sum = NULL, *fsum = NULL;
+    kcal_join_rank *rank = NULL, *frank = NULL;
+    long nfs = 0, nfr = 0;
     kcal_report_plot *times = NULL, *speed = NULL;
     size_t n_times = 0, n_speed = 0;
     char err[1024];
@@ -235,7 +258,23 @@ int kcal_report_main(int argc, char **argv)
         kcal_cli_error(CMD, "%s", err);
         goto out;
     }
+    /* The full model: the same measurements joined a second time. */
+    if (o.predicted_full &&
+        (kcal_join_read_predicted(&tf, o.predicted_full, err, sizeof err) ||
+         kcal_join_read_measured(&tf, o.measured, err, sizeof err) ||
+         kcal_join_finish(&tf, err, sizeof err))) {
+        kcal_cli_error(CMD, "%s", err);
+        goto out;
+    }
     status = KCAL_EXIT_FAIL;
+    if (o.predicted_full) {
+        nfs = kcal_join_summarise(&tf, &fsum);
+        nfr = kcal_join_rank_sizes(&tf, &frank);
+        if (nfs < 0 || nfr < 0) {
+            kcal_cli_error(CMD, "out of memory");
+            goto out;
+        }
+    }
     long ns = kcal_join_summarise(&t, &sum);
     long nr = kcal_join_rank_sizes(&t, &rank);
     if (ns < 0 || nr < 0) {
@@ -275,6 +314,14 @@ int kcal_report_main(int argc, char **argv)
                         w_ranking, rank, nr, over) ||
             write_table(o.out, over ? "speedup-oversubscribed.csv" : "speedup.csv",
                         w_speedup, rank, nr, over))
+            goto out;
+        if (o.predicted_full &&
+            (write_table(o.out, over ? "summary-full-oversubscribed.csv"
+                                     : "summary-full.csv",
+                         w_summary, fsum, nfs, over) ||
+             write_table(o.out, over ? "ranking-full-oversubscribed.csv"
+                                     : "ranking-full.csv",
+                         w_ranking, frank, nfr, over)))
             goto out;
     }
 
@@ -329,7 +376,7 @@ int kcal_report_main(int argc, char **argv)
         char sbuf[PATH_MAX];
         kcal_plot_ctx ctx = {find_scripts(o.scripts, sbuf, sizeof sbuf), o.out};
         char ptitle[512], title[1024];
-        params_title(&prm, ptitle, sizeof ptitle);
+        params_title(&prm, o.predicted_full != NULL, ptitle, sizeof ptitle);
         kcal_progress pr;
         kcal_progress_init(&pr, CMD, o.quiet);
         size_t total = n_times + n_speed, done = 0;
@@ -346,7 +393,8 @@ int kcal_report_main(int argc, char **argv)
             char phase[64];
             snprintf(phase, sizeof phase, "plot %s p=%d", pl->coll, pl->p);
             kcal_progress_update(&pr, phase, (double)done, (double)total);
-            if (kcal_plot_times(&ctx, &t, pl->coll, pl->p, title, pl->png,
+            if (kcal_plot_times(&ctx, &t, o.predicted_full ? &tf : NULL,
+                                pl->coll, pl->p, title, pl->png,
                                 sizeof pl->png, err, sizeof err)) {
                 kcal_cli_error(CMD, "%s", err);
                 goto out;
@@ -383,13 +431,19 @@ int kcal_report_main(int argc, char **argv)
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     snprintf(generated, sizeof generated,
              "Generated %s by `kcal report` from `%s` (measured, `kcal bench`) "
-             "and `%s` (predicted, `kcal predict`).",
-             stamp, o.measured, o.predicted);
+             "and `%s` (predicted, `kcal predict`)%s%s%s.",
+             stamp, o.measured, o.predicted,
+             o.predicted_full ? " and `" : "",
+             o.predicted_full ? o.predicted_full : "",
+             o.predicted_full ? "` (predicted, `kcal predict --model full`)"
+                              : "");
     kcal_report_input in = {
         .table = &t, .summary = sum, .n_summary = ns, .ranking = rank,
         .n_ranking = nr, .params = &prm, .machine = &mach, .times = times,
         .n_times = n_times, .speedup = speed, .n_speedup = n_speed,
-        .generated = generated};
+        .generated = generated, .full_table = o.predicted_full ? &tf : NULL,
+        .full_summary = fsum, .n_full_summary = nfs, .full_ranking = frank,
+        .n_full_ranking = nfr};
     char mdpath[PATH_MAX], htmlpath[PATH_MAX];
     snprintf(mdpath, sizeof mdpath, "%s/report.md", o.out);
     snprintf(htmlpath, sizeof htmlpath, "%s/index.html", o.out);
@@ -413,6 +467,12 @@ int kcal_report_main(int argc, char **argv)
 
     printf("median model error: %.1f %%\n", kcal_join_median_ape(&t));
     printf("mean selection regret: %.1f %%\n", kcal_join_mean_regret(rank, nr));
+    if (o.predicted_full) {
+        printf("median model error, full model: %.1f %%\n",
+               kcal_join_median_ape(&tf));
+        printf("mean selection regret, full model: %.1f %%\n",
+               kcal_join_mean_regret(frank, nfr));
+    }
     printf("report: %s\n", mdpath);
     status = KCAL_EXIT_OK;
 out:
@@ -420,7 +480,10 @@ out:
     free(speed);
     free(sum);
     free(rank);
+    free(fsum);
+    free(frank);
     kcal_join_free(&t);
+    kcal_join_free(&tf);
     kcal_params_free(&prm);
     return status;
 }

@@ -33,7 +33,20 @@ typedef struct {
     const kcal_report_plot *speedup; /* one per p (coll unused) */
     size_t n_speedup;
     const char *generated; /* date and command line, for the header */
+    /* The full model (--model full) joined with the same measurements, or
+     * NULL/0 when the report compares the paper model only. */
+    const kcal_join_table *full_table;
+    const kcal_join_summary *full_summary;
+    long n_full_summary;
+    const kcal_join_rank *full_ranking;
+    long n_full_ranking;
 } kcal_report_input;
+
+/* The paragraph and table comparing the paper and the full model: median
+ * error, mean regret and right picks of each, and which predicts better
+ * here. Malloc'ed plain text (caller frees); NULL without a full model or
+ * on allocation failure. */
+char *kcal_report_model_comparison(const kcal_report_input *in);
 
 /* The paragraphs on where the model is off and why: plain text with
  * `code` spans, paragraphs separated by a blank line. Malloc'ed (caller

@@ -1,12 +1,14 @@
 # times.gp: measured times against the model for one collective and p.
 # Called by `kcal report` (reports/plots.c) as
-#   gnuplot -e "datafile='…'; outfile='…'; ttl=\"…\"; titles='a b c'; nseries=3; models='0 1'; xt='\"1K\" 1024, …'" times.gp
-# (models: the indices of the series that have a model line; xt: the x
-# tics; xr, optional: the x range, given when there is one size only)
+#   gnuplot -e "datafile='…'; outfile='…'; ttl=\"…\"; titles='a b c'; nseries=3; models='0 1'; fmodels='0 1'; xt='\"1K\" 1024, …'" times.gp
+# (models: the indices of the series that have a paper-model line; fmodels,
+# optional: those with a full-model line; xt: the x tics; xr, optional: the
+# x range, given when there is one size only)
 # datafile holds one block per series (separated by two blank lines), columns
-#   size_bytes median_us min_us max_us predicted_us   (predicted NaN: no model)
-# Series i is drawn in colour i: its measurements as points with min-max
-# error bars, the model's prediction for it as a line of the same colour.
+#   size_bytes median_us min_us max_us predicted_us predicted_full_us
+# (NaN: no such model). Series i is drawn in colour i: its measurements as
+# points with min-max error bars, the paper model's prediction for it as a
+# solid line of the same colour, the full model's as a dashed one.
 set terminal pngcairo size 1000,700 enhanced font "DejaVu Sans,10"
 set output outfile
 set title ttl noenhanced
@@ -19,7 +21,8 @@ if (exists("xr")) eval("set xrange ".xr)
 set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque noenhanced
-set key title "points: measured median\nbars: min–max\nlines: model"
+if (!exists("fmodels")) fmodels = ""
+if (strlen(fmodels) > 0) { set key title "points: measured median\nbars: min–max\nsolid: paper model\ndashed: full model" } else { set key title "points: measured median\nbars: min–max\nlines: model" }
 set datafile missing "NaN"
 set mxtics default
 # Keep the first and last points off the frame.
@@ -36,6 +39,10 @@ col(i) = (word(titles, i + 1) eq "mpi") ? "#000000" : colour(i)
 dodge(i) = 2 ** (0.035 * (i - (nseries - 1) / 2.0))
 points = sprintf("for [i=0:%d] datafile index i using ($1*dodge(i)):2:3:4 with yerrorbars pt 7 ps 1.1 lw 1.5 lc rgb col(i) title word(titles, i + 1)", nseries - 1)
 lines = "for [m in models] datafile index int(m) using 1:5 with lines lw 2 lc rgb col(int(m)) notitle"
+flines = "for [m in fmodels] datafile index int(m) using 1:6 with lines lw 2 dt 2 lc rgb col(int(m)) notitle"
 # gnuplot cannot loop over an empty word list: plot lines only when a
 # series has a model.
-if (strlen(models) > 0) { eval("plot ".points.", ".lines) } else { eval("plot ".points) }
+all = points
+if (strlen(models) > 0) { all = all.", ".lines }
+if (strlen(fmodels) > 0) { all = all.", ".flines }
+eval("plot ".all)

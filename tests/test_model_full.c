@@ -1,0 +1,228 @@
+/* The full model (--model full, model.md "Beyond the paper"): its formulas
+ * against values worked out by hand, the fall-back to the paper's terms
+ * when its keys are absent, and the footprint that decides hot or cold. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "model.h"
+
+/* α = 2 µs, β = 1 ns/B, l = 0.1 µs/page, s = 4096, γ(c) = 0.5c² + c (γ(2)
+ * = 4), T_sm: bcast 1 µs, gather 2 µs, allgather 3 µs, barrier 4 µs (no
+ * log2 p growth). With `full`: beta_hot = 0.25 ns/B, l3_cache = 1 MiB,
+ * sync_step = 0.5 µs. */
+static kcal_params hand_params(int full)
+{
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_params_set(&p, "alpha", 2e-6);
+    kcal_params_set(&p, "beta", 1e-9);
+    kcal_params_set(&p, "lock", 1e-7);
+    kcal_params_set(&p, "page", 4096);
+    kcal_params_set(&p, "gamma_a", 0.5);
+    kcal_params_set(&p, "gamma_b", 1);
+    kcal_params_set(&p, "sm_bcast_a", 1e-6);
+    kcal_params_set(&p, "sm_gather_a", 2e-6);
+    kcal_params_set(&p, "sm_allgather_a", 3e-6);
+    kcal_params_set(&p, "sm_barrier_a", 4e-6);
+    if (full) {
+        kcal_params_set(&p, "beta_hot", 2.5e-10);
+        kcal_params_set(&p, "l3_cache", 1048576);
+        kcal_params_set(&p, "sync_step", 5e-7);
+    }
+    return p;
+}
+
+static double tm(kcal_model_kind m, const kcal_params *p, kcal_coll c,
+                 const char *id, int k, int procs, uint64_t n, int in_place,
+                 kcal_terms *terms)
+{
+    const kcal_algorithm *a = kcal_model_find_algorithm(c, id);
+    CHECK(a != NULL);
+    return a ? kcal_model_time(m, p, c, a, k, procs, n, in_place, terms) : -1;
+}
+
+static double full(const kcal_params *p, kcal_coll c, const char *id, int k,
+                   int procs, uint64_t n)
+{
+    return tm(KCAL_MODEL_FULL, p, c, id, k, procs, n, 0, NULL);
+}
+
+static double paper(const kcal_params *p, kcal_coll c, const char *id, int k,
+                    int procs, uint64_t n)
+{
+    return tm(KCAL_MODEL_PAPER, p, c, id, k, procs, n, 0, NULL);
+}
+
+static void test_names(void)
+{
+    kcal_model_kind m;
+    CHECK(kcal_model_from_name("full", &m) == 0 && m == KCAL_MODEL_FULL);
+    CHECK(kcal_model_from_name("paper", &m) == 0 && m == KCAL_MODEL_PAPER);
+    CHECK(kcal_model_from_name("fancy", &m) == -1);
+    CHECK_STR(kcal_model_name(KCAL_MODEL_FULL), "full");
+    CHECK_STR(kcal_model_name(KCAL_MODEL_PAPER), "paper");
+}
+
+static void test_footprint(void)
+{
+    /* 2·p·n, p·n, p·(p+1)·n, bruck p·(2p+1)·n, 2·p²·n, p = 1: 2·n */
+    CHECK(kcal_model_footprint(KCAL_COLL_SCATTER, "parallel_read", 4, 1000) == 8000);
+    CHECK(kcal_model_footprint(KCAL_COLL_GATHER, "sequential_read", 2, 1000) == 4000);
+    CHECK(kcal_model_footprint(KCAL_COLL_BCAST, "direct_read", 4, 1000) == 4000);
+    CHECK(kcal_model_footprint(KCAL_COLL_ALLGATHER, "ring_neighbor", 3, 1000) == 12000);
+    CHECK(kcal_model_footprint(KCAL_COLL_ALLGATHER, "bruck", 3, 1000) == 21000);
+    CHECK(kcal_model_footprint(KCAL_COLL_ALLTOALL, "pairwise", 3, 1000) == 18000);
+    CHECK(kcal_model_footprint(KCAL_COLL_ALLTOALL, "pairwise", 1, 1000) == 2000);
+}
+
+static void test_hand_values(void)
+{
+    kcal_params p = hand_params(1);
+    const double rel = 1e-12;
+    CHECK(kcal_model_full_missing(&p) == 0);
+    /* scatter sequential_write p=2 n=64K: footprint 256K fits 1 MiB → β_hot;
+     * pages 16. T_memcpy 16.384 + T_sm_gather 2 + (p−1)·(α 2 + 16.384 +
+     * l·16 = 1.6) + T_sm_bcast 1 = 39.368 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 39.368e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "sequential_read", 0, 2, 65536), 39.368e-6, rel);
+    /* The paper's row on the same params: cold β, p = 2 transfers:
+     * 65.536 + 2 + 2·(2 + 65.536 + 1.6) + 1 = 206.808 µs. */
+    CHECK_NEAR(paper(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 206.808e-6, rel);
+    /* n = 1 MiB: footprint 4 MiB > l3 → cold β; pages 256:
+     * 1048.576 + 2 + (2 + 1048.576 + 25.6) + 1 = 2127.752 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 1048576), 2127.752e-6, rel);
+    /* bcast scatter_allgather p=2 n=64K: chunk 32K (8 pages), hot; the
+     * root's write and the other's read overlap: W = 2 + 8.192 + 0.8;
+     * + T_sm_allgather 3 + 1 sync step 0.5 = 14.492 µs. */
+    kcal_terms tr;
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, "scatter_allgather", 0, 2, 65536, 0, &tr),
+               14.492e-6, rel);
+    CHECK_NEAR(tr.startup, 2e-6, rel);
+    CHECK_NEAR(tr.copy, 8.192e-6, rel);
+    CHECK_NEAR(tr.lock, 0.8e-6, rel);
+    CHECK_NEAR(tr.sync, 3.5e-6, rel);
+    /* p=4: chunk 16K (4 pages), W = 2 + 4.096 + 0.4 = 6.496, 2·3 transfers
+     * = 38.976 + 3 + 3·0.5 = 43.476 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "scatter_allgather", 0, 4, 65536), 43.476e-6, rel);
+    /* allgather p=3 n=64K: footprint 3·4·64K = 768K, hot. ring:
+     * 16.384 + 3 + 2·(2 + 16.384 + 1.6) + 4 = 63.352; ring_neighbor adds
+     * 2 steps · 0.5; the source variants do not synchronise per step. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), 64.352e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 65536), 63.352e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_write", 0, 3, 65536), 63.352e-6, rel);
+    /* bruck p=2 n=64K: footprint 2·5·64K = 640K, hot:
+     * 3 + 1·2 + 1·(32.768 + 1.6) + 4 + 1 round · 0.5 = 43.868 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 2, 65536), 43.868e-6, rel);
+    /* recursive_doubling p=2 n=64K: footprint 2·3·64K = 384K, hot:
+     * 16.384 + 3 + 2 + (16.384 + 1.6) + 4 + 0.5 = 43.868 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 2, 65536), 43.868e-6, rel);
+    /* throttled_read p=5 k=2 n=4K: hot; ⌈(p−1)/k⌉ = 2 rounds:
+     * 1 + 2·(2 + 1.024 + 0.1·4·1) + 2·0.5 = 8.848 µs (paper: ⌈5/2⌉ = 3
+     * cold rounds, 1 + 3·(2 + 4.096 + 0.4) = 20.488 µs). */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "throttled_read", 2, 5, 4096), 8.848e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "throttled_write", 2, 5, 4096), 8.848e-6, rel);
+    CHECK_NEAR(paper(&p, KCAL_COLL_SCATTER, "throttled_read", 2, 5, 4096), 20.488e-6, rel);
+    /* knomial p=5 k=2 n=4K: 3 levels: 1 + 3·3.424 + 3·0.5 = 12.772 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 4096), 12.772e-6, rel);
+    /* direct_write p=3 n=64K, hot: 2 + 2·(2 + 16.384 + 1.6) + 1 = 42.968. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_write", 0, 3, 65536), 42.968e-6, rel);
+    /* parallel_read and pairwise keep the paper's shape, at β_hot:
+     * p=2 n=64K: 1 + (2 + 16.384) + 0.1·4·16 + 2 = 27.784;
+     * pairwise p=2: 3 + (2 + 16.384 + 1.6) = 22.984. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 27.784e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 22.984e-6, rel);
+    /* p = 1: the local copy, hot. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 1, 4096), 1.024e-6, rel);
+    /* in place drops T_memcpy as in the paper. */
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536, 1, NULL),
+               (39.368 - 16.384) * 1e-6, rel);
+    kcal_params_free(&p);
+}
+
+/* Without beta_hot, l3_cache and sync_step, the full model is the paper's
+ * except for its structural changes: p − 1 transfers in the sequential
+ * rows and direct_write, ⌈(p−1)/k⌉ throttled rounds, and bcast
+ * scatter_allgather's own formula. Everything else is the paper's, to the
+ * bit. */
+static void test_fallback(void)
+{
+    kcal_params p = hand_params(0);
+    CHECK(kcal_model_full_missing(&p) ==
+          (KCAL_FULL_NO_BETA_HOT | KCAL_FULL_NO_L3 | KCAL_FULL_NO_SYNC_STEP));
+    static const struct {
+        kcal_coll c;
+        const char *id;
+        int k;
+    } same[] = {
+        {KCAL_COLL_SCATTER, "parallel_read", 0},
+        {KCAL_COLL_GATHER, "parallel_write", 0},
+        {KCAL_COLL_BCAST, "direct_read", 0},
+        {KCAL_COLL_BCAST, "knomial", 2},
+        {KCAL_COLL_ALLGATHER, "ring_neighbor", 1},
+        {KCAL_COLL_ALLGATHER, "ring_source_read", 0},
+        {KCAL_COLL_ALLGATHER, "recursive_doubling", 0},
+        {KCAL_COLL_ALLGATHER, "bruck", 0},
+        {KCAL_COLL_ALLTOALL, "pairwise", 0},
+    };
+    static const int ps[] = {1, 3, 8, 64};
+    static const uint64_t ns[] = {1, 4096, 65537, 8 << 20};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        for (size_t a = 0; a < 4; a++)
+            for (size_t b = 0; b < 4; b++)
+                CHECK(full(&p, same[i].c, same[i].id, same[i].k, ps[a], ns[b]) ==
+                      paper(&p, same[i].c, same[i].id, same[i].k, ps[a], ns[b]));
+    /* sequential: one transfer X(n) + l·pages(n) fewer than the paper. */
+    for (size_t a = 1; a < 4; a++)
+        for (size_t b = 0; b < 4; b++) {
+            uint64_t n = ns[b];
+            double one = p.alpha + (double)n * p.beta +
+                         p.lock * (double)kcal_pages(n, p.page);
+            CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, ps[a], n),
+                       paper(&p, KCAL_COLL_SCATTER, "sequential_write", 0, ps[a], n) - one,
+                       1e-12);
+            CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_write", 0, ps[a], n),
+                       paper(&p, KCAL_COLL_BCAST, "direct_write", 0, ps[a], n) - one,
+                       1e-12);
+        }
+    /* beta_hot without l3_cache: the fit cannot be decided, so cold β. */
+    kcal_params_set(&p, "beta_hot", 1e-12);
+    CHECK(kcal_model_full_missing(&p) == (KCAL_FULL_NO_L3 | KCAL_FULL_NO_SYNC_STEP));
+    CHECK(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096) ==
+          paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096));
+    kcal_params_free(&p);
+}
+
+static void test_rank_best(void)
+{
+    kcal_params p = hand_params(1);
+    kcal_prediction *pr;
+    long n = kcal_model_rank(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, 2, 65536, 0,
+                             0, &pr);
+    CHECK(n == 3);
+    /* At p = 2 the overlapped halves make scatter_allgather the fastest. */
+    CHECK(n > 0 && !strcmp(pr[0].alg->id, "scatter_allgather"));
+    for (long i = 1; i < n; i++)
+        CHECK(pr[i].seconds >= pr[i - 1].seconds);
+    free(pr);
+    char buf[64];
+    CHECK(kcal_model_best(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, 2, 65536, 0,
+                          buf, sizeof buf) == 0);
+    CHECK_STR(buf, "scatter_allgather");
+    /* An unknown model is refused. */
+    CHECK(kcal_model_rank((kcal_model_kind)7, &p, KCAL_COLL_BCAST, 2, 1, 0, 0,
+                          &pr) == -1);
+    CHECK(kcal_model_best((kcal_model_kind)7, &p, KCAL_COLL_BCAST, 2, 1, 0, buf,
+                          sizeof buf) == -1);
+    kcal_params_free(&p);
+}
+
+int main(void)
+{
+    test_names();
+    test_footprint();
+    test_hand_values();
+    test_fallback();
+    test_rank_best();
+    return check_report();
+}

@@ -34,7 +34,7 @@ bad "MIN is above MAX" predict --coll scatter --p 4 --sizes 8M:1K
 bad "unknown option '--bogus'" predict --coll scatter --p 4 --bogus
 bad "needs a value" predict --coll scatter --p
 bad "--coll and --p are required" predict --p 4
-bad "unknown model 'full'" predict --coll scatter --p 4 --model full
+bad "unknown model 'fancy'" predict --coll scatter --p 4 --model fancy
 bad "unknown format 'xml'" predict --coll scatter --p 4 --format xml
 bad "out of range" predict --coll scatter --p 8 --k 8
 bad "has no throttle factor" predict --coll alltoall --p 8 --k 2
@@ -85,6 +85,29 @@ grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'f
 "$KCAL" predict --coll bcast --p 64 --size 4M --explain 2>/dev/null | grep -q 'startup_us.*copy_us.*lock_us.*sync_us' && ok || no "--explain columns"
 "$KCAL" predict --coll bcast --p 64 --sizes 1K:8M 2>/dev/null | grep -q 'crossovers' && ok || no "crossover summary"
 "$KCAL" predict --coll gather --p 1 --size 1K --format csv 2>/dev/null | tail -n +2 | awk -F, '$7 != 1 { bad = 1 } END { exit bad }' && ok || no "p=1 all tie"
+
+# --model full: the same CSV columns and rows; without its keys (the
+# embedded params have none) it says on stderr which terms fall back to the
+# paper's; with them it is silent, and the structural fixes change times.
+"$KCAL" predict --model full --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/fcsv" 2>"$tmp/ferr"
+[ $? -eq 0 ] && ok || no "--model full csv run: $(cat "$tmp/ferr")"
+[ "$(head -n 1 "$tmp/fcsv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "full csv header"
+[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 64)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
+grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -q "warning: model full: no sync_step" "$tmp/ferr" && ok || no "full fallback notes: $(cat "$tmp/ferr")"
+# parallel_read is the paper's row: same times; sequential_write is not.
+join -t, <(awk -F, '$4 == "parallel_read" { print $3 "," $6 }' "$tmp/csv" | sort) \
+         <(awk -F, '$4 == "parallel_read" { print $3 "," $6 }' "$tmp/fcsv" | sort) |
+  awk -F, '$2 != $3 { bad = 1 } END { exit bad || NR != 14 }' && ok || no "full parallel_read = paper without the full keys"
+join -t, <(awk -F, '$4 == "sequential_write" { print $3 "," $6 }' "$tmp/csv" | sort) \
+         <(awk -F, '$4 == "sequential_write" { print $3 "," $6 }' "$tmp/fcsv" | sort) |
+  awk -F, '!($3 < $2) { bad = 1 } END { exit bad || NR != 14 }' && ok || no "full sequential_write charges p-1 copies"
+cp "$(dirname "$0")/../data/broadwell.params" "$tmp/full.params"
+printf 'l3_cache 33554432\nbeta_hot 3e-11\nsync_step 2e-7\n' >>"$tmp/full.params"
+"$KCAL" predict --model full --coll bcast --p 2 --sizes 64K,1M --explain --params "$tmp/full.params" >"$tmp/ftable" 2>"$tmp/ferr"
+[ $? -eq 0 ] && ok || no "--model full table run"
+grep -q 'model full' "$tmp/ftable" && grep -q 'startup_us.*copy_us.*lock_us.*sync_us' "$tmp/ftable" && ok || no "full table header / --explain"
+grep -q 'warning' "$tmp/ferr" && no "full with every key warns: $(cat "$tmp/ferr")" || ok
+"$KCAL" predict --model full --coll allgather --p 4 --size 1M --format json --params "$tmp/full.params" 2>/dev/null | grep -c '"algorithm"' | grep -qx 5 && ok || no "full json"
 
 # Unknown keys are kept with a warning naming file and line; --params wins over --machine.
 cp "$(dirname "$0")/../data/broadwell.params" "$tmp/x.params"; echo "future_key 7" >>"$tmp/x.params"

@@ -43,6 +43,23 @@ for k in cpu cores sockets numa kernel hostname date l1d_cache l2_cache \
   grep -q "^$k " "$tmp/p.params" || fail "metadata key $k missing"
 done
 [ "$(val beta_cache)" = cold ] || fail "beta_cache should be cold by default"
+# The full model's keys: beta_hot always (measured next to the cold beta);
+# sync_step when mpirun ran (the sm_* keys above say it did).
+for k in beta_hot beta_hot_stderr sync_step sync_step_stderr; do
+  v=$(val $k)
+  [ -n "$v" ] || fail "key $k missing"
+  nonneg "$v" || fail "$k = '$v' is not finite and >= 0"
+done
+positive "$(val beta_hot)" || fail "beta_hot = '$(val beta_hot)' is not positive"
+# In cache is faster than out of cache (here ~3x; 1.2x is a loose floor).
+awk -v c="$(val beta)" -v h="$(val beta_hot)" 'BEGIN { exit !(c > 1.2 * h) }' ||
+  fail "beta_hot $(val beta_hot) is not clearly below the cold beta $(val beta)"
+grep -q '^copy,hot,' "$tmp/raw.csv" || fail "raw file has no hot copy samples"
+"$KCAL" predict --model full --params "$tmp/p.params" --coll bcast --p 2 \
+    > "$tmp/predfull" 2> "$tmp/predfull.err" ||
+  fail "kcal predict --model full refused the probe's params: $(cat "$tmp/predfull.err")"
+grep -q 'warning: model full' "$tmp/predfull.err" &&
+  fail "kcal predict --model full fell back although the probe wrote every key: $(cat "$tmp/predfull.err")"
 head -n 1 "$tmp/raw.csv" | grep -q '^# meta ' || fail "raw file has no meta lines"
 grep -qx 'phase,pattern,readers,pages,bytes,rep,seconds' "$tmp/raw.csv" ||
   fail "raw file lacks the header"

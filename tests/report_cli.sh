@@ -121,6 +121,53 @@ check "md labels oversubscribed" grep -q '^## Oversubscribed runs — not conten
 check "md oversubscribed plot" grep -q '](times-scatter-p4.png)' "$md"
 check "html" grep -q '<img src="times-bcast-p2.png"' "$out/index.html"
 
+# The full model next to the paper's (--predicted-full): its own tables with
+# the same columns, both headlines, the comparison in report.md, a dashed
+# line's data column. APEs by hand: scatter 16K 10, 10; 1M 10, 0; bcast 16K
+# 0, 0; 1M |440-400|/400 = 10, |420-500|/500 = 16: median 10. Regret: only
+# bcast 1M picks direct_write (420 < 440) which measured 25 % slower: 6.25.
+check "no full tables without --predicted-full" [ ! -e "$out/summary-full.csv" ]
+cat >"$tmp/full.csv" <<'EOF2'
+collective,p,size_bytes,algorithm,k,predicted_s,rank
+scatter,2,16384,parallel_read,,8.8e-6,1
+scatter,2,16384,sequential_write,,13.5e-6,2
+scatter,2,1048576,parallel_read,,450e-6,2
+scatter,2,1048576,sequential_write,,400e-6,1
+bcast,2,16384,direct_read,,12e-6,1
+bcast,2,16384,direct_write,,16e-6,2
+bcast,2,1048576,direct_read,,440e-6,2
+bcast,2,1048576,direct_write,,420e-6,1
+EOF2
+fout=$tmp/fout
+"$KCAL" report --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv" \
+  --predicted-full "$tmp/full.csv" --params "$root/data/knl.params" \
+  --out "$fout" --scripts "$root/reports" >"$tmp/fstdout" 2>"$tmp/fstderr"
+rc=$?
+check "kcal report --predicted-full exit 0 (got $rc: $(cat "$tmp/fstderr"))" [ $rc -eq 0 ]
+check "paper headline unchanged" grep -qx 'median model error: 22.5 %' "$tmp/fstdout"
+check "full median on stdout" grep -qx 'median model error, full model: 10.0 %' "$tmp/fstdout"
+check "full regret on stdout" grep -qx 'mean selection regret, full model: 6.2 %' "$tmp/fstdout"
+check "summary.csv the same with or without the full model" cmp -s "$out/summary.csv" "$fout/summary.csv"
+check "summary-full.csv header" [ "$(head -1 "$fout/summary-full.csv")" = "collective,p,algorithm,k,points,mape_pct,max_ape_pct" ]
+check "summary-full scatter parallel_read" grep -qx 'scatter,2,parallel_read,,2,10.0000,10.0000' "$fout/summary-full.csv"
+check "summary-full bcast direct_write" grep -qx 'bcast,2,direct_write,,2,8.0000,16.0000' "$fout/summary-full.csv"
+check "ranking-full.csv header" [ "$(head -1 "$fout/ranking-full.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct" ]
+check "ranking-full bcast 1M" grep -qx 'bcast,2,1048576,direct_write,direct_read,25.0000' "$fout/ranking-full.csv"
+check "ranking-full scatter 1M" grep -qx 'scatter,2,1048576,sequential_write,sequential_write,0.0000' "$fout/ranking-full.csv"
+check "md comparison section" grep -q '^## Paper model against the full model' "$fout/report.md"
+check "md comparison numbers" grep -q 'median model error: paper 22.5 %, full 10.0 %' "$fout/report.md"
+check "md comparison regret" grep -q 'mean selection regret: paper 6.2 %, full 6.2 %' "$fout/report.md"
+check "no comparison without the full model" bash -c "! grep -q 'against the full model' '$out/report.md'"
+check "plot data: the full model's column" grep -qx '16384 8 7 9 10 8.8' "$fout/data/times-scatter-p2.dat"
+check "full times plot" png_ok "$fout/times-bcast-p2.png" 1000 700
+sed '2s/,8.8e-6,/,soon,/' "$tmp/full.csv" >"$tmp/badfull.csv"
+"$KCAL" report --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv" \
+  --predicted-full "$tmp/badfull.csv" --params "$root/data/knl.params" \
+  --out "$tmp/badf" >"$tmp/bfout" 2>"$tmp/bferr"
+rc=$?
+check "bad --predicted-full: exit 2, FILE:LINE, nothing written" \
+  bash -c "[ $rc -eq 2 ] && [ ! -s '$tmp/bfout' ] && grep -q '$tmp/badfull.csv:2' '$tmp/bferr' && [ ! -e '$tmp/badf' ]"
+
 # Bad input: FILE:LINE, exit 2, nothing on stdout, nothing written.
 bad() {
   local want=$1; shift

@@ -18,6 +18,8 @@
 
 #define PAGE 4096.0
 static const double ALPHA = 1.3e-6, LOCK = 1.5e-7, BETA = 1.4e-10;
+/* The full model's keys: in-cache copies, one control message. */
+static const double BETA_HOT = 3.5e-11, STEP = 1.4e-7;
 static const double GA = 0.11, GB = 1.6; /* the paper's KNL gamma */
 static const long NS[] = {1, 2, 4, 8, 10, 13, 16, 20, 25, 32, 40, 51, 64, 81,
                           102, 128, 161, 203, 256, 323, 406, 512, 645, 813,
@@ -85,6 +87,18 @@ static void make_samples(kcal_raw *r, gsl_rng *rng, int max_c)
         for (int k = 0; k < REPS; k++)
             kcal_raw_add(r, "sm_bcast", "mpi", p, 0, 8, k,
                          2e-7 + 1e-7 * log2(p) + gsl_ran_gaussian(rng, 5e-9));
+    /* The default probe's in-cache T4 (pattern hot) and sync_step (half a
+     * ping-pong, phase sm_step; slower with more ranks, the fit takes the
+     * smallest p). Drawn last, so the samples above are unchanged. */
+    for (int k = 0; k < REPS; k++)
+        for (size_t i = 0; i < NN; i++)
+            kcal_raw_add(r, "copy", "hot", 1, NS[i], (long)(NS[i] * PAGE), k,
+                         ALPHA + LOCK * NS[i] + BETA_HOT * NS[i] * PAGE +
+                             gsl_ran_gaussian(rng, SIG));
+    for (int p = 2; p <= 4; p++)
+        for (int k = 0; k < REPS; k++)
+            kcal_raw_add(r, "sm_step", "mpi", p, 0, 8, k,
+                         STEP * (p - 1) + gsl_ran_gaussian(rng, 5e-9));
 }
 
 static void test_recovery(gsl_rng *rng)
@@ -120,6 +134,17 @@ static void test_recovery(gsl_rng *rng)
     CHECK(fabs(p.beta - BETA) < 5 * se1);
     double rep_seb = kcal_params_get(&p, "beta_stderr", -1);
     CHECK(rep_seb > se1 / 3 && rep_seb < se1 * 3);
+    /* beta_hot: the same fit on the hot copies, same design and noise. */
+    double bh = kcal_params_get(&p, "beta_hot", -1);
+    CHECK(fabs(bh - BETA_HOT) < 5 * se1);
+    double rep_seh = kcal_params_get(&p, "beta_hot_stderr", -1);
+    CHECK(rep_seh > se1 / 3 && rep_seh < se1 * 3);
+    CHECK(p.beta > 3 * bh); /* the cold β stays the cold one */
+    /* sync_step: the median at p = 2, not at p = 3 or 4. */
+    double st = kcal_params_get(&p, "sync_step", -1);
+    CHECK(fabs(st - STEP) < 5 * se_median(5e-9, REPS));
+    CHECK(kcal_params_get(&p, "sync_step_stderr", -1) > 0);
+    CHECK(strstr(comment, "beta_hot = slope") != NULL);
     /* γ: 7 contended points, 2 % noise per sample; a loose bound from the
      * median error of γ at the largest c (where a is pinned down). */
     double g8 = gamma_of(8), sg8 = se_median(0.02 * g8, CREPS * 8);
@@ -185,6 +210,10 @@ static void test_alpha_fallback(gsl_rng *rng)
     char comment[4096], err[256] = "";
     CHECK(kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
     CHECK(fabs(p.alpha - 1.4e-6) < 5 * se_median(SIG, REPS));
+    /* Hot copies only (kcal probe --hot): beta is the hot one, and
+     * beta_hot the same fit; no sm_step samples, no sync_step key. */
+    CHECK(kcal_params_get(&p, "beta_hot", -1) == p.beta);
+    CHECK(kcal_params_find(&p, "sync_step") == NULL);
     int said = 0;
     for (int i = 0; i < notes.n; i++)
         said |= strstr(notes.text[i], "alpha = T2") != NULL;

@@ -61,6 +61,14 @@ for f in "$out"/*.csv; do
   check "$f parses (same field count as its header)" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"
 done
 check "report.md headline" grep -q '^Median model error: [0-9.]* %' "$out/report.md"
+# The full model is predicted and compared too.
+check "predicted-full header" [ "$(head -1 "$out/predicted-full.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
+check "predicted-full rows = predicted rows" [ "$(wc -l <"$out/predicted-full.csv")" -eq "$(wc -l <"$out/predicted.csv")" ]
+check "ranking-full rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking-full.csv" | wc -l)" -eq 10 ]
+check "summary-full as summary" [ "$(cut -d, -f1-5 "$out/summary-full.csv")" = "$(cut -d, -f1-5 "$out/summary.csv")" ]
+check "full headline on stdout" grep -q '^median model error, full model: [0-9.]* %$' "$tmp/stdout"
+check "report.md compares the models" grep -q 'median model error: paper [0-9.]* %, full [0-9.]* %' "$out/report.md"
+check "fallback said on stderr (knl params have no beta_hot)" grep -q 'make-report: kcal predict: warning: model full: no beta_hot' "$tmp/stderr"
 check "report.md analysis" grep -q 'Over [0-9]* measured points from 16K up' "$out/report.md"
 check "no temp files left" bash -c "! find '$out' -name '*.tmp' -o -name '.make-report.*' | grep -q ."
 

@@ -451,6 +451,20 @@ static void add_steps(acc *a, double mult)
     a->t.sync += mult * kcal_params_get(a->prm, "sync_step", 0);
 }
 
+/* parallel_read / parallel_write / direct_read:
+ * T_sm_bcast + X(n) + P(p−1,n) + T_sm_gather
+ * Change: P(p−1, n), not P(p, n): the root does not read (write) its own
+ * block, it copies it locally meanwhile (scatter.c, gather.c) or holds the
+ * message (bcast.c), so p − 1 copies contend. At p = 2 one copy runs
+ * alone: γ(1) = 1. */
+static void t_full_parallel(acc *a, int p)
+{
+    add_sm(a, KCAL_SM_BCAST, p);
+    add_x(a, 1);
+    add_lock(a, 1, p - 1);
+    add_sm(a, KCAL_SM_GATHER, p);
+}
+
 /* sequential_write / sequential_read:
  * T_memcpy + T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast
  * Change: (p−1), not p. The root's own block is the local copy T_memcpy
@@ -566,7 +580,7 @@ static void full_time(acc *a, kcal_coll c, const char *id, int k, int p)
     case KCAL_COLL_SCATTER:
     case KCAL_COLL_GATHER:
         if (!strcmp(id, "parallel_read") || !strcmp(id, "parallel_write"))
-            t_parallel(a, p);
+            t_full_parallel(a, p);
         else if (!strcmp(id, "sequential_write") ||
                  !strcmp(id, "sequential_read"))
             t_full_sequential(a, p);
@@ -575,7 +589,7 @@ static void full_time(acc *a, kcal_coll c, const char *id, int k, int p)
         break;
     case KCAL_COLL_BCAST:
         if (!strcmp(id, "direct_read"))
-            t_parallel(a, p);
+            t_full_parallel(a, p);
         else if (!strcmp(id, "direct_write"))
             t_full_direct_write(a, p);
         else if (!strcmp(id, "knomial"))

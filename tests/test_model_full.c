@@ -127,10 +127,13 @@ static void test_hand_values(void)
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 4096), 12.772e-6, rel);
     /* direct_write p=3 n=64K, hot: 2 + 2·(2 + 16.384 + 1.6) + 1 = 42.968. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_write", 0, 3, 65536), 42.968e-6, rel);
-    /* parallel_read and pairwise keep the paper's shape, at β_hot:
-     * p=2 n=64K: 1 + (2 + 16.384) + 0.1·4·16 + 2 = 27.784;
-     * pairwise p=2: 3 + (2 + 16.384 + 1.6) = 22.984. */
-    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 27.784e-6, rel);
+    /* parallel_read: p − 1 = 1 reader, γ(1) = 1, at β_hot:
+     * p=2 n=64K: 1 + (2 + 16.384) + 0.1·1·16 + 2 = 22.984; at p = 3 two
+     * readers contend, γ(2) = 4: 1 + 18.384 + 0.1·4·16 + 2 = 27.784.
+     * pairwise keeps the paper's row: p=2: 3 + (2 + 16.384 + 1.6). */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 22.984e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 2, 65536), 22.984e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "parallel_write", 0, 3, 65536), 27.784e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 22.984e-6, rel);
     /* p = 1: the local copy, hot. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 1, 4096), 1.024e-6, rel);
@@ -142,9 +145,9 @@ static void test_hand_values(void)
 
 /* Without beta_hot, l3_cache and sync_step, the full model is the paper's
  * except for its structural changes: p − 1 transfers in the sequential
- * rows and direct_write, ⌈(p−1)/k⌉ throttled rounds, and bcast
- * scatter_allgather's own formula. Everything else is the paper's, to the
- * bit. */
+ * rows and direct_write, p − 1 contending copies in the parallel rows,
+ * ⌈(p−1)/k⌉ throttled rounds, and bcast scatter_allgather's own formula.
+ * Everything else is the paper's, to the bit. */
 static void test_fallback(void)
 {
     kcal_params p = hand_params(0);
@@ -155,9 +158,6 @@ static void test_fallback(void)
         const char *id;
         int k;
     } same[] = {
-        {KCAL_COLL_SCATTER, "parallel_read", 0},
-        {KCAL_COLL_GATHER, "parallel_write", 0},
-        {KCAL_COLL_BCAST, "direct_read", 0},
         {KCAL_COLL_BCAST, "knomial", 2},
         {KCAL_COLL_ALLGATHER, "ring_neighbor", 1},
         {KCAL_COLL_ALLGATHER, "ring_source_read", 0},
@@ -185,6 +185,20 @@ static void test_fallback(void)
                        paper(&p, KCAL_COLL_BCAST, "direct_write", 0, ps[a], n) - one,
                        1e-12);
         }
+    /* parallel: l·pages(n)·(γ(p) − γ(p−1)) less than the paper. */
+    for (size_t a = 1; a < 4; a++)
+        for (size_t b = 0; b < 4; b++) {
+            double d = p.lock * (double)kcal_pages(ns[b], p.page) *
+                       (kcal_gamma(&p, ps[a]) - kcal_gamma(&p, ps[a] - 1));
+            CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, ps[a], ns[b]),
+                       paper(&p, KCAL_COLL_SCATTER, "parallel_read", 0, ps[a], ns[b]) - d,
+                       1e-12);
+            CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, ps[a], ns[b]),
+                       paper(&p, KCAL_COLL_BCAST, "direct_read", 0, ps[a], ns[b]) - d,
+                       1e-12);
+        }
+    CHECK(full(&p, KCAL_COLL_GATHER, "parallel_write", 0, 1, 4096) ==
+          paper(&p, KCAL_COLL_GATHER, "parallel_write", 0, 1, 4096));
     /* beta_hot without l3_cache: the fit cannot be decided, so cold β. */
     kcal_params_set(&p, "beta_hot", 1e-12);
     CHECK(kcal_model_full_missing(&p) == (KCAL_FULL_NO_L3 | KCAL_FULL_NO_SYNC_STEP));

@@ -434,13 +434,15 @@ double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
 }
 
 /* β of one call: beta_hot when its footprint fits in the last-level cache
- * and both keys are there, else the cache-cold β. */
+ * and both keys are there, else the cache-cold β. "Fits" is strictly
+ * smaller: buffers as large as the whole cache do not stay in it, which
+ * also holds code, stacks and the MPI library's own buffers. */
 static double full_beta(const kcal_params *prm, kcal_coll c, const char *alg,
                         int p, uint64_t n)
 {
     double hot = kcal_params_get(prm, "beta_hot", 0);
     double l3 = kcal_params_get(prm, "l3_cache", 0);
-    if (hot > 0 && l3 > 0 && kcal_model_footprint(c, alg, p, n) <= l3)
+    if (hot > 0 && l3 > 0 && kcal_model_footprint(c, alg, p, n) < l3)
         return hot;
     return prm->beta;
 }

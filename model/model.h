@@ -45,7 +45,7 @@ enum {
 unsigned kcal_model_full_missing(const kcal_params *prm);
 
 /* Bytes one call of (c, alg) touches on the node, summed over the p
- * processes' buffers; the full model uses beta_hot when this fits in
+ * processes' buffers; the full model uses beta_hot when this is below
  * l3_cache. */
 double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n);
 

@@ -92,6 +92,9 @@ static void test_hand_values(void)
     /* n = 1 MiB: footprint 4 MiB > l3 → cold β; pages 256:
      * 1048.576 + 2 + (2 + 1048.576 + 25.6) + 1 = 2127.752 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 1048576), 2127.752e-6, rel);
+    /* n = 256K: footprint 1 MiB, the whole cache: not below it → cold:
+     * 262.144 + 2 + (2 + 262.144 + 6.4) + 1 = 535.688 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 262144), 535.688e-6, rel);
     /* bcast scatter_allgather p=2 n=64K: chunk 32K (8 pages), hot; the
      * root's write and the other's read overlap: W = 2 + 8.192 + 0.8;
      * + T_sm_allgather 3 + 1 sync step 0.5 = 14.492 µs. */

@@ -581,9 +581,10 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     sb_add(&b, "The full model (`kcal predict --model full`, model.md \"Beyond "
            "the paper\") adds to the paper's terms what kcal probe measures "
            "beyond them: copies at beta_hot when the buffers of a call fit in "
-           "the last-level cache, sync_step per synchronised step, only p − 1 "
-           "remote copies in the sequential rows, and the overlapped halves of "
-           "bcast `scatter_allgather`. Against the same measurements, median "
+           "the last-level cache, sync_step per synchronised step, p − 1 (not p) "
+           "remote copies in the sequential rows and contending copies in the "
+           "parallel ones, and the overlapped halves of bcast "
+           "`scatter_allgather`. Against the same measurements, median "
            "model error: paper %.1f %%, full %.1f %% (%d points of 16K and "
            "more; too optimistic at %d and %d of them); mean selection regret: "
            "paper %.1f %%, full %.1f %%; right first choice at %d and %d of %d "
@@ -610,10 +611,11 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     if (miss & KCAL_FULL_NO_SYNC_STEP)
         sb_add(&b, "The params have no sync_step, so per-step "
                "synchronisation costs 0 in the full model. ");
-    sb_add(&b, "`kcal predict` keeps `--model paper` as its default "
-           "(model.md: the refined model becomes the default only where "
-           "`make report` shows it predicts better). Per collective, median "
-           "error paper → full:");
+    sb_add(&b, "`kcal predict` keeps `--model paper` as its default: "
+           "model.md makes the refined model the default only where `make "
+           "report` shows it predicts better, which one run on one machine "
+           "does not settle (`--model full` chooses it per call). Per "
+           "collective, median error paper → full:");
     for (int c = 0; c < KCAL_COLL_COUNT; c++) {
         const char *name = kcal_coll_name((kcal_coll)c);
         int n1, n2;

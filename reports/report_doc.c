@@ -819,6 +819,9 @@ static const char *key_meaning(const char *key)
         {"page", "page size (bytes)"},
         {"gamma_a", "contention γ(c) = a·c² + b·c"},
         {"gamma_b", "contention γ(c) = a·c² + b·c"},
+        {"beta_hot", "copy time per byte in cache, full model (s/byte)"},
+        {"sync_step", "one control message per step, full model (s)"},
+        {"l3_cache", "last-level cache; full model: hot below it (bytes)"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(k[i][0], key))

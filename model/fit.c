@@ -1,6 +1,7 @@
 /* fit: robust statistics and the GSL fits behind kcal probe / kcal fit
  * (see fit.h). */
 #include "fit.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -14,16 +15,6 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void note(kcal_fit_notes *notes, const char *fmt, ...)
 {
@@ -450,7 +441,7 @@ static int set_num(kcal_params *p, const char *key, double v, char *err,
                    size_t errlen)
 {
     if (kcal_params_set(p, key, v) < 0) {
-        set_err(err, errlen, "fitted %s = %g is not a finite number >= 0", key,
+        kcal_set_err(err, errlen, "fitted %s = %g is not a finite number >= 0", key,
                 v);
         return -1;
     }
@@ -528,7 +519,7 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
         cat(comment, commentlen, "\n");
     }
     if (nfit == 0) {
-        set_err(err, errlen, "no contention samples (phase contention, "
+        kcal_set_err(err, errlen, "no contention samples (phase contention, "
                 "pattern distinct): gamma_a and gamma_b cannot be fitted");
         return -1;
     }
@@ -557,7 +548,7 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
              "extrapolation", cs[first], cs[first], cs[first], cs[first]);
     kcal_gammafit gf;
     if (kcal_fit_gamma(cs + first, gs + first, ss + first, n, &gf) < 0) {
-        set_err(err, errlen, "the Levenberg-Marquardt fit of gamma(c) failed "
+        kcal_set_err(err, errlen, "the Levenberg-Marquardt fit of gamma(c) failed "
                 "(%zu points)", n);
         return -1;
     }
@@ -621,7 +612,7 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
         } else if (n >= 2) {
             kcal_linfit lf;
             if (kcal_fit_line(x, y, se, n, &lf) < 0) {
-                set_err(err, errlen, "the linear fit of %s failed", phase);
+                kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
                 return -1;
             }
             a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
@@ -671,7 +662,7 @@ static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
             }
     kcal_linfit bf;
     if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
-        set_err(err, errlen, "need in-cache T4 (phase copy, pattern hot) at 2 "
+        kcal_set_err(err, errlen, "need in-cache T4 (phase copy, pattern hot) at 2 "
                 "or more of the T3 page counts, growing with N; have %zu", nb);
         return -1;
     }
@@ -716,7 +707,7 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
     char *end;
     double page = page_s ? strtod(page_s, &end) : 0;
     if (!page_s || *end || !(page > 0)) {
-        set_err(err, errlen, "no '# meta page' line with the page size");
+        kcal_set_err(err, errlen, "no '# meta page' line with the page size");
         return -1;
     }
     /* Metadata first: a params file reads from what to what was measured. */
@@ -730,7 +721,7 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
             rc = kcal_params_set_text(out, k, v);
         }
         if (rc < 0) {
-            set_err(err, errlen, "metadata '%s %s' is not valid in a params "
+            kcal_set_err(err, errlen, "metadata '%s %s' is not valid in a params "
                     "file", k, v);
             return -1;
         }
@@ -757,12 +748,12 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
     size_t n = curve(raw, "lock", lock_pat, x, y, se);
     kcal_linfit lf;
     if (n < 2 || kcal_fit_line(x, y, se, n, &lf) < 0) {
-        set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
+        kcal_set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
                 "have %zu", n);
         return -1;
     }
     if (kcal_fit_lock_grows(raw, lock_pat) != 1 || !(lf.c1 > 0)) {
-        set_err(err, errlen, "T3 (%s) does not grow with the number of pages "
+        kcal_set_err(err, errlen, "T3 (%s) does not grow with the number of pages "
                 "(slope %.3g ± %.2g s/page): l cannot be measured", lock_pat,
                 lf.c1, lf.se1);
         return -1;
@@ -776,7 +767,7 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
         /* The intercept is a long extrapolation from 1..1024 pages; the
          * paper's α = T2 is the measured point it stands for. */
         if (!have_t2) {
-            set_err(err, errlen, "T3 intercept %.3g s < 0 and no T2 samples",
+            kcal_set_err(err, errlen, "T3 intercept %.3g s < 0 and no T2 samples",
                     alpha);
             return -1;
         }
@@ -806,7 +797,7 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
             }
     kcal_linfit bf;
     if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
-        set_err(err, errlen, "need T4 (phase copy) at 2 or more of the T3 page "
+        kcal_set_err(err, errlen, "need T4 (phase copy) at 2 or more of the T3 page "
                 "counts, growing with N; have %zu", nb);
         return -1;
     }

@@ -3,6 +3,7 @@
  * prediction wrong without any sign; unknown keys are kept (forward
  * compatibility) and flagged so the caller can warn. */
 #include "params.h"
+#include "err.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -85,16 +86,6 @@ static int key_name_ok(const char *key)
               *c == '_'))
             return 0;
     return 1;
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 void kcal_params_init(kcal_params *p)
@@ -272,13 +263,13 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
     char *value = trim(s);
 
     if (!key_name_ok(key)) {
-        set_err(err, errlen, "%s:%d: bad key '%s' (keys are [a-z0-9_])",
+        kcal_set_err(err, errlen, "%s:%d: bad key '%s' (keys are [a-z0-9_])",
                 name, lineno, key);
         return -1;
     }
     if (!*seen_format) {
         if (strcmp(key, "format") || strcmp(value, KCAL_PARAMS_FORMAT)) {
-            set_err(err, errlen,
+            kcal_set_err(err, errlen,
                     "%s:%d: expected 'format " KCAL_PARAMS_FORMAT
                     "' as the first line that is not a comment",
                     name, lineno);
@@ -288,17 +279,17 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
         return 0;
     }
     if (!strcmp(key, "format")) {
-        set_err(err, errlen, "%s:%d: duplicate key 'format'", name, lineno);
+        kcal_set_err(err, errlen, "%s:%d: duplicate key 'format'", name, lineno);
         return -1;
     }
     if (!*value) {
-        set_err(err, errlen, "%s:%d: key '%s' has no value", name, lineno,
+        kcal_set_err(err, errlen, "%s:%d: key '%s' has no value", name, lineno,
                 key);
         return -1;
     }
     const kcal_param *dup = kcal_params_find(p, key);
     if (dup) {
-        set_err(err, errlen, "%s:%d: duplicate key '%s' (first on line %d)",
+        kcal_set_err(err, errlen, "%s:%d: duplicate key '%s' (first on line %d)",
                 name, lineno, key, dup->line);
         return -1;
     }
@@ -308,12 +299,12 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
     if (key_is_numeric(key)) {
         const char *why;
         if (parse_number(value, &v, &why) < 0) {
-            set_err(err, errlen, "%s:%d: value '%s' of '%s' %s", name, lineno,
+            kcal_set_err(err, errlen, "%s:%d: value '%s' of '%s' %s", name, lineno,
                     value, key, why);
             return -1;
         }
         if (!strcmp(key, "page") && !(v >= 1)) {
-            set_err(err, errlen, "%s:%d: page size must be at least 1 byte",
+            kcal_set_err(err, errlen, "%s:%d: page size must be at least 1 byte",
                     name, lineno);
             return -1;
         }
@@ -326,7 +317,7 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
         is_text = parse_number(value, &v, &why) < 0;
     }
     if (put(p, key, value, v, is_text, lineno) < 0) {
-        set_err(err, errlen, "%s:%d: out of memory", name, lineno);
+        kcal_set_err(err, errlen, "%s:%d: out of memory", name, lineno);
         return -1;
     }
     return 0;
@@ -338,7 +329,7 @@ int kcal_params_validate(const kcal_params *p, const char *name, char *err,
     for (const char *const *k = required_keys; *k; k++) {
         const kcal_param *e = kcal_params_find(p, *k);
         if (!e) {
-            set_err(err, errlen, "%s: missing required key '%s'", name, *k);
+            kcal_set_err(err, errlen, "%s: missing required key '%s'", name, *k);
             return -1;
         }
     }
@@ -357,14 +348,14 @@ int kcal_params_parse(const char *text, const char *name, kcal_params *p,
         lineno++;
         char *line = malloc(len + 1);
         if (!line) {
-            set_err(err, errlen, "%s:%d: out of memory", name, lineno);
+            kcal_set_err(err, errlen, "%s:%d: out of memory", name, lineno);
             rc = -1;
             break;
         }
         memcpy(line, cur, len);
         line[len] = '\0';
         if (memchr(cur, '\0', len)) {
-            set_err(err, errlen, "%s:%d: NUL byte in line", name, lineno);
+            kcal_set_err(err, errlen, "%s:%d: NUL byte in line", name, lineno);
             rc = -1;
         } else {
             rc = parse_line(p, line, name, lineno, &seen_format, err, errlen);
@@ -373,7 +364,7 @@ int kcal_params_parse(const char *text, const char *name, kcal_params *p,
         cur = nl ? nl + 1 : cur + len;
     }
     if (rc == 0 && !seen_format) {
-        set_err(err, errlen, "%s:%d: empty file: no 'format " KCAL_PARAMS_FORMAT
+        kcal_set_err(err, errlen, "%s:%d: empty file: no 'format " KCAL_PARAMS_FORMAT
                 "' line", name, lineno ? lineno : 1);
         rc = -1;
     }
@@ -392,7 +383,7 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
     kcal_params_init(p);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        kcal_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     char *buf = NULL;
@@ -401,7 +392,7 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         if (cap - len < 4096) {
             cap = cap ? 2 * cap : 8192;
             if (cap > (64u << 20)) { /* a params file is a few hundred bytes */
-                set_err(err, errlen, "%s: too large for a params file", path);
+                kcal_set_err(err, errlen, "%s: too large for a params file", path);
                 free(buf);
                 fclose(f);
                 return -1;
@@ -410,7 +401,7 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
             if (!nb) {
                 free(buf);
                 fclose(f);
-                set_err(err, errlen, "%s: out of memory", path);
+                kcal_set_err(err, errlen, "%s: out of memory", path);
                 return -1;
             }
             buf = nb;
@@ -423,7 +414,7 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
     int bad = ferror(f);
     fclose(f);
     if (bad) {
-        set_err(err, errlen, "%s: read error", path);
+        kcal_set_err(err, errlen, "%s: read error", path);
         free(buf);
         return -1;
     }
@@ -433,7 +424,7 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         int line = 1;
         for (size_t i = 0; buf[i]; i++)
             line += buf[i] == '\n';
-        set_err(err, errlen, "%s:%d: NUL byte in line", path, line);
+        kcal_set_err(err, errlen, "%s:%d: NUL byte in line", path, line);
         free(buf);
         return -1;
     }
@@ -489,7 +480,7 @@ int kcal_params_load_embedded(const char *machine, kcal_params *p, char *err,
             strncat(names, kcal_embedded_params_names[i],
                     sizeof names - strlen(names) - 1);
         }
-        set_err(err, errlen, "unknown machine '%s' (embedded: %s)", machine,
+        kcal_set_err(err, errlen, "unknown machine '%s' (embedded: %s)", machine,
                 names);
         return -1;
     }

@@ -1,5 +1,6 @@
 /* raw: sample store and raw CSV file of `kcal probe` (see raw.h). */
 #include "raw.h"
+#include "err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,16 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void kcal_raw_init(kcal_raw *r)
 {
@@ -129,13 +120,13 @@ int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
     size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
     if (!tmp) {
-        set_err(err, errlen, "%s: out of memory", path);
+        kcal_set_err(err, errlen, "%s: out of memory", path);
         return -1;
     }
     snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        set_err(err, errlen, "%s: %s", tmp, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", tmp, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -150,7 +141,7 @@ int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
         saved = errno;
     }
     if (rc < 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(saved));
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(saved));
         unlink(tmp);
     }
     free(tmp);
@@ -188,7 +179,7 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
     kcal_raw_init(r);
     FILE *f = fopen(path, "r");
     if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     char *line = NULL;
@@ -205,13 +196,13 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
             if (!strncmp(line, "# meta ", 7)) {
                 char *key = line + 7, *sp = strchr(key, ' ');
                 if (!sp) {
-                    set_err(err, errlen, "%s:%d: meta line without a value",
+                    kcal_set_err(err, errlen, "%s:%d: meta line without a value",
                             path, lineno);
                     goto fail;
                 }
                 *sp = '\0';
                 if (kcal_raw_set_meta(r, key, sp + 1) < 0) {
-                    set_err(err, errlen, "%s:%d: bad meta key '%s'", path,
+                    kcal_set_err(err, errlen, "%s:%d: bad meta key '%s'", path,
                             lineno, key);
                     goto fail;
                 }
@@ -220,7 +211,7 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
         }
         if (!have_header) {
             if (strcmp(line, KCAL_RAW_HEADER)) {
-                set_err(err, errlen, "%s:%d: expected the header '%s'", path,
+                kcal_set_err(err, errlen, "%s:%d: expected the header '%s'", path,
                         lineno, KCAL_RAW_HEADER);
                 goto fail;
             }
@@ -230,7 +221,7 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
         char *fld[7];
         long readers, pages, bytes, rep;
         if (split7(line, fld) < 0) {
-            set_err(err, errlen, "%s:%d: expected 7 comma-separated fields",
+            kcal_set_err(err, errlen, "%s:%d: expected 7 comma-separated fields",
                     path, lineno);
             goto fail;
         }
@@ -238,7 +229,7 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
             parse_long(fld[3], -1, 1L << 40, &pages) < 0 ||
             parse_long(fld[4], 0, 1L << 50, &bytes) < 0 ||
             parse_long(fld[5], 0, 1L << 30, &rep) < 0) {
-            set_err(err, errlen, "%s:%d: readers, pages, bytes and rep must "
+            kcal_set_err(err, errlen, "%s:%d: readers, pages, bytes and rep must "
                     "be whole numbers", path, lineno);
             goto fail;
         }
@@ -248,23 +239,23 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
         /* ERANGE on underflow still yields the nearest double: keep it. */
         if (end == fld[6] || *end || !isfinite(sec) || sec < 0 ||
             (errno && errno != ERANGE)) {
-            set_err(err, errlen, "%s:%d: seconds '%s' is not a finite "
+            kcal_set_err(err, errlen, "%s:%d: seconds '%s' is not a finite "
                     "number >= 0", path, lineno, fld[6]);
             goto fail;
         }
         if (kcal_raw_add(r, fld[0], fld[1], (int)readers, pages, bytes,
                          (int)rep, sec) < 0) {
-            set_err(err, errlen, "%s:%d: bad phase or pattern name", path,
+            kcal_set_err(err, errlen, "%s:%d: bad phase or pattern name", path,
                     lineno);
             goto fail;
         }
     }
     if (ferror(f)) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         goto fail;
     }
     if (!have_header) {
-        set_err(err, errlen, "%s:%d: no header line '%s'", path, lineno,
+        kcal_set_err(err, errlen, "%s:%d: no header line '%s'", path, lineno,
                 KCAL_RAW_HEADER);
         goto fail;
     }

@@ -1,6 +1,7 @@
 /* sizes: one parser for `1K`, `4M`, `1K,64K,1M` and `1K:8M`, as the OSU
  * benchmarks' -m option, so predict, bench and the report agree on sizes. */
 #include "sizes.h"
+#include "err.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -8,29 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 int kcal_size_parse(const char *s, uint64_t *out, char *err, size_t errlen)
 {
     const char *c = s;
     uint64_t v = 0;
     if (!isdigit((unsigned char)*c)) {
-        set_err(err, errlen, "size '%s' is not a positive number of bytes "
+        kcal_set_err(err, errlen, "size '%s' is not a positive number of bytes "
                 "(e.g. 4096, 64K, 4M)", s);
         return -1;
     }
     for (; isdigit((unsigned char)*c); c++) {
         unsigned d = (unsigned)(*c - '0');
         if (v > (UINT64_MAX - d) / 10) {
-            set_err(err, errlen, "size '%s' is too large", s);
+            kcal_set_err(err, errlen, "size '%s' is too large", s);
             return -1;
         }
         v = v * 10 + d;
@@ -44,16 +35,16 @@ int kcal_size_parse(const char *s, uint64_t *out, char *err, size_t errlen)
     default: break;
     }
     if (*c != '\0') {
-        set_err(err, errlen, "size '%s' has trailing garbage '%s' (suffixes: "
+        kcal_set_err(err, errlen, "size '%s' has trailing garbage '%s' (suffixes: "
                 "K M G T)", s, c);
         return -1;
     }
     if (v == 0) {
-        set_err(err, errlen, "size '%s' is zero", s);
+        kcal_set_err(err, errlen, "size '%s' is zero", s);
         return -1;
     }
     if (shift && v > (UINT64_MAX >> shift)) {
-        set_err(err, errlen, "size '%s' is too large", s);
+        kcal_set_err(err, errlen, "size '%s' is too large", s);
         return -1;
     }
     *out = v << shift;
@@ -67,7 +58,7 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
     *n = 0;
     char *copy = strdup(spec);
     if (!copy) {
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         return -1;
     }
     uint64_t *v = NULL;
@@ -81,7 +72,7 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
             kcal_size_parse(colon + 1, &hi, err, errlen) < 0)
             goto done;
         if (lo > hi) {
-            set_err(err, errlen, "size range '%s': MIN is above MAX", spec);
+            kcal_set_err(err, errlen, "size range '%s': MIN is above MAX", spec);
             goto done;
         }
         v = malloc(65 * sizeof *v);
@@ -106,7 +97,7 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
             if (comma)
                 *comma = '\0';
             if (!*tok) {
-                set_err(err, errlen, "size list '%s' has an empty item", spec);
+                kcal_set_err(err, errlen, "size list '%s' has an empty item", spec);
                 goto done;
             }
             if (kcal_size_parse(tok, &v[count], err, errlen) < 0)

@@ -1,6 +1,7 @@
 /* contention: concurrent lock+pin readers started by a shared barrier (see
  * contention.h). */
 #include "contention.h"
+#include "err.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,16 +15,6 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 enum { PAT_DISTINCT, PAT_SAME, PAT_OWN, PAT_COUNT };
 static const char *const pat_names[PAT_COUNT] = {"distinct", "same", "own"};
@@ -81,7 +72,7 @@ static int run(const kcal_contention_setup *s, shm_hdr *h, int c, int pat,
     int rc = pthread_barrier_init(&h->barrier, &attr, (unsigned)c);
     pthread_barrierattr_destroy(&attr);
     if (rc) {
-        set_err(err, errlen, "contention: pthread_barrier_init: %s", strerror(rc));
+        kcal_set_err(err, errlen, "contention: pthread_barrier_init: %s", strerror(rc));
         return -1;
     }
     memset(h->errnum, 0, (size_t)s->max_readers * sizeof(int));
@@ -91,7 +82,7 @@ static int run(const kcal_contention_setup *s, shm_hdr *h, int c, int pat,
     for (int i = 0; i < c; i++) {
         pid_t pid = fork();
         if (pid < 0) {
-            set_err(err, errlen, "contention: fork: %s", strerror(errno));
+            kcal_set_err(err, errlen, "contention: fork: %s", strerror(errno));
             failed = 1;
             break;
         }
@@ -107,7 +98,7 @@ static int run(const kcal_contention_setup *s, shm_hdr *h, int c, int pat,
         while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
             ;
         if (!failed && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
-            set_err(err, errlen, "contention: a reader process failed (%s %d)",
+            kcal_set_err(err, errlen, "contention: a reader process failed (%s %d)",
                     WIFSIGNALED(st) ? "signal" : "status",
                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             failed = 1;
@@ -116,7 +107,7 @@ static int run(const kcal_contention_setup *s, shm_hdr *h, int c, int pat,
     pthread_barrier_destroy(&h->barrier);
     for (int i = 0; !failed && i < c; i++)
         if (h->errnum[i]) {
-            set_err(err, errlen, "contention: process_vm_readv: %s",
+            kcal_set_err(err, errlen, "contention: process_vm_readv: %s",
                     strerror(h->errnum[i]));
             failed = 1;
         }
@@ -133,7 +124,7 @@ int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
     shm_hdr *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (h == MAP_FAILED) {
-        set_err(err, errlen, "contention: mmap: %s", strerror(errno));
+        kcal_set_err(err, errlen, "contention: mmap: %s", strerror(errno));
         return -1;
     }
     int rc = 0;
@@ -154,7 +145,7 @@ int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
                             kcal_raw_add(raw, "contention", pat_names[pat], c,
                                          s->pages, 1, rep[pat][c]++,
                                          smp[(size_t)i * rounds + k]) < 0) {
-                            set_err(err, errlen, "out of memory");
+                            kcal_set_err(err, errlen, "out of memory");
                             rc = -1;
                             break;
                         }

@@ -1,5 +1,6 @@
 /* phases: CMA call timing and the T1/T2/T3 sweeps (see phases.h). */
 #include "phases.h"
+#include "err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,16 +10,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 long kcal_involuntary_switches(void)
 {
@@ -184,13 +175,13 @@ int kcal_sweep_init(kcal_sweep *w, kcal_cma_setup *s, kcal_call_kind kind,
     w->rep = calloc(n, sizeof *w->rep);
     if (!w->pages || !w->inner || !w->rep) {
         kcal_sweep_free(w);
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         return -1;
     }
     memcpy(w->pages, pages, n * sizeof *pages);
     for (size_t i = 0; i < n; i++)
         if ((w->inner[i] = kcal_cma_calibrate(s, kind, pages[i], rotate)) < 0) {
-            set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s", phase,
+            kcal_set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s", phase,
                     pages[i], strerror(errno));
             kcal_sweep_free(w);
             return -1;
@@ -226,13 +217,13 @@ int kcal_sweep_pass(kcal_sweep *w, kcal_cma_setup *s, int reps, kcal_raw *raw,
                 s->retaken++;
             }
             if (t < 0) {
-                set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s",
+                kcal_set_err(err, errlen, "%s (%ld pages): process_vm_readv: %s",
                         w->phase, w->pages[i], strerror(errno));
                 return -1;
             }
             if (kcal_raw_add(raw, w->phase, w->pattern, 1, pages, bytes,
                              w->rep[i]++, t) < 0) {
-                set_err(err, errlen, "out of memory");
+                kcal_set_err(err, errlen, "out of memory");
                 return -1;
             }
         }

@@ -1,5 +1,6 @@
 /* sm: T_sm_X by launching an MPI helper with mpirun (see sm.h). */
 #include "sm.h"
+#include "err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,16 +14,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 const char *kcal_sm_find_helper(char *buf, size_t len)
 {
@@ -84,17 +75,17 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
     int pfd[2] = {-1, -1}, rc = -1;
     size_t n0 = raw->n; /* a failed launch leaves no samples */
     if (!argv || !argv[0] || argv[0] == (char *)s->helper) {
-        set_err(err, errlen, "empty mpirun command");
+        kcal_set_err(err, errlen, "empty mpirun command");
         goto out;
     }
     if (pipe(pfd) < 0) {
-        set_err(err, errlen, "pipe: %s", strerror(errno));
+        kcal_set_err(err, errlen, "pipe: %s", strerror(errno));
         goto out;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        set_err(err, errlen, "fork: %s", strerror(errno));
+        kcal_set_err(err, errlen, "fork: %s", strerror(errno));
         goto out;
     }
     if (pid == 0) {
@@ -137,7 +128,7 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
     if (!f) {
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        set_err(err, errlen, "fdopen: %s", strerror(errno));
+        kcal_set_err(err, errlen, "fdopen: %s", strerror(errno));
         goto out;
     }
     pfd[0] = -1;
@@ -174,10 +165,10 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (timed_out)
-        set_err(err, errlen, "mpirun -np %d took longer than %.0f s; killed",
+        kcal_set_err(err, errlen, "mpirun -np %d took longer than %.0f s; killed",
                 p, s->timeout);
     else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got == 0)
-        set_err(err, errlen, "mpirun -np %d failed (%s %d)%s%s", p,
+        kcal_set_err(err, errlen, "mpirun -np %d failed (%s %d)%s%s", p,
                 WIFEXITED(st) ? "exit" : "signal",
                 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
                 *last ? ": " : "", last);

@@ -1,5 +1,6 @@
 /* target: forked process holding pre-faulted pages for CMA (see target.h). */
 #include "target.h"
+#include "err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,16 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Runs in the child: fault every page in, say so, sleep until EOF. */
 static void target_child(kcal_target *t, kcal_topo *topo, int core,
@@ -68,7 +59,7 @@ int kcal_target_start(kcal_target *t, size_t bytes, kcal_topo *topo, int core,
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) {
-        set_err(err, errlen, "target: mmap of %zu bytes: %s", bytes,
+        kcal_set_err(err, errlen, "target: mmap of %zu bytes: %s", bytes,
                 strerror(errno));
         return -1;
     }
@@ -77,12 +68,12 @@ int kcal_target_start(kcal_target *t, size_t bytes, kcal_topo *topo, int core,
     t->base = base;
     int ctl[2], ready[2];
     if (pipe(ctl) < 0) {
-        set_err(err, errlen, "target: pipe: %s", strerror(errno));
+        kcal_set_err(err, errlen, "target: pipe: %s", strerror(errno));
         munmap(base, bytes);
         return -1;
     }
     if (pipe(ready) < 0) {
-        set_err(err, errlen, "target: pipe: %s", strerror(errno));
+        kcal_set_err(err, errlen, "target: pipe: %s", strerror(errno));
         close(ctl[0]);
         close(ctl[1]);
         munmap(base, bytes);
@@ -91,7 +82,7 @@ int kcal_target_start(kcal_target *t, size_t bytes, kcal_topo *topo, int core,
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        set_err(err, errlen, "target: fork: %s", strerror(errno));
+        kcal_set_err(err, errlen, "target: fork: %s", strerror(errno));
         close(ctl[0]);
         close(ctl[1]);
         close(ready[0]);
@@ -117,7 +108,7 @@ int kcal_target_start(kcal_target *t, size_t bytes, kcal_topo *topo, int core,
         ;
     close(ready[0]);
     if (r != 1) {
-        set_err(err, errlen, "target: the child process died while faulting "
+        kcal_set_err(err, errlen, "target: the child process died while faulting "
                 "in %zu bytes", bytes);
         kcal_target_stop(t);
         return -1;

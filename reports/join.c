@@ -9,20 +9,9 @@
 #include <string.h>
 
 #include "model.h"
+#include "err.h"
 
 enum { MAX_FIELDS = 32 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void kcal_join_init(kcal_join_table *t)
 {
@@ -177,7 +166,7 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
     char *buf = strdup(text);
     if (!fname || !buf) {
         free(buf);
-        set_err(err, errlen, "%s: out of memory", name);
+        kcal_set_err(err, errlen, "%s: out of memory", name);
         return -1;
     }
     int idx[C_COUNT];
@@ -196,11 +185,11 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
             line[--len] = '\0';
         char *next = nl ? nl + 1 : NULL;
         if (len == 0) {
-            set_err(err, errlen, "%s:%d: empty line", name, lineno);
+            kcal_set_err(err, errlen, "%s:%d: empty line", name, lineno);
             goto out;
         }
         if (strchr(line, '"')) {
-            set_err(err, errlen, "%s:%d: quoted fields are not part of the "
+            kcal_set_err(err, errlen, "%s:%d: quoted fields are not part of the "
                     "CSV contract", name, lineno);
             goto out;
         }
@@ -209,7 +198,7 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
             char *f[MAX_FIELDS];
             nhead = split(line, f, MAX_FIELDS);
             if (!header || nhead < 0) {
-                set_err(err, errlen, "%s:%d: bad header", name, lineno);
+                kcal_set_err(err, errlen, "%s:%d: bad header", name, lineno);
                 goto out;
             }
             for (int c = 0; c < C_COUNT; c++) {
@@ -220,7 +209,7 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
             }
             for (const int *c = need; *c >= 0; c++)
                 if (idx[*c] < 0) {
-                    set_err(err, errlen, "%s:%d: header lacks column '%s' "
+                    kcal_set_err(err, errlen, "%s:%d: header lacks column '%s' "
                             "(is this the CSV of kcal %s --format csv?)",
                             name, lineno, col_names[*c],
                             measured ? "bench" : "predict");
@@ -236,13 +225,13 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
         char *f[MAX_FIELDS];
         int nf = split(line, f, MAX_FIELDS);
         if (nf != nhead) {
-            set_err(err, errlen, "%s:%d: %d fields, the header has %d", name,
+            kcal_set_err(err, errlen, "%s:%d: %d fields, the header has %d", name,
                     lineno, nf < 0 ? MAX_FIELDS : nf, nhead);
             goto out;
         }
         kcal_join_row *r = push_row(t);
         if (!r) {
-            set_err(err, errlen, "%s: out of memory", name);
+            kcal_set_err(err, errlen, "%s: out of memory", name);
             goto out;
         }
         long v;
@@ -282,7 +271,7 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
             else if (parse_bool(f[idx[C_OVERSUB]], &r->oversubscribed))
                 bad = "oversubscribed";
             else if (!(r->min_s <= r->median_s && r->median_s <= r->max_s)) {
-                set_err(err, errlen, "%s:%d: not min_s <= median_s <= max_s",
+                kcal_set_err(err, errlen, "%s:%d: not min_s <= median_s <= max_s",
                         name, lineno);
                 goto out;
             }
@@ -295,19 +284,19 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
             int c = 0;
             while (strcmp(col_names[c], bad))
                 c++;
-            set_err(err, errlen, "%s:%d: bad %s '%s'", name, lineno, bad,
+            kcal_set_err(err, errlen, "%s:%d: bad %s '%s'", name, lineno, bad,
                     f[idx[c]]);
             goto out;
         }
         if (!strcmp(r->alg, KCAL_JOIN_MPI) && !measured) {
-            set_err(err, errlen, "%s:%d: '%s' is the MPI library's collective, "
+            kcal_set_err(err, errlen, "%s:%d: '%s' is the MPI library's collective, "
                     "not a model algorithm", name, lineno, KCAL_JOIN_MPI);
             goto out;
         }
         line = next;
     }
     if (!header) {
-        set_err(err, errlen, "%s:1: empty file (no header)", name);
+        kcal_set_err(err, errlen, "%s:1: empty file (no header)", name);
         goto out;
     }
     rc = 0;
@@ -333,7 +322,7 @@ static char *slurp(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -357,13 +346,13 @@ static char *slurp(const char *path, char *err, size_t errlen)
     fclose(f);
     if (bad) {
         free(buf);
-        set_err(err, errlen, "%s: read error", path);
+        kcal_set_err(err, errlen, "%s: read error", path);
         return NULL;
     }
     buf[n] = '\0';
     if (strlen(buf) != n) {
         free(buf);
-        set_err(err, errlen, "%s: NUL byte in a CSV file", path);
+        kcal_set_err(err, errlen, "%s: NUL byte in a CSV file", path);
         return NULL;
     }
     return buf;
@@ -456,7 +445,7 @@ int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen)
             if ((o->has_pred && r->has_pred) || (o->has_meas && r->has_meas)) {
                 char lab[64];
                 int pred = r->has_pred;
-                set_err(err, errlen,
+                kcal_set_err(err, errlen,
                         "%s:%d: duplicate row %s,p=%d,%llu bytes,%s "
                         "(first at %s:%d)",
                         pred ? r->pred_file : r->meas_file,

@@ -17,18 +17,9 @@
 #include "outfile.h"
 #include "sizes.h"
 #include "sbuf.h"
+#include "err.h"
 
 extern char **environ;
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 
 /* A gnuplot string literal: double quotes, so "\n" breaks the line. */
@@ -55,7 +46,7 @@ static int run_gnuplot(const char *script, const char *vars_fmt_done,
 {
     struct stat st;
     if (stat(script, &st) != 0) {
-        set_err(err, errlen, "%s: %s (the gnuplot scripts live in reports/; "
+        kcal_set_err(err, errlen, "%s: %s (the gnuplot scripts live in reports/; "
                 "--scripts DIR or $KCAL_REPORTS_DIR)", script, strerror(errno));
         return -1;
     }
@@ -64,14 +55,14 @@ static int run_gnuplot(const char *script, const char *vars_fmt_done,
     pid_t pid;
     int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
     if (rc != 0) {
-        set_err(err, errlen, "cannot run gnuplot: %s (install gnuplot-nox)",
+        kcal_set_err(err, errlen, "cannot run gnuplot: %s (install gnuplot-nox)",
                 strerror(rc));
         return -1;
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
-            set_err(err, errlen, "waitpid gnuplot: %s", strerror(errno));
+            kcal_set_err(err, errlen, "waitpid gnuplot: %s", strerror(errno));
             return -1;
         }
     char tmp[4200];
@@ -79,12 +70,12 @@ static int run_gnuplot(const char *script, const char *vars_fmt_done,
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         stat(tmp, &st) != 0 || st.st_size == 0) {
         unlink(tmp);
-        set_err(err, errlen, "gnuplot %s failed for %s (its message is above)",
+        kcal_set_err(err, errlen, "gnuplot %s failed for %s (its message is above)",
                 script, png_path);
         return -1;
     }
     if (rename(tmp, png_path) != 0) {
-        set_err(err, errlen, "%s: %s", png_path, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", png_path, strerror(errno));
         unlink(tmp);
         return -1;
     }
@@ -94,7 +85,7 @@ static int run_gnuplot(const char *script, const char *vars_fmt_done,
 static int ensure_dir(const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        set_err(err, errlen, "%s: %s", dir, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -237,12 +228,12 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
     sbuf titles = {0}, models = {0}, fmodels = {0}, xt = {0}, cmd = {0};
     int rc = -1;
     if (!s || !sizes) {
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         goto out;
     }
     kcal_outfile o;
     if (kcal_outfile_open(&o, datapath)) {
-        set_err(err, errlen, "%s: %s", datapath, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", datapath, strerror(errno));
         goto out;
     }
     fprintf(o.f, "# kcal report: %s at p = %d; one block per series.\n"
@@ -286,11 +277,11 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         drawn++;
     }
     if (kcal_outfile_commit(&o)) {
-        set_err(err, errlen, "%s: %s", datapath, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", datapath, strerror(errno));
         goto out;
     }
     if (!drawn) {
-        set_err(err, errlen, "nothing measured for %s at p = %d", coll, p);
+        kcal_set_err(err, errlen, "nothing measured for %s at p = %d", coll, p);
         goto out;
     }
     qsort(sizes, nsizes, sizeof *sizes, cmp_u64);
@@ -313,12 +304,12 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
            xt.s);
     sb_gp_string(&cmd, title);
     if (titles.oom || models.oom || fmodels.oom || xt.oom || cmd.oom) {
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         goto out;
     }
     /* Paths with a quote would break the gnuplot string literals. */
     if (strchr(datapath, '\'') || strchr(pngpath, '\'')) {
-        set_err(err, errlen, "%s: a quote in the output path", pngpath);
+        kcal_set_err(err, errlen, "%s: a quote in the output path", pngpath);
         goto out;
     }
     rc = run_gnuplot(script, cmd.s, pngpath, err, errlen);
@@ -341,7 +332,7 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
     int cols[KCAL_COLL_COUNT] = {0};
     uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
     if (!sizes) {
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         return -1;
     }
     size_t nsizes = 0;
@@ -371,7 +362,7 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
 
     kcal_outfile o;
     if (kcal_outfile_open(&o, datapath)) {
-        set_err(err, errlen, "%s: %s", datapath, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", datapath, strerror(errno));
         free(sizes);
         return -1;
     }
@@ -405,11 +396,11 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
     }
     free(sizes);
     if (kcal_outfile_commit(&o)) {
-        set_err(err, errlen, "%s: %s", datapath, strerror(errno));
+        kcal_set_err(err, errlen, "%s: %s", datapath, strerror(errno));
         return -1;
     }
     if (strchr(datapath, '\'') || strchr(pngpath, '\'')) {
-        set_err(err, errlen, "%s: a quote in the output path", pngpath);
+        kcal_set_err(err, errlen, "%s: a quote in the output path", pngpath);
         return -1;
     }
     sbuf cmd = {0};
@@ -418,7 +409,7 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
     sb_gp_string(&cmd, title);
     if (cmd.oom) {
         free(cmd.s);
-        set_err(err, errlen, "out of memory");
+        kcal_set_err(err, errlen, "out of memory");
         return -1;
     }
     int rc = run_gnuplot(script, cmd.s, pngpath, err, errlen);

@@ -233,7 +233,7 @@ static int explain_series(sbuf *b, const kcal_report_input *in,
                                ? (!strcmp(bc->text, "hot") ? "in cache"
                                                            : "out of cache")
                                : "without a record of where the data sat";
-    char a[64], c1[32], c2[32], c3[32];
+    char a[64], c1[32], c2[32], c3[64];
     double fs = pt->n_small ? fabs(pt->small_signed) : 0;
     double fl = pt->n_large ? fabs(pt->large_signed) : 0;
     char lab[96];

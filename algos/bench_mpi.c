@@ -359,7 +359,12 @@ int main(int argc, char **argv)
         for (long it = -o.warmup; it < iters && !failed; it++) {
             if (o.cold && it >= 0)
                 prepare_data(&o, &b, n, (unsigned)it + 1);
-            for (int vi = 0; vi < nv; vi++) {
+            /* Rotate which algorithm goes first: each then follows every
+             * other equally often, so what one leaves behind (caches, the
+             * peer's page tables, pending control messages) is not always
+             * charged to the same next one. */
+            for (int j = 0; j < nv; j++) {
+                int vi = (int)((j + it + o.warmup) % nv);
                 if (o.check)
                     poison(&o, &b);
                 MPI_Barrier(MPI_COMM_WORLD);

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,18 @@ void kcal_cli_warn(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vline(cmd, "warning: ", fmt, ap);
     va_end(ap);
+}
+
+int kcal_cli_bad_option(const char *cmd, int c, char **argv)
+{
+    /* getopt_long has advanced optind past the offending word. */
+    const char *word = argv[optind - 1];
+    if (c == ':')
+        kcal_cli_error(cmd, "option '%s' needs a value (kcal %s --help)", word,
+                       cmd);
+    else
+        kcal_cli_error(cmd, "unknown option '%s' (kcal %s --help)", word, cmd);
+    return -1;
 }
 
 int kcal_cli_int(const char *s, long lo, long hi, long *out)

@@ -22,6 +22,11 @@ void kcal_cli_error(const char *cmd, const char *fmt, ...)
 void kcal_cli_warn(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The one message for a getopt_long failure (opterr = 0 and an optstring
+ * starting with ':'): c is ':' (an option without its value) or anything
+ * else (an unknown option). Prints one line; returns -1. */
+int kcal_cli_bad_option(const char *cmd, int c, char **argv);
+
 /* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int kcal_cli_int(const char *s, long lo, long hi, long *out);
 

@@ -49,8 +49,7 @@ int kcal_fit_main(int argc, char **argv)
             usage(stdout);
             return KCAL_EXIT_OK;
         default:
-            kcal_cli_error(CMD, "unknown option '%s' (kcal fit --help)",
-                           argv[optind - 1]);
+            kcal_cli_bad_option(CMD, c, argv);
             return KCAL_EXIT_USAGE;
         }
     }

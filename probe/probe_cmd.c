@@ -103,13 +103,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'h':
             usage(stdout);
             return 1;
-        case ':':
-            kcal_cli_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-            return -1;
         default:
-            kcal_cli_error(CMD, "unknown option '%s' (kcal probe --help)",
-                           argv[optind - 1]);
-            return -1;
+            return kcal_cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc) {

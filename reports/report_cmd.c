@@ -94,14 +94,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'n': o->no_plots = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 1;
-        case ':':
-            kcal_cli_error(CMD, "%s needs a value (kcal report --help)",
-                           argv[optind - 1]);
-            return -1;
         default:
-            kcal_cli_error(CMD, "unknown option '%s' (kcal report --help)",
-                           argv[optind - 1]);
-            return -1;
+            return kcal_cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc) {

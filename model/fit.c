@@ -640,6 +640,36 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
     return 0;
 }
 
+/* The copy term: slope of (T4 − T3) over N·s (model.md), T4 from the copies
+ * of pattern copy_pat against the T3 curve (x pages, y seconds, se) at the
+ * page counts both have, weighted by their combined standard errors. 0, or
+ * -1 with err when fewer than 2 points or the slope is not positive. */
+static int fit_copy_slope(const kcal_raw *raw, const char *copy_pat,
+                          const double *x, const double *y, const double *se,
+                          size_t n, double page, kcal_linfit *bf, size_t *nb,
+                          char *err, size_t errlen)
+{
+    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
+        bs[MAXPTS];
+    size_t n4 = curve(raw, "copy", copy_pat, x4, y4, se4);
+    *nb = 0;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[*nb] = x4[i] * page;
+                by[*nb] = y4[i] - y[j];
+                bs[*nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                (*nb)++;
+            }
+    if (*nb < 2 || kcal_fit_line(bx, by, bs, *nb, bf) < 0 || !(bf->c1 > 0)) {
+        kcal_set_err(err, errlen, "need T4 (phase copy, pattern %s) at 2 or "
+                     "more of the T3 page counts, growing with N; have %zu",
+                     copy_pat, *nb);
+        return -1;
+    }
+    return 0;
+}
+
 /* beta_hot: slope of (T4 − T3) over N·s for the copies whose source and
  * destination stay in cache (pattern hot), against the same T3 curve as β;
  * its standard error as β's (the larger of the fit's and the batch-means
@@ -649,23 +679,11 @@ static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
                         size_t n, double page, kcal_params *out, char *comment,
                         size_t commentlen, char *err, size_t errlen)
 {
-    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
-        bs[MAXPTS];
-    size_t n4 = curve(raw, "copy", "hot", x4, y4, se4), nb = 0;
-    for (size_t i = 0; i < n4; i++)
-        for (size_t j = 0; j < n; j++)
-            if (x[j] == x4[i]) {
-                bx[nb] = x4[i] * page;
-                by[nb] = y4[i] - y[j];
-                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
-                nb++;
-            }
     kcal_linfit bf;
-    if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
-        kcal_set_err(err, errlen, "need in-cache T4 (phase copy, pattern hot) at 2 "
-                "or more of the T3 page counts, growing with N; have %zu", nb);
+    size_t nb;
+    if (fit_copy_slope(raw, "hot", x, y, se, n, page, &bf, &nb, err,
+                       errlen) < 0)
         return -1;
-    }
     double ba = 0, bl = 0, bb = 0;
     int batched = batch_se(raw, lock_pat, "hot", page, &ba, &bl, &bb) == 0;
     cat(comment, commentlen, "beta_hot = slope of (T4 - T3) over N*s, %zu "
@@ -784,23 +802,11 @@ int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
         return -1;
 
     /* β: slope of (T4 − T3) over N·s (model.md). */
-    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
-        bs[MAXPTS];
-    size_t n4 = curve(raw, "copy", copy_pat, x4, y4, se4), nb = 0;
-    for (size_t i = 0; i < n4; i++)
-        for (size_t j = 0; j < n; j++)
-            if (x[j] == x4[i]) {
-                bx[nb] = x4[i] * page;
-                by[nb] = y4[i] - y[j];
-                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
-                nb++;
-            }
     kcal_linfit bf;
-    if (nb < 2 || kcal_fit_line(bx, by, bs, nb, &bf) < 0 || !(bf.c1 > 0)) {
-        kcal_set_err(err, errlen, "need T4 (phase copy) at 2 or more of the T3 page "
-                "counts, growing with N; have %zu", nb);
+    size_t nb;
+    if (fit_copy_slope(raw, copy_pat, x, y, se, n, page, &bf, &nb, err,
+                       errlen) < 0)
         return -1;
-    }
     cat(comment, commentlen, "beta = slope of (T4 - T3) over N*s, %zu points, "
         "%s copies, dof %d (%.3g GB/s)\n", nb, copy_pat, bf.dof, 1e-9 / bf.c1);
     if (batched)

@@ -15,30 +15,30 @@
 #include <string.h>
 
 static const kcal_algorithm scatter_algs[] = {
-    {"parallel_read", KCAL_PARAM_NONE},
-    {"sequential_write", KCAL_PARAM_NONE},
-    {"throttled_read", KCAL_PARAM_THROTTLE},
+    {"parallel_read", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
+    {"sequential_write", KCAL_PARAM_NONE, KCAL_ROW_SEQUENTIAL},
+    {"throttled_read", KCAL_PARAM_THROTTLE, KCAL_ROW_THROTTLED},
 };
 static const kcal_algorithm gather_algs[] = {
-    {"parallel_write", KCAL_PARAM_NONE},
-    {"sequential_read", KCAL_PARAM_NONE},
-    {"throttled_write", KCAL_PARAM_THROTTLE},
+    {"parallel_write", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
+    {"sequential_read", KCAL_PARAM_NONE, KCAL_ROW_SEQUENTIAL},
+    {"throttled_write", KCAL_PARAM_THROTTLE, KCAL_ROW_THROTTLED},
 };
 static const kcal_algorithm bcast_algs[] = {
-    {"direct_read", KCAL_PARAM_NONE},
-    {"direct_write", KCAL_PARAM_NONE},
-    {"knomial", KCAL_PARAM_THROTTLE},
-    {"scatter_allgather", KCAL_PARAM_NONE},
+    {"direct_read", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
+    {"direct_write", KCAL_PARAM_NONE, KCAL_ROW_DIRECT_WRITE},
+    {"knomial", KCAL_PARAM_THROTTLE, KCAL_ROW_KNOMIAL},
+    {"scatter_allgather", KCAL_PARAM_NONE, KCAL_ROW_SCATTER_ALLGATHER},
 };
 static const kcal_algorithm allgather_algs[] = {
-    {"ring_neighbor", KCAL_PARAM_STRIDE},
-    {"ring_source_read", KCAL_PARAM_NONE},
-    {"ring_source_write", KCAL_PARAM_NONE},
-    {"recursive_doubling", KCAL_PARAM_NONE},
-    {"bruck", KCAL_PARAM_NONE},
+    {"ring_neighbor", KCAL_PARAM_STRIDE, KCAL_ROW_RING_NEIGHBOR},
+    {"ring_source_read", KCAL_PARAM_NONE, KCAL_ROW_RING_SOURCE},
+    {"ring_source_write", KCAL_PARAM_NONE, KCAL_ROW_RING_SOURCE},
+    {"recursive_doubling", KCAL_PARAM_NONE, KCAL_ROW_RECURSIVE_DOUBLING},
+    {"bruck", KCAL_PARAM_NONE, KCAL_ROW_BRUCK},
 };
 static const kcal_algorithm alltoall_algs[] = {
-    {"pairwise", KCAL_PARAM_NONE},
+    {"pairwise", KCAL_PARAM_NONE, KCAL_ROW_PAIRWISE},
 };
 
 static const struct {
@@ -310,46 +310,24 @@ static void t_scatter_allgather(acc *a, int p)
     terms_add(&a->t, &piece.t);
 }
 
-static void paper_time(acc *a, kcal_coll c, const char *id, int k, int p)
+static void paper_time(acc *a, const kcal_algorithm *alg, int k, int p)
 {
     if (p == 1) { /* model.md: for p = 1 every collective is a local copy */
         add_memcpy(a);
         return;
     }
-    switch (c) {
-    case KCAL_COLL_SCATTER:
-    case KCAL_COLL_GATHER:
-        if (!strcmp(id, "parallel_read") || !strcmp(id, "parallel_write"))
-            t_parallel(a, p);
-        else if (!strcmp(id, "sequential_write") ||
-                 !strcmp(id, "sequential_read"))
-            t_sequential(a, p);
-        else
-            t_throttled(a, p, k);
-        break;
-    case KCAL_COLL_BCAST:
-        if (!strcmp(id, "direct_read"))
-            t_parallel(a, p);
-        else if (!strcmp(id, "direct_write"))
-            t_direct_write(a, p);
-        else if (!strcmp(id, "knomial"))
-            t_knomial(a, p, k);
-        else
-            t_scatter_allgather(a, p);
-        break;
-    case KCAL_COLL_ALLGATHER:
-        if (!strcmp(id, "recursive_doubling"))
-            t_recursive_doubling(a, p);
-        else if (!strcmp(id, "bruck"))
-            t_bruck(a, p);
-        else
-            t_ring(a, p);
-        break;
-    case KCAL_COLL_ALLTOALL:
-        t_pairwise(a, p);
-        break;
-    default:
-        break;
+    switch (alg->row) {
+    case KCAL_ROW_PARALLEL: t_parallel(a, p); break;
+    case KCAL_ROW_SEQUENTIAL: t_sequential(a, p); break;
+    case KCAL_ROW_THROTTLED: t_throttled(a, p, k); break;
+    case KCAL_ROW_DIRECT_WRITE: t_direct_write(a, p); break;
+    case KCAL_ROW_KNOMIAL: t_knomial(a, p, k); break;
+    case KCAL_ROW_SCATTER_ALLGATHER: t_scatter_allgather(a, p); break;
+    case KCAL_ROW_RING_NEIGHBOR:
+    case KCAL_ROW_RING_SOURCE: t_ring(a, p); break;
+    case KCAL_ROW_RECURSIVE_DOUBLING: t_recursive_doubling(a, p); break;
+    case KCAL_ROW_BRUCK: t_bruck(a, p); break;
+    case KCAL_ROW_PAIRWISE: t_pairwise(a, p); break;
     }
 }
 
@@ -571,47 +549,26 @@ static void t_full_scatter_allgather(acc *a, int p)
     add_steps(a, p - 1);
 }
 
-static void full_time(acc *a, kcal_coll c, const char *id, int k, int p)
+static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
+                      int p)
 {
-    a->beta = full_beta(a->prm, c, id, p, a->n);
+    a->beta = full_beta(a->prm, c, alg->id, p, a->n);
     if (p == 1) {
         add_memcpy(a);
         return;
     }
-    switch (c) {
-    case KCAL_COLL_SCATTER:
-    case KCAL_COLL_GATHER:
-        if (!strcmp(id, "parallel_read") || !strcmp(id, "parallel_write"))
-            t_full_parallel(a, p);
-        else if (!strcmp(id, "sequential_write") ||
-                 !strcmp(id, "sequential_read"))
-            t_full_sequential(a, p);
-        else
-            t_full_throttled(a, p, k);
-        break;
-    case KCAL_COLL_BCAST:
-        if (!strcmp(id, "direct_read"))
-            t_full_parallel(a, p);
-        else if (!strcmp(id, "direct_write"))
-            t_full_direct_write(a, p);
-        else if (!strcmp(id, "knomial"))
-            t_full_knomial(a, p, k);
-        else
-            t_full_scatter_allgather(a, p);
-        break;
-    case KCAL_COLL_ALLGATHER:
-        if (!strcmp(id, "recursive_doubling"))
-            t_full_log_rounds(a, p, 0);
-        else if (!strcmp(id, "bruck"))
-            t_full_log_rounds(a, p, 1);
-        else
-            t_full_ring(a, p, !strcmp(id, "ring_neighbor"));
-        break;
-    case KCAL_COLL_ALLTOALL:
-        t_pairwise(a, p);
-        break;
-    default:
-        break;
+    switch (alg->row) {
+    case KCAL_ROW_PARALLEL: t_full_parallel(a, p); break;
+    case KCAL_ROW_SEQUENTIAL: t_full_sequential(a, p); break;
+    case KCAL_ROW_THROTTLED: t_full_throttled(a, p, k); break;
+    case KCAL_ROW_DIRECT_WRITE: t_full_direct_write(a, p); break;
+    case KCAL_ROW_KNOMIAL: t_full_knomial(a, p, k); break;
+    case KCAL_ROW_SCATTER_ALLGATHER: t_full_scatter_allgather(a, p); break;
+    case KCAL_ROW_RING_NEIGHBOR: t_full_ring(a, p, 1); break;
+    case KCAL_ROW_RING_SOURCE: t_full_ring(a, p, 0); break;
+    case KCAL_ROW_RECURSIVE_DOUBLING: t_full_log_rounds(a, p, 0); break;
+    case KCAL_ROW_BRUCK: t_full_log_rounds(a, p, 1); break;
+    case KCAL_ROW_PAIRWISE: t_pairwise(a, p); break;
     }
 }
 
@@ -633,9 +590,9 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
     acc a;
     acc_init(&a, prm, n, in_place);
     if (model == KCAL_MODEL_FULL)
-        full_time(&a, c, alg->id, k, p);
+        full_time(&a, c, alg, k, p);
     else
-        paper_time(&a, c, alg->id, k, p);
+        paper_time(&a, alg, k, p);
     if (terms)
         *terms = a.t;
     return a.t.startup + a.t.copy + a.t.lock + a.t.sync;

@@ -56,9 +56,27 @@ typedef enum {
     KCAL_PARAM_STRIDE    /* j: 1 <= j <= p-1, gcd(p, j) = 1 (ring_neighbor) */
 } kcal_param_kind;
 
+/* The row of model.md's table an algorithm's time follows; algorithms that
+ * share a row share its formula (parallel_read, parallel_write and
+ * direct_read, say). Each model is one switch over these. */
+typedef enum {
+    KCAL_ROW_PARALLEL,
+    KCAL_ROW_SEQUENTIAL,
+    KCAL_ROW_THROTTLED,
+    KCAL_ROW_DIRECT_WRITE,
+    KCAL_ROW_KNOMIAL,
+    KCAL_ROW_SCATTER_ALLGATHER,
+    KCAL_ROW_RING_NEIGHBOR,
+    KCAL_ROW_RING_SOURCE,
+    KCAL_ROW_RECURSIVE_DOUBLING,
+    KCAL_ROW_BRUCK,
+    KCAL_ROW_PAIRWISE
+} kcal_row;
+
 typedef struct {
     const char *id;       /* model.md algorithm id, e.g. "throttled_read" */
     kcal_param_kind kind; /* what `k` means for it */
+    kcal_row row;         /* which formula gives its time */
 } kcal_algorithm;
 
 /* Time split by cause, for --explain; the sum is the predicted time. */

@@ -226,16 +226,22 @@ int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
     return run(c, e, &a);
 }
 
-int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+/* allgather and alltoall take the same arguments and the same path: every
+ * process sends and receives, MPI_IN_PLACE is allowed for sendbuf, and at
+ * p = 1 the call is one local copy of n bytes. */
+typedef int (*everyone_mpi_fn)(const void *, void *, size_t, MPI_Comm);
+
+static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
+                    const void *sendbuf, void *recvbuf, size_t n,
                     MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
     const entry *e;
     int k, fallback, in_place = sendbuf == MPI_IN_PLACE;
-    KCOLL_TRY(prepare(KCAL_COLL_ALLGATHER, comm, algorithm, n, 0, 0, in_place,
-                      &c, &e, &k, &fallback));
+    KCOLL_TRY(prepare(coll, comm, algorithm, n, 0, 0, in_place, &c, &e, &k,
+                      &fallback));
     if (fallback)
-        return kcoll_mpi_allgather(sendbuf, recvbuf, n, c->comm);
+        return mpi_fn(sendbuf, recvbuf, n, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
     if (c->size == 1) {
@@ -247,23 +253,16 @@ int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
     return run(c, e, &a);
 }
 
+int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+                    MPI_Comm comm, const char *algorithm)
+{
+    return everyone(KCAL_COLL_ALLGATHER, kcoll_mpi_allgather, sendbuf,
+                    recvbuf, n, comm, algorithm);
+}
+
 int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                    MPI_Comm comm, const char *algorithm)
 {
-    kcoll_comm *c;
-    const entry *e;
-    int k, fallback, in_place = sendbuf == MPI_IN_PLACE;
-    KCOLL_TRY(prepare(KCAL_COLL_ALLTOALL, comm, algorithm, n, 0, 0, in_place,
-                      &c, &e, &k, &fallback));
-    if (fallback)
-        return kcoll_mpi_alltoall(sendbuf, recvbuf, n, c->comm);
-    if (n == 0)
-        return MPI_SUCCESS;
-    if (c->size == 1) {
-        if (!in_place)
-            memcpy(recvbuf, sendbuf, n);
-        return MPI_SUCCESS;
-    }
-    kcoll_args a = {sendbuf, recvbuf, n, 0, k};
-    return run(c, e, &a);
+    return everyone(KCAL_COLL_ALLTOALL, kcoll_mpi_alltoall, sendbuf, recvbuf,
+                    n, comm, algorithm);
 }

@@ -1,8 +1,9 @@
 # kcal — build, test, report. `make help` lists the targets.
 #
-# Layout: every model/*.c, probe/*.c and reports/*.c is part of the `kcal`
-# binary (kcal.c holds main); algos/ builds libkcoll and the MPI benchmark
-# program (rules in algos/module.mk). Tests are tests/test_*.c (one binary
+# Layout (README "Layout"): every common/*.c, model/*.c, fit/*.c, probe/*.c,
+# reports/*.c and bench/bench_cmd.c is part of the `kcal` binary (kcal.c holds
+# main); algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark
+# program `kcal bench` launches (bench/module.mk). Tests are tests/test_*.c (one binary
 # each, built with AddressSanitizer + UBSan) and tests/*.sh (run with $KCAL
 # pointing at the sanitized kcal). Dependencies are installed first, by
 # scripts/install-deps, so a fresh machine needs only `make run` / `make test`.
@@ -19,19 +20,19 @@ MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
 
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS  += -D_GNU_SOURCE -Imodel -Iprobe -Ialgos -Ireports -I$(BUILD)/gen
+CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -I$(BUILD)/gen
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard model/*.c probe/*.c reports/*.c) algos/bench_cmd.c
+KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c) bench/bench_cmd.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 
 KCAL_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 KCAL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 # libkcoll carries only what choosing an algorithm needs (no GSL, no CLI).
-KCOLL_MODEL_SRCS := model/params.c model/model.c model/sizes.c model/err.c
+KCOLL_MODEL_SRCS := model/params.c model/model.c common/sizes.c common/err.c
 KCOLL_MODEL_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
 TEST_C_SRCS := $(wildcard tests/test_*.c)
@@ -90,6 +91,7 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 	$(CC) $(CPPFLAGS) -Itests $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(KCAL_ASAN_OBJS) $(PKG_LIBS)
 
 -include algos/module.mk
+-include bench/module.mk
 -include reports/module.mk
 -include probe/module.mk
 

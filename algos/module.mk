@@ -1,17 +1,13 @@
-# algos/: libkcoll (algos/libkcoll.a, algos/libkcoll.so), the MPI benchmark
-# program $(BUILD)/kcal-bench-mpi that `kcal bench` launches, and the MPI test
-# programs of the correctness suite (ASan). algos/bench_cmd.c is not here: it
-# is the `kcal bench` launcher, compiled into kcal (see KCAL_SRCS).
+# algos/: libkcoll (algos/libkcoll.a, algos/libkcoll.so) and the MPI test
+# programs of the correctness suite (ASan). The benchmark driver is bench/.
 
-KCOLL_SRCS := $(filter-out algos/bench_cmd.c algos/bench_mpi.c,$(wildcard algos/*.c))
+KCOLL_SRCS := $(wildcard algos/*.c)
 KCOLL_OBJS := $(patsubst %.c,$(BUILD)/kcoll/%.o,$(KCOLL_SRCS))
 KCOLL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/kcoll-asan/%.o,$(KCOLL_SRCS))
 KCOLL_MODEL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
-HWLOC_LIBS = $(shell pkg-config --libs hwloc)
-KCOLL_BENCH := $(BUILD)/kcal-bench-mpi
 
 .PHONY: lib
-lib: algos/libkcoll.a algos/libkcoll.so $(KCOLL_BENCH)
+lib: algos/libkcoll.a algos/libkcoll.so
 
 $(BUILD)/kcoll/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
@@ -31,9 +27,6 @@ algos/libkcoll.so: $(KCOLL_OBJS) $(KCOLL_MODEL_OBJS)
 # What a program linking libkcoll.a statically needs besides -lkcoll.
 print-ldflags:
 	@echo "-L$(CURDIR)/algos -l:libkcoll.a $(MPI_LIBS) -lm"
-
-$(KCOLL_BENCH): $(BUILD)/kcoll/algos/bench_mpi.o algos/libkcoll.a
-	$(CC) $(CFLAGS) -o $@ $< algos/libkcoll.a $(MPI_LIBS) $(HWLOC_LIBS) -lm
 
 # MPI test programs of the correctness suite, with ASan + UBSan.
 $(BUILD)/tests/algos_check: tests/algos_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) | $(STAMP)

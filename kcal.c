@@ -44,7 +44,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nparams: --params FILE, else --machine knl|broadwell|power8, "
                "else $KCAL_PARAMS, else knl.\n"
-               "Model and file format: shared/design/model.md; see README.md.\n");
+               "Model and file format: docs/model.md; see README.md.\n");
 }
 
 int main(int argc, char **argv)

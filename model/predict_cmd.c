@@ -42,7 +42,7 @@ static void usage(FILE *f)
         "\n"
         "Rank the reference algorithms of collective C (scatter, gather, bcast,\n"
         "allgather, alltoall) for P processes on one node, by the cost model of\n"
-        "shared/design/model.md. Sizes are bytes with optional binary suffixes\n"
+        "docs/model.md. Sizes are bytes with optional binary suffixes\n"
         "(1K = 1024, 4M, 1G): n is the block per process, the whole message for\n"
         "bcast. Default sizes: " KCAL_DEFAULT_SIZES " (powers of two).\n"
         "\n"

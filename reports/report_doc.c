@@ -837,7 +837,7 @@ static void section_params(doc *d, const kcal_report_input *in)
     d_h(d, 2, "Params used");
     char line[512];
     snprintf(line, sizeof line, "From `%s`; model: `paper` "
-             "(shared/design/model.md). 1/β = %.3g GB/s; γ(2) = %.3g.",
+             "(docs/model.md). 1/β = %.3g GB/s; γ(2) = %.3g.",
              p->origin, 1e-9 / p->beta, kcal_gamma(p, 2));
     d_paras(d, line);
     static const char *const head[] = {"key", "value", "± std. error",

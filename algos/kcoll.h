@@ -1,6 +1,6 @@
 /* kcoll: contention-aware single-copy collectives over Open MPI + Linux CMA.
  *
- * The reference algorithms of shared/design/model.md, run for real: control
+ * The reference algorithms of docs/model.md, run for real: control
  * (buffer addresses, completion, throttling tokens) travels as small MPI
  * messages on a private duplicate of the communicator, data moves only with
  * process_vm_readv/process_vm_writev. Semantics are those of the MPI built-in

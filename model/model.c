@@ -1,4 +1,4 @@
-/* model: the paper's cost model (shared/design/model.md, "The paper model"),
+/* model: the paper's cost model (docs/model.md, "The paper model"),
  * the refined `full` model ("Beyond the paper"), the algorithms they rank,
  * and the ranking itself.
  *

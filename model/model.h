@@ -1,4 +1,4 @@
-/* model: predicted times of the reference algorithms (shared/design/model.md).
+/* model: predicted times of the reference algorithms (docs/model.md).
  *
  * Owns the list of algorithms per collective, the cost formulas and the
  * ranking. `--model paper` is the paper's model exactly as printed in

@@ -1,7 +1,7 @@
 /* params: the per-machine model parameters and the `*.params` file format.
  *
  * Owns reading, writing and querying `kcal-params-1` files as specified in
- * shared/design/model.md ("The params file"). Library code: returns error
+ * docs/model.md ("The params file"). Library code: returns error
  * codes and fills an error buffer ("FILE:LINE: what"); never prints or exits.
  */
 #ifndef KCAL_PARAMS_H

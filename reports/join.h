@@ -1,5 +1,5 @@
 /* join: the report's numbers. Reads the CSV of `kcal predict --format csv`
- * and of `kcal bench --format csv` (columns fixed by shared/design/model.md
+ * and of `kcal bench --format csv` (columns fixed by docs/model.md
  * and the bench issue), joins them on collective,p,size_bytes,algorithm,k,
  * and derives what the report shows:
  *   - the model's absolute percentage error per (collective, p, algorithm, k)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's libkcoll example, extracted from README.md, builds against
+# The libkcoll example, extracted from docs/libkcoll.md, builds against
 # libkcoll.so with only -lkcoll and MPI, and against libkcoll.a with
 # `make print-ldflags`, and runs at p = 3 with the expected output.
 set -u
@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 command -v mpicc >/dev/null || { echo "mpicc not found"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-awk '/^Example \(`scatter.c`\):/ {f = 1; next} f && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' README.md >"$tmp/scatter.c"
-grep -q kcoll_scatter "$tmp/scatter.c" || { echo "README example not found"; exit 1; }
+awk '/^Example \(`scatter.c`\):/ {f = 1; next} f && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' docs/libkcoll.md >"$tmp/scatter.c"
+grep -q kcoll_scatter "$tmp/scatter.c" || { echo "docs/libkcoll.md example not found"; exit 1; }
 fail=0
 mpicc "$tmp/scatter.c" -Ialgos -Lalgos -lkcoll -o "$tmp/shared" || { echo "FAIL: link against libkcoll.so"; exit 1; }
 # shellcheck disable=SC2046
@@ -23,5 +23,5 @@ for b in shared static; do
     echo "FAIL: $b run failed"; cat "$tmp/out"; fail=1
   fi
 done
-[ $fail -eq 0 ] && echo "README example: builds both ways and runs"
+[ $fail -eq 0 ] && echo "docs/libkcoll.md example: builds both ways and runs"
 exit $fail

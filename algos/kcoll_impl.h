@@ -127,7 +127,9 @@ int kcoll_cma_write(pid_t pid, const void *local, uint64_t remote, size_t len);
  * the short-transfer loop runs on small buffers. */
 extern size_t kcoll_cma_call_limit;
 
-/* The MPI built-ins with MPI_BYTE semantics for any size_t n. */
+/* The MPI built-ins with MPI_BYTE semantics for any size_t n: a block above
+ * INT_MAX bytes is one element of a derived type (fallback.c); n so large
+ * that even its 1 GiB pieces overflow an int count is MPI_ERR_COUNT. */
 int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                       MPI_Comm comm);
 int kcoll_mpi_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
@@ -137,6 +139,20 @@ int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
                         MPI_Comm comm);
 int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                        MPI_Comm comm);
+
+/* How fallback.c describes n bytes to MPI: `count` elements of `type`, with
+ * type's extent n when count is 1. Up to max_count bytes: MPI_BYTE and
+ * count n; above: one element made of n / piece pieces of `piece` bytes and
+ * the remainder (MPI_ERR_COUNT when n / piece > max_count). Free the type
+ * with kcoll_bytes_type_free. The MPI functions above use max_count =
+ * INT_MAX and piece = 1 GiB; tests pass small values to reach the derived
+ * type without gigabytes of memory. */
+int kcoll_bytes_type(size_t n, size_t max_count, size_t piece,
+                     MPI_Datatype *type, int *count);
+void kcoll_bytes_type_free(MPI_Datatype *type);
+/* For tests: the max_count and piece the kcoll_mpi_* functions use
+ * (default INT_MAX and 1 GiB). */
+extern size_t kcoll_mpi_max_count, kcoll_mpi_piece;
 
 /* Arguments of one call as the algorithms see them. For bcast the buffer is
  * recvbuf. k is the parameter after the colon (0 when none). */

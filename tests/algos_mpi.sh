@@ -2,8 +2,9 @@
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
 # mpirun per p in {1,2,3,4,5,8} running the whole matrix, the fallback path
 # (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, a
-# $KCAL_PARAMS the model cannot use, and, when the machine has the memory,
-# messages above 2 GiB at p = 2.
+# $KCAL_PARAMS the model cannot use, the fallback's types above INT_MAX
+# (scaled down), and, when the machine has the memory, messages above 2 GiB
+# at p = 2.
 set -u
 BUILD=${BUILD:-build}
 prog=$BUILD/tests/algos_check
@@ -72,6 +73,9 @@ modelless "overflowing KCAL_PARAMS" "$tmp/inf.params" "kcoll: warning: $tmp/inf.
 printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 1e308\ngamma_b 0\n' >"$tmp/nan.params"
 modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
   "kcoll: warning: $tmp/nan.params: every predicted time of scatter throttled_read at p = 3, n = 4097 overflows" 3
+
+# The fallback's derived type for blocks above INT_MAX bytes, scaled down.
+run "p=3 fallback types" timeout 120 "${mpi[@]}" -np 3 "$prog" --mode types
 
 avail=$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)
 if [ "${avail:-0}" -ge 10 ]; then

@@ -38,16 +38,24 @@
 extern "C" {
 #endif
 
-int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
-                  MPI_Comm comm, const char *algorithm);
-int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
-                 MPI_Comm comm, const char *algorithm);
-int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
-                const char *algorithm);
-int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
-                    MPI_Comm comm, const char *algorithm);
-int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
-                   MPI_Comm comm, const char *algorithm);
+/* The library's whole interface: libkcoll.so is built with
+ * -fvisibility=hidden and exports only what is marked KCOLL_API. */
+#if defined(__GNUC__)
+#define KCOLL_API __attribute__((visibility("default")))
+#else
+#define KCOLL_API
+#endif
+
+KCOLL_API int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n,
+                            int root, MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n,
+                           int root, MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
+                          const char *algorithm);
+KCOLL_API int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+                              MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
+                             MPI_Comm comm, const char *algorithm);
 
 #ifdef __cplusplus
 }

@@ -1,46 +1,75 @@
 /* fallback: the MPI library's own collectives with MPI_BYTE semantics for
- * any size_t n. Used where CMA is forbidden, as algorithm "mpi" of the
- * benchmark and as the reference of the tests.
+ * any size_t n. Used where CMA is forbidden, where the model cannot choose,
+ * as algorithm "mpi" of the benchmark and as the reference of the tests.
  *
  * MPI counts are int: a block above INT_MAX bytes becomes one element of a
  * derived type of n bytes (1 GiB pieces plus the remainder), whose extent is
- * n so block r still starts at r*n. */
+ * n so block r still starts at r*n. Every collective passes the same
+ * (count, type) for sending and receiving, so the type signatures match on
+ * every process. The piece count must fit an int too: n / 1 GiB above
+ * INT_MAX (2^61 bytes) is refused with MPI_ERR_COUNT rather than cast. */
 #include <limits.h>
 
 #include "kcoll_impl.h"
 
-#define PIECE ((size_t)1 << 30)
+size_t kcoll_mpi_max_count = INT_MAX;
+size_t kcoll_mpi_piece = (size_t)1 << 30;
 
-/* *type is MPI_BYTE (count n) or a committed type to free (count 1). */
-static int bytes_type(size_t n, MPI_Datatype *type, int *count)
+int kcoll_bytes_type(size_t n, size_t max_count, size_t piece,
+                     MPI_Datatype *type, int *count)
 {
-    if (n <= INT_MAX) {
-        *type = MPI_BYTE;
+    *type = MPI_BYTE;
+    *count = 0;
+    if (max_count > INT_MAX || piece == 0 || piece > max_count)
+        return MPI_ERR_ARG;
+    if (n <= max_count) {
         *count = (int)n;
         return MPI_SUCCESS;
     }
-    size_t q = n / PIECE, r = n % PIECE;
-    MPI_Datatype piece, pieces;
-    KCOLL_TRY(MPI_Type_contiguous((int)PIECE, MPI_BYTE, &piece));
-    KCOLL_TRY(MPI_Type_contiguous((int)q, piece, &pieces));
-    MPI_Type_free(&piece);
-    if (r == 0) {
-        *type = pieces;
-    } else {
+    size_t q = n / piece, r = n % piece;
+    if (q > max_count || n > (size_t)PTRDIFF_MAX)
+        return MPI_ERR_COUNT; /* (int)q would wrap; MPI_Aint would too */
+    MPI_Datatype one = MPI_DATATYPE_NULL, pieces = MPI_DATATYPE_NULL,
+                 whole = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_contiguous((int)piece, MPI_BYTE, &one);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_contiguous((int)q, one, &pieces);
+    if (rc == MPI_SUCCESS && r == 0) {
+        whole = pieces;
+        pieces = MPI_DATATYPE_NULL;
+    } else if (rc == MPI_SUCCESS) {
+        /* The remainder right after the pieces: size and extent are n. */
         int lens[2] = {1, (int)r};
-        MPI_Aint disps[2] = {0, (MPI_Aint)(q * PIECE)};
+        MPI_Aint disps[2] = {0, (MPI_Aint)(q * piece)};
         MPI_Datatype types[2] = {pieces, MPI_BYTE};
-        KCOLL_TRY(MPI_Type_create_struct(2, lens, disps, types, type));
-        MPI_Type_free(&pieces);
+        rc = MPI_Type_create_struct(2, lens, disps, types, &whole);
     }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&whole);
+    if (one != MPI_DATATYPE_NULL)
+        MPI_Type_free(&one);
+    if (pieces != MPI_DATATYPE_NULL)
+        MPI_Type_free(&pieces);
+    if (rc != MPI_SUCCESS) {
+        if (whole != MPI_DATATYPE_NULL)
+            MPI_Type_free(&whole);
+        return rc;
+    }
+    *type = whole;
     *count = 1;
-    return MPI_Type_commit(type);
+    return MPI_SUCCESS;
 }
 
-static void free_type(MPI_Datatype *t)
+void kcoll_bytes_type_free(MPI_Datatype *type)
 {
-    if (*t != MPI_BYTE)
-        MPI_Type_free(t);
+    if (*type != MPI_BYTE && *type != MPI_DATATYPE_NULL)
+        MPI_Type_free(type);
+}
+
+static int mpi_type(size_t n, MPI_Datatype *type, int *count)
+{
+    return kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, type,
+                            count);
 }
 
 int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
@@ -48,9 +77,9 @@ int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
 {
     MPI_Datatype t;
     int count, rc;
-    KCOLL_TRY(bytes_type(n, &t, &count));
+    KCOLL_TRY(mpi_type(n, &t, &count));
     rc = MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);
-    free_type(&t);
+    kcoll_bytes_type_free(&t);
     return rc;
 }
 
@@ -59,9 +88,9 @@ int kcoll_mpi_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
 {
     MPI_Datatype t;
     int count, rc;
-    KCOLL_TRY(bytes_type(n, &t, &count));
+    KCOLL_TRY(mpi_type(n, &t, &count));
     rc = MPI_Gather(sendbuf, count, t, recvbuf, count, t, root, comm);
-    free_type(&t);
+    kcoll_bytes_type_free(&t);
     return rc;
 }
 
@@ -69,9 +98,9 @@ int kcoll_mpi_bcast(void *buf, size_t n, int root, MPI_Comm comm)
 {
     MPI_Datatype t;
     int count, rc;
-    KCOLL_TRY(bytes_type(n, &t, &count));
+    KCOLL_TRY(mpi_type(n, &t, &count));
     rc = MPI_Bcast(buf, count, t, root, comm);
-    free_type(&t);
+    kcoll_bytes_type_free(&t);
     return rc;
 }
 
@@ -80,9 +109,9 @@ int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
 {
     MPI_Datatype t;
     int count, rc;
-    KCOLL_TRY(bytes_type(n, &t, &count));
+    KCOLL_TRY(mpi_type(n, &t, &count));
     rc = MPI_Allgather(sendbuf, count, t, recvbuf, count, t, comm);
-    free_type(&t);
+    kcoll_bytes_type_free(&t);
     return rc;
 }
 
@@ -91,8 +120,8 @@ int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
 {
     MPI_Datatype t;
     int count, rc;
-    KCOLL_TRY(bytes_type(n, &t, &count));
+    KCOLL_TRY(mpi_type(n, &t, &count));
     rc = MPI_Alltoall(sendbuf, count, t, recvbuf, count, t, comm);
-    free_type(&t);
+    kcoll_bytes_type_free(&t);
     return rc;
 }

@@ -1,10 +1,15 @@
-/* kcoll: the public entry points. Parses the algorithm id, picks one with
- * the paper model when the id is NULL, checks the arguments, and sends the
- * call to the algorithm's function, to a local copy (p = 1), or to the MPI
- * built-in where CMA is forbidden. Selection and prediction live in model/;
- * this file only asks kcal_model_best. */
+/* kcoll: the public entry points. Resolves the algorithm (the user's "id"
+ * or "id:k", or the model's choice when it is NULL or lacks its throttle
+ * factor), checks the arguments, and sends the call to the algorithm's
+ * function (the dispatch table below, generated from the registry
+ * model/algorithms.def), to a local copy (p = 1), or to the MPI built-in
+ * where CMA is forbidden or the model cannot choose. Choosing is
+ * kcal_model_select's job (model/); this file remembers its answers per
+ * communicator and reads the params once per process. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,45 +20,50 @@
 #include "model.h"
 #include "params.h"
 
-typedef struct {
-    kcal_coll coll;
-    const char *id;
-    kcoll_algorithm_fn fn;
-} entry;
-
-static const entry table[] = {
-    {KCAL_COLL_SCATTER, "parallel_read", kcoll_scatter_parallel_read},
-    {KCAL_COLL_SCATTER, "sequential_write", kcoll_scatter_sequential_write},
-    {KCAL_COLL_SCATTER, "throttled_read", kcoll_scatter_throttled_read},
-    {KCAL_COLL_GATHER, "parallel_write", kcoll_gather_parallel_write},
-    {KCAL_COLL_GATHER, "sequential_read", kcoll_gather_sequential_read},
-    {KCAL_COLL_GATHER, "throttled_write", kcoll_gather_throttled_write},
-    {KCAL_COLL_BCAST, "direct_read", kcoll_bcast_direct_read},
-    {KCAL_COLL_BCAST, "direct_write", kcoll_bcast_direct_write},
-    {KCAL_COLL_BCAST, "knomial", kcoll_bcast_knomial},
-    {KCAL_COLL_BCAST, "scatter_allgather", kcoll_bcast_scatter_allgather},
-    {KCAL_COLL_ALLGATHER, "ring_neighbor", kcoll_allgather_ring_neighbor},
-    {KCAL_COLL_ALLGATHER, "ring_source_read", kcoll_allgather_ring_source_read},
-    {KCAL_COLL_ALLGATHER, "ring_source_write", kcoll_allgather_ring_source_write},
-    {KCAL_COLL_ALLGATHER, "recursive_doubling", kcoll_allgather_recursive_doubling},
-    {KCAL_COLL_ALLGATHER, "bruck", kcoll_allgather_bruck},
-    {KCAL_COLL_ALLTOALL, "pairwise", kcoll_alltoall_pairwise},
+static const kcoll_algorithm_fn dispatch[KCAL_ALG_COUNT] = {
+#define KCAL_ALGORITHM(coll, id, kind, fn, ...) [KCAL_ALG_##coll##_##id] = fn,
+#include "algorithms.def"
 };
 
-/* Params for NULL algorithms: $KCAL_PARAMS or the embedded default, read
- * once per process. */
+/* Params for the model's choices: $KCAL_PARAMS or the embedded default,
+ * read once per process (pthread_once: calls may come from any thread) and
+ * never changed afterwards, so readers need no lock. A file that does not
+ * read is reported once, here, and leaves the model unable to choose. */
+static pthread_once_t params_once = PTHREAD_ONCE_INIT;
 static kcal_params params;
-static int params_state; /* 0 not read, 1 ok, -1 failed */
+static int params_ok;
+
+static void read_params(void)
+{
+    char err[KCAL_ERRLEN];
+    kcal_params_init(&params);
+    params_ok = kcal_params_choose(NULL, NULL, &params, NULL, 0, err,
+                                   sizeof err) == 0;
+    if (!params_ok)
+        fprintf(stderr, "kcoll: warning: $KCAL_PARAMS: %s; calls that leave "
+                        "the algorithm to the model use the MPI library's own "
+                        "collectives (pid %ld)\n",
+                err, (long)getpid());
+}
 
 static const kcal_params *get_params(void)
 {
-    if (params_state == 0) {
-        char err[KCAL_ERRLEN];
-        kcal_params_init(&params);
-        params_state = kcal_params_choose(NULL, NULL, &params, NULL, 0, err,
-                                          sizeof err) == 0 ? 1 : -1;
-    }
-    return params_state == 1 ? &params : NULL;
+    pthread_once(&params_once, read_params);
+    return params_ok ? &params : NULL;
+}
+
+static void warn_nonfinite(kcal_coll coll, const kcal_algorithm *only, int p,
+                           uint64_t n)
+{
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+        fprintf(stderr, "kcoll: warning: %s: every predicted time of %s%s%s "
+                        "at p = %d, n = %llu overflows (inf or NaN); using "
+                        "the MPI library's own collective where the model "
+                        "chooses (pid %ld)\n",
+                params.origin, kcal_coll_name(coll), only ? " " : "",
+                only ? only->id : "", p, (unsigned long long)n,
+                (long)getpid());
 }
 
 static int env_on(const char *name)
@@ -62,21 +72,52 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-/* "id" or "id:k" -> table entry and k. For ids without k, throttle factors
- * default to the model's best k at p, ring_neighbor's j to 1. */
-static int parse(kcal_coll coll, const char *spec, int p, uint64_t n,
-                 int in_place, const entry **out, int *k)
+/* The slot of a key: a multiplicative hash of (coll, n, in_place, only). */
+static kcoll_choice_slot *choice_slot(kcoll_comm *c, kcal_coll coll,
+                                      uint64_t n, int in_place,
+                                      const kcal_algorithm *only)
 {
-    char best[96];
-    if (!spec) {
-        const kcal_params *prm = get_params();
-        if (!prm)
-            return MPI_ERR_OTHER;
-        if (kcal_model_best(KCAL_MODEL_PAPER, prm, coll, p, n, in_place, best,
-                            sizeof best) != 0)
-            return MPI_ERR_OTHER;
-        spec = best;
+    uint64_t h = n ^ ((uint64_t)coll << 58) ^ ((uint64_t)in_place << 57) ^
+                 ((uint64_t)(only ? only->index + 1 : 0) << 48);
+    h *= 0x9e3779b97f4a7c15ull; /* the high bits mix every bit of the key */
+    return &c->choices[(h >> 40) % KCOLL_CHOICE_SLOTS];
+}
+
+/* The model's (alg, k) for this call: among every algorithm (only = NULL)
+ * or among only's throttle factors. MPI_SUCCESS with *out set, or
+ * *use_mpi = 1 when the model cannot choose (the warning is printed). */
+static int choose(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
+                  const kcal_algorithm *only, kcal_choice *out, int *use_mpi)
+{
+    const kcal_params *prm = get_params();
+    if (!prm) {
+        *use_mpi = 1;
+        return MPI_SUCCESS;
     }
+    kcoll_choice_slot *s = choice_slot(c, coll, n, in_place, only);
+    if (!(s->used && s->coll == coll && s->n == n &&
+          s->in_place == in_place && s->only == only)) {
+        *s = (kcoll_choice_slot){.used = 1, .coll = coll, .n = n,
+                                 .in_place = in_place, .only = only};
+        s->rc = kcal_model_select(KCAL_MODEL_PAPER, prm, coll, c->size, n,
+                                  in_place, only, &s->choice);
+    }
+    if (s->rc == KCAL_SELECT_NONFINITE) {
+        warn_nonfinite(coll, only, c->size, n);
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    if (s->rc != 0)
+        return MPI_ERR_ARG; /* no valid (alg, k) at this p */
+    *out = s->choice;
+    return MPI_SUCCESS;
+}
+
+/* The user's "id" or "id:k" (spec not NULL) -> algorithm and k; k = -1 when
+ * the id is a throttled one without k, which the model must choose. */
+static int parse(kcal_coll coll, const char *spec, int p,
+                 const kcal_algorithm **alg, int *k)
+{
     char id[64];
     const char *colon = strchr(spec, ':');
     size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -84,12 +125,8 @@ static int parse(kcal_coll coll, const char *spec, int p, uint64_t n,
         return MPI_ERR_ARG;
     memcpy(id, spec, len);
     id[len] = '\0';
-    const entry *e = NULL;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].coll == coll && !strcmp(table[i].id, id))
-            e = &table[i];
-    const kcal_algorithm *alg = kcal_model_find_algorithm(coll, id);
-    if (!e || !alg)
+    const kcal_algorithm *a = kcal_model_find_algorithm(coll, id);
+    if (!a)
         return MPI_ERR_ARG;
     long v = 0;
     if (colon) {
@@ -98,49 +135,42 @@ static int parse(kcal_coll coll, const char *spec, int p, uint64_t n,
         v = strtol(colon + 1, &end, 10);
         if (errno || end == colon + 1 || *end || v < 1 || v > INT_MAX)
             return MPI_ERR_ARG;
-    } else if (alg->kind == KCAL_PARAM_STRIDE) {
+    } else if (a->kind == KCAL_PARAM_STRIDE) {
         v = 1;
-    } else if (alg->kind == KCAL_PARAM_THROTTLE) {
-        const kcal_params *prm = get_params();
-        kcal_prediction *pred = NULL;
-        long cnt = prm ? kcal_model_rank(KCAL_MODEL_PAPER, prm, coll, p, n,
-                                         in_place, 0, &pred)
-                       : -1;
-        for (long i = 0; i < cnt && v == 0; i++)
-            if (pred[i].alg == alg)
-                v = pred[i].k;
-        free(pred);
-        if (v == 0)
+    } else if (a->kind == KCAL_PARAM_THROTTLE) {
+        if (p - 1 < 2)
             return MPI_ERR_ARG; /* no valid k at this p */
+        *alg = a;
+        *k = -1;
+        return MPI_SUCCESS;
     }
     /* At p = 1 everything is a local copy; j = 1 is the plain ring. */
-    int ok = kcal_model_k_valid(alg, p, (int)v) ||
-             (p == 1 && alg->kind == KCAL_PARAM_STRIDE && v == 1);
+    int ok = kcal_model_k_valid(a, p, (int)v) ||
+             (p == 1 && a->kind == KCAL_PARAM_STRIDE && v == 1);
     if (!ok)
         return MPI_ERR_ARG;
-    *out = e;
+    *alg = a;
     *k = (int)v;
     return MPI_SUCCESS;
 }
 
-static void warn_fallback(void)
+static void warn_no_cma(void)
 {
-    static int warned;
-    if (!warned) {
-        warned = 1;
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
         fprintf(stderr, "kcoll: warning: process_vm_readv is not permitted "
                         "here (pid %ld); using the MPI library's own "
                         "collectives (set KCOLL_STRICT=1 to fail instead)\n",
                 (long)getpid());
-    }
 }
 
 /* Everything a call does before the algorithm runs: the communicator's
- * state, argument checks, the algorithm and k, and whether to fall back to
- * the MPI built-in (*fallback). Returns MPI_SUCCESS or the error to return. */
+ * state, argument checks, the algorithm and k, and whether to run the MPI
+ * built-in instead (*use_mpi). Returns MPI_SUCCESS or the error to return. */
 static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
                    size_t n, int root, int rooted, int in_place,
-                   kcoll_comm **c, const entry **e, int *k, int *fallback)
+                   kcoll_comm **c, const kcal_algorithm **alg, int *k,
+                   int *use_mpi)
 {
     KCOLL_TRY(kcoll_comm_get(comm, c));
     int p = (*c)->size;
@@ -148,35 +178,47 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
         return MPI_ERR_ROOT;
     if (n > SIZE_MAX / (size_t)p)
         return MPI_ERR_COUNT;
-    KCOLL_TRY(parse(coll, algorithm, p, n, in_place, e, k));
+    *alg = NULL;
+    *k = -1;
+    if (algorithm)
+        KCOLL_TRY(parse(coll, algorithm, p, alg, k));
     if ((*c)->spans_nodes)
         return MPI_ERR_COMM;
-    *fallback = 0;
+    *use_mpi = 0;
     if (!(*c)->cma_ok) {
         if (env_on("KCOLL_STRICT"))
             return MPI_ERR_OTHER;
-        warn_fallback();
-        *fallback = 1;
+        warn_no_cma();
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    if (*k < 0) { /* NULL, or a throttled id without k */
+        kcal_choice ch;
+        KCOLL_TRY(choose(*c, coll, n, in_place, *alg, &ch, use_mpi));
+        if (!*use_mpi) {
+            *alg = ch.alg;
+            *k = ch.k;
+        }
     }
     return MPI_SUCCESS;
 }
 
-static int run(kcoll_comm *c, const entry *e, const kcoll_args *a)
+static int run(kcoll_comm *c, const kcal_algorithm *alg, const kcoll_args *a)
 {
     c->seq++;
-    return e->fn(c, a);
+    return dispatch[alg->index](c, a);
 }
 
 int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                   MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
-    const entry *e;
-    int k, fallback;
+    const kcal_algorithm *alg;
+    int k, use_mpi;
     /* In place is known at the root only, so it must not steer the choice. */
     KCOLL_TRY(prepare(KCAL_COLL_SCATTER, comm, algorithm, n, root, 1, 0, &c,
-                      &e, &k, &fallback));
-    if (fallback)
+                      &alg, &k, &use_mpi));
+    if (use_mpi)
         return kcoll_mpi_scatter(sendbuf, recvbuf, n, root, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
@@ -186,18 +228,18 @@ int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
         return MPI_SUCCESS;
     }
     kcoll_args a = {sendbuf, recvbuf, n, root, k};
-    return run(c, e, &a);
+    return run(c, alg, &a);
 }
 
 int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
                  MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
-    const entry *e;
-    int k, fallback;
+    const kcal_algorithm *alg;
+    int k, use_mpi;
     KCOLL_TRY(prepare(KCAL_COLL_GATHER, comm, algorithm, n, root, 1, 0, &c,
-                      &e, &k, &fallback));
-    if (fallback)
+                      &alg, &k, &use_mpi));
+    if (use_mpi)
         return kcoll_mpi_gather(sendbuf, recvbuf, n, root, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
@@ -207,23 +249,23 @@ int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
         return MPI_SUCCESS;
     }
     kcoll_args a = {sendbuf, recvbuf, n, root, k};
-    return run(c, e, &a);
+    return run(c, alg, &a);
 }
 
 int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
                 const char *algorithm)
 {
     kcoll_comm *c;
-    const entry *e;
-    int k, fallback;
-    KCOLL_TRY(prepare(KCAL_COLL_BCAST, comm, algorithm, n, root, 1, 0, &c, &e,
-                      &k, &fallback));
-    if (fallback)
+    const kcal_algorithm *alg;
+    int k, use_mpi;
+    KCOLL_TRY(prepare(KCAL_COLL_BCAST, comm, algorithm, n, root, 1, 0, &c, &alg,
+                      &k, &use_mpi));
+    if (use_mpi)
         return kcoll_mpi_bcast(buf, n, root, c->comm);
     if (n == 0 || c->size == 1)
         return MPI_SUCCESS;
     kcoll_args a = {NULL, buf, n, root, k};
-    return run(c, e, &a);
+    return run(c, alg, &a);
 }
 
 /* allgather and alltoall take the same arguments and the same path: every
@@ -236,11 +278,11 @@ static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
                     MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
-    const entry *e;
-    int k, fallback, in_place = sendbuf == MPI_IN_PLACE;
-    KCOLL_TRY(prepare(coll, comm, algorithm, n, 0, 0, in_place, &c, &e, &k,
-                      &fallback));
-    if (fallback)
+    const kcal_algorithm *alg;
+    int k, use_mpi, in_place = sendbuf == MPI_IN_PLACE;
+    KCOLL_TRY(prepare(coll, comm, algorithm, n, 0, 0, in_place, &c, &alg, &k,
+                      &use_mpi));
+    if (use_mpi)
         return mpi_fn(sendbuf, recvbuf, n, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
@@ -250,7 +292,7 @@ static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
         return MPI_SUCCESS;
     }
     kcoll_args a = {sendbuf, recvbuf, n, 0, k};
-    return run(c, e, &a);
+    return run(c, alg, &a);
 }
 
 int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,

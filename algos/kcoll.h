@@ -10,11 +10,19 @@
  * `algorithm` is a model.md id, optionally with a parameter after a colon
  * ("throttled_read:4", "knomial:8", "ring_neighbor:3"), or NULL for the
  * algorithm the paper model ranks first for (p, n) with the params of
- * $KCAL_PARAMS or the embedded default. Every call returns MPI_SUCCESS or an
- * MPI error code (MPI_ERR_ARG for an unknown id or a parameter out of range,
- * MPI_ERR_COMM for a communicator that spans nodes, MPI_ERR_OTHER for a
- * failed copy or, with KCOLL_STRICT=1, for a machine where CMA is
- * forbidden); the library never aborts or exits.
+ * $KCAL_PARAMS or the embedded default; a throttled id without k gets the
+ * model's best k. The choice is made once per communicator, size and
+ * in-place-ness and remembered with the communicator. Every call returns
+ * MPI_SUCCESS or an MPI error code (MPI_ERR_ARG for an unknown id or a
+ * parameter out of range, MPI_ERR_COMM for a communicator that spans nodes,
+ * MPI_ERR_OTHER for a failed copy or, with KCOLL_STRICT=1, for a machine
+ * where CMA is forbidden); the library never aborts or exits.
+ *
+ * When the model cannot choose (the $KCAL_PARAMS file does not read, or
+ * every prediction overflows to inf or NaN), a call that needs its choice
+ * runs the MPI library's own collective instead, after one warning line
+ * per process on stderr; calls that name an algorithm (with its k) do not
+ * need the model.
  *
  * Environment: KCOLL_STRICT=1 (error instead of falling back to the MPI
  * built-in where CMA is forbidden), KCOLL_SIMULATE_NO_CMA=1 (behave as if
@@ -30,16 +38,24 @@
 extern "C" {
 #endif
 
-int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
-                  MPI_Comm comm, const char *algorithm);
-int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
-                 MPI_Comm comm, const char *algorithm);
-int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
-                const char *algorithm);
-int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
-                    MPI_Comm comm, const char *algorithm);
-int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
-                   MPI_Comm comm, const char *algorithm);
+/* The library's whole interface: libkcoll.so is built with
+ * -fvisibility=hidden and exports only what is marked KCOLL_API. */
+#if defined(__GNUC__)
+#define KCOLL_API __attribute__((visibility("default")))
+#else
+#define KCOLL_API
+#endif
+
+KCOLL_API int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n,
+                            int root, MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n,
+                           int root, MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
+                          const char *algorithm);
+KCOLL_API int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+                              MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
+                             MPI_Comm comm, const char *algorithm);
 
 #ifdef __cplusplus
 }

@@ -6,9 +6,13 @@
  *   node and whether CMA is permitted. Plus the small control messages.
  * - kcoll_cma_* (cma.c): the only place data moves between processes.
  * - kcoll_mpi_* (fallback.c): the MPI built-ins with byte counts > INT_MAX,
- *   used where CMA is forbidden, by the benchmark ("mpi") and by the tests.
+ *   used where CMA is forbidden or the model cannot choose, by the
+ *   benchmark ("mpi") and by the tests.
  * - one function per algorithm (scatter.c, gather.c, bcast.c, allgather.c,
- *   alltoall.c), dispatched by kcoll.c. */
+ *   alltoall.c), named in the registry (model/algorithms.def) from which
+ *   kcoll.c's dispatch table and the prototypes below are generated.
+ * Nothing here is exported from libkcoll.so (kcoll.h's KCOLL_API is); the
+ * tests and the benchmark link the objects or libkcoll.a. */
 #ifndef KCOLL_IMPL_H
 #define KCOLL_IMPL_H
 
@@ -19,6 +23,24 @@
 #include <mpi.h>
 
 #include "kcoll.h"
+#include "model.h"
+
+/* One remembered choice of the model (kcoll.c): for calls of `coll` with n
+ * bytes and in_place, among every algorithm (only = NULL, the user's
+ * algorithm NULL) or among one throttled algorithm's k. rc is
+ * kcal_model_select's result (its NONFINITE verdict is remembered too). */
+typedef struct {
+    int used;
+    kcal_coll coll;
+    int in_place;
+    uint64_t n;
+    const kcal_algorithm *only;
+    int rc;
+    kcal_choice choice;
+} kcoll_choice_slot;
+
+/* Direct-mapped: a slot per hash of the key; a collision recomputes. */
+#define KCOLL_CHOICE_SLOTS 32
 
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private duplicate: our control never matches users' */
@@ -29,6 +51,10 @@ typedef struct kcoll_comm {
     unsigned seq;    /* collective calls so far (same on every rank) */
     void *scratch;   /* temporary space of the algorithms that need it */
     size_t scratch_len;
+    /* The model's choices on this communicator, as Open MPI's coll/tuned
+     * keeps its decision per communicator. No lock: collectives on one
+     * communicator never run at the same time (MPI's rule). */
+    kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code. */
@@ -101,7 +127,9 @@ int kcoll_cma_write(pid_t pid, const void *local, uint64_t remote, size_t len);
  * the short-transfer loop runs on small buffers. */
 extern size_t kcoll_cma_call_limit;
 
-/* The MPI built-ins with MPI_BYTE semantics for any size_t n. */
+/* The MPI built-ins with MPI_BYTE semantics for any size_t n: a block above
+ * INT_MAX bytes is one element of a derived type (fallback.c); n so large
+ * that even its 1 GiB pieces overflow an int count is MPI_ERR_COUNT. */
 int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                       MPI_Comm comm);
 int kcoll_mpi_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
@@ -111,6 +139,20 @@ int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
                         MPI_Comm comm);
 int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                        MPI_Comm comm);
+
+/* How fallback.c describes n bytes to MPI: `count` elements of `type`, with
+ * type's extent n when count is 1. Up to max_count bytes: MPI_BYTE and
+ * count n; above: one element made of n / piece pieces of `piece` bytes and
+ * the remainder (MPI_ERR_COUNT when n / piece > max_count). Free the type
+ * with kcoll_bytes_type_free. The MPI functions above use max_count =
+ * INT_MAX and piece = 1 GiB; tests pass small values to reach the derived
+ * type without gigabytes of memory. */
+int kcoll_bytes_type(size_t n, size_t max_count, size_t piece,
+                     MPI_Datatype *type, int *count);
+void kcoll_bytes_type_free(MPI_Datatype *type);
+/* For tests: the max_count and piece the kcoll_mpi_* functions use
+ * (default INT_MAX and 1 GiB). */
+extern size_t kcoll_mpi_max_count, kcoll_mpi_piece;
 
 /* Arguments of one call as the algorithms see them. For bcast the buffer is
  * recvbuf. k is the parameter after the colon (0 when none). */
@@ -124,22 +166,10 @@ typedef struct {
 
 typedef int (*kcoll_algorithm_fn)(kcoll_comm *c, const kcoll_args *a);
 
-int kcoll_scatter_parallel_read(kcoll_comm *c, const kcoll_args *a);
-int kcoll_scatter_sequential_write(kcoll_comm *c, const kcoll_args *a);
-int kcoll_scatter_throttled_read(kcoll_comm *c, const kcoll_args *a);
-int kcoll_gather_parallel_write(kcoll_comm *c, const kcoll_args *a);
-int kcoll_gather_sequential_read(kcoll_comm *c, const kcoll_args *a);
-int kcoll_gather_throttled_write(kcoll_comm *c, const kcoll_args *a);
-int kcoll_bcast_direct_read(kcoll_comm *c, const kcoll_args *a);
-int kcoll_bcast_direct_write(kcoll_comm *c, const kcoll_args *a);
-int kcoll_bcast_knomial(kcoll_comm *c, const kcoll_args *a);
-int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a);
-int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a);
-int kcoll_allgather_ring_source_read(kcoll_comm *c, const kcoll_args *a);
-int kcoll_allgather_ring_source_write(kcoll_comm *c, const kcoll_args *a);
-int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a);
-int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a);
-int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a);
+/* One per registry row: int kcoll_<coll>_<id>(kcoll_comm *, const kcoll_args *). */
+#define KCAL_ALGORITHM(coll, id, kind, fn, ...)                              \
+    int fn(kcoll_comm *c, const kcoll_args *a);
+#include "algorithms.def"
 
 /* Propagate an MPI error code. */
 #define KCOLL_TRY(call)                                                      \

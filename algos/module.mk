@@ -9,6 +9,13 @@ KCOLL_MODEL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCOLL_MODEL_SRCS) $(
 .PHONY: lib
 lib: algos/libkcoll.a algos/libkcoll.so
 
+# libkcoll.so exports only kcoll.h's KCOLL_API functions: everything else,
+# the model and params code included, is hidden. Static users (libkcoll.a,
+# the benchmark, the tests) still link every symbol. The objects depend on
+# this file so a change of flags here rebuilds them.
+$(KCOLL_OBJS) $(KCOLL_MODEL_OBJS): CFLAGS += -fvisibility=hidden
+$(KCOLL_OBJS) $(KCOLL_MODEL_OBJS): algos/module.mk
+
 $(BUILD)/kcoll/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@

@@ -1,6 +1,10 @@
 /* model: the paper's cost model (docs/model.md, "The paper model"),
  * the refined `full` model ("Beyond the paper"), the algorithms they rank,
- * and the ranking itself.
+ * the ranking itself and the choice libkcoll makes.
+ *
+ * The algorithms are the rows of algorithms.def: each names its paper and
+ * full formula functions below and its shape facts, so no code here lists
+ * algorithms or switches on their names.
  *
  * Every paper formula below is the row of model.md's table of the same name,
  * with X(n) = α + n·β and P(c, n) = l·γ(c)·pages(n). Terms are accumulated
@@ -14,54 +18,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const kcal_algorithm scatter_algs[] = {
-    {"parallel_read", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
-    {"sequential_write", KCAL_PARAM_NONE, KCAL_ROW_SEQUENTIAL},
-    {"throttled_read", KCAL_PARAM_THROTTLE, KCAL_ROW_THROTTLED},
-};
-static const kcal_algorithm gather_algs[] = {
-    {"parallel_write", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
-    {"sequential_read", KCAL_PARAM_NONE, KCAL_ROW_SEQUENTIAL},
-    {"throttled_write", KCAL_PARAM_THROTTLE, KCAL_ROW_THROTTLED},
-};
-static const kcal_algorithm bcast_algs[] = {
-    {"direct_read", KCAL_PARAM_NONE, KCAL_ROW_PARALLEL},
-    {"direct_write", KCAL_PARAM_NONE, KCAL_ROW_DIRECT_WRITE},
-    {"knomial", KCAL_PARAM_THROTTLE, KCAL_ROW_KNOMIAL},
-    {"scatter_allgather", KCAL_PARAM_NONE, KCAL_ROW_SCATTER_ALLGATHER},
-};
-static const kcal_algorithm allgather_algs[] = {
-    {"ring_neighbor", KCAL_PARAM_STRIDE, KCAL_ROW_RING_NEIGHBOR},
-    {"ring_source_read", KCAL_PARAM_NONE, KCAL_ROW_RING_SOURCE},
-    {"ring_source_write", KCAL_PARAM_NONE, KCAL_ROW_RING_SOURCE},
-    {"recursive_doubling", KCAL_PARAM_NONE, KCAL_ROW_RECURSIVE_DOUBLING},
-    {"bruck", KCAL_PARAM_NONE, KCAL_ROW_BRUCK},
-};
-static const kcal_algorithm alltoall_algs[] = {
-    {"pairwise", KCAL_PARAM_NONE, KCAL_ROW_PAIRWISE},
+/* The registry's public half, in algorithms.def order: a collective's rows
+ * are contiguous (tests/test_model.c checks), so its list is a slice. */
+static const kcal_algorithm registry[KCAL_ALG_COUNT] = {
+#define KCAL_ALGORITHM(coll, id, kind, ...)                                  \
+    [KCAL_ALG_##coll##_##id] = {KCAL_COLL_##coll, #id, KCAL_PARAM_##kind,    \
+                                KCAL_ALG_##coll##_##id},
+#include "algorithms.def"
 };
 
-static const struct {
-    const char *name;
-    const kcal_algorithm *algs;
-    size_t count;
-} colls[KCAL_COLL_COUNT] = {
-    [KCAL_COLL_SCATTER] = {"scatter", scatter_algs, 3},
-    [KCAL_COLL_GATHER] = {"gather", gather_algs, 3},
-    [KCAL_COLL_BCAST] = {"bcast", bcast_algs, 4},
-    [KCAL_COLL_ALLGATHER] = {"allgather", allgather_algs, 5},
-    [KCAL_COLL_ALLTOALL] = {"alltoall", alltoall_algs, 1},
+static const char *const coll_names[KCAL_COLL_COUNT] = {
+    [KCAL_COLL_SCATTER] = "scatter",
+    [KCAL_COLL_GATHER] = "gather",
+    [KCAL_COLL_BCAST] = "bcast",
+    [KCAL_COLL_ALLGATHER] = "allgather",
+    [KCAL_COLL_ALLTOALL] = "alltoall",
 };
 
 const char *kcal_coll_name(kcal_coll c)
 {
-    return (c >= 0 && c < KCAL_COLL_COUNT) ? colls[c].name : NULL;
+    return (c >= 0 && c < KCAL_COLL_COUNT) ? coll_names[c] : NULL;
 }
 
 int kcal_coll_from_name(const char *name, kcal_coll *out)
 {
     for (int c = 0; c < KCAL_COLL_COUNT; c++)
-        if (!strcmp(colls[c].name, name)) {
+        if (!strcmp(coll_names[c], name)) {
             *out = (kcal_coll)c;
             return 0;
         }
@@ -70,12 +52,15 @@ int kcal_coll_from_name(const char *name, kcal_coll *out)
 
 const kcal_algorithm *kcal_model_algorithms(kcal_coll c, size_t *count)
 {
-    if (c < 0 || c >= KCAL_COLL_COUNT) {
-        *count = 0;
-        return NULL;
+    size_t first = 0, n = 0;
+    if (c >= 0 && c < KCAL_COLL_COUNT) {
+        while (first < KCAL_ALG_COUNT && registry[first].coll != c)
+            first++;
+        while (first + n < KCAL_ALG_COUNT && registry[first + n].coll == c)
+            n++;
     }
-    *count = colls[c].count;
-    return colls[c].algs;
+    *count = n;
+    return n ? &registry[first] : NULL;
 }
 
 const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id)
@@ -143,7 +128,7 @@ int kcal_ceil_log_k(long p, long k)
     return i;
 }
 
-double kcal_gamma(const kcal_params *prm, int c)
+double kcal_model_gamma(const kcal_params *prm, int c)
 {
     if (c <= 0)
         return 0;
@@ -174,7 +159,7 @@ static void add_x(acc *a, double mult)
 /* mult·P(c, n) = mult·l·γ(c)·pages(n); c = 1 gives the uncontended l·pages. */
 static void add_lock(acc *a, double mult, int c)
 {
-    a->t.lock += mult * a->prm->lock * kcal_gamma(a->prm, c) * a->pages;
+    a->t.lock += mult * a->prm->lock * kcal_model_gamma(a->prm, c) * a->pages;
 }
 
 static void add_memcpy(acc *a)
@@ -209,8 +194,9 @@ static void terms_add(kcal_terms *dst, const kcal_terms *src)
 
 /* parallel_read / parallel_write / direct_read:
  * T_sm_bcast + X(n) + P(p,n) + T_sm_gather */
-static void t_parallel(acc *a, int p)
+static void t_parallel(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_BCAST, p);
     add_x(a, 1);
     add_lock(a, 1, p);
@@ -219,8 +205,9 @@ static void t_parallel(acc *a, int p)
 
 /* sequential_write / sequential_read:
  * T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast */
-static void t_sequential(acc *a, int p)
+static void t_sequential(acc *a, int p, int k)
 {
+    (void)k;
     add_memcpy(a);
     add_sm(a, KCAL_SM_GATHER, p);
     add_x(a, p);
@@ -238,8 +225,9 @@ static void t_throttled(acc *a, int p, int k)
 }
 
 /* ring_*: T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n)) + T_sm_barrier */
-static void t_ring(acc *a, int p)
+static void t_ring(acc *a, int p, int k)
 {
+    (void)k; /* ring_neighbor's stride j does not change the cost */
     add_memcpy(a);
     add_sm(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
@@ -249,8 +237,9 @@ static void t_ring(acc *a, int p)
 
 /* recursive_doubling:
  * T_memcpy + T_sm_allgather + lg p·α + (p−1)·(n·β + l·pages(n)) + T_sm_barrier */
-static void t_recursive_doubling(acc *a, int p)
+static void t_recursive_doubling(acc *a, int p, int k)
 {
+    (void)k;
     add_memcpy(a);
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
@@ -260,8 +249,9 @@ static void t_recursive_doubling(acc *a, int p)
 }
 
 /* bruck: T_sm_allgather + lg p·α + (p−1)·(2·n·β + l·pages(n)) + T_sm_barrier */
-static void t_bruck(acc *a, int p)
+static void t_bruck(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
     a->t.copy += (p - 1) * 2.0 * (double)a->n * a->beta;
@@ -270,16 +260,18 @@ static void t_bruck(acc *a, int p)
 }
 
 /* pairwise: T_sm_allgather + (p−1)·(X(n) + l·pages(n)) */
-static void t_pairwise(acc *a, int p)
+static void t_pairwise(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
 }
 
 /* direct_write: T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast */
-static void t_direct_write(acc *a, int p)
+static void t_direct_write(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_GATHER, p);
     add_x(a, p);
     add_lock(a, p, 1);
@@ -297,38 +289,18 @@ static void t_knomial(acc *a, int p, int k)
 
 /* scatter_allgather: T_sm_allgather + T_seqwrite_scatter(⌈n/p⌉) +
  * T_ring_allgather(⌈n/p⌉), each piece with its own row's terms. */
-static void t_scatter_allgather(acc *a, int p)
+static void t_scatter_allgather(acc *a, int p, int k)
 {
+    (void)k;
     uint64_t chunk = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
     acc piece;
     add_sm(a, KCAL_SM_ALLGATHER, p);
     acc_init(&piece, a->prm, chunk, a->in_place);
-    t_sequential(&piece, p);
+    t_sequential(&piece, p, 0);
     terms_add(&a->t, &piece.t);
     acc_init(&piece, a->prm, chunk, a->in_place);
-    t_ring(&piece, p);
+    t_ring(&piece, p, 1);
     terms_add(&a->t, &piece.t);
-}
-
-static void paper_time(acc *a, const kcal_algorithm *alg, int k, int p)
-{
-    if (p == 1) { /* model.md: for p = 1 every collective is a local copy */
-        add_memcpy(a);
-        return;
-    }
-    switch (alg->row) {
-    case KCAL_ROW_PARALLEL: t_parallel(a, p); break;
-    case KCAL_ROW_SEQUENTIAL: t_sequential(a, p); break;
-    case KCAL_ROW_THROTTLED: t_throttled(a, p, k); break;
-    case KCAL_ROW_DIRECT_WRITE: t_direct_write(a, p); break;
-    case KCAL_ROW_KNOMIAL: t_knomial(a, p, k); break;
-    case KCAL_ROW_SCATTER_ALLGATHER: t_scatter_allgather(a, p); break;
-    case KCAL_ROW_RING_NEIGHBOR:
-    case KCAL_ROW_RING_SOURCE: t_ring(a, p); break;
-    case KCAL_ROW_RECURSIVE_DOUBLING: t_recursive_doubling(a, p); break;
-    case KCAL_ROW_BRUCK: t_bruck(a, p); break;
-    case KCAL_ROW_PAIRWISE: t_pairwise(a, p); break;
-    }
 }
 
 /* ---- the full model (model.md "Beyond the paper") ----
@@ -376,55 +348,6 @@ unsigned kcal_model_full_missing(const kcal_params *prm)
     return miss;
 }
 
-/* The bytes of all buffers one call touches, summed over the node's p
- * processes (n as in model.md "Message size"):
- *   scatter, gather  the root's p·n-byte buffer and each process's n-byte
- *                    one: 2·p·n;
- *   bcast            one n-byte buffer per process (it is in place): p·n;
- *   allgather        each process's n-byte send block and p·n-byte receive
- *                    buffer: p·(p+1)·n; bruck adds a p·n-byte temporary per
- *                    process: p·(2p+1)·n;
- *   alltoall         each process's p·n-byte send and receive buffers:
- *                    2·p²·n;
- *   p = 1            source and destination of the local copy: 2·n.
- * Whether a run finds them in cache also depends on what ran before; the
- * benchmark (and an application calling the collective in a loop) reuses
- * the same buffers, so data that fits stays there. */
-double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
-{
-    double dn = (double)n, dp = p;
-    if (p <= 1)
-        return 2 * dn;
-    switch (c) {
-    case KCAL_COLL_SCATTER:
-    case KCAL_COLL_GATHER:
-        return 2 * dp * dn;
-    case KCAL_COLL_BCAST:
-        return dp * dn;
-    case KCAL_COLL_ALLGATHER:
-        return alg && !strcmp(alg, "bruck") ? dp * (2 * dp + 1) * dn
-                                            : dp * (dp + 1) * dn;
-    case KCAL_COLL_ALLTOALL:
-        return 2 * dp * dp * dn;
-    default:
-        return 0;
-    }
-}
-
-/* β of one call: beta_hot when its footprint fits in the last-level cache
- * and both keys are there, else the cache-cold β. "Fits" is strictly
- * smaller: buffers as large as the whole cache do not stay in it, which
- * also holds code, stacks and the MPI library's own buffers. */
-static double full_beta(const kcal_params *prm, kcal_coll c, const char *alg,
-                        int p, uint64_t n)
-{
-    double hot = kcal_params_get(prm, "beta_hot", 0);
-    double l3 = kcal_params_get(prm, "l3_cache", 0);
-    if (hot > 0 && l3 > 0 && kcal_model_footprint(c, alg, p, n) < l3)
-        return hot;
-    return prm->beta;
-}
-
 /* mult·sync_step: `mult` steps each ending in a control message. */
 static void add_steps(acc *a, double mult)
 {
@@ -437,8 +360,9 @@ static void add_steps(acc *a, double mult)
  * block, it copies it locally meanwhile (scatter.c, gather.c) or holds the
  * message (bcast.c), so p − 1 copies contend. At p = 2 one copy runs
  * alone: γ(1) = 1. */
-static void t_full_parallel(acc *a, int p)
+static void t_full_parallel(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_BCAST, p);
     add_x(a, 1);
     add_lock(a, 1, p - 1);
@@ -451,8 +375,9 @@ static void t_full_parallel(acc *a, int p)
  * already charges; only the p−1 other blocks cross processes (scatter.c,
  * gather.c: the loop runs v = 1..p−1). The paper's p doubles the copy cost
  * at p = 2. */
-static void t_full_sequential(acc *a, int p)
+static void t_full_sequential(acc *a, int p, int k)
 {
+    (void)k;
     add_memcpy(a);
     add_sm(a, KCAL_SM_GATHER, p);
     add_x(a, p - 1);
@@ -463,8 +388,9 @@ static void t_full_sequential(acc *a, int p)
 /* direct_write: T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast
  * Change: (p−1), not p: the root holds the message and writes it into the
  * p−1 others (bcast.c). */
-static void t_full_direct_write(acc *a, int p)
+static void t_full_direct_write(acc *a, int p, int k)
 {
+    (void)k;
     add_sm(a, KCAL_SM_GATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
@@ -503,21 +429,23 @@ static void t_full_knomial(acc *a, int p, int k)
  * left neighbour received in step t−1, so it waits for that neighbour's
  * token (allgather.c). ring_source_read/write read (write) every block at
  * its source, which holds it from the start: no per-step message. */
-static void t_full_ring(acc *a, int p, int per_step_sync)
+static void t_full_ring_neighbor(acc *a, int p, int k)
 {
-    t_ring(a, p);
-    if (per_step_sync)
-        add_steps(a, p - 1);
+    t_ring(a, p, k);
+    add_steps(a, p - 1);
 }
 
 /* recursive_doubling, bruck: the paper's rows + ⌈lg p⌉·sync_step: every
  * round waits for its source's token (allgather.c). */
-static void t_full_log_rounds(acc *a, int p, int bruck)
+static void t_full_recursive_doubling(acc *a, int p, int k)
 {
-    if (bruck)
-        t_bruck(a, p);
-    else
-        t_recursive_doubling(a, p);
+    t_recursive_doubling(a, p, k);
+    add_steps(a, kcal_ceil_log2(p));
+}
+
+static void t_full_bruck(acc *a, int p, int k)
+{
+    t_bruck(a, p, k);
     add_steps(a, kcal_ceil_log2(p));
 }
 
@@ -535,8 +463,9 @@ static void t_full_log_rounds(acc *a, int p, int bruck)
  * rank is the one after the root: the root's one write and its one read
  * run at the same time, W instead of 2·W. The ring's tokens add one
  * control message per step. */
-static void t_full_scatter_allgather(acc *a, int p)
+static void t_full_scatter_allgather(acc *a, int p, int k)
 {
+    (void)k;
     uint64_t chunk = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
     acc w;
     acc_init(&w, a->prm, chunk, 1);
@@ -549,27 +478,119 @@ static void t_full_scatter_allgather(acc *a, int p)
     add_steps(a, p - 1);
 }
 
+/* ---- the registry's model half ----
+ *
+ * Per algorithm: its formula in each model and the shape facts of its row
+ * in algorithms.def. Counts are functions of p and k (count_of). */
+
+typedef void (*formula_fn)(acc *a, int p, int k);
+
+typedef enum {
+    N_0, N_1, N_P, N_P_MINUS_1, N_TWO_P_MINUS_1, N_K, N_P_OVER_K, N_LOG_K_P,
+    N_LOG2_P
+} count_expr;
+
+static const struct {
+    formula_fn paper, full;
+    count_expr steps, concurrent, scratch;
+    int paper_charges_p;
+} facts[KCAL_ALG_COUNT] = {
+#define KCAL_ALGORITHM(coll, id, kind, fn, paper, full, steps, conc, paper_p,  \
+                       scratch)                                               \
+    [KCAL_ALG_##coll##_##id] = {paper, full, N_##steps, N_##conc, N_##scratch, \
+                                paper_p},
+#include "algorithms.def"
+};
+
+/* k = 0 (a throttle factor not known) counts as one copy at a time; log_k p
+ * has no value below k = 2, where it counts 1 step. */
+static int count_of(count_expr e, int p, int k)
+{
+    switch (e) {
+    case N_0: return 0;
+    case N_1: return 1;
+    case N_P: return p;
+    case N_P_MINUS_1: return p - 1;
+    case N_TWO_P_MINUS_1: return 2 * p - 1;
+    case N_K: return k ? k : 1;
+    case N_P_OVER_K: return k ? (p + k - 1) / k : p;
+    case N_LOG_K_P: return k >= 2 ? kcal_ceil_log_k(p, k) : 1;
+    case N_LOG2_P: return kcal_ceil_log2(p);
+    }
+    return 0;
+}
+
+/* The bytes of all buffers one call touches, summed over the node's p
+ * processes (n as in model.md "Message size"):
+ *   scatter, gather  the root's p·n-byte buffer and each process's n-byte
+ *                    one: 2·p·n;
+ *   bcast            one n-byte buffer per process (it is in place): p·n;
+ *   allgather        each process's n-byte send block and p·n-byte receive
+ *                    buffer: p·(p+1)·n;
+ *   alltoall         each process's p·n-byte send and receive buffers:
+ *                    2·p²·n;
+ *   p = 1            source and destination of the local copy: 2·n;
+ * plus each process's scratch space, the registry's `scratch` column: bruck
+ * adds a p·n-byte temporary per process, p·(2p+1)·n in all.
+ * Whether a run finds them in cache also depends on what ran before; the
+ * benchmark (and an application calling the collective in a loop) reuses
+ * the same buffers, so data that fits stays there. */
+static double footprint(kcal_coll c, const kcal_algorithm *alg, int p,
+                        uint64_t n)
+{
+    double dn = (double)n, dp = p, blocks; /* per process, n bytes each */
+    if (p <= 1)
+        return 2 * dn;
+    switch (c) {
+    case KCAL_COLL_SCATTER:
+    case KCAL_COLL_GATHER: blocks = 2; break; /* p·n at the root, n each */
+    case KCAL_COLL_BCAST: blocks = 1; break;
+    case KCAL_COLL_ALLGATHER: blocks = dp + 1; break;
+    case KCAL_COLL_ALLTOALL: blocks = 2 * dp; break;
+    default: return 0;
+    }
+    if (alg)
+        blocks += count_of(facts[alg->index].scratch, p, 0);
+    return dp * blocks * dn;
+}
+
+double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
+{
+    return footprint(c, alg ? kcal_model_find_algorithm(c, alg) : NULL, p, n);
+}
+
+/* β of one call: beta_hot when its footprint fits in the last-level cache
+ * and both keys are there, else the cache-cold β. "Fits" is strictly
+ * smaller: buffers as large as the whole cache do not stay in it, which
+ * also holds code, stacks and the MPI library's own buffers. */
+static double full_beta(const kcal_params *prm, kcal_coll c,
+                        const kcal_algorithm *alg, int p, uint64_t n)
+{
+    double hot = kcal_params_get(prm, "beta_hot", 0);
+    double l3 = kcal_params_get(prm, "l3_cache", 0);
+    if (hot > 0 && l3 > 0 && footprint(c, alg, p, n) < l3)
+        return hot;
+    return prm->beta;
+}
+
+static void paper_time(acc *a, const kcal_algorithm *alg, int k, int p)
+{
+    if (p == 1) { /* model.md: for p = 1 every collective is a local copy */
+        add_memcpy(a);
+        return;
+    }
+    facts[alg->index].paper(a, p, k);
+}
+
 static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
                       int p)
 {
-    a->beta = full_beta(a->prm, c, alg->id, p, a->n);
+    a->beta = full_beta(a->prm, c, alg, p, a->n);
     if (p == 1) {
         add_memcpy(a);
         return;
     }
-    switch (alg->row) {
-    case KCAL_ROW_PARALLEL: t_full_parallel(a, p); break;
-    case KCAL_ROW_SEQUENTIAL: t_full_sequential(a, p); break;
-    case KCAL_ROW_THROTTLED: t_full_throttled(a, p, k); break;
-    case KCAL_ROW_DIRECT_WRITE: t_full_direct_write(a, p); break;
-    case KCAL_ROW_KNOMIAL: t_full_knomial(a, p, k); break;
-    case KCAL_ROW_SCATTER_ALLGATHER: t_full_scatter_allgather(a, p); break;
-    case KCAL_ROW_RING_NEIGHBOR: t_full_ring(a, p, 1); break;
-    case KCAL_ROW_RING_SOURCE: t_full_ring(a, p, 0); break;
-    case KCAL_ROW_RECURSIVE_DOUBLING: t_full_log_rounds(a, p, 0); break;
-    case KCAL_ROW_BRUCK: t_full_log_rounds(a, p, 1); break;
-    case KCAL_ROW_PAIRWISE: t_pairwise(a, p); break;
-    }
+    facts[alg->index].full(a, p, k);
 }
 
 static int model_ok(kcal_model_kind m)
@@ -577,12 +598,31 @@ static int model_ok(kcal_model_kind m)
     return m == KCAL_MODEL_PAPER || m == KCAL_MODEL_FULL;
 }
 
+/* alg is a row of the registry, of collective c. */
+static int is_alg_of(kcal_coll c, const kcal_algorithm *alg)
+{
+    return alg && alg->index >= 0 && alg->index < KCAL_ALG_COUNT &&
+           alg == &registry[alg->index] && alg->coll == c;
+}
+
+int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
+                     kcal_shape *out)
+{
+    if (!is_alg_of(c, alg) || p < 1 || k < 0)
+        return -1;
+    out->steps = count_of(facts[alg->index].steps, p, k);
+    if (out->steps < 1) /* p = 1: ⌈log₂ 1⌉ = p − 1 = 0 steps */
+        out->steps = 1;
+    out->concurrent = count_of(facts[alg->index].concurrent, p, k);
+    out->paper_charges_p = facts[alg->index].paper_charges_p;
+    return 0;
+}
+
 double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms)
 {
-    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || !alg ||
-        p < 1)
+    if (!model_ok(model) || !is_alg_of(c, alg) || p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
     if (p > 1 && !kcal_model_k_valid(alg, p, k))
@@ -599,10 +639,12 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
 }
 
 /* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),
- * ring_neighbor with j = 1. Calls fn for each; stops early on non-zero. */
+ * ring_neighbor with j = 1; only only_alg's when it is not NULL. Calls fn
+ * for each, in model.md order and k ascending; stops early on non-zero. */
 typedef int (*visit_fn)(void *ctx, const kcal_algorithm *alg, int k);
 
-static int for_each_candidate(kcal_coll c, int p, int only_k, visit_fn fn,
+static int for_each_candidate(kcal_coll c, int p, int only_k,
+                              const kcal_algorithm *only_alg, visit_fn fn,
                               void *ctx)
 {
     size_t na;
@@ -610,6 +652,8 @@ static int for_each_candidate(kcal_coll c, int p, int only_k, visit_fn fn,
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *alg = &algs[i];
         int rc = 0;
+        if (only_alg && alg != only_alg)
+            continue;
         if (alg->kind == KCAL_PARAM_NONE) {
             rc = fn(ctx, alg, 0);
         } else if (alg->kind == KCAL_PARAM_STRIDE) {
@@ -634,12 +678,10 @@ typedef struct {
     int p;
     uint64_t n;
     int in_place;
-    kcal_prediction *out;
+    kcal_prediction *out; /* rank: every prediction; find_nonfinite: one */
     size_t count, cap;
-    /* best-only scan */
-    const kcal_algorithm *best_alg;
-    int best_k;
-    double best_s;
+    kcal_choice best; /* select: the fastest finite one so far */
+    size_t candidates;
 } rank_ctx;
 
 static int collect(void *vctx, const kcal_algorithm *alg, int k)
@@ -673,16 +715,21 @@ static int by_time(const void *va, const void *vb)
     return (a->k > b->k) - (a->k < b->k);
 }
 
+static int args_ok(kcal_model_kind model, kcal_coll c, int p)
+{
+    return model_ok(model) && c >= 0 && c < KCAL_COLL_COUNT && p >= 1;
+}
+
 long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out)
 {
     *out = NULL;
-    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
+    if (!args_ok(model, c, p))
         return -1;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
                     .in_place = in_place};
-    if (for_each_candidate(c, p, only_k, collect, &ctx)) {
+    if (for_each_candidate(c, p, only_k, NULL, collect, &ctx)) {
         free(ctx.out);
         return -1;
     }
@@ -697,34 +744,59 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
     return (long)ctx.count;
 }
 
+static int first_nonfinite(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    kcal_prediction *pr = ctx->out;
+    pr->seconds = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k,
+                                  ctx->p, ctx->n, ctx->in_place, &pr->terms);
+    if (isfinite(pr->seconds))
+        return 0;
+    pr->alg = alg;
+    pr->k = k;
+    pr->rank = 0;
+    return 1;
+}
+
+int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
+                              kcal_coll c, int p, uint64_t n, int in_place,
+                              int only_k, kcal_prediction *bad)
+{
+    if (!args_ok(model, c, p))
+        return -1;
+    kcal_prediction scratch;
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place, .out = &scratch};
+    if (!for_each_candidate(c, p, only_k, NULL, first_nonfinite, &ctx))
+        return 0;
+    *bad = scratch;
+    return 1;
+}
+
+/* Strictly faster replaces: the first of equal times stays, which is
+ * kcal_model_rank's tie order. Infinite and NaN times never win. */
 static int keep_best(void *vctx, const kcal_algorithm *alg, int k)
 {
     rank_ctx *ctx = vctx;
     double s = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
                                ctx->n, ctx->in_place, NULL);
-    if (!ctx->best_alg || s < ctx->best_s) {
-        ctx->best_alg = alg;
-        ctx->best_k = k;
-        ctx->best_s = s;
-    }
+    ctx->candidates++;
+    if (isfinite(s) && s >= 0 && (!ctx->best.alg || s < ctx->best.seconds))
+        ctx->best = (kcal_choice){alg, k, s};
     return 0;
 }
 
-int kcal_model_best(kcal_model_kind model, const kcal_params *prm,
-                    kcal_coll c, int p, uint64_t n, int in_place, char *buf,
-                    size_t buflen)
+int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
+                      kcal_coll c, int p, uint64_t n, int in_place,
+                      const kcal_algorithm *only_alg, kcal_choice *out)
 {
-    if (!model_ok(model) || c < 0 || c >= KCAL_COLL_COUNT || p < 1)
-        return -1;
-    /* A scan, not a sort: libkcoll calls this on every call without an
-     * explicit algorithm. Same tie order as kcal_model_rank. */
+    if (!args_ok(model, c, p) || (only_alg && !is_alg_of(c, only_alg)))
+        return KCAL_SELECT_NONE;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
                     .in_place = in_place};
-    for_each_candidate(c, p, 0, keep_best, &ctx);
-    if (!ctx.best_alg)
-        return -1;
-    int w = ctx.best_alg->kind == KCAL_PARAM_NONE
-                ? snprintf(buf, buflen, "%s", ctx.best_alg->id)
-                : snprintf(buf, buflen, "%s:%d", ctx.best_alg->id, ctx.best_k);
-    return (w < 0 || (size_t)w >= buflen) ? -1 : 0;
+    for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
+    if (!ctx.best.alg)
+        return ctx.candidates ? KCAL_SELECT_NONFINITE : KCAL_SELECT_NONE;
+    *out = ctx.best;
+    return 0;
 }

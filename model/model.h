@@ -1,7 +1,8 @@
 /* model: predicted times of the reference algorithms (docs/model.md).
  *
- * Owns the list of algorithms per collective, the cost formulas and the
- * ranking. `--model paper` is the paper's model exactly as printed in
+ * Owns the algorithms as the registry (algorithms.def) lists them, their
+ * cost formulas and shapes, the ranking `kcal predict` prints and the choice
+ * libkcoll makes (kcal_model_select). `--model paper` is the paper's model exactly as printed in
  * model.md; a refined model is a separate variant of kcal_model_kind so the
  * paper's formulas never change underneath it. */
 #ifndef KCAL_MODEL_H
@@ -44,11 +45,6 @@ enum {
 };
 unsigned kcal_model_full_missing(const kcal_params *prm);
 
-/* Bytes one call of (c, alg) touches on the node, summed over the p
- * processes' buffers; the full model uses beta_hot when this is below
- * l3_cache. */
-double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n);
-
 /* What kind of parameter an algorithm takes after the colon. */
 typedef enum {
     KCAL_PARAM_NONE = 0,
@@ -56,27 +52,22 @@ typedef enum {
     KCAL_PARAM_STRIDE    /* j: 1 <= j <= p-1, gcd(p, j) = 1 (ring_neighbor) */
 } kcal_param_kind;
 
-/* The row of model.md's table an algorithm's time follows; algorithms that
- * share a row share its formula (parallel_read, parallel_write and
- * direct_read, say). Each model is one switch over these. */
-typedef enum {
-    KCAL_ROW_PARALLEL,
-    KCAL_ROW_SEQUENTIAL,
-    KCAL_ROW_THROTTLED,
-    KCAL_ROW_DIRECT_WRITE,
-    KCAL_ROW_KNOMIAL,
-    KCAL_ROW_SCATTER_ALLGATHER,
-    KCAL_ROW_RING_NEIGHBOR,
-    KCAL_ROW_RING_SOURCE,
-    KCAL_ROW_RECURSIVE_DOUBLING,
-    KCAL_ROW_BRUCK,
-    KCAL_ROW_PAIRWISE
-} kcal_row;
+/* Every algorithm's index in the registry (model/algorithms.def), in its
+ * order: KCAL_ALG_<COLL>_<id>, e.g. KCAL_ALG_SCATTER_throttled_read. */
+enum {
+#define KCAL_ALGORITHM(coll, id, ...) KCAL_ALG_##coll##_##id,
+#include "algorithms.def"
+    KCAL_ALG_COUNT
+};
 
+/* One registry row as the rest of kcal sees it. The formulas and shape
+ * facts of the row stay inside model.c; ask kcal_model_time,
+ * kcal_model_shape and kcal_model_footprint. */
 typedef struct {
+    kcal_coll coll;
     const char *id;       /* model.md algorithm id, e.g. "throttled_read" */
     kcal_param_kind kind; /* what `k` means for it */
-    kcal_row row;         /* which formula gives its time */
+    int index;            /* KCAL_ALG_<COLL>_<id>: position in the registry */
 } kcal_algorithm;
 
 /* Time split by cause, for --explain; the sum is the predicted time. */
@@ -99,16 +90,46 @@ typedef struct {
 const char *kcal_coll_name(kcal_coll c);
 int kcal_coll_from_name(const char *name, kcal_coll *out); /* 0 or -1 */
 
-/* The algorithms of a collective, in model.md order. */
+/* The algorithms of a collective, in model.md order: its rows of the
+ * registry (model/algorithms.def). */
 const kcal_algorithm *kcal_model_algorithms(kcal_coll c, size_t *count);
 const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id);
 
 /* Whether k is valid for alg at p (for KCAL_PARAM_NONE k must be 0). */
 int kcal_model_k_valid(const kcal_algorithm *alg, int p, int k);
 
+/* What an algorithm does per step, from its registry row: the counts its
+ * model.md row multiplies by. */
+typedef struct {
+    int steps;      /* sequential steps, each ending in a synchronisation;
+                     * at least 1 */
+    int concurrent; /* copies running at once within a step (the c of γ(c)) */
+    int paper_charges_p; /* 1: the paper row charges p transfers,
+                          * p·(X(n) + l·pages(n)), where the algorithm makes
+                          * p − 1 remote ones (the root's own block is a
+                          * local copy or already in place): sequential_*,
+                          * direct_write and scatter_allgather's scatter */
+} kcal_shape;
+
+/* The shape of alg (an algorithm of c) at p with parameter k. k = 0 where
+ * alg takes a throttle factor but none is known counts as one copy at a
+ * time: ⌈p/k⌉ = p steps for throttled_*, 1 step for knomial (also at k = 1,
+ * where log_k p has no value). Returns 0, or -1 when alg is not one of c's,
+ * p < 1 or k < 0. */
+int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
+                     kcal_shape *out);
+
+/* Bytes one call of (c, alg) touches on the node, summed over the p
+ * processes' buffers; the full model uses beta_hot when this is below
+ * l3_cache. alg is an id of c (NULL or unknown: the collective's buffers
+ * without any algorithm's scratch space). */
+double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n);
+
 /* Predicted time of one (algorithm, k) for p processes and n bytes (model.md
  * "Message size"). `terms` may be NULL. Returns seconds, or a negative value
- * when (alg, k, p) is invalid. */
+ * when (alg, k, p) is invalid. Params that pass kcal_params_validate can
+ * still overflow a double: the result may be inf or NaN (see
+ * kcal_model_find_nonfinite). */
 double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms);
@@ -120,15 +141,40 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out);
 
-/* The first-ranked algorithm: writes "id" or "id:k" into buf. 0 or -1. */
-int kcal_model_best(kcal_model_kind model, const kcal_params *prm,
-                    kcal_coll c, int p, uint64_t n, int in_place, char *buf,
-                    size_t buflen);
+/* The first (algorithm, k), in kcal_model_rank's candidates, whose time is
+ * not finite: returns 1 and fills *bad (rank 0), 0 when every time is
+ * finite, -1 on bad arguments. A scan: no allocation. */
+int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
+                              kcal_coll c, int p, uint64_t n, int in_place,
+                              int only_k, kcal_prediction *bad);
 
-/* Helpers shared with algos/ (same definitions as model.md). */
+/* The model's choice: what kcal_model_rank would rank first. */
+typedef struct {
+    const kcal_algorithm *alg;
+    int k; /* 0 where alg takes no parameter; ring_neighbor's j is 1 */
+    double seconds;
+} kcal_choice;
+
+enum {
+    KCAL_SELECT_NONE = -1,     /* bad arguments, or no (alg, k) valid at p */
+    KCAL_SELECT_NONFINITE = -2 /* every candidate's time is inf or NaN */
+};
+
+/* The fastest (algorithm, k) of c at (p, n): among every algorithm, or only
+ * among only_alg's parameters when only_alg is not NULL (its best k). The
+ * same candidates and tie order as kcal_model_rank (model.md order, then
+ * smaller k), but a scan: no allocation, no shared state, so any thread may
+ * call it. Candidates whose time is not finite are never chosen. Returns 0,
+ * KCAL_SELECT_NONE or KCAL_SELECT_NONFINITE. */
+int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
+                      kcal_coll c, int p, uint64_t n, int in_place,
+                      const kcal_algorithm *only_alg, kcal_choice *out);
+
+/* model.md's notation, for model.c and for reports/: pages(n) = ⌈n/s⌉,
+ * ⌈log₂ p⌉, ⌈log_k p⌉ and γ(c) (γ(1) = 1, 0 for c <= 0). */
 uint64_t kcal_pages(uint64_t n, double page);
 int kcal_ceil_log2(long p);
 int kcal_ceil_log_k(long p, long k);
-double kcal_gamma(const kcal_params *prm, int c);
+double kcal_model_gamma(const kcal_params *prm, int c);
 
 #endif

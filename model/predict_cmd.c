@@ -2,9 +2,11 @@
  * processes over a list of sizes, with the model of model.md.
  *
  * All input is checked before anything is printed, so a bad option leaves
- * stdout empty. CSV and JSON carry every (algorithm, k) uncollapsed: they are
+ * stdout empty; that includes params whose predicted times overflow a
+ * double (check_finite), which the params reader cannot see alone. CSV and JSON carry every (algorithm, k) uncollapsed: they are
  * what the report joins on; the table is for people. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +332,49 @@ static void print_crossovers(FILE *f, const winner_run *runs, size_t n_runs)
     }
 }
 
+/* Params pass their checks one key at a time, but together they can still
+ * overflow: lock 0 with gamma_a 1e308 makes 0·γ(c) = 0·inf = NaN. Every
+ * prediction is checked before the first byte is printed, so such params
+ * are bad input (one line, exit 2, empty stdout), never "nan" in the CSV or
+ * in JSON, which has no such number. Returns 0 or -1 after the message. */
+static int check_finite(const options *o, const kcal_params *prm)
+{
+    for (size_t s = 0; s < o->n_sizes; s++) {
+        kcal_prediction bad;
+        if (kcal_model_find_nonfinite(o->model, prm, o->coll, (int)o->p,
+                                      o->sizes[s], o->in_place, (int)o->only_k,
+                                      &bad) != 1)
+            continue;
+        static const char *const names[] = {"start-up (alpha)", "copy (beta)",
+                                            "lock (lock, gamma_a, gamma_b)",
+                                            "sync (sm_*, sync_step)"};
+        const double v[] = {bad.terms.startup, bad.terms.copy, bad.terms.lock,
+                            bad.terms.sync};
+        char what[200] = "", k[24] = "", sz[32];
+        int nbad = 0;
+        for (int i = 0; i < 4; i++)
+            if (!isfinite(v[i]))
+                snprintf(what + strlen(what), sizeof what - strlen(what),
+                         "%s%s", nbad++ ? " and " : "", names[i]);
+        if (bad.alg->kind != KCAL_PARAM_NONE)
+            snprintf(k, sizeof k, " k=%d", bad.k);
+        char because[260];
+        if (nbad)
+            snprintf(because, sizeof because, "its %s term%s overflow%s a double",
+                     what, nbad > 1 ? "s" : "", nbad > 1 ? "" : "s");
+        else
+            snprintf(because, sizeof because, "its terms are finite but their "
+                     "sum overflows a double");
+        kcal_cli_error(CMD, "%s: the predicted time of %s%s at p = %ld, size "
+                       "%s is %s: %s",
+                       prm->origin, bad.alg->id, k, o->p,
+                       kcal_size_format(o->sizes[s], sz, sizeof sz),
+                       isnan(bad.seconds) ? "NaN" : "inf", because);
+        return -1;
+    }
+    return 0;
+}
+
 /* The full model uses the paper's term for every key the params lack: say
  * which, so a prediction is never silently the paper's. */
 static void note_full_fallbacks(const kcal_params *prm)
@@ -362,6 +407,11 @@ int kcal_predict_main(int argc, char **argv)
         return KCAL_EXIT_USAGE;
     }
 
+    if (check_finite(&o, &prm) < 0) {
+        free(o.sizes);
+        kcal_params_free(&prm);
+        return KCAL_EXIT_USAGE;
+    }
     if (o.model == KCAL_MODEL_FULL)
         note_full_fallbacks(&prm);
 

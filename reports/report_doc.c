@@ -319,7 +319,7 @@ static int explain_series(sbuf *b, const kcal_report_input *in,
     } else {
         /* Too slow where the per-byte terms dominate: list the causes that
          * fit this machine and this algorithm. */
-        double g = conc >= 2 ? kcal_gamma(prm, conc) : 1;
+        double g = conc >= 2 ? kcal_model_gamma(prm, conc) : 1;
         uint64_t at = pt->large_max ? pt->large_max : pt->small_max;
         double fp = footprint(s->coll, s->p, at);
         int cold_beta = bc && bc->is_text && strcmp(bc->text, "hot");
@@ -838,7 +838,7 @@ static void section_params(doc *d, const kcal_report_input *in)
     char line[512];
     snprintf(line, sizeof line, "From `%s`; model: `paper` "
              "(docs/model.md). 1/β = %.3g GB/s; γ(2) = %.3g.",
-             p->origin, 1e-9 / p->beta, kcal_gamma(p, 2));
+             p->origin, 1e-9 / p->beta, kcal_model_gamma(p, 2));
     d_paras(d, line);
     static const char *const head[] = {"key", "value", "± std. error",
                                        "meaning"};

@@ -10,12 +10,20 @@
  * --mode fallback: run under KCOLL_SIMULATE_NO_CMA=1: results still right.
  * --mode strict: under KCOLL_SIMULATE_NO_CMA=1 KCOLL_STRICT=1: every call
  *   returns an error.
- * --mode badparams: under KCAL_PARAMS=<a file that does not parse>: a NULL
- *   algorithm is an error code, a named one still works.
+ * --mode modelless: under a $KCAL_PARAMS the model cannot use (missing,
+ *   malformed, or overflowing every prediction): calls that leave the
+ *   choice to the model (NULL, a throttled id without k) still succeed with
+ *   the MPI built-in's result, and named algorithms still run
+ *   (tests/algos_mpi.sh counts the warnings).
+ * --mode types: the MPI fallback's derived type for blocks above INT_MAX
+ *   bytes, scaled down (kcoll_mpi_max_count, kcoll_mpi_piece) so that every
+ *   path of the five kcoll_mpi_* functions runs on kilobytes; plus the type
+ *   itself at real sizes (no memory needed) and the refused piece counts.
  * --mode big: p = 2, messages above 2 GiB in total, checked against the
  *   pattern (no reference copy, to halve the memory).
  * Rank 0 prints "algos_check p=P mode=M: N cases, F failed"; exit 1 on any
  * failure. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,22 +38,11 @@ enum { SCATTER, GATHER, BCAST, ALLGATHER, ALLTOALL, NCOLL };
 static const char *coll_names[NCOLL] = {"scatter", "gather", "bcast",
                                         "allgather", "alltoall"};
 
-/* model.md's algorithms; kind 0 none, 1 throttle k in 2..p−1, 2 stride j. */
-static const struct {
-    int coll;
-    const char *id;
-    int kind;
-} algs[] = {
-    {SCATTER, "parallel_read", 0},     {SCATTER, "sequential_write", 0},
-    {SCATTER, "throttled_read", 1},    {GATHER, "parallel_write", 0},
-    {GATHER, "sequential_read", 0},    {GATHER, "throttled_write", 1},
-    {BCAST, "direct_read", 0},         {BCAST, "direct_write", 0},
-    {BCAST, "knomial", 1},             {BCAST, "scatter_allgather", 0},
-    {ALLGATHER, "ring_neighbor", 2},   {ALLGATHER, "ring_source_read", 0},
-    {ALLGATHER, "ring_source_write", 0}, {ALLGATHER, "recursive_doubling", 0},
-    {ALLGATHER, "bruck", 0},           {ALLTOALL, "pairwise", 0},
-};
-#define NALGS (sizeof algs / sizeof algs[0])
+/* The algorithms come from the registry (model/algorithms.def) through
+ * kcal_model_algorithms, so a new row is checked here without listing it
+ * again; tests/test_model.c pins the list itself. */
+_Static_assert(SCATTER == (int)KCAL_COLL_SCATTER && ALLTOALL == (int)KCAL_COLL_ALLTOALL,
+               "collective numbers follow kcal_coll");
 
 static const size_t sizes[] = {0, 1, 4095, 4096, 4097, 65549, (1u << 20) + 5};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -264,25 +261,28 @@ static int gcd(int a, int b)
 /* Every (algorithm, k) spec valid at p; *count entries, caller frees. */
 static char **specs_for(int coll, int p, int *count)
 {
-    char **out = malloc(sizeof(char *) * (size_t)(NALGS * (size_t)(p + 2)));
+    size_t na;
+    const kcal_algorithm *algs = kcal_model_algorithms((kcal_coll)coll, &na);
+    char **out = malloc(sizeof(char *) * (na * (size_t)(p + 2)));
     int c = 0;
-    for (size_t i = 0; i < NALGS; i++) {
-        if (algs[i].coll != coll)
-            continue;
-        if (algs[i].kind == 0) {
+    for (size_t i = 0; i < na; i++) {
+        if (algs[i].kind == KCAL_PARAM_NONE) {
             out[c++] = strdup(algs[i].id);
             continue;
         }
-        int lo = algs[i].kind == 1 ? 2 : 1;
-        for (int k = lo; k <= p - 1; k++) {
-            if (algs[i].kind == 2 && gcd(p, k) != 1)
+        int stride = algs[i].kind == KCAL_PARAM_STRIDE;
+        for (int k = stride ? 1 : 2; k <= p - 1; k++) {
+            if (stride && gcd(p, k) != 1)
                 continue;
             char buf[80];
             snprintf(buf, sizeof buf, "%s:%d", algs[i].id, k);
             out[c++] = strdup(buf);
         }
-        if (algs[i].kind == 2 && p == 1) /* the plain ring, j = 1 */
-            out[c++] = strdup("ring_neighbor:1");
+        if (stride && p == 1) { /* the plain ring, j = 1 */
+            char buf[80];
+            snprintf(buf, sizeof buf, "%s:1", algs[i].id);
+            out[c++] = strdup(buf);
+        }
     }
     *count = c;
     return out;
@@ -398,11 +398,17 @@ static void full(void)
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }
-    /* NULL: the model's choice, on world. */
-    for (int coll = 0; coll < NCOLL; coll++)
-        for (int i = 0; i < 3; i++)
-            run_case(coll, NULL, (size_t[]){1, 65549, (1u << 20) + 5}[i],
-                     p - 1, 0, MPI_COMM_WORLD, "world");
+    /* NULL: the model's choice, on world; the second round finds it
+     * remembered with the communicator. A throttled id without k too. */
+    for (int round = 0; round < 2; round++) {
+        for (int coll = 0; coll < NCOLL; coll++)
+            for (int i = 0; i < 3; i++)
+                run_case(coll, NULL, (size_t[]){1, 65549, (1u << 20) + 5}[i],
+                         p - 1, 0, MPI_COMM_WORLD, "world");
+        if (p >= 3)
+            run_case(GATHER, "throttled_write", 65549, 0, 0, MPI_COMM_WORLD,
+                     "world");
+    }
     /* Communicators freed and re-created: the cached state goes with them. */
     for (int i = 0; i < 3; i++) {
         MPI_Comm d;
@@ -479,6 +485,167 @@ static void big(void)
     free(recv);
 }
 
+/* Calls that need the model's choice, when it cannot make one: results
+ * must equal the MPI built-in's (run_case compares) and rc must be 0. */
+static void modelless(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    static const size_t ns[] = {0, 1, 4097, 65549};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                run_case(coll, NULL, ns[i], p - 1, ip, MPI_COMM_WORLD, "world");
+    /* A throttled id without k also needs the model (from p = 3). */
+    if (p >= 3) {
+        run_case(SCATTER, "throttled_read", 4097, 0, 0, MPI_COMM_WORLD, "world");
+        run_case(BCAST, "knomial", 65549, 1, 0, MPI_COMM_WORLD, "world");
+    }
+    /* Named algorithms do not. */
+    run_case(BCAST, "direct_read", 4097, 0, 0, MPI_COMM_WORLD, "world");
+    run_case(ALLGATHER, "ring_neighbor", 4097, 0, 1, MPI_COMM_WORLD, "world");
+    /* Again on the same communicator: the remembered verdict. */
+    run_case(GATHER, NULL, 4097, 0, 0, MPI_COMM_WORLD, "world");
+}
+
+/* One fallback case with a scaled-down type: kcoll_mpi_<coll> against the
+ * MPI built-in called with plain MPI_BYTE counts (n is small here). */
+static void types_case(int coll, size_t n, int root, int in_place)
+{
+    int me, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    size_t pn = (size_t)p * n, slen = n, rlen = n;
+    if (coll == SCATTER)
+        slen = pn;
+    if (coll == GATHER || coll == ALLGATHER)
+        rlen = pn;
+    if (coll == ALLTOALL)
+        slen = rlen = pn;
+    unsigned seed = (unsigned)(cases * 7919u);
+    bufs k, ref;
+    bufs_alloc(&k, slen, rlen, 3);
+    bufs_alloc(&ref, slen, rlen, 5);
+    bufs_init(&k, coll, me, p, n, root, in_place, seed);
+    bufs_init(&ref, coll, me, p, n, root, in_place, seed);
+    cases++;
+    int rc = call(coll, 0, &k, n, root, in_place, MPI_COMM_WORLD, NULL, me);
+    const void *s = ref.s;
+    void *r = ref.r;
+    int cnt = (int)n, rc_ref;
+    switch (coll) {
+    case SCATTER:
+        if (in_place && me == root)
+            r = MPI_IN_PLACE;
+        rc_ref = MPI_Scatter(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, root, MPI_COMM_WORLD);
+        break;
+    case GATHER:
+        if (in_place && me == root)
+            s = MPI_IN_PLACE;
+        rc_ref = MPI_Gather(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, root, MPI_COMM_WORLD);
+        break;
+    case BCAST:
+        rc_ref = MPI_Bcast(r, cnt, MPI_BYTE, root, MPI_COMM_WORLD);
+        break;
+    case ALLGATHER:
+        rc_ref = MPI_Allgather(in_place ? MPI_IN_PLACE : s, cnt, MPI_BYTE, r, cnt,
+                               MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    default:
+        rc_ref = MPI_Alltoall(in_place ? MPI_IN_PLACE : s, cnt, MPI_BYTE, r, cnt,
+                              MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    }
+    char what[120], detail[120];
+    snprintf(what, sizeof what, "kcoll_mpi_%s n=%zu root=%d %s (piece %zu, max count %zu)",
+             coll_names[coll], n, root, in_place ? "in-place" : "not-in-place",
+             kcoll_mpi_piece, kcoll_mpi_max_count);
+    size_t at;
+    if (rc != MPI_SUCCESS || rc_ref != MPI_SUCCESS) {
+        snprintf(detail, sizeof detail, "returned %d (reference %d)", rc, rc_ref);
+        fail(what, detail);
+    } else if ((at = first_diff(k.r, ref.r, rlen)) != (size_t)-1) {
+        snprintf(detail, sizeof detail, "recvbuf differs from MPI_BYTE at byte %zu", at);
+        fail(what, detail);
+    }
+    bufs_free(&k);
+    bufs_free(&ref);
+}
+
+/* kcoll_bytes_type(n, max_count, piece) describes exactly n bytes. */
+static void check_type(size_t n, size_t max_count, size_t piece, int want_rc)
+{
+    MPI_Datatype t;
+    int count;
+    char what[120], detail[160];
+    snprintf(what, sizeof what, "kcoll_bytes_type(n=%zu, max_count=%zu, piece=%zu)", n,
+             max_count, piece);
+    cases++;
+    int rc = kcoll_bytes_type(n, max_count, piece, &t, &count);
+    if (rc != want_rc) {
+        snprintf(detail, sizeof detail, "returned %d, want %d", rc, want_rc);
+        fail(what, detail);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (t != MPI_BYTE || count != 0)
+            fail(what, "an error left a type or a count behind");
+        return;
+    }
+    MPI_Count size = -1, lb = -1, extent = -1;
+    MPI_Type_size_x(t, &size);
+    MPI_Type_get_extent_x(t, &lb, &extent);
+    int derived = n > max_count;
+    if ((MPI_Count)count * size != (MPI_Count)n ||
+        (derived ? count != 1 || lb != 0 || extent != (MPI_Count)n
+                 : t != MPI_BYTE || count != (int)n)) {
+        snprintf(detail, sizeof detail, "count %d, size %lld, lb %lld, extent %lld", count,
+                 (long long)size, (long long)lb, (long long)extent);
+        fail(what, detail);
+    }
+    kcoll_bytes_type_free(&t);
+}
+
+static void types(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    /* The real limits, at sizes no test could allocate: types cost nothing. */
+    const size_t gib = (size_t)1 << 30, im = INT_MAX;
+    check_type(im, im, gib, MPI_SUCCESS);                /* largest plain count */
+    check_type(im + 1, im, gib, MPI_SUCCESS);            /* 2 GiB: 2 pieces */
+    check_type(3 * gib + 5, im, gib, MPI_SUCCESS);       /* pieces + remainder */
+    check_type(im * gib, im, gib, MPI_SUCCESS);          /* most pieces allowed */
+    check_type(im * gib + gib - 1, im, gib, MPI_SUCCESS);
+    check_type((im + 1) * gib, im, gib, MPI_ERR_COUNT);  /* (int) would wrap */
+    check_type(((size_t)1 << 32 | 1) * gib, im, gib, MPI_ERR_COUNT); /* wraps to 1 */
+    check_type(SIZE_MAX, im, gib, MPI_ERR_COUNT);
+    check_type(100, 1000, 0, MPI_ERR_ARG);
+    check_type(100, 10, 64, MPI_ERR_ARG);                /* piece above max count */
+    /* Every path of the five fallbacks with max_count 1000 and 64-byte
+     * pieces: plain counts (n <= 1000), pieces with and without a
+     * remainder, the most pieces allowed, and one piece too many. */
+    kcoll_mpi_max_count = 1000;
+    kcoll_mpi_piece = 64;
+    static const size_t ns[] = {0, 999, 1000, 1001, 1024, 64000, 64063};
+    int roots[2] = {0, p - 1};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (int r = 0; r < (coll <= BCAST && p > 1 ? 2 : 1); r++)
+                for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                    types_case(coll, ns[i], roots[r], ip);
+    unsigned char buf[8];
+    for (int coll = 0; coll < NCOLL; coll++) {
+        cases++;
+        bufs b = {.s = buf, .r = buf, .slen = 0, .rlen = 0};
+        int me;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (call(coll, 0, &b, 64064, 0, 0, MPI_COMM_WORLD, NULL, me) != MPI_ERR_COUNT)
+            fail(coll_names[coll], "1001 pieces with max count 1000: want MPI_ERR_COUNT");
+    }
+    kcoll_mpi_max_count = INT_MAX;
+    kcoll_mpi_piece = gib;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -496,12 +663,10 @@ int main(int argc, char **argv)
         bad_ids(MPI_COMM_WORLD);
     } else if (!strcmp(mode, "strict")) {
         strict();
-    } else if (!strcmp(mode, "badparams")) {
-        unsigned char x[64] = {0};
-        cases++;
-        if (kcoll_bcast(x, sizeof x, 0, MPI_COMM_WORLD, NULL) == MPI_SUCCESS)
-            fail("bcast NULL with a bad $KCAL_PARAMS", "accepted, want an error code");
-        run_case(BCAST, "direct_read", 4097, 0, 0, MPI_COMM_WORLD, "world");
+    } else if (!strcmp(mode, "modelless")) {
+        modelless();
+    } else if (!strcmp(mode, "types")) {
+        types();
     } else if (!strcmp(mode, "big")) {
         big();
     } else {

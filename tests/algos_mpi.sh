@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
 # mpirun per p in {1,2,3,4,5,8} running the whole matrix, the fallback path
-# (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, and,
-# when the machine has the memory, messages above 2 GiB at p = 2.
+# (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, a
+# $KCAL_PARAMS the model cannot use, the fallback's types above INT_MAX
+# (scaled down), and, when the machine has the memory, messages above 2 GiB
+# at p = 2.
 set -u
 BUILD=${BUILD:-build}
 prog=$BUILD/tests/algos_check
@@ -25,9 +27,10 @@ run() { # name, then the command
 }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
+cma_ok=1
 for p in 1 2 3 4 5 8; do
   run "p=$p full matrix" timeout 600 "${mpi[@]}" -np "$p" "$prog" --mode full
-  grep -q 'kcoll: warning' "$tmp/err" && echo "     note: CMA is forbidden here, so p=$p ran the MPI fallback only"
+  grep -q 'kcoll: warning' "$tmp/err" && cma_ok=0 && echo "     note: CMA is forbidden here, so p=$p ran the MPI fallback only"
 done
 
 # Fallback: still right, and exactly one warning per process.
@@ -41,8 +44,38 @@ fi
 run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_SIMULATE_NO_CMA=1 -x KCOLL_STRICT=1 "$prog" --mode strict
 if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL strict: warned instead of failing"; fail=1; fi
 
+# A $KCAL_PARAMS the model cannot use: calls that need its choice run the
+# MPI built-in (right results, rc 0) after exactly one warning line per
+# process naming the file and the reason. Params whose predictions are NaN
+# for some algorithms only make the model pick among the finite ones,
+# quietly: there the one warning comes from the throttled id without k,
+# whose every k is NaN (modelless runs the NULL calls first).
+modelless() { # name, params file, the warning (a grep pattern), p
+  local name=$1 params=$2 want=$3 np=$4 all matching
+  # Without CMA every call takes the MPI built-in before the model is asked.
+  [ $cma_ok = 1 ] || { echo "skip $name: CMA is forbidden here"; return; }
+  run "p=$np $name" timeout 120 "${mpi[@]}" -np "$np" -x KCAL_PARAMS="$params" "$prog" --mode modelless
+  all=$(grep -c 'kcoll: warning' "$tmp/err")
+  matching=$(grep -c -- "$want" "$tmp/err")
+  if [ "$all" -ne "$np" ] || [ "$matching" -ne "$np" ]; then
+    echo "FAIL $name: $all warning lines ($matching matching '$want'), want $np (one per process):"
+    cat "$tmp/err"; fail=1
+  else
+    echo "ok   $name: one warning per process"
+  fi
+}
+modelless "KCAL_PARAMS=/nonexistent" /nonexistent \
+  'kcoll: warning: $KCAL_PARAMS: /nonexistent: cannot open: No such file or directory; calls that leave the algorithm to the model use' 3
 printf 'format kcal-params-1\nalpha oops\n' >"$tmp/bad.params"
-run "p=2 bad KCAL_PARAMS" timeout 120 "${mpi[@]}" -np 2 -x KCAL_PARAMS="$tmp/bad.params" "$prog" --mode badparams
+modelless "malformed KCAL_PARAMS" "$tmp/bad.params" "kcoll: warning: \$KCAL_PARAMS: $tmp/bad.params:2: " 2
+printf 'format kcal-params-1\nalpha 1e308\nbeta 1e308\nlock 1e-7\npage 4096\ngamma_a 0.1\ngamma_b 1\n' >"$tmp/inf.params"
+modelless "overflowing KCAL_PARAMS" "$tmp/inf.params" "kcoll: warning: $tmp/inf.params: every predicted time of .* overflows" 3
+printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 1e308\ngamma_b 0\n' >"$tmp/nan.params"
+modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
+  "kcoll: warning: $tmp/nan.params: every predicted time of scatter throttled_read at p = 3, n = 4097 overflows" 3
+
+# The fallback's derived type for blocks above INT_MAX bytes, scaled down.
+run "p=3 fallback types" timeout 120 "${mpi[@]}" -np 3 "$prog" --mode types
 
 avail=$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)
 if [ "${avail:-0}" -ge 10 ]; then

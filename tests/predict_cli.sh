@@ -49,6 +49,27 @@ printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 1e-7\npage 4096\ngamma
 bad "missing required key 'gamma_b'" predict --coll scatter --p 4 --params "$tmp/short.params"
 KCAL_PARAMS="$tmp/short.params" bad "missing required key 'gamma_b'" predict --coll scatter --p 4
 
+# Params that pass every check but overflow a double together: no "nan" in
+# CSV, JSON (which has no NaN) or the table; one line naming the file and
+# the term, exit 2, nothing on stdout, whatever the format or model.
+printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 1e308\ngamma_b 0\n' >"$tmp/nan.params"
+for fmt in csv json table; do
+  bad "$tmp/nan.params: the predicted time of parallel_read at p = 4, size 1K is NaN: its lock (lock, gamma_a, gamma_b) term overflows" \
+    predict --coll scatter --p 4 --params "$tmp/nan.params" --format $fmt
+done
+bad "$tmp/nan.params: the predicted time of parallel_read at p = 4, size 1K is NaN" \
+  predict --coll scatter --p 4 --params "$tmp/nan.params" --model full --explain
+KCAL_PARAMS="$tmp/nan.params" bad "nan.params: the predicted time of parallel_read at p = 4" \
+  predict --coll scatter --p 4 --k 2 --format json
+printf 'format kcal-params-1\nalpha 1e308\nbeta 1e-9\nlock 1e-7\npage 4096\ngamma_a 0.1\ngamma_b 1\n' >"$tmp/inf.params"
+bad "$tmp/inf.params: the predicted time of direct_write at p = 8, size 1K is inf: its start-up (alpha) term overflows" \
+  predict --coll bcast --p 8 --params "$tmp/inf.params" --format csv
+# Only the last size overflows: still nothing on stdout (checked up front).
+printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e300\nlock 1e-7\npage 4096\ngamma_a 0.1\ngamma_b 1\n' >"$tmp/big.params"
+bad "size 1G is inf: its copy (beta) term overflows" \
+  predict --coll allgather --p 3 --sizes 1K,1M,1G --params "$tmp/big.params" --format csv
+"$KCAL" predict --coll allgather --p 3 --sizes 1K,1M --params "$tmp/big.params" --format csv >/dev/null 2>&1 && ok || no "finite huge params still predict"
+
 # Good input.
 "$KCAL" --help | grep -q '^  predict' && ok || no "kcal --help lists predict"
 "$KCAL" predict --help | grep -q -- '--coll' && ok || no "kcal predict --help"

@@ -1,6 +1,7 @@
 /* The paper model: formulas against values worked out by hand from model.md,
  * the ranking's rules, and the paper's own conclusions on the KNL defaults. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "model.h"
@@ -42,8 +43,8 @@ static void test_hand_values(void)
     kcal_params p = hand_params();
     const double rel = 1e-12;
     /* γ(1) = 1 by definition; γ(2) = 0.4 + 3 */
-    CHECK(kcal_gamma(&p, 1) == 1);
-    CHECK_NEAR(kcal_gamma(&p, 2), 3.4, rel);
+    CHECK(kcal_model_gamma(&p, 1) == 1);
+    CHECK_NEAR(kcal_model_gamma(&p, 2), 3.4, rel);
     /* parallel_read p=4 n=10000: pages 3, T_sm(4) = 4 µs each,
      * X = 1 + 10 µs, P(4) = 0.1·7.6·3 = 2.28 µs → 4 + 11 + 2.28 + 4 */
     CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 4, 10000, 0), 21.28e-6, rel);
@@ -128,11 +129,9 @@ static void test_ranking(void)
         CHECK(pr[i].seconds >= pr[i - 1].seconds);
         CHECK(pr[i].rank >= pr[i - 1].rank);
     }
-    char best[64];
-    CHECK(kcal_model_best(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, best, sizeof best) == 0);
-    char want[64];
-    snprintf(want, sizeof want, pr[0].alg->kind ? "%s:%d" : "%s", pr[0].alg->id, pr[0].k);
-    CHECK_STR(best, want);
+    kcal_choice best;
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, NULL, &best) == 0);
+    CHECK(best.alg == pr[0].alg && best.k == pr[0].k && best.seconds == pr[0].seconds);
     free(pr);
     /* --k restricts the throttled family to one k */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 4, &pr);
@@ -191,11 +190,307 @@ static void test_paper_conclusions(void)
     kcal_params_free(&knl);
 }
 
+/* The registry (model/algorithms.def): every collective's algorithms, in
+ * model.md order, as contiguous rows whose index is their position. A
+ * change to this list is a change of what kcal predicts, runs and reports,
+ * so it must be made here too. */
+static void test_registry(void)
+{
+    static const char *const want[KCAL_COLL_COUNT][6] = {
+        [KCAL_COLL_SCATTER] = {"parallel_read", "sequential_write", "throttled_read"},
+        [KCAL_COLL_GATHER] = {"parallel_write", "sequential_read", "throttled_write"},
+        [KCAL_COLL_BCAST] = {"direct_read", "direct_write", "knomial", "scatter_allgather"},
+        [KCAL_COLL_ALLGATHER] = {"ring_neighbor", "ring_source_read", "ring_source_write",
+                                 "recursive_doubling", "bruck"},
+        [KCAL_COLL_ALLTOALL] = {"pairwise"},
+    };
+    size_t total = 0;
+    int next_index = 0;
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        size_t n, nwant = 0;
+        while (nwant < 6 && want[c][nwant])
+            nwant++;
+        const kcal_algorithm *a = kcal_model_algorithms((kcal_coll)c, &n);
+        CHECK(n == nwant);
+        for (size_t i = 0; i < n && i < nwant; i++) {
+            CHECK_STR(a[i].id, want[c][i]);
+            CHECK(a[i].coll == (kcal_coll)c);
+            CHECK(a[i].index == next_index++);
+            CHECK(kcal_model_find_algorithm((kcal_coll)c, want[c][i]) == &a[i]);
+            kcal_param_kind k = !strcmp(a[i].id, "ring_neighbor") ? KCAL_PARAM_STRIDE
+                                : !strncmp(a[i].id, "throttled_", 10) ||
+                                          !strcmp(a[i].id, "knomial")
+                                    ? KCAL_PARAM_THROTTLE
+                                    : KCAL_PARAM_NONE;
+            CHECK(a[i].kind == k);
+        }
+        total += n;
+    }
+    /* Every row belongs to exactly one collective's slice. */
+    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 16);
+    CHECK(KCAL_ALG_BCAST_knomial ==
+          kcal_model_find_algorithm(KCAL_COLL_BCAST, "knomial")->index);
+    size_t n;
+    CHECK(kcal_model_algorithms((kcal_coll)KCAL_COLL_COUNT, &n) == NULL && n == 0);
+}
+
+/* reports/report_doc.c's alg_shape and counts_p_transfers as they were
+ * before the registry (strcmp on the id), kept here as the oracle
+ * kcal_model_shape must reproduce. */
+static void report_alg_shape(const char *alg, int p, int k, int *steps, int *conc)
+{
+    *steps = 1;
+    *conc = p;
+    if (!strcmp(alg, "parallel_read") || !strcmp(alg, "parallel_write") ||
+        !strcmp(alg, "direct_read")) {
+        *steps = 1;
+        *conc = p;
+    } else if (!strcmp(alg, "sequential_write") ||
+               !strcmp(alg, "sequential_read") ||
+               !strcmp(alg, "direct_write")) {
+        *steps = p;
+        *conc = 1;
+    } else if (!strncmp(alg, "throttled_", 10)) {
+        *steps = k ? (p + k - 1) / k : p;
+        *conc = k ? k : 1;
+    } else if (!strcmp(alg, "knomial")) {
+        *steps = k ? kcal_ceil_log_k(p, k) : 1;
+        *conc = k ? k : 1;
+    } else if (!strncmp(alg, "ring_", 5) || !strcmp(alg, "pairwise")) {
+        *steps = p > 1 ? p - 1 : 1;
+        *conc = p;
+    } else if (!strcmp(alg, "recursive_doubling") || !strcmp(alg, "bruck")) {
+        *steps = kcal_ceil_log2(p);
+        *conc = p;
+    } else if (!strcmp(alg, "scatter_allgather")) {
+        *steps = 2 * p - 1;
+        *conc = p;
+    }
+    if (*steps < 1)
+        *steps = 1;
+}
+
+static int report_counts_p_transfers(const char *alg)
+{
+    return !strcmp(alg, "sequential_write") || !strcmp(alg, "sequential_read") ||
+           !strcmp(alg, "direct_write") || !strcmp(alg, "scatter_allgather");
+}
+
+static kcal_shape shape(kcal_coll c, const char *id, int p, int k)
+{
+    kcal_shape s = {-1, -1, -1};
+    const kcal_algorithm *a = kcal_model_find_algorithm(c, id);
+    CHECK(a && kcal_model_shape(c, a, p, k, &s) == 0);
+    return s;
+}
+
+#define CHECK_SHAPE(c, id, p, k, st, co, pp)                                 \
+    do {                                                                     \
+        kcal_shape s_ = shape(c, id, p, k);                                  \
+        CHECK(s_.steps == (st) && s_.concurrent == (co) &&                   \
+              s_.paper_charges_p == (pp));                                   \
+    } while (0)
+
+static void test_shape(void)
+{
+    /* Worked by hand at p = 8 (k = 3 where there is one): ⌈8/3⌉ = 3,
+     * ⌈log₃ 8⌉ = 2, ⌈log₂ 8⌉ = 3, 2p − 1 = 15. */
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "parallel_read", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "sequential_write", 8, 0, 8, 1, 1);
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "throttled_read", 8, 3, 3, 3, 0);
+    CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_GATHER, "sequential_read", 8, 0, 8, 1, 1);
+    CHECK_SHAPE(KCAL_COLL_GATHER, "throttled_write", 8, 3, 3, 3, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "direct_read", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "direct_write", 8, 0, 8, 1, 1);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "knomial", 8, 3, 2, 3, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "scatter_allgather", 8, 0, 15, 8, 1);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_neighbor", 8, 1, 7, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_neighbor", 8, 3, 7, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_source_read", 8, 0, 7, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_source_write", 8, 0, 7, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "recursive_doubling", 8, 0, 3, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "bruck", 8, 0, 3, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise", 8, 0, 7, 8, 0);
+    /* A throttle factor not known (k = 0): one copy at a time, ⌈p/1⌉ steps
+     * for throttled_*, 1 for knomial (log_1 is undefined). */
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "throttled_read", 8, 0, 8, 1, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "knomial", 8, 0, 1, 1, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "knomial", 8, 1, 1, 1, 0);
+    /* p = 5, k = 2: ⌈5/2⌉ = 3, ⌈log₂ 5⌉ = 3; scatter_allgather 9 steps */
+    CHECK_SHAPE(KCAL_COLL_GATHER, "throttled_write", 5, 2, 3, 2, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "knomial", 5, 2, 3, 2, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "scatter_allgather", 5, 0, 9, 5, 1);
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "bruck", 5, 0, 3, 5, 0);
+    /* p = 1: never fewer than one step */
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "recursive_doubling", 1, 0, 1, 1, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise", 1, 0, 1, 1, 0);
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "sequential_write", 1, 0, 1, 1, 1);
+
+    /* The report's own computation, over every algorithm, p and k. */
+    int mismatches = 0;
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        size_t na;
+        const kcal_algorithm *a = kcal_model_algorithms((kcal_coll)c, &na);
+        for (size_t i = 0; i < na; i++)
+            for (int p = 1; p <= 70; p++)
+                for (int k = 0; k <= p; k++) {
+                    int st, co;
+                    if (k == 1 && !strcmp(a[i].id, "knomial"))
+                        continue; /* the report's version loops forever */
+                    kcal_shape s;
+                    report_alg_shape(a[i].id, p, k, &st, &co);
+                    if (kcal_model_shape((kcal_coll)c, &a[i], p, k, &s) != 0 ||
+                        s.steps != st || s.concurrent != co ||
+                        s.paper_charges_p != report_counts_p_transfers(a[i].id))
+                        mismatches++;
+                }
+    }
+    CHECK(mismatches == 0);
+
+    /* Refused: an algorithm of another collective, p < 1, k < 0, NULL. */
+    kcal_shape s;
+    const kcal_algorithm *bruck = kcal_model_find_algorithm(KCAL_COLL_ALLGATHER, "bruck");
+    const kcal_algorithm fake = *bruck;
+    CHECK(kcal_model_shape(KCAL_COLL_ALLTOALL, bruck, 4, 0, &s) == -1);
+    CHECK(kcal_model_shape(KCAL_COLL_ALLGATHER, bruck, 0, 0, &s) == -1);
+    CHECK(kcal_model_shape(KCAL_COLL_ALLGATHER, bruck, 4, -1, &s) == -1);
+    CHECK(kcal_model_shape(KCAL_COLL_ALLGATHER, NULL, 4, 0, &s) == -1);
+    CHECK(kcal_model_shape(KCAL_COLL_ALLGATHER, &fake, 4, 0, &s) == -1);
+}
+
+/* kcal_model_select is kcal_model_rank's first row, found by a scan: same
+ * algorithm, same k, same time, same tie order; with only_alg, the first
+ * row of that algorithm. Over every collective, both models, hand and
+ * embedded params, and sizes where the winners change. */
+static void test_select(void)
+{
+    kcal_params sets[4];
+    char err[KCAL_ERRLEN];
+    sets[0] = hand_params();
+    CHECK(kcal_params_load_embedded("knl", &sets[1], err, sizeof err) == 0);
+    CHECK(kcal_params_load_embedded("broadwell", &sets[2], err, sizeof err) == 0);
+    CHECK(kcal_params_load_embedded("power8", &sets[3], err, sizeof err) == 0);
+    kcal_params_set(&sets[3], "beta_hot", 1e-11); /* make full differ */
+    kcal_params_set(&sets[3], "l3_cache", 1 << 22);
+    kcal_params_set(&sets[3], "sync_step", 1e-6);
+    static const int ps[] = {1, 2, 3, 4, 5, 8, 17, 64};
+    static const uint64_t ns[] = {0, 1, 4096, 65549, 1 << 20, 16 << 20};
+    long cases = 0, bad = 0;
+    for (int set = 0; set < 4; set++)
+        for (int m = 0; m < 2; m++)
+            for (int c = 0; c < KCAL_COLL_COUNT; c++)
+                for (size_t ip = 0; ip < sizeof ps / sizeof *ps; ip++)
+                    for (size_t in = 0; in < sizeof ns / sizeof *ns; in++)
+                        for (int inplace = 0; inplace < 2; inplace++) {
+                            kcal_prediction *pr;
+                            long cnt = kcal_model_rank((kcal_model_kind)m, &sets[set],
+                                                       (kcal_coll)c, ps[ip], ns[in],
+                                                       inplace, 0, &pr);
+                            kcal_choice ch;
+                            int rc = kcal_model_select((kcal_model_kind)m, &sets[set],
+                                                       (kcal_coll)c, ps[ip], ns[in],
+                                                       inplace, NULL, &ch);
+                            cases++;
+                            if (cnt <= 0 || rc != 0 || ch.alg != pr[0].alg ||
+                                ch.k != pr[0].k || ch.seconds != pr[0].seconds)
+                                bad++;
+                            size_t na;
+                            const kcal_algorithm *a =
+                                kcal_model_algorithms((kcal_coll)c, &na);
+                            for (size_t i = 0; i < na; i++) {
+                                long first = -1;
+                                for (long r = 0; r < cnt && first < 0; r++)
+                                    if (pr[r].alg == &a[i])
+                                        first = r;
+                                rc = kcal_model_select((kcal_model_kind)m, &sets[set],
+                                                       (kcal_coll)c, ps[ip], ns[in],
+                                                       inplace, &a[i], &ch);
+                                cases++;
+                                if (first < 0 ? rc != KCAL_SELECT_NONE
+                                              : rc != 0 || ch.alg != &a[i] ||
+                                                    ch.k != pr[first].k ||
+                                                    ch.seconds != pr[first].seconds)
+                                    bad++;
+                            }
+                            free(pr);
+                        }
+    CHECK(cases > 3000);
+    CHECK(bad == 0);
+    if (bad)
+        fprintf(stderr, "test_select: %ld of %ld choices differ from the ranking\n",
+                bad, cases);
+    /* Throttle factors exist only from p = 3; ring_neighbor's j is 1. */
+    const kcal_algorithm *tr = kcal_model_find_algorithm(KCAL_COLL_SCATTER, "throttled_read");
+    const kcal_algorithm *rn = kcal_model_find_algorithm(KCAL_COLL_ALLGATHER, "ring_neighbor");
+    kcal_choice ch;
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_SCATTER, 2, 4096, 0, tr, &ch) ==
+          KCAL_SELECT_NONE);
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_SCATTER, 3, 4096, 0, tr, &ch) == 0 &&
+          ch.alg == tr && ch.k == 2);
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_ALLGATHER, 6, 4096, 0, rn, &ch) == 0 &&
+          ch.alg == rn && ch.k == 1);
+    /* only_alg must be one of c's; p must be at least 1. */
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_GATHER, 8, 4096, 0, tr, &ch) ==
+          KCAL_SELECT_NONE);
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_GATHER, 0, 4096, 0, NULL, &ch) ==
+          KCAL_SELECT_NONE);
+    for (int i = 0; i < 4; i++)
+        kcal_params_free(&sets[i]);
+}
+
+/* Params that pass the checks but overflow a double: lock 0 with
+ * γ(c ≥ 2) = inf makes 0·inf = NaN in every contended row; α = 1e308
+ * makes every multi-step row inf. Selection skips them; predict finds
+ * them first (kcal_model_find_nonfinite). */
+static void test_nonfinite(void)
+{
+    kcal_params p = hand_params();
+    kcal_prediction bad;
+    kcal_choice ch;
+    CHECK(kcal_model_find_nonfinite(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 0,
+                                    &bad) == 0);
+    kcal_params_set(&p, "lock", 0);
+    kcal_params_set(&p, "gamma_a", 1e308);
+    const kcal_algorithm *par = kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read");
+    CHECK(isnan(kcal_model_time(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, par, 0, 4, 1024, 0, NULL)));
+    CHECK(kcal_model_find_nonfinite(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 4, 1024, 0, 0,
+                                    &bad) == 1);
+    CHECK(bad.alg == par && bad.k == 0 && isnan(bad.seconds) && isnan(bad.terms.lock) &&
+          isfinite(bad.terms.copy));
+    /* Only sequential_write (γ(1) = 1) stays finite: it is chosen. */
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 4, 1024, 0, NULL, &ch) == 0);
+    CHECK(ch.alg && !strcmp(ch.alg->id, "sequential_write") && isfinite(ch.seconds));
+    /* ... and a throttled algorithm alone has no finite k. */
+    const kcal_algorithm *tr = kcal_model_find_algorithm(KCAL_COLL_SCATTER, "throttled_read");
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 4, 1024, 0, tr, &ch) ==
+          KCAL_SELECT_NONFINITE);
+    /* With --k the scan checks only that k (still NaN). */
+    CHECK(kcal_model_find_nonfinite(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER, 4, 1024, 0, 2,
+                                    &bad) == 1);
+    kcal_params_free(&p);
+
+    p = hand_params();
+    kcal_params_set(&p, "alpha", 1e308);
+    kcal_params_set(&p, "beta", 1e308);
+    CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 8, 1 << 20, 0, NULL, &ch) ==
+          KCAL_SELECT_NONFINITE);
+    CHECK(kcal_model_find_nonfinite(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 8, 1 << 20, 0, 0,
+                                    &bad) == 1);
+    CHECK(isinf(bad.seconds) && isinf(bad.terms.copy));
+    CHECK(kcal_model_find_nonfinite(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 0, 1, 0, 0, &bad) == -1);
+    kcal_params_free(&p);
+}
+
 int main(void)
 {
     test_hand_values();
     test_helpers();
     test_ranking();
     test_paper_conclusions();
+    test_registry();
+    test_shape();
+    test_select();
+    test_nonfinite();
     return check_report();
 }

@@ -44,13 +44,16 @@ static void usage(FILE *f)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nparams: --params FILE, else --machine knl|broadwell|power8, "
                "else $KCAL_PARAMS, else knl.\n"
-               "Model and file format: shared/design/model.md; see README.md.\n");
+               "The model, the params file format and every command: README.md.\n");
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        /* Bad input gets one line, like every other usage error; the
+         * command list is what --help is for. */
+        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench "
+                        "or report; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

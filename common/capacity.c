@@ -144,8 +144,8 @@ long kcal_capacity_max_ranks(int cores, char *why, size_t whylen)
         long r = ranks_in(lim > used ? lim - used : 0);
         if (r < best) {
             best = r;
-            snprintf(why, whylen, "the user's process limit (ulimit -u %llu, "
-                     "%llu tasks in use) leaves room for %ld ranks of %d "
+            snprintf(why, whylen, "the user's process limit, ulimit -u %llu with "
+                     "%llu already in use, leaves room for %ld ranks of %d "
                      "threads", (unsigned long long)lim,
                      (unsigned long long)used, r, KCAL_CAPACITY_TASKS_PER_RANK);
         }
@@ -160,8 +160,8 @@ long kcal_capacity_max_ranks(int cores, char *why, size_t whylen)
         long r = ranks_in(sys > used ? sys - used : 0);
         if (r < best) {
             best = r;
-            snprintf(why, whylen, "the system's task limit (%s %llu, %llu "
-                     "tasks in use) leaves room for %ld ranks of %d threads",
+            snprintf(why, whylen, "the system's task limit, %s %llu with %llu "
+                     "already in use, leaves room for %ld ranks of %d threads",
                      sys == pid_max ? "pid_max" : "threads-max",
                      (unsigned long long)sys, (unsigned long long)used, r,
                      KCAL_CAPACITY_TASKS_PER_RANK);
@@ -178,8 +178,8 @@ long kcal_capacity_max_ranks(int cores, char *why, size_t whylen)
         long r = ranks_in(lim > used ? lim - used : 0);
         if (r < best) {
             best = r;
-            snprintf(why, whylen, "the cgroup's pids.max (%llu, %llu in use) "
-                     "leaves room for %ld ranks of %d threads",
+            snprintf(why, whylen, "the cgroup's pids.max, %llu with %llu "
+                     "already in use, leaves room for %ld ranks of %d threads",
                      (unsigned long long)lim, (unsigned long long)used, r,
                      KCAL_CAPACITY_TASKS_PER_RANK);
         }

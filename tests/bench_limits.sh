@@ -57,6 +57,17 @@ max=$(sed -n 's/.*at most \([0-9]*\) processes.*/\1/p' "$tmp/err")
 [ -n "$max" ] && [ "$max" -ge 2 ] && [ "$max" -le $((16 * cores)) ] ||
   { echo "FAIL: limit '$max' not in 2..$((16 * cores))"; fail=1; }
 launched --coll scatter --p 2 --sizes 1K
+# The user's process limit (root is exempt from it: try as nobody where we
+# can): each rank is 3 tasks, so ulimit -u 60 leaves room for at most 17.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$KCAL"; then
+  (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+     'ulimit -u 60 && exec "$0" bench --coll scatter --p 30 --mpirun /bin/false' "$KCAL") \
+    >"$tmp/out" 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'ulimit -u 60' "$tmp/err"; then
+    echo "FAIL: --p 30 under ulimit -u 60: exit $rc (want 2), stderr:"; cat "$tmp/err"; fail=1
+  fi
+fi
 
 # getopt: an unknown option last is unknown, not short of a value.
 refused "unknown option '--bogus'" --coll scatter --p 2 --bogus

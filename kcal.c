@@ -50,7 +50,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        /* Bad input gets one line, like every other usage error; the
+         * command list is what --help is for. */
+        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench "
+                        "or report; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

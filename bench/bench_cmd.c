@@ -2,31 +2,41 @@
  *
  *   kcal bench --coll C --p P [--sizes LIST|MIN:MAX] [--algorithm ID]
  *              [--iterations N] [--warmup N] [--cold] [--check]
- *              [--format table|csv] [--mpirun CMD] [-q]
+ *              [--format table|csv] [--mpirun CMD] [--timeout S] [-q] [-v]
  *
- * Checks the options, then runs `CMD -np P [--oversubscribe] kcal-bench-mpi
- * ...` (CMD: --mpirun, else $KCAL_MPIRUN, else mpirun; --oversubscribe is
- * added for mpirun/mpiexec when P exceeds the cores hwloc reports), draws
- * the program's progress on stderr, and prints its CSV, or a table with the
- * speed-up of each algorithm over the MPI library's own collective. Nothing
- * reaches stdout unless the run succeeded. The benchmark program is
- * $KCAL_BENCH_MPI, else kcal-bench-mpi next to this executable or in its
- * build directory (build/kcal-bench-mpi after `make`). */
+ * Checks the options, and that the run fits this machine (the process count
+ * and every size's buffers: common/capacity.h), then runs `CMD -np P
+ * [--oversubscribe] kcal-bench-mpi ...` through common/launch.h (CMD:
+ * --mpirun, else $KCAL_MPIRUN, else mpirun; its own process group, ended at
+ * the timeout or when kcal is stopped). It draws the program's progress on
+ * stderr and prints its CSV, or a table with the speed-up of each algorithm
+ * over the MPI library's own collective. Nothing reaches stdout unless the
+ * run succeeded. mpirun's own messages are kept out of the way: a failure
+ * is one line (the program's own message) naming a file with all of them;
+ * -v shows them as they come. The benchmark program is $KCAL_BENCH_MPI,
+ * else kcal-bench-mpi next to this executable or in its build directory
+ * (build/kcal-bench-mpi after `make`). */
 #include <errno.h>
-#include <hwloc.h>
-#include <libgen.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "capacity.h"
 #include "cli.h"
+#include "cores.h"
+#include "exe.h"
+#include "launch.h"
 #include "model.h"
 #include "sizes.h"
 
 #define CMD "bench"
+/* A stopped or deadlocked rank would otherwise hang kcal bench (and make
+ * report) forever; an hour is far beyond any default run on one node (the
+ * default sizes take seconds at p = 2 and under a minute at p = 8 on two
+ * cores), and --timeout 0 lifts it. */
+#define DEFAULT_TIMEOUT 3600
 
 static void usage(FILE *f)
 {
@@ -35,16 +45,21 @@ static void usage(FILE *f)
             "[--algorithm ID]\n"
             "                  [--iterations N] [--warmup N] [--cold] "
             "[--check]\n"
-            "                  [--format table|csv] [--mpirun CMD] [-q]\n\n"
+            "                  [--format table|csv] [--mpirun CMD] "
+            "[--timeout S] [-q] [-v]\n\n"
             "Runs the reference collectives (libkcoll) and the MPI library's "
             "own (algorithm\n`mpi`) under `mpirun -np P`, interleaved, "
             "OSU-style (barrier, max over ranks,\nmedian/min/max over "
             "iterations).\n\n"
             "  --coll C          scatter, gather, bcast, allgather or "
             "alltoall\n"
-            "  --p P             processes (on this node)\n"
+            "  --p P             processes (on this node; at most %d per core "
+            "and what the\n"
+            "                    process limits leave room for)\n"
             "  --sizes S         sizes in bytes: 4K,1M or MIN:MAX doubling "
-            "(default %s)\n"
+            "(default %s);\n"
+            "                    every size's buffers must fit in this "
+            "machine's memory\n"
             "  --algorithm ID    only this algorithm (id or id:k; `mpi` for "
             "the built-in only)\n"
             "  --iterations N    timed iterations per size (default 50)\n"
@@ -55,53 +70,18 @@ static void usage(FILE *f)
             "  --format F        table (default) or csv\n"
             "  --mpirun CMD      launcher (default $KCAL_MPIRUN, else "
             "mpirun); gets -np P\n"
-            "  -q                no progress on stderr\n",
-            KCAL_DEFAULT_SIZES);
-}
-
-static int hwloc_cores(void)
-{
-    hwloc_topology_t t;
-    int cores = 0;
-    if (hwloc_topology_init(&t) != 0)
-        return 0;
-    if (hwloc_topology_load(t) == 0)
-        cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-    hwloc_topology_destroy(t);
-    return cores;
-}
-
-/* $KCAL_BENCH_MPI, or kcal-bench-mpi near this executable. */
-static int find_program(char *out, size_t len)
-{
-    const char *env = getenv("KCAL_BENCH_MPI");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        return access(out, X_OK) == 0 ? 0 : -1;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    const char *dir = dirname(exe);
-    const char *tries[] = {"%s/kcal-bench-mpi", "%s/build/kcal-bench-mpi",
-                           "%s/../kcal-bench-mpi"};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-        snprintf(out, len, tries[i], dir);
-        if (access(out, X_OK) == 0)
-            return 0;
-    }
-    snprintf(out, len, "%s/build/kcal-bench-mpi", dir);
-    return -1;
-}
-
-static int is_mpirun(const char *word)
-{
-    const char *base = strrchr(word, '/');
-    base = base ? base + 1 : word;
-    return !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") ||
-           !strcmp(base, "orterun");
+            "  --timeout S       end the run after S seconds, exit 1 "
+            "(default %d: a stopped\n"
+            "                    or deadlocked rank would hang forever, and "
+            "default runs take\n"
+            "                    seconds to minutes; 0: no limit)\n"
+            "  -q, --quiet       no progress on stderr\n"
+            "  -v, --verbose     show mpirun's own messages as they come (by "
+            "default a failure\n"
+            "                    is one line naming a file that keeps them)\n"
+            "Exit: 0 ok, 1 the run failed, 2 bad option or a run that cannot "
+            "fit here,\n3 CMA forbidden here.\n",
+            KCAL_CAPACITY_OVERSUB, KCAL_DEFAULT_SIZES, DEFAULT_TIMEOUT);
 }
 
 typedef struct {
@@ -127,60 +107,28 @@ static int text_add(text *t, const char *s, size_t n)
     return 0;
 }
 
-/* Run argv with stdout on a pipe: "#progress" lines drive the progress
- * display, the rest is kept in *out. Returns the exit status or -1. */
-static int run_child(char **argv, text *out, int quiet)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        /* Open MPI's mpirun refuses root without these; kcal probe sets
-         * them the same way, so both commands run where the other does. */
-        if (geteuid() == 0) {
-            setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-            setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-        }
-        execvp(argv[0], argv);
-        fprintf(stderr, "kcal bench: cannot run %s: %s\n", argv[0],
-                strerror(errno));
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
+/* What the job's stdout lines drive: "#progress" lines the progress
+ * display, the rest (the CSV) is kept. */
+typedef struct {
+    text out;
     kcal_progress pr;
-    kcal_progress_init(&pr, CMD, quiet);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int progressed = 0;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        double done, total;
-        char what[128];
-        if (!strncmp(line, "#progress ", 10)) {
-            if (sscanf(line + 10, "%lf %lf %127[^\n]", &done, &total, what) == 3) {
-                kcal_progress_update(&pr, what, done, total);
-                progressed = 1;
-            }
-            continue;
+    int progressed, oom;
+} job_output;
+
+static void on_line(void *ctx, const char *line)
+{
+    job_output *j = ctx;
+    double done, total;
+    char what[128];
+    if (!strncmp(line, "#progress ", 10)) {
+        if (sscanf(line + 10, "%lf %lf %127[^\n]", &done, &total, what) == 3) {
+            kcal_progress_update(&j->pr, what, done, total);
+            j->progressed = 1;
         }
-        text_add(out, line, (size_t)n);
+        return;
     }
-    free(line);
-    fclose(f);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (progressed && rc == 0)
-        kcal_progress_finish(&pr, "done");
-    return rc;
+    if (text_add(&j->out, line, strlen(line)) || text_add(&j->out, "\n", 1))
+        j->oom = 1;
 }
 
 typedef struct {
@@ -247,196 +195,321 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
     free(rows);
 }
 
+typedef struct {
+    const char *coll_s, *sizes, *alg, *format, *launcher;
+    long p, iters, warmup, timeout;
+    int cold, check, quiet, verbose;
+} options;
+
+/* 0, 1 (--help printed) or -1 (the error line printed). */
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"coll", required_argument, 0, 'c'},
+        {"p", required_argument, 0, 'p'},
+        {"sizes", required_argument, 0, 's'},
+        {"algorithm", required_argument, 0, 'a'},
+        {"iterations", required_argument, 0, 'i'},
+        {"warmup", required_argument, 0, 'w'},
+        {"cold", no_argument, 0, 'C'},
+        {"check", no_argument, 0, 'K'},
+        {"format", required_argument, 0, 'f'},
+        {"mpirun", required_argument, 0, 'm'},
+        {"timeout", required_argument, 0, 't'},
+        {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    *o = (options){.sizes = KCAL_DEFAULT_SIZES, .format = "table",
+                   .launcher = getenv("KCAL_MPIRUN"), .iters = 50,
+                   .warmup = 5, .timeout = DEFAULT_TIMEOUT};
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->coll_s = optarg; break;
+        case 's': o->sizes = optarg; break;
+        case 'a': o->alg = optarg; break;
+        case 'f': o->format = optarg; break;
+        case 'C': o->cold = 1; break;
+        case 'K': o->check = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case 'm':
+            if (!*optarg) {
+                kcal_cli_error(CMD, "--mpirun needs a command");
+                return -1;
+            }
+            o->launcher = optarg;
+            break;
+        case 'p':
+            if (kcal_cli_int(optarg, 1, 1 << 20, &o->p) != 0) {
+                kcal_cli_error(CMD, "--p: '%s' is not a process count >= 1",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            if (kcal_cli_int(optarg, 1, 100000000, &o->iters) != 0) {
+                kcal_cli_error(CMD, "--iterations: '%s' is not a count >= 1",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 'w':
+            if (kcal_cli_int(optarg, 0, 100000000, &o->warmup) != 0) {
+                kcal_cli_error(CMD, "--warmup: '%s' is not a count >= 0",
+                               optarg);
+                return -1;
+            }
+            break;
+        case 't':
+            if (kcal_cli_int(optarg, 0, 100000000, &o->timeout) != 0) {
+                kcal_cli_error(CMD, "--timeout: '%s' is not a number of "
+                               "seconds >= 0", optarg);
+                return -1;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        default:
+            return kcal_cli_bad_option(CMD, c, argv);
+        }
+    }
+    if (optind < argc) {
+        kcal_cli_error(CMD, "unexpected argument '%s' (kcal bench --help)",
+                       argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* --algorithm names an algorithm of coll that is valid at p. 0 or -1. */
+static int check_algorithm(const options *o, kcal_coll coll)
+{
+    const char *alg = o->alg;
+    if (!alg || !strcmp(alg, "mpi"))
+        return 0;
+    char id[64];
+    const char *colon = strchr(alg, ':');
+    size_t len = colon ? (size_t)(colon - alg) : strlen(alg);
+    snprintf(id, sizeof id, "%.*s", (int)(len < 63 ? len : 63), alg);
+    const kcal_algorithm *a = kcal_model_find_algorithm(coll, id);
+    long k = 0;
+    if (!a) {
+        kcal_cli_error(CMD, "--algorithm: '%s' is not an algorithm of %s",
+                       id, o->coll_s);
+        return -1;
+    }
+    if (colon && (kcal_cli_int(colon + 1, 1, 1 << 20, &k) != 0 ||
+                  !kcal_model_k_valid(a, (int)o->p, (int)k))) {
+        kcal_cli_error(CMD, "--algorithm: '%s' is not valid at p = %ld",
+                       alg, o->p);
+        return -1;
+    }
+    if (!colon && a->kind == KCAL_PARAM_THROTTLE && o->p < 3) {
+        kcal_cli_error(CMD, "--algorithm: %s needs p >= 3", id);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every size's buffers (all p ranks of kcal-bench-mpi) fit in this
+ * machine's memory, and no product overflows. 0 or -1. */
+static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
+                       size_t nsizes)
+{
+    uint64_t mem = kcal_capacity_memory();
+    for (size_t i = 0; i < nsizes; i++) {
+        uint64_t per_rank, total;
+        char sz[32], a[32], b[32], m[32];
+        kcal_size_format(list[i], sz, sizeof sz);
+        if (kcal_capacity_bench_bytes(coll, (uint64_t)o->p, (uint64_t)o->p,
+                                      list[i], o->check, &per_rank,
+                                      &total) != 0) {
+            kcal_cli_error(CMD, "--sizes: %s is too large for %s at p = %ld: "
+                           "its buffers' size overflows 64 bits",
+                           sz, o->coll_s, o->p);
+            return -1;
+        }
+        if (mem && total > mem) {
+            kcal_cli_error(CMD, "--sizes: %s needs %s of buffers for %s at "
+                           "p = %ld (%ld ranks x %s), more than this "
+                           "machine's %s of memory",
+                           sz, kcal_capacity_format_bytes(total, a, sizeof a),
+                           o->coll_s, o->p, o->p,
+                           kcal_capacity_format_bytes(per_rank, b, sizeof b),
+                           kcal_capacity_format_bytes(mem, m, sizeof m));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One line for a run that did not succeed: the program's own message (not
+ * mpirun's frames around it), and where mpirun's whole output went. */
+static int report_failure(const options *o, const kcal_launch_result *r,
+                          int check)
+{
+    char line[512], log[PATH_MAX], where[PATH_MAX + 64] = "";
+    const char *own = kcal_launch_err_line(r, "kcal-bench-mpi: ", line,
+                                           sizeof line);
+    if (!o->verbose && kcal_launch_save_err(r, CMD, log, sizeof log) == 0)
+        snprintf(where, sizeof where, "; mpirun's output: %s", log);
+    if (r->exec_errno) {
+        kcal_cli_error(CMD, "cannot run the launcher '%s': %s (--mpirun or "
+                       "$KCAL_MPIRUN)",
+                       o->launcher && *o->launcher ? o->launcher : "mpirun",
+                       strerror(r->exec_errno));
+        return KCAL_EXIT_FAIL;
+    }
+    if (r->timed_out) {
+        kcal_cli_error(CMD, "no result after --timeout %ld s (a rank stopped "
+                       "or hung?): ended mpirun and its ranks%s",
+                       o->timeout, where);
+        return KCAL_EXIT_FAIL;
+    }
+    if (r->status == KCAL_EXIT_FORBIDDEN) {
+        kcal_cli_error(CMD, "CMA (process_vm_readv) is not permitted on this "
+                       "machine: see kcal probe%s", where);
+        return KCAL_EXIT_FORBIDDEN;
+    }
+    if (r->status == 0)
+        kcal_cli_error(CMD, "the benchmark printed no results%s", where);
+    else if (own)
+        kcal_cli_error(CMD, "%s (exit %d%s)", own, r->status, where);
+    else
+        kcal_cli_error(CMD, check && r->status == 1
+                       ? "the run failed (exit %d): a result differed from "
+                         "the MPI built-in or a call failed%s"
+                       : "the benchmark failed (exit %d)%s",
+                       r->status, *where ? where
+                       : o->verbose ? "; see the messages above" : "");
+    return KCAL_EXIT_FAIL;
+}
+
 int kcal_bench_main(int argc, char **argv)
 {
-    const char *coll_s = NULL, *sizes = KCAL_DEFAULT_SIZES, *alg = NULL;
-    const char *format = "table", *launcher = getenv("KCAL_MPIRUN");
-    long p = 0, iters = 50, warmup = 5;
-    int cold = 0, check = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return KCAL_EXIT_OK;
-        }
-        if (!strcmp(a, "--cold")) {
-            cold = 1;
-            continue;
-        }
-        if (!strcmp(a, "--check")) {
-            check = 1;
-            continue;
-        }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-            continue;
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v || v[0] == '\0') {
-            kcal_cli_error(CMD, "option %s needs a value (kcal bench --help)",
-                           a);
-            return KCAL_EXIT_USAGE;
-        }
-        i++;
-        if (!strcmp(a, "--coll"))
-            coll_s = v;
-        else if (!strcmp(a, "--p")) {
-            if (kcal_cli_int(v, 1, 1 << 20, &p) != 0) {
-                kcal_cli_error(CMD, "--p: '%s' is not a process count >= 1",
-                               v);
-                return KCAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--sizes"))
-            sizes = v;
-        else if (!strcmp(a, "--algorithm"))
-            alg = v;
-        else if (!strcmp(a, "--iterations")) {
-            if (kcal_cli_int(v, 1, 100000000, &iters) != 0) {
-                kcal_cli_error(CMD, "--iterations: '%s' is not a count >= 1",
-                               v);
-                return KCAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--warmup")) {
-            if (kcal_cli_int(v, 0, 100000000, &warmup) != 0) {
-                kcal_cli_error(CMD, "--warmup: '%s' is not a count >= 0", v);
-                return KCAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--format"))
-            format = v;
-        else if (!strcmp(a, "--mpirun"))
-            launcher = v;
-        else {
-            kcal_cli_error(CMD, "unknown option '%s' (kcal bench --help)", a);
-            return KCAL_EXIT_USAGE;
-        }
-    }
+    options o;
+    int prc = parse_options(argc, argv, &o);
+    if (prc != 0)
+        return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     kcal_coll coll;
-    if (!coll_s || kcal_coll_from_name(coll_s, &coll) != 0) {
-        kcal_cli_error(CMD, coll_s ? "--coll: unknown collective '%s' (scatter, "
-                                     "gather, bcast, allgather, alltoall)"
-                                   : "--coll is required%s",
-                       coll_s ? coll_s : "");
+    if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
+        kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
+                                       "(scatter, gather, bcast, allgather, "
+                                       "alltoall)"
+                                     : "--coll is required%s",
+                       o.coll_s ? o.coll_s : "");
         return KCAL_EXIT_USAGE;
     }
-    if (p == 0) {
+    if (o.p == 0) {
         kcal_cli_error(CMD, "--p is required");
         return KCAL_EXIT_USAGE;
     }
-    if (strcmp(format, "table") && strcmp(format, "csv")) {
-        kcal_cli_error(CMD, "--format: '%s' is not table or csv", format);
+    if (strcmp(o.format, "table") && strcmp(o.format, "csv")) {
+        kcal_cli_error(CMD, "--format: '%s' is not table or csv", o.format);
         return KCAL_EXIT_USAGE;
     }
     char err[256];
     uint64_t *list;
     size_t nsizes;
-    if (kcal_sizes_parse(sizes, &list, &nsizes, err, sizeof err) != 0) {
+    if (kcal_sizes_parse(o.sizes, &list, &nsizes, err, sizeof err) != 0) {
         kcal_cli_error(CMD, "--sizes: %s", err);
         return KCAL_EXIT_USAGE;
     }
-    free(list);
-    if (alg && strcmp(alg, "mpi")) {
-        char id[64];
-        const char *colon = strchr(alg, ':');
-        size_t len = colon ? (size_t)(colon - alg) : strlen(alg);
-        snprintf(id, sizeof id, "%.*s", (int)(len < 63 ? len : 63), alg);
-        const kcal_algorithm *a = kcal_model_find_algorithm(coll, id);
-        long k = 0;
-        if (!a) {
-            kcal_cli_error(CMD, "--algorithm: '%s' is not an algorithm of %s",
-                           id, coll_s);
-            return KCAL_EXIT_USAGE;
-        }
-        if (colon && (kcal_cli_int(colon + 1, 1, 1 << 20, &k) != 0 ||
-                      !kcal_model_k_valid(a, (int)p, (int)k))) {
-            kcal_cli_error(CMD, "--algorithm: '%s' is not valid at p = %ld",
-                           alg, p);
-            return KCAL_EXIT_USAGE;
-        }
-        if (!colon && a->kind == KCAL_PARAM_THROTTLE && p < 3) {
-            kcal_cli_error(CMD, "--algorithm: %s needs p >= 3", id);
-            return KCAL_EXIT_USAGE;
-        }
+    if (check_algorithm(&o, coll) != 0) {
+        free(list);
+        return KCAL_EXIT_USAGE;
     }
+    int cores = kcal_cores();
+    char why[256];
+    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
+    if (o.p > max_p) {
+        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)", o.p,
+                       max_p, why);
+        free(list);
+        return KCAL_EXIT_USAGE;
+    }
+    int fits = check_sizes(&o, coll, list, nsizes);
+    free(list);
+    if (fits != 0)
+        return KCAL_EXIT_USAGE;
     char prog[PATH_MAX];
-    if (find_program(prog, sizeof prog) != 0) {
+    if (kcal_exe_find("KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
+                      sizeof prog) != 0) {
         kcal_cli_error(CMD, "benchmark program %s not found (run make, or "
                             "set KCAL_BENCH_MPI)", prog);
         return KCAL_EXIT_FAIL;
     }
-    int cores = hwloc_cores();
-    int over = cores > 0 && p > cores;
+    int over = cores > 0 && o.p > cores;
 
-    /* argv: launcher words, -np P, [--oversubscribe], program, options. */
-    char *words = strdup(launcher && *launcher ? launcher : "mpirun");
-    char *args[64];
+    /* The program and its options; launch.h puts the launcher before. */
+    char it[32], wu[32];
+    snprintf(it, sizeof it, "%ld", o.iters);
+    snprintf(wu, sizeof wu, "%ld", o.warmup);
+    char *args[24];
     int na = 0;
-    for (char *w = strtok(words, " \t"); w && na < 40; w = strtok(NULL, " \t"))
-        args[na++] = w;
-    char np[32], it[32], wu[32];
-    snprintf(np, sizeof np, "%ld", p);
-    snprintf(it, sizeof it, "%ld", iters);
-    snprintf(wu, sizeof wu, "%ld", warmup);
-    int launcher_is_mpirun = na > 0 && is_mpirun(args[0]);
-    args[na++] = "-np";
-    args[na++] = np;
-    if (over && launcher_is_mpirun)
-        args[na++] = "--oversubscribe";
     args[na++] = prog;
     args[na++] = "--coll";
     args[na++] = (char *)kcal_coll_name(coll);
     args[na++] = "--sizes";
-    args[na++] = (char *)sizes;
+    args[na++] = (char *)o.sizes;
     args[na++] = "--iterations";
     args[na++] = it;
     args[na++] = "--warmup";
     args[na++] = wu;
-    if (alg) {
+    if (o.alg) {
         args[na++] = "--algorithm";
-        args[na++] = (char *)alg;
+        args[na++] = (char *)o.alg;
     }
-    if (cold)
+    if (o.cold)
         args[na++] = "--cold";
-    if (check)
+    if (o.check)
         args[na++] = "--check";
-    args[na++] = quiet ? "--quiet" : "--progress";
+    args[na++] = o.quiet ? "--quiet" : "--progress";
     args[na] = NULL;
-    if (!quiet) {
-        fprintf(stderr, "kcal bench: running");
-        for (int i = 0; i < na; i++)
-            fprintf(stderr, " %s", args[i]);
-        fprintf(stderr, "\n");
+
+    job_output job = {0};
+    kcal_progress_init(&job.pr, CMD, o.quiet);
+    kcal_launch_spec spec = {o.launcher, (int)o.p, cores, args,
+                             (double)o.timeout, 0, o.verbose, on_line, &job};
+    if (!o.quiet) {
+        char line[8192];
+        fprintf(stderr, "kcal bench: running %s\n",
+                kcal_launch_describe(&spec, line, sizeof line));
         if (over)
             kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
                                "times are not contention measurements",
-                          p, cores);
+                          o.p, cores);
     }
     fflush(stderr);
-    text out = {0};
-    int rc = run_child(args, &out, quiet);
-    free(words);
-    if (rc == KCAL_EXIT_FORBIDDEN) {
-        kcal_cli_error(CMD, "CMA (process_vm_readv) is not permitted on this "
-                            "machine: see kcal probe");
-        free(out.data);
-        return KCAL_EXIT_FORBIDDEN;
-    }
-    if (rc != 0 || !out.data ||
-        strncmp(out.data, "collective,p,size_bytes,", 24) != 0) {
-        kcal_cli_error(CMD, rc == 0 ? "the benchmark printed no results"
-                            : check && rc == 1
-                                ? "the run failed (exit 1): a result differed "
-                                  "from the MPI built-in or a call failed; see "
-                                  "the messages above"
-                                : "the benchmark failed (exit %d); see the "
-                                  "messages above",
-                       rc);
-        free(out.data);
+    kcal_launch_result r;
+    if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
+        kcal_cli_error(CMD, "cannot launch the benchmark: %s", err);
+        free(job.out.data);
         return KCAL_EXIT_FAIL;
     }
-    if (!strcmp(format, "csv"))
-        fputs(out.data, stdout);
-    else
-        print_table(out.data, kcal_coll_name(coll), (int)p, cores, warmup);
-    free(out.data);
-    return KCAL_EXIT_OK;
+    int rc;
+    if (job.oom) {
+        kcal_cli_error(CMD, "out of memory for the benchmark's output");
+        rc = KCAL_EXIT_FAIL;
+    } else if (r.status != 0 || r.exec_errno || r.timed_out || !job.out.data ||
+               strncmp(job.out.data, "collective,p,size_bytes,", 24) != 0) {
+        rc = report_failure(&o, &r, o.check);
+    } else {
+        if (job.progressed)
+            kcal_progress_finish(&job.pr, "done");
+        if (!strcmp(o.format, "csv"))
+            fputs(job.out.data, stdout);
+        else
+            print_table(job.out.data, kcal_coll_name(coll), (int)o.p, cores,
+                        o.warmup);
+        rc = KCAL_EXIT_OK;
+    }
+    kcal_launch_result_free(&r);
+    free(job.out.data);
+    return rc;
 }

@@ -18,18 +18,21 @@
  *
  * Rank 0 prints CSV on stdout (model.md columns of measurements):
  * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed
- * `oversubscribed` is 1 when this node runs more ranks than hwloc has cores.
+ * `oversubscribed` is 1 when this node runs more ranks than it has cores
+ * (common/cores.h, the rule kcal bench uses for --oversubscribe).
  * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
  * lines on stdout for `kcal bench` to draw. Exit 0, 1 (a failed call or
- * check), 2 (bad options), 3 (CMA is forbidden here). */
+ * check), 2 (bad options, or a size whose buffers overflow or do not fit in
+ * the node's memory: common/capacity.h), 3 (CMA is forbidden here). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <hwloc.h>
 #include <mpi.h>
 
+#include "capacity.h"
+#include "cores.h"
 #include "kcoll.h"
 #include "kcoll_impl.h"
 #include "model.h"
@@ -170,24 +173,57 @@ static variant *variants(const options *o, int *count)
     return v;
 }
 
-static int oversubscribed(void)
+static int local_ranks(void)
 {
     MPI_Comm node;
-    int local = 1, cores = 0, over = 0;
+    int local = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                         &node);
     MPI_Comm_size(node, &local);
     MPI_Comm_free(&node);
-    hwloc_topology_t t;
-    if (hwloc_topology_init(&t) == 0) {
-        if (hwloc_topology_load(t) == 0)
-            cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-        hwloc_topology_destroy(t);
-    }
-    over = cores > 0 && local > cores;
+    return local;
+}
+
+static int oversubscribed(void)
+{
+    int local = local_ranks(), cores = kcal_cores();
+    int over = cores > 0 && local > cores;
     int any = 0;
     MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any;
+}
+
+/* The same check as kcal bench's, for runs under another launcher: every
+ * size's buffers fit in size_t and, for the ranks on this node, in its
+ * memory; else exit 2 before allocating anything (a wrapped p*n would time
+ * an empty buffer and report a bogus success). */
+static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
+{
+    uint64_t mem = kcal_capacity_memory(), per_rank, total;
+    int local = local_ranks(), bad = 0;
+    char msg[256] = "";
+    for (size_t i = 0; i < n && !bad; i++) {
+        char sz[32], a[32], m[32];
+        kcal_size_format(sizes[i], sz, sizeof sz);
+        if (kcal_capacity_bench_bytes(o->coll, (uint64_t)p, (uint64_t)local,
+                                      sizes[i], o->check, &per_rank,
+                                      &total) != 0 || per_rank > SIZE_MAX - 2) {
+            snprintf(msg, sizeof msg, "size %s is too large for %s at p = %d: "
+                     "its buffers' size overflows", sz,
+                     kcal_coll_name(o->coll), p);
+            bad = 1;
+        } else if (mem && total > mem) {
+            snprintf(msg, sizeof msg, "size %s needs %s of buffers on this "
+                     "node, more than its %s of memory", sz,
+                     kcal_capacity_format_bytes(total, a, sizeof a),
+                     kcal_capacity_format_bytes(mem, m, sizeof m));
+            bad = 1;
+        }
+    }
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any)
+        usage_error(bad ? msg : "a size does not fit on another node", NULL);
 }
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
@@ -307,6 +343,7 @@ int main(int argc, char **argv)
     char err[256];
     if (kcal_sizes_parse(o.sizes, &sizes, &nsizes, err, sizeof err) != 0)
         usage_error(err, NULL);
+    check_sizes(&o, sizes, nsizes);
     int nv;
     variant *v = variants(&o, &nv);
     /* Measuring the fallback would label MPI's times as kcoll's: where CMA
@@ -334,15 +371,10 @@ int main(int argc, char **argv)
     const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
     int corrupt = ce && !strcmp(ce, "1");
     for (size_t si = 0; si < nsizes && !failed; si++) {
-        size_t n = (size_t)sizes[si], pn = (size_t)p * n;
-        buffers b = {0};
-        switch (o.coll) {
-        case KCAL_COLL_SCATTER: b.slen = pn, b.rlen = n; break;
-        case KCAL_COLL_GATHER: b.slen = n, b.rlen = pn; break;
-        case KCAL_COLL_BCAST: b.slen = 0, b.rlen = n; break;
-        case KCAL_COLL_ALLGATHER: b.slen = n, b.rlen = pn; break;
-        default: b.slen = pn, b.rlen = pn; break;
-        }
+        size_t n = (size_t)sizes[si];
+        uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
+        kcal_capacity_coll_buffers(o.coll, (uint64_t)p, n, &slen, &rlen);
+        buffers b = {.slen = (size_t)slen, .rlen = (size_t)rlen};
         b.send = malloc(b.slen + 1);
         b.recv = malloc(b.rlen + 1);
         b.ref = o.check ? malloc(b.rlen + 1) : NULL;

@@ -1,9 +1,10 @@
 /* sm: T_sm_X(p), the small-message shared-memory collectives of the model
  * (X = bcast, gather, allgather, barrier), measured with real MPI: mpirun
- * launches the helper kcal-sm-bench (probe/mpi/sm_bench.c) at each p. The mpirun command is `mpirun` unless the caller gives another
+ * launches the helper kcal-sm-bench (probe/mpi/sm_bench.c) at each p. The
+ * mpirun command is `mpirun` unless the caller gives another
  * (--mpirun CMD or $KCAL_MPIRUN; it may carry arguments, split at blanks).
- * As root, Open MPI refuses to start without OMPI_ALLOW_RUN_AS_ROOT and
- * OMPI_ALLOW_RUN_AS_ROOT_CONFIRM; they are set for the child when euid is 0.
+ * Launching (the root variables Open MPI wants, the process group, the
+ * timeout, ending the job) is common/launch.h's, as for kcal bench.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_SM_H
 #define KCAL_SM_H

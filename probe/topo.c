@@ -1,5 +1,6 @@
 /* topo: hwloc topology and binding for the probe (see topo.h). */
 #include "topo.h"
+#include "cores.h"
 
 #include <hwloc.h>
 #include <stdio.h>
@@ -50,10 +51,10 @@ static unsigned long cache_size(const kcal_topo *t, hwloc_obj_type_t type)
 void kcal_topo_get_info(const kcal_topo *t, kcal_topo_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->cores = count(t, HWLOC_OBJ_CORE);
+    info->cores = kcal_cores_of(t->topo);
     info->pus = count(t, HWLOC_OBJ_PU);
     if (info->cores == 0)
-        info->cores = info->pus > 0 ? info->pus : 1;
+        info->cores = 1;
     info->sockets = count(t, HWLOC_OBJ_PACKAGE);
     info->numa = count(t, HWLOC_OBJ_NUMANODE);
     info->l1d = cache_size(t, HWLOC_OBJ_L1CACHE);

@@ -1,6 +1,7 @@
 /* machine: describe this host with hwloc (topology, CPU model, caches) and
  * uname (host name, kernel release). */
 #include "machine.h"
+#include "cores.h"
 
 #include <hwloc.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ int kcal_machine_describe(kcal_machine *m)
         hwloc_topology_destroy(topo);
         return -1;
     }
-    m->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    m->cores = kcal_cores_of(topo);
     m->pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     m->sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
     m->numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exe.h"
 #include "join.h"
 #include "machine.h"
 #include "model.h"
@@ -143,12 +144,7 @@ static const char *find_scripts(const char *opt, char *buf, size_t len)
     if (env && *env)
         return env;
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (kcal_exe_dir(exe, sizeof exe) == 0) {
         static const char *const rel[] = {"reports", "../../reports"};
         for (size_t i = 0; i < 2; i++) {
             struct stat st;

@@ -10,6 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=de
 command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp # the failing runs below keep mpirun's output in a file
 bad() { # expected exit, then args
   local want=$1; shift
   "$KCAL" bench "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?

@@ -1,0 +1,180 @@
+/* common/launch: the command line (-np, --oversubscribe only for mpirun),
+ * stdout line by line, stderr kept and the job's own line found in it, a
+ * launcher that cannot start, Open MPI's root variables (added, never
+ * overridden), the timeout ending the whole tree (its own process group and
+ * a process that left it), and a signal to kcal ending the job before it is
+ * delivered. The "launcher" is a script that drops -np N and execs the
+ * program, so no MPI is needed. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "launch.h"
+
+static char dir[] = "/tmp/kcal-test-launch-XXXXXX";
+static char launcher[256];
+
+typedef struct {
+    char lines[16][256];
+    int n;
+} got;
+
+static void on_line(void *ctx, const char *line)
+{
+    got *g = ctx;
+    if (g->n < 16)
+        snprintf(g->lines[g->n++], sizeof g->lines[0], "%s", line);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Run `sh -c script` under the test launcher. */
+static int run_sh(const char *script, double timeout, got *g,
+                  kcal_launch_result *r)
+{
+    char *prog[] = {"/bin/sh", "-c", (char *)script, NULL};
+    kcal_launch_spec s = {launcher, 2, 0, prog, timeout, 0, 0, on_line, g};
+    memset(g, 0, sizeof *g);
+    char err[256];
+    return kcal_launch_run(&s, r, err, sizeof err);
+}
+
+/* pid is gone (or a zombie nobody waits for) within two seconds. */
+static int gone(long pid)
+{
+    for (int i = 0; i < 200; i++) {
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return 1;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        if (p && p[1] == ' ' && p[2] == 'Z')
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static volatile sig_atomic_t seen;
+static void note(int sig) { seen = sig; }
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(launcher, sizeof launcher, "%s/fake-mpirun", dir);
+    FILE *f = fopen(launcher, "w");
+    fprintf(f, "#!/bin/sh\n[ \"$1\" = -np ] && shift 2\nexec \"$@\"\n");
+    fclose(f);
+    chmod(launcher, 0755);
+
+    /* The command line. */
+    char *prog[] = {"prog", "a", NULL};
+    char line[512];
+    kcal_launch_spec s = {"mpirun -x FOO", 3, 2, prog, 0, 0, 0, NULL, NULL};
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "mpirun -x FOO -np 3 --oversubscribe prog a");
+    s.np = 2;
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -x FOO -np 2 prog a");
+    s = (kcal_launch_spec){"/usr/bin/mpiexec", 3, 2, prog, 0, 0, 0, NULL, NULL};
+    CHECK(kcal_launch_oversubscribes(&s));
+    s.launcher = "srun --mpi=pmix"; /* not Open MPI's: no such option */
+    CHECK(!kcal_launch_oversubscribes(&s));
+    s.launcher = NULL;
+    s.cores = 0; /* unknown cores: never */
+    CHECK(!kcal_launch_oversubscribes(&s));
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -np 3 prog a");
+
+    /* Output: lines in order (the last without its newline), stderr kept,
+     * the job's own line found among others, the exit status. */
+    got g;
+    kcal_launch_result r;
+    CHECK(run_sh("echo one; echo 'noise' >&2; echo 'job: it broke' >&2; "
+                 "printf 'two\\nthree'; exit 4", 0, &g, &r) == 0);
+    CHECK(g.n == 3);
+    CHECK_STR(g.lines[0], "one");
+    CHECK_STR(g.lines[2], "three");
+    CHECK(r.status == 4 && !r.timed_out && !r.exec_errno && !r.term_signal);
+    CHECK_STR(r.err, "noise\njob: it broke\n");
+    CHECK_STR(kcal_launch_err_line(&r, "job: ", line, sizeof line), "job: it broke");
+    CHECK(kcal_launch_err_line(&r, "other: ", line, sizeof line) == NULL);
+    setenv("TMPDIR", dir, 1);
+    char log[512];
+    CHECK(kcal_launch_save_err(&r, "test", log, sizeof log) == 0);
+    CHECK(strncmp(log, dir, strlen(dir)) == 0);
+    FILE *lf = fopen(log, "r");
+    char kept[64] = "";
+    CHECK(lf && fread(kept, 1, sizeof kept - 1, lf) > 0);
+    if (lf)
+        fclose(lf);
+    CHECK_STR(kept, "noise\njob: it broke\n");
+    unlink(log);
+    kcal_launch_result_free(&r);
+
+    /* Nothing on stderr: nothing kept, no file. */
+    CHECK(run_sh("true", 0, &g, &r) == 0);
+    CHECK(r.status == 0 && r.err == NULL && g.n == 0);
+    CHECK(kcal_launch_save_err(&r, "test", log, sizeof log) < 0);
+
+    /* A launcher that does not exist. */
+    kcal_launch_spec bad = {"/nonexistent/mpirun --flag", 2, 0, prog, 0, 0, 0,
+                            NULL, NULL};
+    char err[256];
+    CHECK(kcal_launch_run(&bad, &r, err, sizeof err) == 0);
+    CHECK(r.exec_errno == ENOENT && r.status == 127);
+    kcal_launch_result_free(&r);
+    bad.launcher = "   ";
+    CHECK(kcal_launch_run(&bad, &r, err, sizeof err) < 0);
+
+    /* Root: Open MPI's variables are added, a value the user set stays. */
+    unsetenv("OMPI_ALLOW_RUN_AS_ROOT");
+    unsetenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM");
+    CHECK(run_sh("echo \"[$OMPI_ALLOW_RUN_AS_ROOT][$OMPI_ALLOW_RUN_AS_ROOT_CONFIRM]\"",
+                 0, &g, &r) == 0);
+    CHECK_STR(g.lines[0], geteuid() == 0 ? "[1][1]" : "[][]");
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "0", 1);
+    CHECK(run_sh("echo \"[$OMPI_ALLOW_RUN_AS_ROOT]\"", 0, &g, &r) == 0);
+    CHECK_STR(g.lines[0], "[0]");
+    CHECK(getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == NULL); /* kcal's own: untouched */
+    unsetenv("OMPI_ALLOW_RUN_AS_ROOT");
+
+    /* The timeout ends the job's group and a process that left it (as
+     * mpirun's ranks do: setsid), stopped or not. */
+    double t0 = now();
+    CHECK(run_sh("sleep 100 & echo $!; setsid sleep 101 & echo $!; "
+                 "kill -STOP $!; wait", 1, &g, &r) == 0);
+    double took = now() - t0;
+    CHECK(r.timed_out);
+    CHECK(took >= 1 && took < 1 + KCAL_LAUNCH_GRACE + 2);
+    CHECK(g.n == 2);
+    for (int i = 0; i < g.n; i++)
+        CHECK(gone(atol(g.lines[i])));
+    kcal_launch_result_free(&r);
+
+    /* SIGTERM to kcal while the job runs: the job is ended first, then the
+     * signal is delivered as it would have been (here: to our handler). */
+    signal(SIGTERM, note);
+    CHECK(run_sh("sleep 100 & echo $!; kill -TERM $PPID; wait", 0, &g, &r) == 0);
+    CHECK(r.signal == SIGTERM && seen == SIGTERM);
+    CHECK(g.n == 1 && gone(atol(g.lines[0])));
+    kcal_launch_result_free(&r);
+    signal(SIGTERM, SIG_DFL);
+
+    unlink(launcher);
+    rmdir(dir);
+    return check_report();
+}

@@ -24,6 +24,7 @@
 #include "outfile.h"
 #include "plots.h"
 #include "report_doc.h"
+#include "report_input.h"
 
 static const char *const CMD = "report";
 

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "join.h"
+#include "analysis.h"
 #include "report_doc.h"
 
 static const char *PRED =

@@ -289,14 +289,11 @@ char *kcal_report_analysis(const kcal_report_input *in)
 
     /* Overall error and its direction. */
     int n = 0, under = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const kcal_join_row *r = &t->rows[i];
-        if (r->has_pred && r->has_meas && !r->oversubscribed &&
-            r->size >= KCAL_JOIN_MIN_ERR_SIZE) {
+    for (size_t i = 0; i < t->n; i++)
+        if (kcal_join_in_headline(&t->rows[i])) {
             n++;
-            under += r->predicted_s < r->median_s;
+            under += t->rows[i].predicted_s < t->rows[i].median_s;
         }
-    }
     if (n == 0) {
         kcal_sbuf_add(&b, "No size of 16K or more was both measured and "
                       "predicted (outside oversubscribed runs), so there is "

@@ -2,48 +2,10 @@
  * measurements (compare.h). */
 #include "compare.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
 #include "sbuf.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median APE and the count of too-optimistic points of one collective
- * (NULL: all), over the points kcal_join_median_ape counts. NAN if none. */
-static double coll_median_ape(const kcal_join_table *t, const char *coll,
-                              int *points, int *under)
-{
-    double *e = malloc((t->n ? t->n : 1) * sizeof *e);
-    int n = 0, u = 0;
-    if (!e)
-        return NAN;
-    for (size_t i = 0; i < t->n; i++) {
-        const kcal_join_row *r = &t->rows[i];
-        if (!r->has_pred || !r->has_meas || r->oversubscribed ||
-            r->size < KCAL_JOIN_MIN_ERR_SIZE || (coll && strcmp(r->coll, coll)))
-            continue;
-        e[n++] = kcal_join_ape(r);
-        u += r->predicted_s < r->median_s;
-    }
-    double med = NAN;
-    if (n) {
-        qsort(e, (size_t)n, sizeof *e, cmp_double);
-        med = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
-    }
-    free(e);
-    if (points)
-        *points = n;
-    if (under)
-        *under = u;
-    return med;
-}
 
 static int right_picks(const kcal_join_rank *r, long n, int *of)
 {
@@ -65,8 +27,8 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
         return NULL;
     kcal_sbuf b = {0};
     int pp, pu, fp, fu, pm, fm;
-    double pmed = coll_median_ape(in->table, NULL, &pp, &pu);
-    double fmed = coll_median_ape(in->full_table, NULL, &fp, &fu);
+    double pmed = kcal_join_median_ape_of(in->table, NULL, &pp, &pu);
+    double fmed = kcal_join_median_ape_of(in->full_table, NULL, &fp, &fu);
     double preg = kcal_join_mean_regret(in->ranking, in->n_ranking);
     double freg = kcal_join_mean_regret(in->full_ranking, in->n_full_ranking);
     int pr = right_picks(in->ranking, in->n_ranking, &pm);
@@ -115,8 +77,8 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     for (int c = 0; c < KCAL_COLL_COUNT; c++) {
         const char *name = kcal_coll_name((kcal_coll)c);
         int n1, n2;
-        double a = coll_median_ape(in->table, name, &n1, NULL);
-        double f = coll_median_ape(in->full_table, name, &n2, NULL);
+        double a = kcal_join_median_ape_of(in->table, name, &n1, NULL);
+        double f = kcal_join_median_ape_of(in->full_table, name, &n2, NULL);
         if (n1 && n2)
             kcal_sbuf_add(&b, " %s %.0f %% → %.0f %%;", name, a, f);
     }

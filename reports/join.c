@@ -623,24 +623,42 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int kcal_join_in_headline(const kcal_join_row *r)
+{
+    return joined(r) && !r->oversubscribed &&
+           r->size >= KCAL_JOIN_MIN_ERR_SIZE;
+}
+
+double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
+                               int *points, int *under)
+{
+    int n = 0, u = 0;
+    double med = NAN;
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    if (v) {
+        for (size_t i = 0; i < t->n; i++) {
+            const kcal_join_row *r = &t->rows[i];
+            if (!kcal_join_in_headline(r) || (coll && strcmp(r->coll, coll)))
+                continue;
+            v[n++] = kcal_join_ape(r);
+            u += r->predicted_s < r->median_s;
+        }
+        if (n) {
+            qsort(v, (size_t)n, sizeof *v, cmp_double);
+            med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+        free(v);
+    }
+    if (points)
+        *points = n;
+    if (under)
+        *under = u;
+    return med;
+}
+
 double kcal_join_median_ape(const kcal_join_table *t)
 {
-    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
-    if (!v)
-        return NAN;
-    size_t n = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const kcal_join_row *r = &t->rows[i];
-        if (joined(r) && !r->oversubscribed && r->size >= KCAL_JOIN_MIN_ERR_SIZE)
-            v[n++] = kcal_join_ape(r);
-    }
-    double med = NAN;
-    if (n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-    free(v);
-    return med;
+    return kcal_join_median_ape_of(t, NULL, NULL, NULL);
 }
 
 double kcal_join_mean_regret(const kcal_join_rank *r, long n)

@@ -121,10 +121,20 @@ typedef struct {
 long kcal_join_summarise(const kcal_join_table *t, kcal_join_summary **out);
 long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out);
 
+/* Whether a row counts in the headline error: joined (predicted and
+ * measured), not oversubscribed, size >= KCAL_JOIN_MIN_ERR_SIZE. */
+int kcal_join_in_headline(const kcal_join_row *r);
+
 /* Headline numbers over the non-oversubscribed points: the median APE of all
- * joined points >= KCAL_JOIN_MIN_ERR_SIZE and the mean regret over ranking
- * rows. NAN when there is nothing to average. */
+ * rows kcal_join_in_headline counts and the mean regret over ranking rows.
+ * NAN when there is nothing to average. */
 double kcal_join_median_ape(const kcal_join_table *t);
+/* The same median over one collective's rows (coll NULL: all); *points gets
+ * how many rows it covers and *under how many of them the model predicts
+ * faster than measured (either may be NULL). NAN when none (or out of
+ * memory). */
+double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
+                               int *points, int *under);
 double kcal_join_mean_regret(const kcal_join_rank *r, long n);
 
 /* Write the two tables (header included). Return 0 or -1 (errno). The

@@ -283,11 +283,8 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
     double med = kcal_join_median_ape(in->table);
     double reg = kcal_join_mean_regret(in->ranking, in->n_ranking);
     int pts = 0, m = 0;
-    for (size_t i = 0; i < in->table->n; i++) {
-        const kcal_join_row *r = &in->table->rows[i];
-        pts += r->has_pred && r->has_meas && !r->oversubscribed &&
-               r->size >= KCAL_JOIN_MIN_ERR_SIZE;
-    }
+    for (size_t i = 0; i < in->table->n; i++)
+        pts += kcal_join_in_headline(&in->table->rows[i]);
     for (long i = 0; i < in->n_ranking; i++)
         m += !in->ranking[i].oversubscribed;
     snprintf(buf, sizeof buf,

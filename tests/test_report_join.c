@@ -120,6 +120,14 @@ static void test_join(void)
     /* Headlines leave the oversubscribed p=4 out: APEs {25, 20, 20, 25}
      * have median 22.5; regrets {0, 0, 25} have mean 8.333. */
     CHECK_NEAR(kcal_join_median_ape(&t), 22.5, 1e-12);
+    /* Per collective: the same four points, two of them predicted too fast
+     * (parallel_read at 1M, sequential_write at 16K); no bcast at all. */
+    int pts = -1, under = -1;
+    CHECK_NEAR(kcal_join_median_ape_of(&t, "scatter", &pts, &under), 22.5,
+               1e-12);
+    CHECK(pts == 4 && under == 2);
+    CHECK(isnan(kcal_join_median_ape_of(&t, "bcast", &pts, &under)));
+    CHECK(pts == 0 && under == 0);
     CHECK_NEAR(kcal_join_mean_regret(r, nr), 25.0 / 3, 1e-12);
 
     /* The written tables: the exact columns of the issue, k empty where it

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "model.h"
 #include "sizes.h"
 
@@ -421,7 +422,8 @@ int kcal_bench_main(int argc, char **argv)
         return KCAL_EXIT_FORBIDDEN;
     }
     if (rc != 0 || !out.data ||
-        strncmp(out.data, "collective,p,size_bytes,", 24) != 0) {
+        strncmp(out.data, KCAL_CSV_MEASURED_HEADER "\n",
+                strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
         kcal_cli_error(CMD, rc == 0 ? "the benchmark printed no results"
                             : check && rc == 1
                                 ? "the run failed (exit 1): a result differed "

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "columns.h"
 #include "err.h"
+#include "model.h"
 
 enum { MAX_FIELDS = 32 };
 
@@ -153,15 +154,39 @@ static const char *const col_names[C_COUNT] = {
     "median_s", "min_s", "max_s", "iterations", "oversubscribed",
 };
 
-static const int pred_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_PRED,
-                                C_RANK, -1};
-static const int meas_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_MEDIAN,
-                                C_MIN, C_MAX, C_ITER, C_OVERSUB, -1};
+/* The columns a file must have: those its writer writes (columns.h), as
+ * C_* indices ending in -1. A name the parser does not know is a contract
+ * changed on one side only: -1, and every file is rejected (the tests
+ * catch it). */
+static int contract_columns(int measured, int *need, size_t max)
+{
+    char head[256];
+    snprintf(head, sizeof head, "%s",
+             measured ? KCAL_CSV_MEASURED_HEADER : KCAL_CSV_PREDICTED_HEADER);
+    size_t n = 0;
+    for (char *save = NULL, *name = strtok_r(head, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        int c = 0;
+        while (c < C_COUNT && strcmp(col_names[c], name))
+            c++;
+        if (c == C_COUNT || n + 1 >= max)
+            return -1;
+        need[n++] = c;
+    }
+    need[n] = -1;
+    return 0;
+}
 
 static int parse_csv(kcal_join_table *t, const char *text, const char *name,
                      int measured, char *err, size_t errlen)
 {
-    const int *need = measured ? meas_cols : pred_cols;
+    int need[C_COUNT + 1];
+    if (contract_columns(measured, need, C_COUNT + 1)) {
+        kcal_set_err(err, errlen, "%s: the %s CSV contract names a column "
+                     "this reader does not know", name,
+                     measured ? "measured" : "predicted");
+        return -1;
+    }
     const char *fname = keep_name(t, name);
     char *buf = strdup(text);
     if (!fname || !buf) {
@@ -684,7 +709,7 @@ static void put_k(FILE *f, int k)
 int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,algorithm,k,points,mape_pct,max_ape_pct\n");
+    fprintf(f, "%s\n", KCAL_CSV_SUMMARY_HEADER);
     for (long i = 0; i < n; i++) {
         if (s[i].oversubscribed != oversubscribed)
             continue;
@@ -699,8 +724,7 @@ int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
 int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,size_bytes,predicted_best,measured_best,"
-               "regret_pct\n");
+    fprintf(f, "%s\n", KCAL_CSV_RANKING_HEADER);
     for (long i = 0; i < n; i++) {
         if (r[i].oversubscribed != oversubscribed)
             continue;
@@ -717,7 +741,7 @@ int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
 int kcal_join_write_speedup(FILE *f, const kcal_join_rank *r, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup\n");
+    fprintf(f, "%s\n", KCAL_CSV_SPEEDUP_HEADER);
     for (long i = 0; i < n; i++) {
         if (r[i].oversubscribed != oversubscribed || !r[i].mpi)
             continue;

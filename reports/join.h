@@ -1,6 +1,6 @@
 /* join: the report's numbers. Reads the CSV of `kcal predict --format csv`
- * and of `kcal bench --format csv` (columns fixed by shared/design/model.md
- * and the bench issue), joins them on collective,p,size_bytes,algorithm,k,
+ * and of `kcal bench --format csv` (columns.h: KCAL_CSV_PREDICTED_HEADER and
+ * KCAL_CSV_MEASURED_HEADER), joins them on collective,p,size_bytes,algorithm,k,
  * and derives what the report shows:
  *   - the model's absolute percentage error per (collective, p, algorithm, k)
  *     over sizes >= KCAL_JOIN_MIN_ERR_SIZE (summary.csv);

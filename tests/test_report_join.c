@@ -155,6 +155,15 @@ static void test_join(void)
                    "scatter,2,16384,parallel_read,parallel_read,0.0000\n"
                    "scatter,2,1048576,parallel_read,sequential_write,25.0000\n");
     free(buf);
+    /* speedup.csv: the best kcoll algorithm against mpi where mpi ran. */
+    f = open_memstream(&buf, &len);
+    CHECK(kcal_join_write_speedup(f, r, nr, 0) == 0);
+    fclose(f);
+    CHECK_STR(buf, "collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup\n"
+                   "scatter,2,1024,parallel_read,2.000000e-06,4.000000e-06,2.0000\n"
+                   "scatter,2,16384,parallel_read,8.000000e-06,2.000000e-05,2.5000\n"
+                   "scatter,2,1048576,sequential_write,4.000000e-04,6.000000e-04,1.5000\n");
+    free(buf);
     free(s);
     free(r);
     kcal_join_free(&t);

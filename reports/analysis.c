@@ -14,15 +14,29 @@
 #include "sbuf.h"
 #include "shape.h"
 
-/* Bytes an algorithm's copies touch at size n: every block for the
- * collectives that move one block per process pair, the message for bcast. */
-static double footprint(const char *coll, int p, uint64_t n)
+/* Bytes a call of the series' algorithm touches at size n: the model's
+ * count (kcal_model_footprint), the one the full model compares with
+ * l3_cache to choose beta_hot, so what the analysis says about the cache
+ * never contradicts the full model's prediction in the same report. NAN
+ * for an unknown collective: no cache sentence then. */
+static double footprint(const kcal_join_summary *s, uint64_t n)
 {
-    if (!strcmp(coll, "bcast"))
-        return (double)n * 2; /* source and one destination */
-    if (!strcmp(coll, "alltoall") || !strcmp(coll, "allgather"))
-        return (double)n * p * 2;
-    return (double)n * (p + 1);
+    kcal_coll c;
+    if (kcal_coll_from_name(s->coll, &c))
+        return NAN;
+    return kcal_model_footprint(c, s->alg, s->p, n);
+}
+
+/* The full model's rule (model.c, full_beta): fits when strictly smaller
+ * than the cache. */
+static int fits(double footprint, double llc)
+{
+    return llc > 0 && footprint < llc;
+}
+
+static int overflows(double footprint, double llc)
+{
+    return llc > 0 && footprint >= llc;
 }
 
 int kcal_report_params_are_local(const kcal_params *p, const kcal_machine *m)
@@ -204,8 +218,8 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                               : "");
     } else if (kind == K_BYTE_FAST) {
         /* Too fast at large sizes (or everywhere alike): a per-byte cost. */
-        double fp = footprint(s->coll, s->p, pt->large_max ? pt->large_max
-                                                           : pt->small_max);
+        double fp = footprint(s, pt->large_max ? pt->large_max
+                                               : pt->small_max);
         double e = shape > 0 ? fl : (fs + fl) / 2;
         kcal_sbuf_add(b, "For %s the model is %.0f %% too fast %s: the copies "
                       "run at about %.2f GB/s where the model assumes "
@@ -222,7 +236,7 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
             kcal_sbuf_add(b, "Its copies run one at a time, so shared "
                           "bandwidth is not the cause; DRAM rather than "
                           "cache bandwidth is");
-        if (llc > 0 && fp > llc)
+        if (overflows(fp, llc))
             kcal_sbuf_add(b, "; at %s the data (about %s) no longer fits the "
                           "%s last-level cache",
                           kcal_fmt_size(pt->large_max ? pt->large_max
@@ -232,10 +246,10 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                           kcal_fmt_bytes(llc, c3, sizeof c3));
         kcal_sbuf_add(b, ". ");
     } else if (kind == K_SLOW_SMALL) {
-        double fp = footprint(s->coll, s->p, pt->small_max);
+        double fp = footprint(s, pt->small_max);
         kcal_sbuf_add(b, "For %s the model is %.0f %% too slow up to %s: ", lab,
                       fs, kcal_fmt_size(pt->small_max, c1, sizeof c1));
-        if (llc > 0 && fp <= llc)
+        if (fits(fp, llc))
             kcal_sbuf_add(b, "the data (about %s) fits the %s last-level "
                           "cache, so the copies run faster than β, which was "
                           "measured %s. ", kcal_fmt_bytes(fp, c2, sizeof c2),
@@ -250,14 +264,14 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
          * fit this machine and this algorithm. */
         double g = conc >= 2 ? kcal_gamma(prm, conc) : 1;
         uint64_t at = pt->large_max ? pt->large_max : pt->small_max;
-        double fp = footprint(s->coll, s->p, at);
+        double fp = footprint(s, at);
         int cold_beta = bc && bc->is_text && strcmp(bc->text, "hot");
         kcal_sbuf_add(b, "For %s the model is %.0f %% too slow %s, where the "
                       "per-byte and per-page terms dominate. Likely causes: ",
                       lab, shape > 0 ? fl : (fs + fl) / 2,
                       shape > 0 ? "from 1M up"
                                 : "at small and large sizes alike");
-        if (llc > 0 && fp <= llc)
+        if (fits(fp, llc))
             kcal_sbuf_add(b, "the data (about %s at %s) fits the %s "
                           "last-level cache, so the copies run at cache "
                           "speed%s; ",

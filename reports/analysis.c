@@ -271,7 +271,8 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                       lab, shape > 0 ? fl : (fs + fl) / 2,
                       shape > 0 ? "from 1M up"
                                 : "at small and large sizes alike");
-        if (fits(fp, llc))
+        int causes = 0; /* before the last, which then starts with "and" */
+        if (fits(fp, llc)) {
             kcal_sbuf_add(b, "the data (about %s at %s) fits the %s "
                           "last-level cache, so the copies run at cache "
                           "speed%s; ",
@@ -280,15 +281,20 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                           kcal_fmt_bytes(llc, c3, sizeof c3),
                           cold_beta ? ", while β was measured out of cache"
                                     : "");
-        if (sh.p_transfers && s->p > 1)
+            causes++;
+        }
+        if (sh.p_transfers && s->p > 1) {
             kcal_sbuf_add(b, "the formula charges p = %d transfers where the "
                           "algorithm makes p − 1 = %d remote ones, a factor "
                           "of %.3g at this p; ", s->p, s->p - 1,
                           s->p / (s->p - 1.0));
-        kcal_sbuf_add(b, "and the copy rate 1/β = %.2f GB/s or the pinning "
+            causes++;
+        }
+        kcal_sbuf_add(b, "%sthe copy rate 1/β = %.2f GB/s or the pinning "
                       "term l·γ(%d) = %s per page (γ(%d) = %.3g) may be too "
                       "pessimistic for this kernel, which pins pages in "
-                      "batches of up to 1024. ", 1e-9 / prm->beta, conc,
+                      "batches of up to 1024. ", causes ? "and " : "",
+                      1e-9 / prm->beta, conc,
                       kcal_fmt_time(prm->lock * g, c1, sizeof c1), conc, g);
     }
     return kind;

@@ -120,7 +120,7 @@ static void test_cache_agrees_with_full_model(void)
         &hot, &m);
     CHECK(has(a, "For bcast `direct_read` the model is 50 % too slow from "
                  "1M up, where the per-byte and per-page terms dominate. "
-                 "Likely causes: "));
+                 "Likely causes: the copy rate 1/β = "));
     if (strstr(a, "fits the")) {
         fprintf(stderr, "analysis says the data fits, the full model does "
                         "not:\n%s\n", a);

@@ -177,7 +177,9 @@ static int contract_columns(int measured, int *need, size_t max)
     return 0;
 }
 
-static int parse_csv(kcal_join_table *t, const char *text, const char *name,
+/* Parse buf (NUL-terminated, modified in place, owned by the caller), whose
+ * bytes scan_text has accepted. */
+static int parse_csv(kcal_join_table *t, char *buf, const char *name,
                      int measured, char *err, size_t errlen)
 {
     int need[C_COUNT + 1];
@@ -188,9 +190,7 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
         return -1;
     }
     const char *fname = keep_name(t, name);
-    char *buf = strdup(text);
-    if (!fname || !buf) {
-        free(buf);
+    if (!fname) {
         kcal_set_err(err, errlen, "%s: out of memory", name);
         return -1;
     }
@@ -327,6 +327,71 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
     rc = 0;
 out:
     free(header);
+    return rc;
+}
+
+/* ---- the bytes of a file -------------------------------------------- */
+
+/* What a CSV of kcal cannot hold, looked for while reading, so that
+ * /dev/zero or a stream without newlines is turned away after one buffer
+ * rather than after filling the memory. `line` counts from 1; `len` is the
+ * length of the current line so far. */
+typedef struct {
+    int line;
+    size_t len;
+} text_scan;
+
+static const char *cmd_of(int measured)
+{
+    return measured ? "bench" : "predict";
+}
+
+static int scan_text(text_scan *sc, const char *p, size_t n, const char *name,
+                     int measured, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n') {
+            sc->line++;
+            sc->len = 0;
+        } else if (p[i] == '\0') {
+            kcal_set_err(err, errlen, "%s:%d: NUL byte: not a CSV of kcal %s "
+                         "--format csv", name, sc->line, cmd_of(measured));
+            return -1;
+        } else if (++sc->len > KCAL_JOIN_MAX_LINE) {
+            kcal_set_err(err, errlen, "%s:%d: line longer than %d bytes: not "
+                         "a CSV of kcal %s --format csv", name, sc->line,
+                         KCAL_JOIN_MAX_LINE, cmd_of(measured));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int too_large(const char *name, int measured, char *err, size_t errlen)
+{
+    kcal_set_err(err, errlen, "%s: larger than %u MiB: not a CSV of kcal %s "
+                 "--format csv", name, KCAL_JOIN_MAX_FILE >> 20,
+                 cmd_of(measured));
+    return -1;
+}
+
+int kcal_join_parse(kcal_join_table *t, kcal_join_side side, const char *data,
+                    size_t len, const char *name, char *err, size_t errlen)
+{
+    int measured = side == KCAL_JOIN_MEASURED;
+    text_scan sc = {1, 0};
+    if (len > KCAL_JOIN_MAX_FILE)
+        return too_large(name, measured, err, errlen);
+    if (scan_text(&sc, data, len, name, measured, err, errlen))
+        return -1;
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        kcal_set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(buf, data, len);
+    buf[len] = '\0';
+    int rc = parse_csv(t, buf, name, measured, err, errlen);
     free(buf);
     return rc;
 }
@@ -334,75 +399,89 @@ out:
 int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
                               const char *name, char *err, size_t errlen)
 {
-    return parse_csv(t, text, name, 0, err, errlen);
+    return kcal_join_parse(t, KCAL_JOIN_PREDICTED, text, strlen(text), name,
+                           err, errlen);
 }
 
 int kcal_join_parse_measured(kcal_join_table *t, const char *text,
                              const char *name, char *err, size_t errlen)
 {
-    return parse_csv(t, text, name, 1, err, errlen);
+    return kcal_join_parse(t, KCAL_JOIN_MEASURED, text, strlen(text), name,
+                           err, errlen);
 }
 
-static char *slurp(const char *path, char *err, size_t errlen)
+/* The whole of path, checked by scan_text as it comes in and never more
+ * than KCAL_JOIN_MAX_FILE bytes: a NUL-terminated malloc'ed copy, or NULL
+ * with the message. Reads pipes and devices too (no size asked first). */
+static char *read_text(const char *path, int measured, char *err,
+                       size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
+    text_scan sc = {1, 0};
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 4096) {
+            size_t ncap = cap ? 2 * cap : 1 << 16;
+            if (ncap > KCAL_JOIN_MAX_FILE + 2)
+                ncap = KCAL_JOIN_MAX_FILE + 2; /* one byte past the cap */
+            char *nb = realloc(buf, ncap);
             if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
+                kcal_set_err(err, errlen, "%s: out of memory", path);
+                goto fail;
             }
             buf = nb;
+            cap = ncap;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
+        size_t got = fread(buf + n, 1, cap - 1 - n, f);
         if (got == 0)
             break;
+        if (scan_text(&sc, buf + n, got, path, measured, err, errlen))
+            goto fail;
+        n += got;
+        if (n > KCAL_JOIN_MAX_FILE) {
+            too_large(path, measured, err, errlen);
+            goto fail;
+        }
     }
-    int bad = !buf || ferror(f);
+    if (ferror(f)) {
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
     fclose(f);
-    if (bad) {
-        free(buf);
-        kcal_set_err(err, errlen, "%s: read error", path);
-        return NULL;
-    }
     buf[n] = '\0';
-    if (strlen(buf) != n) {
-        free(buf);
-        kcal_set_err(err, errlen, "%s: NUL byte in a CSV file", path);
-        return NULL;
-    }
     return buf;
+fail:
+    fclose(f);
+    free(buf);
+    return NULL;
+}
+
+static int read_file(kcal_join_table *t, const char *path, int measured,
+                     char *err, size_t errlen)
+{
+    char *text = read_text(path, measured, err, errlen);
+    if (!text)
+        return -1;
+    int rc = parse_csv(t, text, path, measured, err, errlen);
+    free(text);
+    return rc;
 }
 
 int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
                              size_t errlen)
 {
-    char *text = slurp(path, err, errlen);
-    if (!text)
-        return -1;
-    int rc = kcal_join_parse_predicted(t, text, path, err, errlen);
-    free(text);
-    return rc;
+    return read_file(t, path, 0, err, errlen);
 }
 
 int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,
                             size_t errlen)
 {
-    char *text = slurp(path, err, errlen);
-    if (!text)
-        return -1;
-    int rc = kcal_join_parse_measured(t, text, path, err, errlen);
-    free(text);
-    return rc;
+    return read_file(t, path, 1, err, errlen);
 }
 
 /* ---- the join --------------------------------------------------------- */

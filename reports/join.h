@@ -59,15 +59,30 @@ typedef struct {
 void kcal_join_init(kcal_join_table *t);
 void kcal_join_free(kcal_join_table *t);
 
-/* Parse CSV text from `name`. The header must hold the contract's columns
- * (any order, extra columns ignored); repeated identical header lines are
- * allowed so per-run files can be concatenated. A second row with the same
- * key in the same file is an error. Returns 0 or -1 with "name:line: ..." */
+/* What the readers accept at most. A full sweep's CSV is a few MiB with
+ * lines under 200 bytes; past these limits the input is not a CSV of kcal
+ * bench or kcal predict, and reading on would only use up memory. */
+#define KCAL_JOIN_MAX_FILE (64u << 20) /* bytes */
+#define KCAL_JOIN_MAX_LINE 4096        /* bytes, without the newline */
+
+/* Which file a text is: `kcal predict --format csv` or `kcal bench
+ * --format csv`. */
+typedef enum { KCAL_JOIN_PREDICTED, KCAL_JOIN_MEASURED } kcal_join_side;
+
+/* Parse len bytes of CSV from `name` (any bytes: a NUL byte, a line over
+ * KCAL_JOIN_MAX_LINE or more than KCAL_JOIN_MAX_FILE bytes are errors). The
+ * header must hold the contract's columns (columns.h; any order, extra
+ * columns ignored); repeated identical header lines are allowed so per-run
+ * files can be concatenated. Returns 0 or -1 with "name:line: ..." */
+int kcal_join_parse(kcal_join_table *t, kcal_join_side side, const char *data,
+                    size_t len, const char *name, char *err, size_t errlen);
+/* The same for a NUL-terminated text. */
 int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
                               const char *name, char *err, size_t errlen);
 int kcal_join_parse_measured(kcal_join_table *t, const char *text,
                              const char *name, char *err, size_t errlen);
-/* Read a whole file and parse it as above. */
+/* Read a whole file (or pipe) and parse it as above; stops reading at the
+ * first NUL byte, over-long line or byte past KCAL_JOIN_MAX_FILE. */
 int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
                              size_t errlen);
 int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,

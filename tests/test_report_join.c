@@ -310,8 +310,64 @@ static void test_errors(void)
                  "x.csv:2: quoted fields");
 }
 
+/* Bytes that are no CSV of kcal: a NUL byte, a line over
+ * KCAL_JOIN_MAX_LINE, more than KCAL_JOIN_MAX_FILE bytes. Each is named
+ * with its line, and nothing is parsed. */
+static void expect_bytes_error(const char *data, size_t len, const char *want)
+{
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse(&t, KCAL_JOIN_MEASURED, data, len, "x.csv", err,
+                          sizeof err) == -1);
+    if (!strstr(err, want)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+        CHECK(!"error message");
+    }
+    CHECK(t.n == 0);
+    kcal_join_free(&t);
+}
+
+static void test_bytes(void)
+{
+    static const char nul[] = MH "scatter,2,1024,mpi,,1e-6,1e-6,1e-6,10,0\n"
+                                 "scatter,2,2048,mpi,\0,1e-6,1e-6,1e-6,10,0\n";
+    expect_bytes_error(nul, sizeof nul - 1, "x.csv:3: NUL byte");
+    /* A NUL-terminated text cannot carry one: it ends there (line 3 is
+     * then cut short). */
+    expect_error(1, nul, "x.csv:3: 5 fields, the header has 10");
+
+    size_t n = KCAL_JOIN_MAX_LINE + 1;
+    char *line = malloc(n + 2);
+    memset(line, 'a', n);
+    memcpy(line + n, "\n", 2);
+    expect_bytes_error(line, n + 1, "x.csv:1: line longer than 4096 bytes");
+    /* Exactly the limit is a line like any other (here a bad header). */
+    expect_bytes_error(line + 1, n, "x.csv:1: header lacks column");
+    free(line);
+
+    size_t big = KCAL_JOIN_MAX_FILE + 1;
+    char *text = malloc(big);
+    for (size_t i = 0; i < big; i++)
+        text[i] = i % 2 ? '\n' : 'x';
+    expect_bytes_error(text, big, "x.csv: larger than 64 MiB");
+    free(text);
+
+    /* The same limits hold for a file read from a path, and a directory
+     * says what it is. */
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_read_measured(&t, "/dev/zero", err, sizeof err) == -1);
+    CHECK(strstr(err, "/dev/zero:1: NUL byte") != NULL);
+    CHECK(kcal_join_read_predicted(&t, "/", err, sizeof err) == -1);
+    CHECK_STR(err, "/: Is a directory");
+    kcal_join_free(&t);
+}
+
 int main(void)
 {
+    test_bytes();
     test_join();
     test_plot_series();
     test_tie();

@@ -19,7 +19,7 @@
  * l3_cache to choose beta_hot, so what the analysis says about the cache
  * never contradicts the full model's prediction in the same report. NAN
  * for an unknown collective: no cache sentence then. */
-static double footprint(const kcal_join_summary *s, uint64_t n)
+static double series_footprint(const kcal_join_summary *s, uint64_t n)
 {
     kcal_coll c;
     if (kcal_coll_from_name(s->coll, &c))
@@ -218,8 +218,8 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                               : "");
     } else if (kind == K_BYTE_FAST) {
         /* Too fast at large sizes (or everywhere alike): a per-byte cost. */
-        double fp = footprint(s, pt->large_max ? pt->large_max
-                                               : pt->small_max);
+        double fp = series_footprint(s, pt->large_max ? pt->large_max
+                                                      : pt->small_max);
         double e = shape > 0 ? fl : (fs + fl) / 2;
         kcal_sbuf_add(b, "For %s the model is %.0f %% too fast %s: the copies "
                       "run at about %.2f GB/s where the model assumes "
@@ -246,7 +246,7 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
                           kcal_fmt_bytes(llc, c3, sizeof c3));
         kcal_sbuf_add(b, ". ");
     } else if (kind == K_SLOW_SMALL) {
-        double fp = footprint(s, pt->small_max);
+        double fp = series_footprint(s, pt->small_max);
         kcal_sbuf_add(b, "For %s the model is %.0f %% too slow up to %s: ", lab,
                       fs, kcal_fmt_size(pt->small_max, c1, sizeof c1));
         if (fits(fp, llc))
@@ -264,7 +264,7 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
          * fit this machine and this algorithm. */
         double g = conc >= 2 ? kcal_gamma(prm, conc) : 1;
         uint64_t at = pt->large_max ? pt->large_max : pt->small_max;
-        double fp = footprint(s, at);
+        double fp = series_footprint(s, at);
         int cold_beta = bc && bc->is_text && strcmp(bc->text, "hot");
         kcal_sbuf_add(b, "For %s the model is %.0f %% too slow %s, where the "
                       "per-byte and per-page terms dominate. Likely causes: ",

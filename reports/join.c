@@ -540,7 +540,8 @@ char *kcal_join_alg_label(const kcal_join_row *r, char *buf, size_t len)
 
 int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen)
 {
-    qsort(t->rows, t->n, sizeof *t->rows, cmp_rows);
+    if (t->n) /* rows is NULL when both files hold only headers */
+        qsort(t->rows, t->n, sizeof *t->rows, cmp_rows);
     size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {
         kcal_join_row *r = &t->rows[i];

@@ -77,6 +77,12 @@ rejected ": larger than 64 MiB" --measured <(yes 'scatter,2,16384,parallel_read,
 { cat "$pred"; yes 'scatter,2,16384,parallel_read,,10e-6,1' | head -c 70000000; } >"$tmp/big.csv"
 rejected "$tmp/big.csv: larger than 64 MiB" --measured "$meas" --predicted "$tmp/big.csv" "${params[@]}"
 
+# Headers only, nothing else: nothing to join (found by fuzzing: the join
+# sorted a NULL array).
+head -n 1 "$pred" >"$tmp/hpred.csv"
+head -n 1 "$meas" >"$tmp/hmeas.csv"
+rejected "nothing to compare" --measured "$tmp/hmeas.csv" --predicted "$tmp/hpred.csv" "${params[@]}"
+
 # Bad params after good CSVs: still one line, the params error.
 rejected "$tmp/nope.params" --measured "$meas" --predicted "$pred" --params "$tmp/nope.params"
 # A CSV error and bad params: the CSV's line only.

@@ -353,6 +353,25 @@ static void test_bytes(void)
     expect_bytes_error(text, big, "x.csv: larger than 64 MiB");
     free(text);
 
+    /* Headers and no rows: an empty join, not a crash (found by fuzzing:
+     * the join sorted a NULL array, undefined behaviour). */
+    {
+        kcal_join_table e;
+        char msg[512] = "";
+        kcal_join_init(&e);
+        CHECK(kcal_join_parse_predicted(&e, PH, "p.csv", msg, sizeof msg) == 0);
+        CHECK(kcal_join_parse_measured(&e, MH, "m.csv", msg, sizeof msg) == 0);
+        CHECK(kcal_join_finish(&e, msg, sizeof msg) == 0);
+        CHECK(e.n == 0 && e.pred_only == 0 && e.meas_only == 0);
+        kcal_join_summary *s;
+        kcal_join_rank *r;
+        CHECK(kcal_join_summarise(&e, &s) == 0);
+        CHECK(kcal_join_rank_sizes(&e, &r) == 0);
+        free(s);
+        free(r);
+        kcal_join_free(&e);
+    }
+
     /* The same limits hold for a file read from a path, and a directory
      * says what it is. */
     kcal_join_table t;

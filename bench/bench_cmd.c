@@ -25,6 +25,7 @@
 
 #include "capacity.h"
 #include "cli.h"
+#include "columns.h"
 #include "cores.h"
 #include "exe.h"
 #include "launch.h"
@@ -497,7 +498,8 @@ int kcal_bench_main(int argc, char **argv)
         kcal_cli_error(CMD, "out of memory for the benchmark's output");
         rc = KCAL_EXIT_FAIL;
     } else if (r.status != 0 || r.exec_errno || r.timed_out || !job.out.data ||
-               strncmp(job.out.data, "collective,p,size_bytes,", 24) != 0) {
+               strncmp(job.out.data, KCAL_CSV_MEASURED_HEADER "\n",
+                       strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
         rc = report_failure(&o, &r, o.check);
     } else {
         if (job.progressed)

@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include "capacity.h"
+#include "columns.h"
 #include "cores.h"
 #include "kcoll.h"
 #include "kcoll_impl.h"
@@ -448,8 +449,7 @@ int main(int argc, char **argv)
         free(b.ref);
     }
     if (me == 0 && !failed) {
-        printf("collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,"
-               "iterations,oversubscribed\n");
+        printf("%s\n", KCAL_CSV_MEASURED_HEADER);
         for (size_t i = 0; i < nrows; i++)
             printf("%s\n", rows[i]);
         fflush(stdout);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "model.h"
 #include "sizes.h"
 
@@ -419,7 +420,7 @@ int kcal_predict_main(int argc, char **argv)
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     FILE *f = stdout;
     if (o.format == FMT_CSV)
-        fputs("collective,p,size_bytes,algorithm,k,predicted_s,rank\n", f);
+        fputs(KCAL_CSV_PREDICTED_HEADER "\n", f);
     else if (o.format == FMT_JSON)
         fputc('[', f);
     else

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "columns.h"
 #include "err.h"
+#include "model.h"
 
 enum { MAX_FIELDS = 32 };
 
@@ -153,19 +154,43 @@ static const char *const col_names[C_COUNT] = {
     "median_s", "min_s", "max_s", "iterations", "oversubscribed",
 };
 
-static const int pred_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_PRED,
-                                C_RANK, -1};
-static const int meas_cols[] = {C_COLL, C_P, C_SIZE, C_ALG, C_K, C_MEDIAN,
-                                C_MIN, C_MAX, C_ITER, C_OVERSUB, -1};
+/* The columns a file must have: those its writer writes (columns.h), as
+ * C_* indices ending in -1. A name the parser does not know is a contract
+ * changed on one side only: -1, and every file is rejected (the tests
+ * catch it). */
+static int contract_columns(int measured, int *need, size_t max)
+{
+    char head[256];
+    snprintf(head, sizeof head, "%s",
+             measured ? KCAL_CSV_MEASURED_HEADER : KCAL_CSV_PREDICTED_HEADER);
+    size_t n = 0;
+    for (char *save = NULL, *name = strtok_r(head, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        int c = 0;
+        while (c < C_COUNT && strcmp(col_names[c], name))
+            c++;
+        if (c == C_COUNT || n + 1 >= max)
+            return -1;
+        need[n++] = c;
+    }
+    need[n] = -1;
+    return 0;
+}
 
-static int parse_csv(kcal_join_table *t, const char *text, const char *name,
+/* Parse buf (NUL-terminated, modified in place, owned by the caller), whose
+ * bytes scan_text has accepted. */
+static int parse_csv(kcal_join_table *t, char *buf, const char *name,
                      int measured, char *err, size_t errlen)
 {
-    const int *need = measured ? meas_cols : pred_cols;
+    int need[C_COUNT + 1];
+    if (contract_columns(measured, need, C_COUNT + 1)) {
+        kcal_set_err(err, errlen, "%s: the %s CSV contract names a column "
+                     "this reader does not know", name,
+                     measured ? "measured" : "predicted");
+        return -1;
+    }
     const char *fname = keep_name(t, name);
-    char *buf = strdup(text);
-    if (!fname || !buf) {
-        free(buf);
+    if (!fname) {
         kcal_set_err(err, errlen, "%s: out of memory", name);
         return -1;
     }
@@ -302,6 +327,71 @@ static int parse_csv(kcal_join_table *t, const char *text, const char *name,
     rc = 0;
 out:
     free(header);
+    return rc;
+}
+
+/* ---- the bytes of a file -------------------------------------------- */
+
+/* What a CSV of kcal cannot hold, looked for while reading, so that
+ * /dev/zero or a stream without newlines is turned away after one buffer
+ * rather than after filling the memory. `line` counts from 1; `len` is the
+ * length of the current line so far. */
+typedef struct {
+    int line;
+    size_t len;
+} text_scan;
+
+static const char *cmd_of(int measured)
+{
+    return measured ? "bench" : "predict";
+}
+
+static int scan_text(text_scan *sc, const char *p, size_t n, const char *name,
+                     int measured, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n') {
+            sc->line++;
+            sc->len = 0;
+        } else if (p[i] == '\0') {
+            kcal_set_err(err, errlen, "%s:%d: NUL byte: not a CSV of kcal %s "
+                         "--format csv", name, sc->line, cmd_of(measured));
+            return -1;
+        } else if (++sc->len > KCAL_JOIN_MAX_LINE) {
+            kcal_set_err(err, errlen, "%s:%d: line longer than %d bytes: not "
+                         "a CSV of kcal %s --format csv", name, sc->line,
+                         KCAL_JOIN_MAX_LINE, cmd_of(measured));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int too_large(const char *name, int measured, char *err, size_t errlen)
+{
+    kcal_set_err(err, errlen, "%s: larger than %u MiB: not a CSV of kcal %s "
+                 "--format csv", name, KCAL_JOIN_MAX_FILE >> 20,
+                 cmd_of(measured));
+    return -1;
+}
+
+int kcal_join_parse(kcal_join_table *t, kcal_join_side side, const char *data,
+                    size_t len, const char *name, char *err, size_t errlen)
+{
+    int measured = side == KCAL_JOIN_MEASURED;
+    text_scan sc = {1, 0};
+    if (len > KCAL_JOIN_MAX_FILE)
+        return too_large(name, measured, err, errlen);
+    if (scan_text(&sc, data, len, name, measured, err, errlen))
+        return -1;
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        kcal_set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(buf, data, len);
+    buf[len] = '\0';
+    int rc = parse_csv(t, buf, name, measured, err, errlen);
     free(buf);
     return rc;
 }
@@ -309,75 +399,89 @@ out:
 int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
                               const char *name, char *err, size_t errlen)
 {
-    return parse_csv(t, text, name, 0, err, errlen);
+    return kcal_join_parse(t, KCAL_JOIN_PREDICTED, text, strlen(text), name,
+                           err, errlen);
 }
 
 int kcal_join_parse_measured(kcal_join_table *t, const char *text,
                              const char *name, char *err, size_t errlen)
 {
-    return parse_csv(t, text, name, 1, err, errlen);
+    return kcal_join_parse(t, KCAL_JOIN_MEASURED, text, strlen(text), name,
+                           err, errlen);
 }
 
-static char *slurp(const char *path, char *err, size_t errlen)
+/* The whole of path, checked by scan_text as it comes in and never more
+ * than KCAL_JOIN_MAX_FILE bytes: a NUL-terminated malloc'ed copy, or NULL
+ * with the message. Reads pipes and devices too (no size asked first). */
+static char *read_text(const char *path, int measured, char *err,
+                       size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
+    text_scan sc = {1, 0};
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (cap - n < 4096) {
+            size_t ncap = cap ? 2 * cap : 1 << 16;
+            if (ncap > KCAL_JOIN_MAX_FILE + 2)
+                ncap = KCAL_JOIN_MAX_FILE + 2; /* one byte past the cap */
+            char *nb = realloc(buf, ncap);
             if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
+                kcal_set_err(err, errlen, "%s: out of memory", path);
+                goto fail;
             }
             buf = nb;
+            cap = ncap;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
+        size_t got = fread(buf + n, 1, cap - 1 - n, f);
         if (got == 0)
             break;
+        if (scan_text(&sc, buf + n, got, path, measured, err, errlen))
+            goto fail;
+        n += got;
+        if (n > KCAL_JOIN_MAX_FILE) {
+            too_large(path, measured, err, errlen);
+            goto fail;
+        }
     }
-    int bad = !buf || ferror(f);
+    if (ferror(f)) {
+        kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
     fclose(f);
-    if (bad) {
-        free(buf);
-        kcal_set_err(err, errlen, "%s: read error", path);
-        return NULL;
-    }
     buf[n] = '\0';
-    if (strlen(buf) != n) {
-        free(buf);
-        kcal_set_err(err, errlen, "%s: NUL byte in a CSV file", path);
-        return NULL;
-    }
     return buf;
+fail:
+    fclose(f);
+    free(buf);
+    return NULL;
+}
+
+static int read_file(kcal_join_table *t, const char *path, int measured,
+                     char *err, size_t errlen)
+{
+    char *text = read_text(path, measured, err, errlen);
+    if (!text)
+        return -1;
+    int rc = parse_csv(t, text, path, measured, err, errlen);
+    free(text);
+    return rc;
 }
 
 int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
                              size_t errlen)
 {
-    char *text = slurp(path, err, errlen);
-    if (!text)
-        return -1;
-    int rc = kcal_join_parse_predicted(t, text, path, err, errlen);
-    free(text);
-    return rc;
+    return read_file(t, path, 0, err, errlen);
 }
 
 int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,
                             size_t errlen)
 {
-    char *text = slurp(path, err, errlen);
-    if (!text)
-        return -1;
-    int rc = kcal_join_parse_measured(t, text, path, err, errlen);
-    free(text);
-    return rc;
+    return read_file(t, path, 1, err, errlen);
 }
 
 /* ---- the join --------------------------------------------------------- */
@@ -436,7 +540,8 @@ char *kcal_join_alg_label(const kcal_join_row *r, char *buf, size_t len)
 
 int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen)
 {
-    qsort(t->rows, t->n, sizeof *t->rows, cmp_rows);
+    if (t->n) /* rows is NULL when both files hold only headers */
+        qsort(t->rows, t->n, sizeof *t->rows, cmp_rows);
     size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {
         kcal_join_row *r = &t->rows[i];
@@ -623,24 +728,42 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int kcal_join_in_headline(const kcal_join_row *r)
+{
+    return joined(r) && !r->oversubscribed &&
+           r->size >= KCAL_JOIN_MIN_ERR_SIZE;
+}
+
+double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
+                               int *points, int *under)
+{
+    int n = 0, u = 0;
+    double med = NAN;
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    if (v) {
+        for (size_t i = 0; i < t->n; i++) {
+            const kcal_join_row *r = &t->rows[i];
+            if (!kcal_join_in_headline(r) || (coll && strcmp(r->coll, coll)))
+                continue;
+            v[n++] = kcal_join_ape(r);
+            u += r->predicted_s < r->median_s;
+        }
+        if (n) {
+            qsort(v, (size_t)n, sizeof *v, cmp_double);
+            med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+        free(v);
+    }
+    if (points)
+        *points = n;
+    if (under)
+        *under = u;
+    return med;
+}
+
 double kcal_join_median_ape(const kcal_join_table *t)
 {
-    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
-    if (!v)
-        return NAN;
-    size_t n = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const kcal_join_row *r = &t->rows[i];
-        if (joined(r) && !r->oversubscribed && r->size >= KCAL_JOIN_MIN_ERR_SIZE)
-            v[n++] = kcal_join_ape(r);
-    }
-    double med = NAN;
-    if (n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-    free(v);
-    return med;
+    return kcal_join_median_ape_of(t, NULL, NULL, NULL);
 }
 
 double kcal_join_mean_regret(const kcal_join_rank *r, long n)
@@ -666,7 +789,7 @@ static void put_k(FILE *f, int k)
 int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,algorithm,k,points,mape_pct,max_ape_pct\n");
+    fprintf(f, "%s\n", KCAL_CSV_SUMMARY_HEADER);
     for (long i = 0; i < n; i++) {
         if (s[i].oversubscribed != oversubscribed)
             continue;
@@ -681,8 +804,7 @@ int kcal_join_write_summary(FILE *f, const kcal_join_summary *s, long n,
 int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,size_bytes,predicted_best,measured_best,"
-               "regret_pct\n");
+    fprintf(f, "%s\n", KCAL_CSV_RANKING_HEADER);
     for (long i = 0; i < n; i++) {
         if (r[i].oversubscribed != oversubscribed)
             continue;
@@ -699,7 +821,7 @@ int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
 int kcal_join_write_speedup(FILE *f, const kcal_join_rank *r, long n,
                             int oversubscribed)
 {
-    fprintf(f, "collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup\n");
+    fprintf(f, "%s\n", KCAL_CSV_SPEEDUP_HEADER);
     for (long i = 0; i < n; i++) {
         if (r[i].oversubscribed != oversubscribed || !r[i].mpi)
             continue;

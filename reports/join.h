@@ -1,6 +1,6 @@
 /* join: the report's numbers. Reads the CSV of `kcal predict --format csv`
- * and of `kcal bench --format csv` (columns fixed by docs/model.md
- * and the bench issue), joins them on collective,p,size_bytes,algorithm,k,
+ * and of `kcal bench --format csv` (columns.h: KCAL_CSV_PREDICTED_HEADER and
+ * KCAL_CSV_MEASURED_HEADER), joins them on collective,p,size_bytes,algorithm,k,
  * and derives what the report shows:
  *   - the model's absolute percentage error per (collective, p, algorithm, k)
  *     over sizes >= KCAL_JOIN_MIN_ERR_SIZE (summary.csv);
@@ -59,15 +59,30 @@ typedef struct {
 void kcal_join_init(kcal_join_table *t);
 void kcal_join_free(kcal_join_table *t);
 
-/* Parse CSV text from `name`. The header must hold the contract's columns
- * (any order, extra columns ignored); repeated identical header lines are
- * allowed so per-run files can be concatenated. A second row with the same
- * key in the same file is an error. Returns 0 or -1 with "name:line: ..." */
+/* What the readers accept at most. A full sweep's CSV is a few MiB with
+ * lines under 200 bytes; past these limits the input is not a CSV of kcal
+ * bench or kcal predict, and reading on would only use up memory. */
+#define KCAL_JOIN_MAX_FILE (64u << 20) /* bytes */
+#define KCAL_JOIN_MAX_LINE 4096        /* bytes, without the newline */
+
+/* Which file a text is: `kcal predict --format csv` or `kcal bench
+ * --format csv`. */
+typedef enum { KCAL_JOIN_PREDICTED, KCAL_JOIN_MEASURED } kcal_join_side;
+
+/* Parse len bytes of CSV from `name` (any bytes: a NUL byte, a line over
+ * KCAL_JOIN_MAX_LINE or more than KCAL_JOIN_MAX_FILE bytes are errors). The
+ * header must hold the contract's columns (columns.h; any order, extra
+ * columns ignored); repeated identical header lines are allowed so per-run
+ * files can be concatenated. Returns 0 or -1 with "name:line: ..." */
+int kcal_join_parse(kcal_join_table *t, kcal_join_side side, const char *data,
+                    size_t len, const char *name, char *err, size_t errlen);
+/* The same for a NUL-terminated text. */
 int kcal_join_parse_predicted(kcal_join_table *t, const char *text,
                               const char *name, char *err, size_t errlen);
 int kcal_join_parse_measured(kcal_join_table *t, const char *text,
                              const char *name, char *err, size_t errlen);
-/* Read a whole file and parse it as above. */
+/* Read a whole file (or pipe) and parse it as above; stops reading at the
+ * first NUL byte, over-long line or byte past KCAL_JOIN_MAX_FILE. */
 int kcal_join_read_predicted(kcal_join_table *t, const char *path, char *err,
                              size_t errlen);
 int kcal_join_read_measured(kcal_join_table *t, const char *path, char *err,
@@ -121,10 +136,20 @@ typedef struct {
 long kcal_join_summarise(const kcal_join_table *t, kcal_join_summary **out);
 long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out);
 
+/* Whether a row counts in the headline error: joined (predicted and
+ * measured), not oversubscribed, size >= KCAL_JOIN_MIN_ERR_SIZE. */
+int kcal_join_in_headline(const kcal_join_row *r);
+
 /* Headline numbers over the non-oversubscribed points: the median APE of all
- * joined points >= KCAL_JOIN_MIN_ERR_SIZE and the mean regret over ranking
- * rows. NAN when there is nothing to average. */
+ * rows kcal_join_in_headline counts and the mean regret over ranking rows.
+ * NAN when there is nothing to average. */
 double kcal_join_median_ape(const kcal_join_table *t);
+/* The same median over one collective's rows (coll NULL: all); *points gets
+ * how many rows it covers and *under how many of them the model predicts
+ * faster than measured (either may be NULL). NAN when none (or out of
+ * memory). */
+double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
+                               int *points, int *under);
 double kcal_join_mean_regret(const kcal_join_rank *r, long n);
 
 /* Write the two tables (header included). Return 0 or -1 (errno). The

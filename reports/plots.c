@@ -23,18 +23,18 @@ extern char **environ;
 
 
 /* A gnuplot string literal: double quotes, so "\n" breaks the line. */
-static void sb_gp_string(sbuf *b, const char *s)
+static void gp_string(kcal_sbuf *b, const char *s)
 {
-    sb_add(b, "\"");
+    kcal_sbuf_add(b, "\"");
     for (; *s; s++) {
         if (*s == '\n')
-            sb_add(b, "\\n");
+            kcal_sbuf_add(b, "\\n");
         else if (*s == '"' || *s == '\\')
-            sb_add(b, "\\%c", *s);
+            kcal_sbuf_add(b, "\\%c", *s);
         else
-            sb_add(b, "%c", *s);
+            kcal_sbuf_add(b, "%c", *s);
     }
-    sb_add(b, "\"");
+    kcal_sbuf_add(b, "\"");
 }
 
 /* ---- gnuplot ---------------------------------------------------------- */
@@ -225,7 +225,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
     size_t ns;
     series *s = collect(t, coll, p, &ns);
     uint64_t *sizes = malloc((t->n ? t->n : 1) * sizeof *sizes);
-    sbuf titles = {0}, models = {0}, fmodels = {0}, xt = {0}, cmd = {0};
+    kcal_sbuf titles = {0}, models = {0}, fmodels = {0}, xt = {0}, cmd = {0};
     int rc = -1;
     if (!s || !sizes) {
         kcal_set_err(err, errlen, "out of memory");
@@ -248,7 +248,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         char lab[64];
         const kcal_join_row *r0 = &t->rows[s[i].first];
         kcal_join_alg_label(r0, lab, sizeof lab);
-        sb_add(&titles, "%s%s", drawn ? " " : "", lab);
+        kcal_sbuf_add(&titles, "%s%s", drawn ? " " : "", lab);
         fprintf(o.f, "%s# series %s\n", drawn ? "\n\n" : "", lab);
         int has_model = 0, has_full = 0;
         for (size_t r = s[i].first; r < s[i].last; r++) {
@@ -271,9 +271,9 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
             sizes[nsizes++] = row->size;
         }
         if (has_model)
-            sb_add(&models, "%s%d", models.n ? " " : "", drawn);
+            kcal_sbuf_add(&models, "%s%d", models.n ? " " : "", drawn);
         if (has_full)
-            sb_add(&fmodels, "%s%d", fmodels.n ? " " : "", drawn);
+            kcal_sbuf_add(&fmodels, "%s%d", fmodels.n ? " " : "", drawn);
         drawn++;
     }
     if (kcal_outfile_commit(&o)) {
@@ -287,22 +287,23 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
     qsort(sizes, nsizes, sizeof *sizes, cmp_u64);
     /* One size only: give gnuplot an x range (an octave either side). */
     if (sizes[0] == sizes[nsizes - 1])
-        sb_add(&cmd, "xr='[%llu:%llu]'; ", (unsigned long long)sizes[0] / 2,
-               (unsigned long long)sizes[0] * 2);
+        kcal_sbuf_add(&cmd, "xr='[%llu:%llu]'; ",
+                      (unsigned long long)sizes[0] / 2,
+                      (unsigned long long)sizes[0] * 2);
     for (size_t i = 0; i < nsizes; i++) {
         if (i && sizes[i] == sizes[i - 1])
             continue;
         char lab[32];
-        sb_add(&xt, "%s\"%s\" %llu", xt.n ? ", " : "",
-               kcal_size_format(sizes[i], lab, sizeof lab),
-               (unsigned long long)sizes[i]);
+        kcal_sbuf_add(&xt, "%s\"%s\" %llu", xt.n ? ", " : "",
+                      kcal_size_format(sizes[i], lab, sizeof lab),
+                      (unsigned long long)sizes[i]);
     }
-    sb_add(&cmd, "datafile='%s'; outfile='%s.tmp'; nseries=%d; ", datapath,
-           pngpath, drawn);
-    sb_add(&cmd, "titles='%s'; models='%s'; fmodels='%s'; xt='%s'; ttl=",
-           titles.s, models.s ? models.s : "", fmodels.s ? fmodels.s : "",
-           xt.s);
-    sb_gp_string(&cmd, title);
+    kcal_sbuf_add(&cmd, "datafile='%s'; outfile='%s.tmp'; nseries=%d; ",
+                  datapath, pngpath, drawn);
+    kcal_sbuf_add(&cmd, "titles='%s'; models='%s'; fmodels='%s'; xt='%s'; "
+                  "ttl=", titles.s, models.s ? models.s : "",
+                  fmodels.s ? fmodels.s : "", xt.s);
+    gp_string(&cmd, title);
     if (titles.oom || models.oom || fmodels.oom || xt.oom || cmd.oom) {
         kcal_set_err(err, errlen, "out of memory");
         goto out;
@@ -316,11 +317,11 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
 out:
     free(s);
     free(sizes);
-    free(titles.s);
-    free(models.s);
-    free(fmodels.s);
-    free(xt.s);
-    free(cmd.s);
+    kcal_sbuf_free(&titles);
+    kcal_sbuf_free(&models);
+    kcal_sbuf_free(&fmodels);
+    kcal_sbuf_free(&xt);
+    kcal_sbuf_free(&cmd);
     return rc;
 }
 
@@ -403,16 +404,16 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
         kcal_set_err(err, errlen, "%s: a quote in the output path", pngpath);
         return -1;
     }
-    sbuf cmd = {0};
-    sb_add(&cmd, "datafile='%s'; outfile='%s.tmp'; ncols=%d; ttl=", datapath,
-           pngpath, ncols);
-    sb_gp_string(&cmd, title);
+    kcal_sbuf cmd = {0};
+    kcal_sbuf_add(&cmd, "datafile='%s'; outfile='%s.tmp'; ncols=%d; ttl=",
+                  datapath, pngpath, ncols);
+    gp_string(&cmd, title);
     if (cmd.oom) {
-        free(cmd.s);
+        kcal_sbuf_free(&cmd);
         kcal_set_err(err, errlen, "out of memory");
         return -1;
     }
     int rc = run_gnuplot(script, cmd.s, pngpath, err, errlen);
-    free(cmd.s);
+    kcal_sbuf_free(&cmd);
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "outfile.h"
 #include "plots.h"
 #include "report_doc.h"
+#include "report_input.h"
 
 static const char *const CMD = "report";
 
@@ -229,9 +230,6 @@ int kcal_report_main(int argc, char **argv)
 
     kcal_params prm;
     kcal_params_init(&prm);
-    if (kcal_cli_load_params(CMD, o.params_file, o.machine, &prm) < 0)
-        return KCAL_EXIT_USAGE;
-
     kcal_join_table t, tf;
     kcal_join_init(&t);
     kcal_join_init(&tf);
@@ -275,6 +273,13 @@ int kcal_report_main(int argc, char **argv)
         kcal_cli_error(CMD, "no point of %s matches a point of %s (same "
                        "collective, p, size and algorithm): nothing to "
                        "compare", o.measured, o.predicted);
+        status = KCAL_EXIT_USAGE;
+        goto out;
+    }
+    /* The params only after the CSVs are known good: the line saying which
+     * params were loaded must not come before a CSV's error, so a rejected
+     * input gets exactly one line on stderr. */
+    if (kcal_cli_load_params(CMD, o.params_file, o.machine, &prm) < 0) {
         status = KCAL_EXIT_USAGE;
         goto out;
     }

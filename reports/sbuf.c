@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void sb_add(sbuf *b, const char *fmt, ...)
+void kcal_sbuf_add(kcal_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
@@ -32,4 +32,19 @@ void sb_add(sbuf *b, const char *fmt, ...)
         b->s = ns;
         b->cap = cap;
     }
+}
+
+char *kcal_sbuf_take(kcal_sbuf *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (b->oom)
+        free(b->s);
+    *b = (kcal_sbuf){0};
+    return s;
+}
+
+void kcal_sbuf_free(kcal_sbuf *b)
+{
+    free(b->s);
+    *b = (kcal_sbuf){0};
 }

@@ -174,7 +174,7 @@ bad() {
   rm -rf "$tmp/bad"
   "$KCAL" report --out "$tmp/bad" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
   local rc=$?
-  local errs; errs=$(grep -v ': params: ' "$tmp/err.txt" | grep -c . || true)
+  local errs; errs=$(grep -c '' "$tmp/err.txt")
   if [ $rc -eq 2 ] && [ ! -s "$tmp/out.txt" ] && [ "$errs" -eq 1 ] &&
      grep -q -- "$want" "$tmp/err.txt" && [ ! -e "$tmp/bad" ]; then ok
   else no "kcal report $* -> rc=$rc stdout=$(wc -c <"$tmp/out.txt")B stderr: $(cat "$tmp/err.txt")"; fi

@@ -120,6 +120,14 @@ static void test_join(void)
     /* Headlines leave the oversubscribed p=4 out: APEs {25, 20, 20, 25}
      * have median 22.5; regrets {0, 0, 25} have mean 8.333. */
     CHECK_NEAR(kcal_join_median_ape(&t), 22.5, 1e-12);
+    /* Per collective: the same four points, two of them predicted too fast
+     * (parallel_read at 1M, sequential_write at 16K); no bcast at all. */
+    int pts = -1, under = -1;
+    CHECK_NEAR(kcal_join_median_ape_of(&t, "scatter", &pts, &under), 22.5,
+               1e-12);
+    CHECK(pts == 4 && under == 2);
+    CHECK(isnan(kcal_join_median_ape_of(&t, "bcast", &pts, &under)));
+    CHECK(pts == 0 && under == 0);
     CHECK_NEAR(kcal_join_mean_regret(r, nr), 25.0 / 3, 1e-12);
 
     /* The written tables: the exact columns of the issue, k empty where it
@@ -146,6 +154,15 @@ static void test_join(void)
                    "scatter,2,1024,parallel_read,parallel_read,0.0000\n"
                    "scatter,2,16384,parallel_read,parallel_read,0.0000\n"
                    "scatter,2,1048576,parallel_read,sequential_write,25.0000\n");
+    free(buf);
+    /* speedup.csv: the best kcoll algorithm against mpi where mpi ran. */
+    f = open_memstream(&buf, &len);
+    CHECK(kcal_join_write_speedup(f, r, nr, 0) == 0);
+    fclose(f);
+    CHECK_STR(buf, "collective,p,size_bytes,best_algorithm,best_s,mpi_s,speedup\n"
+                   "scatter,2,1024,parallel_read,2.000000e-06,4.000000e-06,2.0000\n"
+                   "scatter,2,16384,parallel_read,8.000000e-06,2.000000e-05,2.5000\n"
+                   "scatter,2,1048576,sequential_write,4.000000e-04,6.000000e-04,1.5000\n");
     free(buf);
     free(s);
     free(r);
@@ -293,8 +310,83 @@ static void test_errors(void)
                  "x.csv:2: quoted fields");
 }
 
+/* Bytes that are no CSV of kcal: a NUL byte, a line over
+ * KCAL_JOIN_MAX_LINE, more than KCAL_JOIN_MAX_FILE bytes. Each is named
+ * with its line, and nothing is parsed. */
+static void expect_bytes_error(const char *data, size_t len, const char *want)
+{
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse(&t, KCAL_JOIN_MEASURED, data, len, "x.csv", err,
+                          sizeof err) == -1);
+    if (!strstr(err, want)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+        CHECK(!"error message");
+    }
+    CHECK(t.n == 0);
+    kcal_join_free(&t);
+}
+
+static void test_bytes(void)
+{
+    static const char nul[] = MH "scatter,2,1024,mpi,,1e-6,1e-6,1e-6,10,0\n"
+                                 "scatter,2,2048,mpi,\0,1e-6,1e-6,1e-6,10,0\n";
+    expect_bytes_error(nul, sizeof nul - 1, "x.csv:3: NUL byte");
+    /* A NUL-terminated text cannot carry one: it ends there (line 3 is
+     * then cut short). */
+    expect_error(1, nul, "x.csv:3: 5 fields, the header has 10");
+
+    size_t n = KCAL_JOIN_MAX_LINE + 1;
+    char *line = malloc(n + 2);
+    memset(line, 'a', n);
+    memcpy(line + n, "\n", 2);
+    expect_bytes_error(line, n + 1, "x.csv:1: line longer than 4096 bytes");
+    /* Exactly the limit is a line like any other (here a bad header). */
+    expect_bytes_error(line + 1, n, "x.csv:1: header lacks column");
+    free(line);
+
+    size_t big = KCAL_JOIN_MAX_FILE + 1;
+    char *text = malloc(big);
+    for (size_t i = 0; i < big; i++)
+        text[i] = i % 2 ? '\n' : 'x';
+    expect_bytes_error(text, big, "x.csv: larger than 64 MiB");
+    free(text);
+
+    /* Headers and no rows: an empty join, not a crash (found by fuzzing:
+     * the join sorted a NULL array, undefined behaviour). */
+    {
+        kcal_join_table e;
+        char msg[512] = "";
+        kcal_join_init(&e);
+        CHECK(kcal_join_parse_predicted(&e, PH, "p.csv", msg, sizeof msg) == 0);
+        CHECK(kcal_join_parse_measured(&e, MH, "m.csv", msg, sizeof msg) == 0);
+        CHECK(kcal_join_finish(&e, msg, sizeof msg) == 0);
+        CHECK(e.n == 0 && e.pred_only == 0 && e.meas_only == 0);
+        kcal_join_summary *s;
+        kcal_join_rank *r;
+        CHECK(kcal_join_summarise(&e, &s) == 0);
+        CHECK(kcal_join_rank_sizes(&e, &r) == 0);
+        free(s);
+        free(r);
+        kcal_join_free(&e);
+    }
+
+    /* The same limits hold for a file read from a path, and a directory
+     * says what it is. */
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_read_measured(&t, "/dev/zero", err, sizeof err) == -1);
+    CHECK(strstr(err, "/dev/zero:1: NUL byte") != NULL);
+    CHECK(kcal_join_read_predicted(&t, "/", err, sizeof err) == -1);
+    CHECK_STR(err, "/: Is a directory");
+    kcal_join_free(&t);
+}
+
 int main(void)
 {
+    test_bytes();
     test_join();
     test_plot_series();
     test_tie();

@@ -1,0 +1,44 @@
+/* report_input: what a report is written from — the joined numbers of one
+ * `kcal report` run (join.h), the params the predictions used, the machine
+ * the times were measured on and the plots drawn. Filled by report_cmd.c,
+ * read by the analysis (analysis.h), the model comparison (compare.h) and
+ * the document (report_doc.h); none of them owns or frees any of it. */
+#ifndef KCAL_REPORT_INPUT_H
+#define KCAL_REPORT_INPUT_H
+
+#include <stddef.h>
+
+#include "join.h"
+#include "machine.h"
+#include "params.h"
+
+typedef struct {
+    char coll[16];
+    int p;
+    int oversubscribed;
+    char png[128]; /* file name inside the output directory */
+} kcal_report_plot;
+
+typedef struct {
+    const kcal_join_table *table;
+    const kcal_join_summary *summary;
+    long n_summary;
+    const kcal_join_rank *ranking;
+    long n_ranking;
+    const kcal_params *params;
+    const kcal_machine *machine;
+    const kcal_report_plot *times; /* one per (collective, p) */
+    size_t n_times;
+    const kcal_report_plot *speedup; /* one per p (coll unused) */
+    size_t n_speedup;
+    const char *generated; /* date and command line, for the header */
+    /* The full model (--model full) joined with the same measurements, or
+     * NULL/0 when the report compares the paper model only. */
+    const kcal_join_table *full_table;
+    const kcal_join_summary *full_summary;
+    long n_full_summary;
+    const kcal_join_rank *full_ranking;
+    long n_full_ranking;
+} kcal_report_input;
+
+#endif

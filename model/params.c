@@ -8,29 +8,58 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys model.md defines, and extension keys written by `kcal probe`. A key
- * ending in `_stderr` or `_dof` of a numeric key is known and numeric too. */
-static const char *const required_keys[] = {
-    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b", NULL};
-static const char *const numeric_keys[] = {
-    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b",
-    "sm_bcast_a", "sm_bcast_b", "sm_gather_a", "sm_gather_b",
-    "sm_allgather_a", "sm_allgather_b", "sm_barrier_a", "sm_barrier_b",
+/* Every key model.md defines, and the extension keys `kcal probe` writes:
+ * the one table of what a key is (kcal fit asks it which `# meta` entries of
+ * a raw file are numbers). A key ending in `_stderr` or `_dof` of a numeric
+ * key is known and numeric too. */
+static const struct {
+    const char *name;
+    kcal_key_kind kind;
+    int required;
+} key_table[] = {
+    {"alpha", KCAL_KEY_NUMBER, 1},
+    {"beta", KCAL_KEY_NUMBER, 1},
+    {"lock", KCAL_KEY_NUMBER, 1},
+    {"page", KCAL_KEY_META_NUMBER, 1},
+    {"gamma_a", KCAL_KEY_NUMBER, 1},
+    {"gamma_b", KCAL_KEY_NUMBER, 1},
+    {"sm_bcast_a", KCAL_KEY_NUMBER, 0},
+    {"sm_bcast_b", KCAL_KEY_NUMBER, 0},
+    {"sm_gather_a", KCAL_KEY_NUMBER, 0},
+    {"sm_gather_b", KCAL_KEY_NUMBER, 0},
+    {"sm_allgather_a", KCAL_KEY_NUMBER, 0},
+    {"sm_allgather_b", KCAL_KEY_NUMBER, 0},
+    {"sm_barrier_a", KCAL_KEY_NUMBER, 0},
+    {"sm_barrier_b", KCAL_KEY_NUMBER, 0},
     /* probe extensions: cache sizes in bytes, what was measured */
-    "l1d_cache", "l2_cache", "l3_cache", "max_readers",
+    {"l1d_cache", KCAL_KEY_META_NUMBER, 0},
+    {"l2_cache", KCAL_KEY_META_NUMBER, 0},
+    {"l3_cache", KCAL_KEY_META_NUMBER, 0},
+    {"max_readers", KCAL_KEY_META_NUMBER, 0},
     /* the full model's terms (model.md "Beyond the paper"): in-cache copy
      * time per byte (s/byte), one control-message step (s) */
-    "beta_hot", "sync_step", NULL};
-static const char *const text_keys[] = {
-    "machine", "cpu", "cores", "sockets", "numa", "kernel", "date", "source",
-    "cma_method",
+    {"beta_hot", KCAL_KEY_NUMBER, 0},
+    {"sync_step", KCAL_KEY_NUMBER, 0},
+    {"machine", KCAL_KEY_TEXT, 0},
+    {"cpu", KCAL_KEY_TEXT, 0},
+    {"cores", KCAL_KEY_TEXT, 0},
+    {"sockets", KCAL_KEY_TEXT, 0},
+    {"numa", KCAL_KEY_TEXT, 0},
+    {"kernel", KCAL_KEY_TEXT, 0},
+    {"date", KCAL_KEY_TEXT, 0},
+    {"source", KCAL_KEY_TEXT, 0},
+    {"cma_method", KCAL_KEY_TEXT, 0},
     /* probe extensions */
-    "hostname", "beta_cache", "oversubscribed", "probe", NULL};
+    {"hostname", KCAL_KEY_TEXT, 0},
+    {"beta_cache", KCAL_KEY_TEXT, 0},
+    {"oversubscribed", KCAL_KEY_TEXT, 0},
+    {"probe", KCAL_KEY_TEXT, 0},
+};
+#define N_KEYS (sizeof key_table / sizeof key_table[0])
 
 static const char *const sm_names[KCAL_SM_COUNT] = {"bcast", "gather",
                                                     "allgather", "barrier"};
@@ -40,12 +69,18 @@ const char *kcal_sm_name(kcal_sm_op op)
     return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
 }
 
-static int in_list(const char *const *list, const char *key)
+/* The kind of a key of the table, or KCAL_KEY_UNKNOWN. */
+static kcal_key_kind table_kind(const char *key)
 {
-    for (; *list; list++)
-        if (!strcmp(*list, key))
-            return 1;
-    return 0;
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(key_table[i].name, key))
+            return key_table[i].kind;
+    return KCAL_KEY_UNKNOWN;
+}
+
+static int kind_is_numeric(kcal_key_kind k)
+{
+    return k == KCAL_KEY_NUMBER || k == KCAL_KEY_META_NUMBER;
 }
 
 /* A `<numeric key>_stderr` or `_dof` key. */
@@ -61,20 +96,33 @@ static int is_derived_numeric(const char *key)
                 return 0;
             memcpy(base, key, len - sl);
             base[len - sl] = '\0';
-            return in_list(numeric_keys, base);
+            return kind_is_numeric(table_kind(base));
         }
     }
     return 0;
 }
 
+kcal_key_kind kcal_params_key_kind(const char *key)
+{
+    kcal_key_kind k = table_kind(key);
+    if (k == KCAL_KEY_UNKNOWN && is_derived_numeric(key))
+        k = KCAL_KEY_NUMBER;
+    return k;
+}
+
 static int key_is_numeric(const char *key)
 {
-    return in_list(numeric_keys, key) || is_derived_numeric(key);
+    return kind_is_numeric(kcal_params_key_kind(key));
 }
 
 static int key_is_known(const char *key)
 {
-    return key_is_numeric(key) || in_list(text_keys, key);
+    return kcal_params_key_kind(key) != KCAL_KEY_UNKNOWN;
+}
+
+static int key_is_text(const char *key)
+{
+    return table_kind(key) == KCAL_KEY_TEXT;
 }
 
 static int key_name_ok(const char *key)
@@ -198,7 +246,7 @@ int kcal_params_set(kcal_params *p, const char *key, double value)
     if (!key_name_ok(key) || !isfinite(value) || value < 0)
         return -1;
     const kcal_param *e = kcal_params_find(p, key);
-    if ((e && e->is_text) || in_list(text_keys, key))
+    if ((e && e->is_text) || key_is_text(key))
         return -1;
     char buf[64];
     format_double(value, buf, sizeof buf);
@@ -309,7 +357,7 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
             return -1;
         }
         is_text = 0;
-    } else if (in_list(text_keys, key)) {
+    } else if (key_is_text(key)) {
         is_text = 1;
     } else {
         /* Unknown: keep it as a number when it reads as one, else as text. */
@@ -326,13 +374,12 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
 int kcal_params_validate(const kcal_params *p, const char *name, char *err,
                          size_t errlen)
 {
-    for (const char *const *k = required_keys; *k; k++) {
-        const kcal_param *e = kcal_params_find(p, *k);
-        if (!e) {
-            kcal_set_err(err, errlen, "%s: missing required key '%s'", name, *k);
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (key_table[i].required && !kcal_params_find(p, key_table[i].name)) {
+            kcal_set_err(err, errlen, "%s: missing required key '%s'", name,
+                         key_table[i].name);
             return -1;
         }
-    }
     return 0;
 }
 

@@ -75,6 +75,17 @@ int kcal_params_write(FILE *f, const kcal_params *p, const char *comment);
 int kcal_params_set(kcal_params *p, const char *key, double value);
 int kcal_params_set_text(kcal_params *p, const char *key, const char *text);
 
+/* What a key is, from the one table of keys (model.md "The params file"). */
+typedef enum {
+    KCAL_KEY_UNKNOWN = 0, /* not a key of model.md: kept, warned about */
+    KCAL_KEY_NUMBER,      /* a model parameter, or a <key>_stderr/_dof */
+    KCAL_KEY_META_NUMBER, /* a number the probe records about the machine
+                           * (page, cache sizes, max_readers): a raw file's
+                           * `# meta` entry that kcal fit copies as a number */
+    KCAL_KEY_TEXT,        /* metadata text (cpu, kernel, date, ...) */
+} kcal_key_kind;
+kcal_key_kind kcal_params_key_kind(const char *key);
+
 /* Lookup: NULL when absent. */
 const kcal_param *kcal_params_find(const kcal_params *p, const char *key);
 /* Numeric value of key, or `fallback` when absent or text. */

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "cma_check.h"
 #include "contention.h"
-#include "fit.h"
 #include "load.h"
 #include "phases.h"
 #include "raw.h"
@@ -327,7 +327,7 @@ int kcal_probe_main(int argc, char **argv)
                 goto done;
             }
     const char *method = "one_byte_local";
-    if (kcal_fit_lock_grows(&raw, "one_byte_local") == 0) {
+    if (kcal_calibrate_lock_grows(&raw, "one_byte_local") == 0) {
         /* model.md: detect a kernel on which T3 does not grow with N. */
         kcal_cli_warn(CMD, "T3 (1-byte local iovec, N-page remote) does not "
                       "grow with N on this kernel; falling back to the "
@@ -344,7 +344,7 @@ int kcal_probe_main(int argc, char **argv)
                 goto done;
             }
         method = "liovcnt_zero";
-        if (kcal_fit_lock_grows(&raw, method) != 1) {
+        if (kcal_calibrate_lock_grows(&raw, method) != 1) {
             kcal_cli_error(CMD, "T3 does not grow with N with the paper's "
                            "liovcnt = 0 call either: this kernel does not "
                            "let a probe time page pinning, so l cannot be "
@@ -431,14 +431,14 @@ int kcal_probe_main(int argc, char **argv)
         kcal_cli_error(CMD, "--raw %s", err);
         goto done;
     }
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     size_t clen = 8192;
     comment = malloc(clen);
     if (!comment) {
         kcal_cli_error(CMD, "out of memory");
         goto done;
     }
-    if (kcal_fit_raw(&raw, &params, &notes, comment, clen, err, sizeof err) < 0) {
+    if (kcal_calibrate_params(&raw, &params, &notes, comment, clen, err, sizeof err) < 0) {
         kcal_cli_error(CMD, "fit: %s", err);
         goto done;
     }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "check.h"
 #include "fit.h"
 #include "raw.h"
@@ -107,9 +108,9 @@ static void test_recovery(gsl_rng *rng)
     make_samples(&r, rng, 8);
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char comment[4096], err[256] = "";
-    int rc = kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err);
+    int rc = kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err, sizeof err);
     CHECK(rc == 0);
     if (rc) {
         fprintf(stderr, "fit: %s\n", err);
@@ -170,9 +171,9 @@ static void test_two_cores(gsl_rng *rng)
     make_samples(&r, rng, 2);
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char err[256] = "";
-    CHECK(kcal_fit_raw(&r, &p, &notes, NULL, 0, err, sizeof err) == 0);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, NULL, 0, err, sizeof err) == 0);
     CHECK(p.gamma_a == 0);
     CHECK(kcal_params_get(&p, "gamma_a_dof", -1) == 0);
     /* gamma_b = γ(2)/2 within the noise of that one point. */
@@ -206,9 +207,9 @@ static void test_alpha_fallback(gsl_rng *rng)
     }
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char comment[4096], err[256] = "";
-    CHECK(kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
     CHECK(fabs(p.alpha - 1.4e-6) < 5 * se_median(SIG, REPS));
     /* Hot copies only (kcal probe --hot): beta is the hot one, and
      * beta_hot the same fit; no sm_step samples, no sync_step key. */
@@ -263,9 +264,9 @@ static void test_stat_and_growth(gsl_rng *rng)
             kcal_raw_add(&r, "lock", "liovcnt_zero", 1, NS[i], 0, k,
                          ALPHA + LOCK * NS[i] + gsl_ran_gaussian(rng, SIG));
         }
-    CHECK(kcal_fit_lock_grows(&r, "one_byte_local") == 0);
-    CHECK(kcal_fit_lock_grows(&r, "liovcnt_zero") == 1);
-    CHECK(kcal_fit_lock_grows(&r, "none") == -1);
+    CHECK(kcal_calibrate_lock_grows(&r, "one_byte_local") == 0);
+    CHECK(kcal_calibrate_lock_grows(&r, "liovcnt_zero") == 1);
+    CHECK(kcal_calibrate_lock_grows(&r, "none") == -1);
     kcal_raw_free(&r);
 }
 

@@ -119,8 +119,8 @@ static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
 {
     double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
         se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
-    size_t n = curve_reps(raw, "lock", lock_pat, lo, hi, x, y, se);
-    size_t n4 = curve_reps(raw, "copy", copy_pat, lo, hi, x4, y4, se4), nb = 0;
+    size_t n = curve_reps(raw, KCAL_PHASE_LOCK, lock_pat, lo, hi, x, y, se);
+    size_t n4 = curve_reps(raw, KCAL_PHASE_COPY, copy_pat, lo, hi, x4, y4, se4), nb = 0;
     kcal_linfit lf, bf;
     if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
         return -1;
@@ -150,7 +150,7 @@ static int batch_se(const kcal_raw *raw, const char *lock_pat,
 {
     int reps = 0;
     for (size_t i = 0; i < raw->n; i++)
-        if (!strcmp(raw->s[i].phase, "lock") && raw->s[i].rep + 1 > reps)
+        if (!strcmp(raw->s[i].phase, KCAL_PHASE_LOCK) && raw->s[i].rep + 1 > reps)
             reps = raw->s[i].rep + 1;
     if (reps < 5 * KCAL_BATCHES)
         return -1;
@@ -176,7 +176,7 @@ static int has_pattern(const kcal_raw *raw, const char *phase,
 int kcal_calibrate_lock_grows(const kcal_raw *raw, const char *pattern)
 {
     double x[MAXPTS], y[MAXPTS], se[MAXPTS];
-    size_t n = curve(raw, "lock", pattern, x, y, se);
+    size_t n = curve(raw, KCAL_PHASE_LOCK, pattern, x, y, se);
     kcal_linfit lf;
     if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
         return -1;
@@ -222,14 +222,15 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
                           char *comment, size_t commentlen, char *err,
                           size_t errlen)
 {
-    static const char *const patterns[] = {"distinct", "same", "own"};
+    static const char *const patterns[] = {
+        KCAL_PATTERN_DISTINCT, KCAL_PATTERN_SAME, KCAL_PATTERN_OWN};
     double cs[MAXPTS], gs[MAXPTS], ss[MAXPTS];
     size_t nfit = 0;
     long pages_used = 0;
     for (int pi = 0; pi < 3; pi++) {
         long rv[MAXPTS], pv[MAXPTS];
-        size_t nr = distinct_values(raw, "contention", patterns[pi], 1, rv, MAXPTS);
-        size_t np = distinct_values(raw, "contention", patterns[pi], 0, pv, MAXPTS);
+        size_t nr = distinct_values(raw, KCAL_PHASE_CONTENTION, patterns[pi], 1, rv, MAXPTS);
+        size_t np = distinct_values(raw, KCAL_PHASE_CONTENTION, patterns[pi], 0, pv, MAXPTS);
         if (nr == 0 || np == 0)
             continue;
         long N = pv[np - 1]; /* the largest N: lock time dominates */
@@ -237,7 +238,7 @@ static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
             patterns[pi], N);
         for (size_t i = 0; i < nr; i++) {
             kcal_stat st;
-            if (point_stat(raw, "contention", patterns[pi], (int)rv[i], N, &st) < 0)
+            if (point_stat(raw, KCAL_PHASE_CONTENTION, patterns[pi], (int)rv[i], N, &st) < 0)
                 continue;
             /* Per-page lock time at c, over l (model.md): γ(c). */
             double g = (st.median - alpha) / (double)N / lock;
@@ -315,7 +316,7 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
     int measured = 0;
     for (int op = 0; op < KCAL_SM_COUNT; op++) {
         char phase[32], ka[48], kb[48];
-        snprintf(phase, sizeof phase, "sm_%s", kcal_sm_name(op));
+        snprintf(phase, sizeof phase, KCAL_PHASE_SM_PREFIX "%s", kcal_sm_name(op));
         snprintf(ka, sizeof ka, "sm_%s_a", kcal_sm_name(op));
         snprintf(kb, sizeof kb, "sm_%s_b", kcal_sm_name(op));
         long pv[MAXPTS];
@@ -394,7 +395,7 @@ static int fit_copy_slope(const kcal_raw *raw, const char *copy_pat,
 {
     double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
         bs[MAXPTS];
-    size_t n4 = curve(raw, "copy", copy_pat, x4, y4, se4);
+    size_t n4 = curve(raw, KCAL_PHASE_COPY, copy_pat, x4, y4, se4);
     *nb = 0;
     for (size_t i = 0; i < n4; i++)
         for (size_t j = 0; j < n; j++)
@@ -424,11 +425,11 @@ static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
 {
     kcal_linfit bf;
     size_t nb;
-    if (fit_copy_slope(raw, "hot", x, y, se, n, page, &bf, &nb, err,
+    if (fit_copy_slope(raw, KCAL_PATTERN_HOT, x, y, se, n, page, &bf, &nb, err,
                        errlen) < 0)
         return -1;
     double ba = 0, bl = 0, bb = 0;
-    int batched = batch_se(raw, lock_pat, "hot", page, &ba, &bl, &bb) == 0;
+    int batched = batch_se(raw, lock_pat, KCAL_PATTERN_HOT, page, &ba, &bl, &bb) == 0;
     cat(comment, commentlen, "beta_hot = slope of (T4 - T3) over N*s, %zu "
         "points, hot copies, dof %d (%.3g GB/s)\n", nb, bf.dof, 1e-9 / bf.c1);
     return set_fit(out, "beta_hot", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1,
@@ -443,10 +444,10 @@ static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
                          size_t commentlen, char *err, size_t errlen)
 {
     long pv[MAXPTS];
-    size_t np = distinct_values(raw, "sm_step", NULL, 1, pv, MAXPTS);
+    size_t np = distinct_values(raw, KCAL_PHASE_SM_STEP, NULL, 1, pv, MAXPTS);
     for (size_t i = 0; i < np; i++) {
         kcal_stat st;
-        if (pv[i] < 2 || point_stat(raw, "sm_step", NULL, (int)pv[i], -1, &st) < 0)
+        if (pv[i] < 2 || point_stat(raw, KCAL_PHASE_SM_STEP, NULL, (int)pv[i], -1, &st) < 0)
             continue;
         cat(comment, commentlen, "sync_step = median of half an 8-byte "
             "ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n", pv[i],
@@ -464,7 +465,7 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
         notes->n = 0;
     if (comment && commentlen)
         comment[0] = '\0';
-    const char *page_s = kcal_raw_get_meta(raw, "page");
+    const char *page_s = kcal_raw_get_meta(raw, KCAL_META_PAGE);
     char *end;
     double page = page_s ? strtod(page_s, &end) : 0;
     if (!page_s || *end || !(page > 0)) {
@@ -490,23 +491,24 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
 
     /* T1: reported, not a model parameter (α includes it). */
     kcal_stat t1, t2;
-    if (point_stat(raw, "syscall", NULL, 0, -1, &t1) == 0)
+    if (point_stat(raw, KCAL_PHASE_SYSCALL, NULL, 0, -1, &t1) == 0)
         cat(comment, commentlen, "T1 syscall (liovcnt = riovcnt = 0): %.3g s\n",
             t1.median);
-    int have_t2 = point_stat(raw, "startup", NULL, 0, -1, &t2) == 0;
+    int have_t2 = point_stat(raw, KCAL_PHASE_STARTUP, NULL, 0, -1, &t2) == 0;
     if (have_t2)
         cat(comment, commentlen, "T2 start-up (1 byte): %.3g s\n", t2.median);
 
     /* α and l: T3(N) = α + l·N (model.md). */
     /* The probe says which T3 it trusted (cma_method); else the current
      * kernel's method when its samples are there. */
-    const char *method = kcal_raw_get_meta(raw, "cma_method");
-    const char *lock_pat = method && has_pattern(raw, "lock", method) ? method
-                           : has_pattern(raw, "lock", "one_byte_local")
-                               ? "one_byte_local"
-                               : "liovcnt_zero";
+    const char *method = kcal_raw_get_meta(raw, KCAL_META_CMA_METHOD);
+    const char *lock_pat =
+        method && has_pattern(raw, KCAL_PHASE_LOCK, method) ? method
+        : has_pattern(raw, KCAL_PHASE_LOCK, KCAL_PATTERN_ONE_BYTE_LOCAL)
+            ? KCAL_PATTERN_ONE_BYTE_LOCAL
+            : KCAL_PATTERN_LIOVCNT_ZERO;
     double x[MAXPTS], y[MAXPTS], se[MAXPTS];
-    size_t n = curve(raw, "lock", lock_pat, x, y, se);
+    size_t n = curve(raw, KCAL_PHASE_LOCK, lock_pat, x, y, se);
     kcal_linfit lf;
     if (n < 2 || kcal_fit_line(x, y, se, n, &lf) < 0) {
         kcal_set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
@@ -519,7 +521,9 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
                 lf.c1, lf.se1);
         return -1;
     }
-    const char *copy_pat = has_pattern(raw, "copy", "cold") ? "cold" : "hot";
+    const char *copy_pat =
+        has_pattern(raw, KCAL_PHASE_COPY, KCAL_PATTERN_COLD) ? KCAL_PATTERN_COLD
+                                                              : KCAL_PATTERN_HOT;
     double ba = 0, bl = 0, bb = 0;
     int batched = batch_se(raw, lock_pat, copy_pat, page, &ba, &bl, &bb) == 0;
     double alpha = lf.c0, alpha_se = batched ? fmax(lf.se0, ba) : lf.se0;
@@ -559,12 +563,12 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
     if (set_fit(out, "beta", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1, err,
                 errlen) < 0)
         return -1;
-    if (!kcal_raw_get_meta(raw, "beta_cache") &&
-        kcal_params_set_text(out, "beta_cache", copy_pat) < 0)
+    if (!kcal_raw_get_meta(raw, KCAL_META_BETA_CACHE) &&
+        kcal_params_set_text(out, KCAL_META_BETA_CACHE, copy_pat) < 0)
         return -1;
     /* beta_hot (the full model): the same fit on the in-cache copies, when
      * the probe measured them (by default next to the cold ones). */
-    if (has_pattern(raw, "copy", "hot") &&
+    if (has_pattern(raw, KCAL_PHASE_COPY, KCAL_PATTERN_HOT) &&
         fit_beta_hot(raw, lock_pat, x, y, se, n, page, out, comment,
                      commentlen, err, errlen) < 0)
         return -1;

@@ -15,6 +15,7 @@ int kcal_bandwidth_sweep_init(kcal_sweep *w, kcal_cma_setup *s,
                               const long *pages, size_t n, int cold,
                               char *err, size_t errlen)
 {
-    return kcal_sweep_init(w, s, KCAL_CALL_COPY, cold, "copy",
-                           cold ? "cold" : "hot", pages, n, err, errlen);
+    return kcal_sweep_init(w, s, KCAL_CALL_COPY, cold, KCAL_PHASE_COPY,
+                           cold ? KCAL_PATTERN_COLD : KCAL_PATTERN_HOT, pages,
+                           n, err, errlen);
 }

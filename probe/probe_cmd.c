@@ -177,12 +177,13 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     kcal_raw_set_meta(raw, "numa", buf);
     if (uname(&u) == 0)
         kcal_raw_set_meta(raw, "kernel", u.release);
-    meta_num(raw, "page", (double)page);
+    meta_num(raw, KCAL_META_PAGE, (double)page);
     meta_num(raw, "l1d_cache", (double)ti->l1d);
     meta_num(raw, "l2_cache", (double)ti->l2);
     meta_num(raw, "l3_cache", (double)ti->l3);
     meta_num(raw, "max_readers", max_readers);
-    kcal_raw_set_meta(raw, "beta_cache", o->hot ? "hot" : "cold");
+    kcal_raw_set_meta(raw, KCAL_META_BETA_CACHE,
+                      o->hot ? KCAL_PATTERN_HOT : KCAL_PATTERN_COLD);
     kcal_raw_set_meta(raw, "oversubscribed", "no");
 }
 
@@ -302,12 +303,12 @@ int kcal_probe_main(int argc, char **argv)
     const char *flat = getenv("KCAL_PROBE_SIMULATE_FLAT_T3");
     cs.simulate_flat_t3 = flat && *flat && strcmp(flat, "0");
     static const long one = 1;
-    if (kcal_sweep_init(&sw[0], &cs, KCAL_CALL_SYSCALL, 0, "syscall", "-", &one,
+    if (kcal_sweep_init(&sw[0], &cs, KCAL_CALL_SYSCALL, 0, KCAL_PHASE_SYSCALL, KCAL_PATTERN_NONE, &one,
                         1, err, sizeof err) < 0 ||
-        kcal_sweep_init(&sw[1], &cs, KCAL_CALL_STARTUP, 0, "startup", "-", &one,
+        kcal_sweep_init(&sw[1], &cs, KCAL_CALL_STARTUP, 0, KCAL_PHASE_STARTUP, KCAL_PATTERN_NONE, &one,
                         1, err, sizeof err) < 0 ||
-        kcal_sweep_init(&sw[2], &cs, KCAL_CALL_LOCK, 0, "lock",
-                        "one_byte_local", pages, np, err, sizeof err) < 0 ||
+        kcal_sweep_init(&sw[2], &cs, KCAL_CALL_LOCK, 0, KCAL_PHASE_LOCK,
+                        KCAL_PATTERN_ONE_BYTE_LOCAL, pages, np, err, sizeof err) < 0 ||
         kcal_bandwidth_sweep_init(&sw[3], &cs, pages, np, !o.hot, err,
                                   sizeof err) < 0 ||
         (!o.hot && kcal_bandwidth_sweep_init(&sw[5], &cs, pages, np, 0, err,
@@ -326,15 +327,15 @@ int kcal_probe_main(int argc, char **argv)
                 kcal_cli_error(CMD, "%s", err);
                 goto done;
             }
-    const char *method = "one_byte_local";
-    if (kcal_calibrate_lock_grows(&raw, "one_byte_local") == 0) {
+    const char *method = KCAL_PATTERN_ONE_BYTE_LOCAL;
+    if (kcal_calibrate_lock_grows(&raw, KCAL_PATTERN_ONE_BYTE_LOCAL) == 0) {
         /* model.md: detect a kernel on which T3 does not grow with N. */
         kcal_cli_warn(CMD, "T3 (1-byte local iovec, N-page remote) does not "
                       "grow with N on this kernel; falling back to the "
                       "paper's liovcnt = 0 method");
         meter.total += np * pl.passes;
-        if (kcal_sweep_init(&sw[4], &cs, KCAL_CALL_LOCK_LIOV0, 0, "lock",
-                            "liovcnt_zero", pages, np, err, sizeof err) < 0) {
+        if (kcal_sweep_init(&sw[4], &cs, KCAL_CALL_LOCK_LIOV0, 0, KCAL_PHASE_LOCK,
+                            KCAL_PATTERN_LIOVCNT_ZERO, pages, np, err, sizeof err) < 0) {
             kcal_cli_error(CMD, "%s", err);
             goto done;
         }
@@ -343,7 +344,7 @@ int kcal_probe_main(int argc, char **argv)
                 kcal_cli_error(CMD, "%s", err);
                 goto done;
             }
-        method = "liovcnt_zero";
+        method = KCAL_PATTERN_LIOVCNT_ZERO;
         if (kcal_calibrate_lock_grows(&raw, method) != 1) {
             kcal_cli_error(CMD, "T3 does not grow with N with the paper's "
                            "liovcnt = 0 call either: this kernel does not "
@@ -352,7 +353,7 @@ int kcal_probe_main(int argc, char **argv)
             goto done;
         }
     }
-    kcal_raw_set_meta(&raw, "cma_method", method);
+    kcal_raw_set_meta(&raw, KCAL_META_CMA_METHOD, method);
     {
         /* Preempted samples are retaken, but other processes also share
          * caches and memory with us, and a host may steal our vCPU: a run

@@ -50,7 +50,7 @@ static size_t distinct_values(const kcal_raw *raw, const char *phase,
 /* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
 static int point_stat_reps(const kcal_raw *raw, const char *phase,
                            const char *pattern, int readers, long pages,
-                           int rep_lo, int rep_hi, kcal_stat *st)
+                           long rep_lo, long rep_hi, kcal_stat *st)
 {
     size_t n = kcal_raw_select(raw, phase, pattern, readers, pages, NULL, 0);
     if (n == 0)
@@ -87,7 +87,7 @@ static int point_stat(const kcal_raw *raw, const char *phase,
 
 /* Medians and standard errors of phase/pattern at each N (readers: any). */
 static size_t curve_reps(const kcal_raw *raw, const char *phase,
-                         const char *pattern, int rep_lo, int rep_hi,
+                         const char *pattern, long rep_lo, long rep_hi,
                          double *x, double *y, double *se)
 {
     long v[MAXPTS];
@@ -114,8 +114,8 @@ static size_t curve(const kcal_raw *raw, const char *phase,
 /* l (slope of T3) and β (slope of T4 − T3 over N·s) from the samples with
  * rep in [lo, hi). 0 or -1. */
 static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
-                          const char *copy_pat, double page, int lo, int hi,
-                          double *alpha, double *lock, double *beta)
+                          const char *copy_pat, double page, long lo,
+                          long hi, double *alpha, double *lock, double *beta)
 {
     double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
         se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
@@ -148,14 +148,17 @@ static int batch_se(const kcal_raw *raw, const char *lock_pat,
                     const char *copy_pat, double page, double *se_alpha,
                     double *se_lock, double *se_beta)
 {
-    int reps = 0;
+    /* long: a raw file's rep may be up to 2^30, and k·reps must not
+     * overflow (the block bounds themselves are <= reps). */
+    long reps = 0;
     for (size_t i = 0; i < raw->n; i++)
-        if (!strcmp(raw->s[i].phase, KCAL_PHASE_LOCK) && raw->s[i].rep + 1 > reps)
-            reps = raw->s[i].rep + 1;
+        if (!strcmp(raw->s[i].phase, KCAL_PHASE_LOCK) &&
+            raw->s[i].rep + 1L > reps)
+            reps = raw->s[i].rep + 1L;
     if (reps < 5 * KCAL_BATCHES)
         return -1;
     double a[KCAL_BATCHES], l[KCAL_BATCHES], b[KCAL_BATCHES];
-    for (int k = 0; k < KCAL_BATCHES; k++)
+    for (long k = 0; k < KCAL_BATCHES; k++)
         if (lock_beta_reps(raw, lock_pat, copy_pat, page,
                            k * reps / KCAL_BATCHES,
                            (k + 1) * reps / KCAL_BATCHES, &a[k], &l[k],

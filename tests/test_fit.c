@@ -226,6 +226,38 @@ static void test_alpha_fallback(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* H1: a raw file may carry any rep up to 2^30 (the reader's bound); the
+ * batch means split [0, reps) in fifths, and k·reps must not overflow an
+ * int (UBSan: signed integer overflow: 3 * 880000005). The fit still
+ * succeeds; the later blocks are empty, so there are no batch means. */
+static void test_huge_rep(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 4);
+    /* The first two fifths of [0, 880000005) hold whole T3/T4 curves, so
+     * the batch loop gets to the third one's bounds. */
+    for (int k = 0; k < 5; k++)
+        for (size_t i = 0; i < NN; i++) {
+            double t3 = ALPHA + LOCK * NS[i];
+            kcal_raw_add(&r, "lock", "one_byte_local", 1, NS[i], 1,
+                         200000000 + k, t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "copy", "cold", 1, NS[i], (long)(NS[i] * PAGE),
+                         200000000 + k, t3 + BETA * NS[i] * PAGE +
+                         gsl_ran_gaussian(rng, SIG));
+        }
+    CHECK(kcal_raw_add(&r, "lock", "one_byte_local", 1, 1, 1, 880000004,
+                       ALPHA + LOCK) == 0);
+    kcal_params p;
+    kcal_params_init(&p);
+    char comment[4096], err[256] = "";
+    CHECK(kcal_calibrate_params(&r, &p, NULL, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(strstr(comment, "batch-means") == NULL);
+    CHECK(p.lock > 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
 static void test_gamma_direct(void)
 {
     double c[] = {2, 3, 4, 5, 6}, g[5], s[5] = {0.01, 0.01, 0.01, 0.01, 0.01};
@@ -277,6 +309,7 @@ int main(void)
     test_recovery(rng);
     test_two_cores(rng);
     test_gamma_direct();
+    test_huge_rep(rng);
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     gsl_rng_free(rng);

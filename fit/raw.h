@@ -96,8 +96,22 @@ int kcal_raw_write(FILE *f, const kcal_raw *r);
 int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
                   size_t errlen);
 
-/* Read a raw CSV file. 0, or -1 with "FILE:LINE: what" in err (r empty). */
+/* Limits of the reader: a line (newline excluded; the longest a probe
+ * writes is a few hundred bytes), and a file (the largest a probe writes,
+ * --max-readers 1024 without --quick, is about 200 MB). Input beyond them
+ * is refused with one line instead of filling memory. */
+#define KCAL_RAW_MAX_LINE 4096
+#define KCAL_RAW_MAX_BYTES (512ull << 20)
+
+/* Read a raw CSV file. 0, or -1 with "FILE:LINE: what" in err (r empty).
+ * Refused: a NUL byte, a line longer than KCAL_RAW_MAX_LINE, a file larger
+ * than KCAL_RAW_MAX_BYTES, a meta line without a value. */
 int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen);
+
+/* The same from len bytes in memory (not NUL-terminated); name stands for
+ * the file in messages. No size limit: the caller holds the bytes. */
+int kcal_raw_parse(const char *data, size_t len, const char *name,
+                   kcal_raw *r, char *err, size_t errlen);
 
 /* Samples of one point: every sample with this phase, pattern (NULL: any),
  * readers (0: any) and pages (-1: any). Returns the count; fills up to max

@@ -460,6 +460,37 @@ static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
     return 0;
 }
 
+/* The `# meta` entries, first, in file order: a params file reads from
+ * what to what was measured. The numeric ones (params' table says which)
+ * as numbers. 0, or -1 with err naming the entry and why the params file
+ * could not hold it. */
+static int copy_meta(const kcal_raw *raw, kcal_params *out, char *err,
+                     size_t errlen)
+{
+    for (size_t i = 0; i < raw->n_meta; i++) {
+        const char *k = raw->meta[i].key, *v = raw->meta[i].value;
+        const char *why;
+        if (kcal_params_key_kind(k) == KCAL_KEY_META_NUMBER) {
+            char *end;
+            double d = strtod(v, &end);
+            why = end == v || *end ? "is not a number"
+                                   : kcal_params_check_number(k, d);
+            if (!why && kcal_params_set(out, k, d) < 0)
+                why = "could not be set";
+        } else {
+            why = kcal_params_check_text(k, v);
+            if (!why && kcal_params_set_text(out, k, v) < 0)
+                why = "could not be set";
+        }
+        if (why) {
+            kcal_set_err(err, errlen, "'# meta %s %s': %s, so it cannot go "
+                         "into a params file", k, v, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
                           kcal_calibrate_notes *notes, char *comment,
                           size_t commentlen, char *err, size_t errlen)
@@ -469,28 +500,13 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
     if (comment && commentlen)
         comment[0] = '\0';
     const char *page_s = kcal_raw_get_meta(raw, KCAL_META_PAGE);
-    char *end;
-    double page = page_s ? strtod(page_s, &end) : 0;
-    if (!page_s || *end || !(page > 0)) {
+    if (!page_s) {
         kcal_set_err(err, errlen, "no '# meta page' line with the page size");
         return -1;
     }
-    /* Metadata first: a params file reads from what to what was measured. */
-    for (size_t i = 0; i < raw->n_meta; i++) {
-        const char *k = raw->meta[i].key, *v = raw->meta[i].value;
-        int rc;
-        if (kcal_params_key_kind(k) == KCAL_KEY_META_NUMBER) {
-            double d = strtod(v, &end);
-            rc = *end ? -1 : kcal_params_set(out, k, d);
-        } else {
-            rc = kcal_params_set_text(out, k, v);
-        }
-        if (rc < 0) {
-            kcal_set_err(err, errlen, "metadata '%s %s' is not valid in a params "
-                    "file", k, v);
-            return -1;
-        }
-    }
+    if (copy_meta(raw, out, err, errlen) < 0)
+        return -1;
+    double page = kcal_params_get(out, KCAL_META_PAGE, 0);
 
     /* T1: reported, not a model parameter (α includes it). */
     kcal_stat t1, t2;

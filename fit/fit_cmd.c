@@ -83,25 +83,30 @@ int kcal_fit_main(int argc, char **argv)
     kcal_params p;
     kcal_params_init(&p);
     kcal_calibrate_notes notes;
-    size_t clen = 8192;
-    char *comment = malloc(clen);
+    size_t clen = 8192, outlen = 0;
+    char *comment = malloc(clen), *out = NULL;
     int rc = KCAL_EXIT_OK;
     if (!comment) {
         kcal_cli_error(CMD, "out of memory");
         rc = KCAL_EXIT_FAIL;
     } else if (kcal_calibrate_params(&raw, &p, &notes, comment, clen, err,
-                            sizeof err) < 0) {
+                                     sizeof err) < 0 ||
+               kcal_params_format(&p, comment, &out, &outlen, err,
+                                  sizeof err) < 0) {
+        /* Built and read back in memory first: a raw file whose params
+         * would not read back leaves stdout empty. */
         kcal_cli_error(CMD, "%s: %s", path, err);
         rc = KCAL_EXIT_USAGE;
     } else {
         if (!quiet)
             for (int i = 0; i < notes.n; i++)
                 kcal_cli_warn(CMD, "%s", notes.text[i]);
-        if (kcal_params_write(stdout, &p, comment) < 0 || fflush(stdout)) {
+        if (fwrite(out, 1, outlen, stdout) != outlen || fflush(stdout)) {
             kcal_cli_error(CMD, "writing stdout failed");
             rc = KCAL_EXIT_FAIL;
         }
     }
+    free(out);
     free(comment);
     kcal_params_free(&p);
     kcal_raw_free(&raw);

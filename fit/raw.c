@@ -62,7 +62,11 @@ int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
 
 int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value)
 {
-    if (!name_ok(key, 64) || strchr(value, '\n'))
+    /* What the reader would refuse or read differently (it drops a line's
+     * trailing CR), the writer never writes. */
+    size_t len = strlen(value);
+    if (!name_ok(key, 64) || len == 0 || strchr(value, '\n') ||
+        value[len - 1] == '\r' || len > KCAL_RAW_MAX_LINE / 2)
         return -1;
     for (size_t i = 0; i < r->n_meta; i++)
         if (!strcmp(r->meta[i].key, key)) {
@@ -193,8 +197,10 @@ static int parse_line(kcal_raw *r, char *line, size_t len, const char *name,
             }
             *sp = '\0';
             if (kcal_raw_set_meta(r, key, sp + 1) < 0) {
-                kcal_set_err(err, errlen, "%s:%ld: bad meta key '%s'", name,
-                             lineno, key);
+                kcal_set_err(err, errlen, "%s:%ld: bad meta entry '%s' (a key "
+                             "under 64 bytes without blanks, ',', '\"' or "
+                             "'#'; a value of at most %d bytes)", name, lineno, key,
+                             KCAL_RAW_MAX_LINE / 2);
                 return -1;
             }
         }

@@ -84,7 +84,10 @@ void kcal_raw_free(kcal_raw *r);
 int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
                  int readers, long pages, long bytes, int rep, double seconds);
 
-/* Set (add or replace) a metadata entry; 0 or -1. */
+/* Set (add or replace) a metadata entry; 0, or -1 for a bad key (empty,
+ * 64 bytes or more, a blank, ',', '"' or '#' in it), an empty value, a line
+ * break in it or a CR at its end, or one longer than half a line of the
+ * file. */
 int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value);
 const char *kcal_raw_get_meta(const kcal_raw *r, const char *key);
 

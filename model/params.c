@@ -241,13 +241,56 @@ static void format_double(double v, char *buf, size_t len)
     }
 }
 
+/* The setters refuse what kcal_params_parse would refuse or read back
+ * differently: whatever kcal probe and kcal fit set must be a file they
+ * (and kcal predict) accept. */
+const char *kcal_params_check_number(const char *key, double value)
+{
+    if (!key_name_ok(key))
+        return "bad key (keys are [a-z0-9_])";
+    if (!strcmp(key, "format"))
+        return "'format' is the file's first line, not a key";
+    if (key_is_text(key))
+        return "is a text key";
+    if (!isfinite(value))
+        return "is not a finite number";
+    if (value < 0)
+        return "is negative";
+    if (!strcmp(key, "page") && !(value >= 1))
+        return "page size must be at least 1 byte";
+    return NULL;
+}
+
+const char *kcal_params_check_text(const char *key, const char *text)
+{
+    if (!key_name_ok(key))
+        return "bad key (keys are [a-z0-9_])";
+    if (!strcmp(key, "format"))
+        return "'format' is the file's first line, not a key";
+    if (key_is_numeric(key))
+        return "is a numeric key";
+    if (strchr(text, '\n'))
+        return "has a line break";
+    if (strchr(text, '#'))
+        return "has a '#' (a comment in a params file)";
+    const char *c = text;
+    while (isspace((unsigned char)*c))
+        c++;
+    if (!*c)
+        return "has no value";
+    return NULL;
+}
+
 int kcal_params_set(kcal_params *p, const char *key, double value)
 {
-    if (!key_name_ok(key) || !isfinite(value) || value < 0)
+    if (kcal_params_check_number(key, value))
         return -1;
     const kcal_param *e = kcal_params_find(p, key);
-    if ((e && e->is_text) || key_is_text(key))
+    if (e && e->is_text)
         return -1;
+    /* -0 would be written "-0", which the reader refuses as negative. */
+    if (value == 0)
+        value = 0;
     char buf[64];
     format_double(value, buf, sizeof buf);
     return put(p, key, buf, value, 0, 0);
@@ -255,10 +298,20 @@ int kcal_params_set(kcal_params *p, const char *key, double value)
 
 int kcal_params_set_text(kcal_params *p, const char *key, const char *text)
 {
-    if (!key_name_ok(key) || key_is_numeric(key) || strchr(text, '\n') ||
-        strchr(text, '#'))
+    if (kcal_params_check_text(key, text))
         return -1;
-    return put(p, key, text, NAN, 1, 0);
+    /* Stored as the reader will see it: without surrounding blanks. */
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t len = strlen(text);
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    char *t = strndup(text, len);
+    if (!t)
+        return -1;
+    int rc = put(p, key, t, NAN, 1, 0);
+    free(t);
+    return rc;
 }
 
 /* Strict number: all of the value is one strtod number, finite, >= 0. */
@@ -495,6 +548,51 @@ int kcal_params_write(FILE *f, const kcal_params *p, const char *comment)
     for (size_t i = 0; i < p->n_entries; i++)
         fprintf(f, "%s %s\n", p->entries[i].key, p->entries[i].text);
     return ferror(f) ? -1 : 0;
+}
+
+int kcal_params_format(const kcal_params *p, const char *comment,
+                       char **text, size_t *len, char *err, size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    int bad = kcal_params_write(m, p, comment) < 0;
+    if (fclose(m) != 0 || bad) {
+        free(buf);
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    kcal_params q;
+    char why[KCAL_ERRLEN];
+    if (kcal_params_parse(buf, "output", &q, why, sizeof why) < 0) {
+        kcal_set_err(err, errlen, "the params file would not read back: %s",
+                     why);
+        free(buf);
+        return -1;
+    }
+    const char *diff = NULL;
+    if (q.n_entries != p->n_entries)
+        diff = p->n_entries ? p->entries[p->n_entries - 1].key : "format";
+    for (size_t i = 0; !diff && i < p->n_entries; i++)
+        if (strcmp(q.entries[i].key, p->entries[i].key) ||
+            strcmp(q.entries[i].text, p->entries[i].text))
+            diff = p->entries[i].key;
+    kcal_params_free(&q);
+    if (diff) {
+        kcal_set_err(err, errlen, "the params file would not read back: "
+                     "key '%s' reads differently", diff);
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
 }
 
 /* ---- embedded defaults and the choice between sources ---- */

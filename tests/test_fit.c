@@ -258,6 +258,44 @@ static void test_huge_rep(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* H2: `# meta` entries a params file cannot hold are refused by the fit,
+ * with the entry and the reason, instead of becoming a params file that
+ * kcal fit's own reader refuses. */
+static void expect_meta_error(gsl_rng *rng, const char *key, const char *value,
+                              const char *want)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    CHECK(kcal_raw_set_meta(&r, key, value) == 0);
+    kcal_params p;
+    kcal_params_init(&p);
+    char err[512] = "";
+    CHECK(kcal_calibrate_params(&r, &p, NULL, NULL, 0, err, sizeof err) < 0);
+    if (!strstr(err, want)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+        CHECK(0);
+    }
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+static void test_meta_checked(gsl_rng *rng)
+{
+    expect_meta_error(rng, "format", "kcal-params-1",
+                      "'# meta format kcal-params-1': 'format' is the file's first line");
+    expect_meta_error(rng, "machine", "   ", "'# meta machine    ': has no value");
+    expect_meta_error(rng, "page", "0.5", "'# meta page 0.5': page size must be at least 1 byte");
+    expect_meta_error(rng, "l3_cache", "big", "'# meta l3_cache big': is not a number");
+    expect_meta_error(rng, "alpha", "1", "'# meta alpha 1': is a numeric key");
+    expect_meta_error(rng, "cpu", "a # b", "has a '#'");
+    /* The raw store itself refuses what its reader would. */
+    kcal_raw r;
+    kcal_raw_init(&r);
+    CHECK(kcal_raw_set_meta(&r, "cpu", "") < 0);
+    CHECK(kcal_raw_set_meta(&r, "cpu", "x\r") < 0);
+    kcal_raw_free(&r);
+}
+
 static void test_gamma_direct(void)
 {
     double c[] = {2, 3, 4, 5, 6}, g[5], s[5] = {0.01, 0.01, 0.01, 0.01, 0.01};
@@ -310,6 +348,7 @@ int main(void)
     test_two_cores(rng);
     test_gamma_direct();
     test_huge_rep(rng);
+    test_meta_checked(rng);
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     gsl_rng_free(rng);

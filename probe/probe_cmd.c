@@ -6,6 +6,7 @@
  * readers, T_sm_X through mpirun; then the same fit as `kcal fit`. The
  * params file is built in memory and written to stdout only at the very
  * end, so any failure leaves stdout empty. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -142,7 +143,9 @@ typedef struct {
     size_t n_ps;
     /* buffers (bytes): the target's (C·N contention pages, and at least
      * the cold rotation pool), and ours (the pool, or one batch of 1024
-     * pages with --hot) */
+     * pages with --hot); the pool outgrows cold_cache unless capped */
+    kcal_cold_cache cold_cache;
+    int pool_capped;
     size_t pool_bytes, target_bytes, local_bytes;
     /* progress, in units of one sample of one sweep point */
     double sweep_units, sm_units; /* sm_units: per mpirun launch */
@@ -179,7 +182,9 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
     int P = C < ti->cores ? C : ti->cores;
     pl->n_ps = o->no_sm ? 0 : kcal_phases_count_list(2, P, pl->ps, MAX_POINTS);
 
-    pl->pool_bytes = kcal_bandwidth_pool_bytes(ti->llc);
+    pl->cold_cache = kcal_bandwidth_cold_cache(ti);
+    pl->pool_bytes = kcal_bandwidth_pool_bytes(pl->cold_cache.bytes,
+                                               &pl->pool_capped);
     pl->target_bytes = (size_t)C * (size_t)pl->c_pages * (size_t)page;
     if (pl->target_bytes < pl->pool_bytes)
         pl->target_bytes = pl->pool_bytes;
@@ -194,6 +199,25 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
                 ((pl->c_reps + pl->c_passes - 1) / pl->c_passes) * pl->c_passes;
     pl->sweep_units = work;
     pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
+}
+
+/* A text the machine reports (CPU model, host name, kernel) as a `# meta`
+ * value a params file can hold: line breaks, other control characters and
+ * '#' (a comment in a params file) become blanks, surrounding blanks go,
+ * and nothing left is "unknown" (a VM may report an empty CPU model). */
+static void meta_text(kcal_raw *raw, const char *key, const char *value)
+{
+    char buf[512];
+    size_t n = 0;
+    for (const char *c = value; *c && n < sizeof buf - 1; c++)
+        buf[n++] = (*c == '#' || iscntrl((unsigned char)*c)) ? ' ' : *c;
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+    const char *v = buf;
+    while (*v == ' ')
+        v++;
+    kcal_raw_set_meta(raw, key, *v ? v : "unknown");
 }
 
 static void meta_num(kcal_raw *raw, const char *key, double v)
@@ -213,13 +237,13 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    kcal_raw_set_meta(raw, "machine", host);
+    meta_text(raw, "machine", host);
     kcal_raw_set_meta(raw, "source", o->quick ? "kcal probe " KCAL_VERSION " --quick"
                                               : "kcal probe " KCAL_VERSION);
     kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
-    kcal_raw_set_meta(raw, "hostname", host);
+    meta_text(raw, "hostname", host);
     kcal_raw_set_meta(raw, "date", date);
-    kcal_raw_set_meta(raw, "cpu", ti->cpu);
+    meta_text(raw, "cpu", ti->cpu);
     snprintf(buf, sizeof buf, "%d", ti->cores);
     kcal_raw_set_meta(raw, "cores", buf);
     snprintf(buf, sizeof buf, "%d", ti->sockets);
@@ -227,7 +251,7 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     snprintf(buf, sizeof buf, "%d", ti->numa);
     kcal_raw_set_meta(raw, "numa", buf);
     if (uname(&u) == 0)
-        kcal_raw_set_meta(raw, "kernel", u.release);
+        meta_text(raw, "kernel", u.release);
     meta_num(raw, KCAL_META_PAGE, (double)page);
     meta_num(raw, "l1d_cache", (double)ti->l1d);
     meta_num(raw, "l2_cache", (double)ti->l2);
@@ -273,10 +297,10 @@ typedef struct {
     char err[KCAL_ERRLEN];
 } probe_run;
 
-static void probe_free(probe_run *r)
+/* The targets and our buffer: released as soon as the measuring is over,
+ * as the user waits for that too. Safe to call twice. */
+static void release_buffers(probe_run *r)
 {
-    for (int k = 0; k < SWEEP_COUNT; k++)
-        kcal_sweep_free(&r->sw[k]);
     for (int i = 0; i < r->n_own; i++)
         kcal_target_stop(&r->own[i]);
     free(r->own);
@@ -286,6 +310,13 @@ static void probe_free(probe_run *r)
     if (r->local != MAP_FAILED)
         munmap(r->local, r->local_bytes);
     r->local = MAP_FAILED;
+}
+
+static void probe_free(probe_run *r)
+{
+    for (int k = 0; k < SWEEP_COUNT; k++)
+        kcal_sweep_free(&r->sw[k]);
+    release_buffers(r);
     kcal_raw_free(&r->raw);
     kcal_topo_free(r->topo);
     r->topo = NULL;
@@ -302,6 +333,13 @@ static void say_setup(const probe_run *r)
     if (kcal_topo_bind_core(r->topo, reader_core, rdesc, sizeof rdesc) < 0)
         kcal_cli_warn(CMD, "could not bind the reader to a core");
     kcal_topo_core_desc(r->topo, 0, tdesc, sizeof tdesc);
+    const plan *pl = r->pl;
+    if (pl->pool_capped && !r->o->hot)
+        kcal_cli_warn(CMD, "cold-copy buffers %zu MiB each, capped (twice "
+                      "the %lu MiB of %s would be more): if the cache "
+                      "really is that large, beta reads low",
+                      pl->pool_bytes >> 20, pl->cold_cache.bytes >> 20,
+                      pl->cold_cache.source);
     if (r->o->quiet)
         return;
     fprintf(stderr, "kcal probe: %s, %d cores, %d socket(s), %d NUMA "
@@ -480,9 +518,7 @@ static int run_contention(probe_run *r)
         .counts = pl->counts, .n_counts = pl->n_counts, .meter = &r->meter};
     if (kcal_contention_measure(&ks, &r->raw, r->err, sizeof r->err) < 0)
         return -1;
-    for (int i = 0; i < r->n_own; i++)
-        kcal_target_stop(&r->own[i]);
-    kcal_target_stop(&r->main_t);
+    release_buffers(r);
     return 0;
 }
 
@@ -540,10 +576,11 @@ static int fit_and_format(probe_run *r, char **out, size_t *outlen)
         if (!r->o->quiet)
             for (int i = 0; i < notes.n; i++)
                 kcal_cli_warn(CMD, "%s", notes.text[i]);
-        FILE *mem = open_memstream(out, outlen);
-        if (!mem || kcal_params_write(mem, &params, comment) < 0 ||
-            fclose(mem))
-            kcal_cli_error(CMD, "out of memory");
+        /* Read back before anything reaches stdout: the probe never
+         * prints a params file its own reader refuses. */
+        if (kcal_params_format(&params, comment, out, outlen, r->err,
+                               sizeof r->err) < 0)
+            kcal_cli_error(CMD, "fit: %s", r->err);
         else
             rc = 0;
     }
@@ -572,6 +609,9 @@ int kcal_probe_main(int argc, char **argv)
     r.main_t = (kcal_target){.pid = -1, .ctl_fd = -1};
     r.local = MAP_FAILED;
     kcal_raw_init(&r.raw);
+    /* The clock of `done (N s)` starts here: the user waits for the
+     * buffers to be faulted in too. */
+    kcal_progress_init(&r.pr, CMD, o.quiet);
     r.topo = kcal_topo_load();
     if (!r.topo) {
         kcal_cli_error(CMD, "hwloc could not load this machine's topology");
@@ -588,10 +628,10 @@ int kcal_probe_main(int argc, char **argv)
     int rc = KCAL_EXIT_FAIL;
     char *out = NULL;
     size_t outlen = 0;
+    r.meter = (kcal_meter){&r.pr, 0, pl.sweep_units + pl.sm_units * pl.n_ps};
+    kcal_progress_update(&r.pr, "buffers", 0, r.meter.total);
     if (setup_buffers(&r) < 0)
         goto fail;
-    kcal_progress_init(&r.pr, CMD, o.quiet);
-    r.meter = (kcal_meter){&r.pr, 0, pl.sweep_units + pl.sm_units * pl.n_ps};
     kcal_load load;
     kcal_load_start(&load);
     if (run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
@@ -600,6 +640,7 @@ int kcal_probe_main(int argc, char **argv)
     if (run_contention(&r) < 0)
         goto fail;
     run_sm(&r);
+    release_buffers(&r);
     kcal_progress_update(&r.pr, "fit", r.meter.total, r.meter.total);
     if (fit_and_format(&r, &out, &outlen) < 0)
         goto done;

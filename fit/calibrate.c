@@ -600,37 +600,76 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
     return fit_sync_step(raw, out, comment, commentlen, err, errlen);
 }
 
+/* Samples ordered by point (phase, pattern, readers, pages), and within a
+ * point by position in the file. */
+static int by_point(const void *pa, const void *pb, void *ctx)
+{
+    const kcal_raw *raw = ctx;
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const kcal_sample *a = &raw->s[ia], *b = &raw->s[ib];
+    int c = strcmp(a->phase, b->phase);
+    if (!c)
+        c = strcmp(a->pattern, b->pattern);
+    if (!c)
+        c = (a->readers > b->readers) - (a->readers < b->readers);
+    if (!c)
+        c = (a->pages > b->pages) - (a->pages < b->pages);
+    if (!c)
+        c = (ia > ib) - (ia < ib);
+    return c;
+}
+
+/* One point: its samples are order[start .. start + n), the first of them
+ * in the file is sample `first`. */
+typedef struct {
+    size_t first, start, n;
+} point_run;
+
+static int by_first(const void *pa, const void *pb)
+{
+    const point_run *a = pa, *b = pb;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
 int kcal_calibrate_write_points(FILE *f, const kcal_raw *raw)
 {
-    /* done[i]: sample i belongs to a point already written. */
-    char *done = calloc(raw->n ? raw->n : 1, 1);
-    double *x = malloc((raw->n ? raw->n : 1) * sizeof *x);
-    if (!done || !x) {
-        free(done);
-        free(x);
-        return -1;
+    /* Sorting groups the samples of each point in O(n log n) (comparing
+     * every sample with every later one took seconds for 100k points). */
+    size_t n = raw->n, n_runs = 0;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    point_run *runs = malloc((n ? n : 1) * sizeof *runs);
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    int rc = -1;
+    if (!order || !runs || !x)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof *order, by_point, (void *)raw);
+    for (size_t i = 0; i < n; i++) {
+        const kcal_sample *a = &raw->s[order[i]];
+        const kcal_sample *prev = i ? &raw->s[order[i - 1]] : NULL;
+        if (!prev || prev->readers != a->readers || prev->pages != a->pages ||
+            strcmp(prev->phase, a->phase) || strcmp(prev->pattern, a->pattern))
+            runs[n_runs++] = (point_run){order[i], i, 0};
+        runs[n_runs - 1].n++;
     }
+    qsort(runs, n_runs, sizeof *runs, by_first);
     fprintf(f, "%s\n", KCAL_POINTS_HEADER);
-    for (size_t i = 0; i < raw->n; i++) {
-        if (done[i])
-            continue;
-        const kcal_sample *a = &raw->s[i];
-        size_t n = 0;
-        for (size_t j = i; j < raw->n; j++) {
-            const kcal_sample *b = &raw->s[j];
-            if (!done[j] && b->readers == a->readers && b->pages == a->pages &&
-                !strcmp(b->phase, a->phase) && !strcmp(b->pattern, a->pattern)) {
-                done[j] = 1;
-                x[n++] = b->seconds;
-            }
-        }
+    for (size_t r = 0; r < n_runs; r++) {
+        const kcal_sample *a = &raw->s[runs[r].first];
+        for (size_t k = 0; k < runs[r].n; k++)
+            x[k] = raw->s[order[runs[r].start + k]].seconds;
         kcal_stat st;
-        kcal_stat_robust(x, n, &st);
+        if (kcal_stat_robust(x, runs[r].n, &st) < 0)
+            goto done;
         fprintf(f, "%s,%s,%d,%ld,%ld,%zu,%.6g,%.6g,%.6g\n", a->phase,
-                a->pattern, a->readers, a->pages, a->bytes, n, st.median,
-                st.spread, st.se);
+                a->pattern, a->readers, a->pages, a->bytes, runs[r].n,
+                st.median, st.spread, st.se);
     }
-    free(done);
+    rc = ferror(f) ? -1 : 0;
+done:
+    free(order);
+    free(runs);
     free(x);
-    return ferror(f) ? -1 : 0;
+    return rc;
 }

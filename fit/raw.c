@@ -3,6 +3,7 @@
 #include "err.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,16 +119,51 @@ int kcal_raw_write(FILE *f, const kcal_raw *r)
     return ferror(f) ? -1 : 0;
 }
 
-int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
-                  size_t errlen)
+/* The temporary file kcal_raw_save writes and renames: next to path, so
+ * the rename stays in one file system. malloc'd; NULL when out of memory. */
+static char *tmp_name(const char *path)
 {
     size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
+    if (tmp)
+        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    return tmp;
+}
+
+int kcal_raw_check_writable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        kcal_set_err(err, errlen, "%s: is a directory", path);
+        return -1;
+    }
+    char *tmp = tmp_name(path);
     if (!tmp) {
         kcal_set_err(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    /* Exactly what kcal_raw_save will do first, then undone. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+        kcal_set_err(err, errlen, "%s: cannot create it: %s", path,
+                     strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
+int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
+                  size_t errlen)
+{
+    char *tmp = tmp_name(path);
+    if (!tmp) {
+        kcal_set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
         kcal_set_err(err, errlen, "%s: %s", tmp, strerror(errno));

@@ -106,6 +106,11 @@ int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
 #define KCAL_RAW_MAX_LINE 4096
 #define KCAL_RAW_MAX_BYTES (512ull << 20)
 
+/* Can kcal_raw_save write `path`? Creates and removes the temporary file
+ * it would write (nothing is left behind), so a long measurement is not
+ * lost to a bad path at the end. 0, or -1 with "PATH: why" in err. */
+int kcal_raw_check_writable(const char *path, char *err, size_t errlen);
+
 /* Read a raw CSV file. 0, or -1 with "FILE:LINE: what" in err (r empty).
  * Refused: a NUL byte, a line longer than KCAL_RAW_MAX_LINE, a file larger
  * than KCAL_RAW_MAX_BYTES, a meta line without a value. */

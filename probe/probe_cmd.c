@@ -113,6 +113,13 @@ static int parse_options(int argc, char **argv, options *o)
         kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
         return -1;
     }
+    /* A bad --raw path now, not after the whole measurement. */
+    char err[KCAL_ERRLEN];
+    if (o->raw_path &&
+        kcal_raw_check_writable(o->raw_path, err, sizeof err) < 0) {
+        kcal_cli_error(CMD, "--raw %s", err);
+        return -1;
+    }
     if (!o->mpirun) {
         const char *env = getenv("KCAL_MPIRUN");
         if (env && *env)

@@ -36,6 +36,18 @@ expect 2 'bad.csv:2:' -- "$KCAL" fit "$tmp/bad.csv"
 printf 'phase,pattern,readers,pages,bytes,rep,seconds\nlock,x,1,1,1,0,1e-6\n' > "$tmp/nopage.csv"
 expect 2 'page' -- "$KCAL" fit "$tmp/nopage.csv"
 
+# H11: a --raw path the probe cannot write is refused before measuring
+# (it used to be noticed after 13 s of it, with exit 1), and the check
+# leaves no file behind.
+t0=$(date +%s%N)
+expect 2 "--raw $tmp/nodir/raw.csv: cannot create" -- "$KCAL" probe --quick --raw "$tmp/nodir/raw.csv"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $ms -lt 3000 ] || fail "--raw into a missing directory took $ms ms to refuse"
+expect 2 "--raw $tmp: is a directory" -- "$KCAL" probe --quick --raw "$tmp"
+mkdir "$tmp/rawdir"
+expect 3 'EPERM' -- env KCAL_PROBE_SIMULATE_EPERM=1 "$KCAL" probe --quick --raw "$tmp/rawdir/raw.csv"
+[ -z "$(ls -A "$tmp/rawdir")" ] || fail "the --raw check left files: $(ls -A "$tmp/rawdir")"
+
 # A small raw file that fits (T3 and T4 at 4 page counts, one contended
 # point), made here so each case below differs from it in one line.
 good_raw() {

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "calibrate.h"
 #include "check.h"
@@ -296,6 +297,61 @@ static void test_meta_checked(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* kcal fit --points: one row per point in the order points first appear,
+ * n and the median over all of its samples wherever they are. */
+static void test_points(void)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 0, 3e-6);
+    kcal_raw_add(&r, "copy", "cold", 1, 8, 32768, 0, 9e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 4, 1, 0, 2e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 1, 5e-6);
+    kcal_raw_add(&r, "lock", "liovcnt_zero", 1, 8, 0, 0, 1e-6);
+    kcal_raw_add(&r, "copy", "cold", 1, 8, 32768, 1, 7e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 2, 4e-6);
+    kcal_raw_add(&r, "contention", "distinct", 2, 8, 1, 0, 6e-6);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(kcal_calibrate_write_points(m, &r) == 0);
+    fclose(m);
+    CHECK_STR(buf, KCAL_POINTS_HEADER "\n"
+              "lock,one_byte_local,1,8,1,3,4e-06,1.4826e-06,1.07281e-06\n"
+              "copy,cold,1,8,32768,2,8e-06,1.4826e-06,1.31392e-06\n"
+              "lock,one_byte_local,1,4,1,1,2e-06,0,0\n"
+              "lock,liovcnt_zero,1,8,0,1,1e-06,0,0\n"
+              "contention,distinct,2,8,1,1,6e-06,0,0\n");
+    free(buf);
+    kcal_raw_free(&r);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* H11: --points compared every sample with every later one: 5.3 s for
+ * 100k distinct points. Near-linear now (sorted): well under a second. */
+static void test_points_fast(void)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    for (long i = 0; i < 100000; i++)
+        kcal_raw_add(&r, "lock", "one_byte_local", 1, 100000 - i, 1, 0, 1e-6);
+    FILE *f = fopen("/dev/null", "w");
+    double t0 = now_s();
+    CHECK(kcal_calibrate_write_points(f, &r) == 0);
+    double dt = now_s() - t0;
+    fclose(f);
+    if (dt > 1.5)
+        fprintf(stderr, "--points of 100k points took %.1f s\n", dt);
+    CHECK(dt < 1.5);
+    kcal_raw_free(&r);
+}
+
 static void test_gamma_direct(void)
 {
     double c[] = {2, 3, 4, 5, 6}, g[5], s[5] = {0.01, 0.01, 0.01, 0.01, 0.01};
@@ -349,6 +405,8 @@ int main(void)
     test_gamma_direct();
     test_huge_rep(rng);
     test_meta_checked(rng);
+    test_points();
+    test_points_fast();
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     gsl_rng_free(rng);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,6 +213,22 @@ static void test_limits(void)
     alarm(0);
 }
 
+/* H11: kcal probe asks this before measuring; nothing is left behind. */
+static void test_check_writable(void)
+{
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/nodir/raw.csv", dir);
+    CHECK(kcal_raw_check_writable(path, err, sizeof err) < 0);
+    CHECK(strstr(err, "nodir/raw.csv: cannot create it") != NULL);
+    CHECK(kcal_raw_check_writable(dir, err, sizeof err) < 0);
+    CHECK(strstr(err, "is a directory") != NULL);
+    snprintf(path, sizeof path, "%s/ok.csv", dir);
+    CHECK(kcal_raw_check_writable(path, err, sizeof err) == 0);
+    CHECK(access(path, F_OK) != 0);
+    /* The directory is empty again (rmdir in main fails otherwise). */
+    CHECK(rmdir(dir) == 0 && mkdir(dir, 0700) == 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -222,6 +239,7 @@ int main(void)
     test_errors();
     test_nul();
     test_limits();
-    rmdir(dir);
+    test_check_writable();
+    CHECK(rmdir(dir) == 0);
     return check_report();
 }

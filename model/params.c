@@ -508,7 +508,9 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (got == 0)
+        /* A NUL is refused below whatever follows: stop reading at once
+         * (kcal predict --params /dev/zero). */
+        if (got == 0 || memchr(buf + len - got, '\0', got))
             break;
     }
     int bad = ferror(f);
@@ -518,18 +520,33 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         free(buf);
         return -1;
     }
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
+    int rc = kcal_params_parse_buf(buf, len, path, p, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int kcal_params_parse_buf(const char *data, size_t len, const char *name,
+                          kcal_params *p, char *err, size_t errlen)
+{
+    kcal_params_init(p);
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
         /* Find the line of the NUL so the message can point at it. */
         int line = 1;
-        for (size_t i = 0; buf[i]; i++)
-            line += buf[i] == '\n';
-        kcal_set_err(err, errlen, "%s:%d: NUL byte in line", path, line);
-        free(buf);
+        for (const char *c = data; c < nul; c++)
+            line += *c == '\n';
+        kcal_set_err(err, errlen, "%s:%d: NUL byte in line", name, line);
         return -1;
     }
-    int rc = kcal_params_parse(buf, path, p, err, errlen);
-    free(buf);
+    char *text = malloc(len + 1);
+    if (!text) {
+        kcal_set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(text, data, len);
+    text[len] = '\0';
+    int rc = kcal_params_parse(text, name, p, err, errlen);
+    free(text);
     return rc;
 }
 

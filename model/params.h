@@ -59,7 +59,13 @@ void kcal_params_free(kcal_params *p);
 int kcal_params_parse(const char *text, const char *name, kcal_params *p,
                       char *err, size_t errlen);
 
-/* Read and parse a file. Same contract as kcal_params_parse. */
+/* The same from len bytes in memory (not NUL-terminated; a NUL byte is an
+ * error naming its line). */
+int kcal_params_parse_buf(const char *data, size_t len, const char *name,
+                          kcal_params *p, char *err, size_t errlen);
+
+/* Read and parse a file (at most 64 MiB). Same contract as
+ * kcal_params_parse. */
 int kcal_params_read(const char *path, kcal_params *p, char *err,
                      size_t errlen);
 

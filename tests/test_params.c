@@ -137,6 +137,24 @@ static void test_rejections(void)
     expect_error(GOOD "alpha_stderr x\n", "t.params:8: value 'x' of 'alpha_stderr' is not a number");
 }
 
+/* From memory with a length: a NUL is an error naming its line, and the
+ * bytes need no terminating NUL. */
+static void test_parse_buf(void)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN] = "";
+    static const char nul[] = GOOD "cpu a\0b\n";
+    CHECK(kcal_params_parse_buf(nul, sizeof nul - 1, "m.params", &p, err, sizeof err) < 0);
+    CHECK(strstr(err, "m.params:8: NUL byte in line") != NULL);
+    CHECK(p.n_entries == 0);
+    char buf[sizeof GOOD + 8];
+    memcpy(buf, GOOD, sizeof GOOD - 1);
+    memset(buf + sizeof GOOD - 1, 'x', 9); /* no NUL after the text */
+    CHECK(kcal_params_parse_buf(buf, sizeof GOOD - 1, "m.params", &p, err, sizeof err) == 0);
+    CHECK(p.gamma_b == 1.5);
+    kcal_params_free(&p);
+}
+
 static void test_accepts(void)
 {
     kcal_params p;
@@ -254,6 +272,7 @@ int main(void)
     test_embedded_values();
     test_rejections();
     test_accepts();
+    test_parse_buf();
     test_setters_match_reader();
     test_choose();
     return check_report();

@@ -1,11 +1,13 @@
 /* probe_cmd: `kcal probe` — measure this machine and print its params file.
  *
- * Order: CMA permission test (exit 3 when forbidden), topology, T1/T2,
- * T3(N) (falling back to the paper's liovcnt = 0 call on a kernel where the
- * 1-byte read does not pin), T4(N) cold or hot, contention with c = 1..C
- * readers, T_sm_X through mpirun; then the same fit as `kcal fit`. The
- * params file is built in memory and written to stdout only at the very
- * end, so any failure leaves stdout empty. */
+ * Order: options (a --raw path is checked writable here, exit 2), CMA
+ * permission test (exit 3 when forbidden), topology and the measurement
+ * plan, buffers, T1/T2, T3(N) (falling back to the paper's liovcnt = 0
+ * call on a kernel where the 1-byte read does not pin), T4(N) cold and/or
+ * hot, contention with c = 1..C readers, T_sm_X through mpirun; then the
+ * same fit as `kcal fit`. The params file is built in memory, read back,
+ * and written to stdout only at the very end, so any failure leaves stdout
+ * empty. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -54,7 +56,8 @@ static void usage(FILE *f)
         "  --quick          coarse calibration (fewer points and repeats)\n"
         "  --hot            beta from in-cache copies only (default: beta out of\n"
         "                   cache, rotating over buffers larger than the last-level\n"
-        "                   cache, and beta_hot in cache, for --model full)\n"
+        "                   cache (at most 256 MiB each), and beta_hot in cache,\n"
+        "                   for --model full)\n"
         "  --max-readers C  concurrent readers for gamma(c), c = 1..C (default:\n"
         "                   the number of cores)\n"
         "  --mpirun CMD     launcher for the T_sm collectives (default $KCAL_MPIRUN,\n"

@@ -529,9 +529,14 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
     double x[MAXPTS], y[MAXPTS], se[MAXPTS];
     size_t n = curve(raw, KCAL_PHASE_LOCK, lock_pat, x, y, se);
     kcal_linfit lf;
-    if (n < 2 || kcal_fit_line(x, y, se, n, &lf) < 0) {
+    if (n < 2) {
         kcal_set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
                 "have %zu", n);
+        return -1;
+    }
+    if (kcal_fit_line(x, y, se, n, &lf) < 0) {
+        kcal_set_err(err, errlen, "the line fit of T3 (phase lock, %s) over %zu "
+                     "page counts failed", lock_pat, n);
         return -1;
     }
     if (kcal_calibrate_lock_grows(raw, lock_pat) != 1 || !(lf.c1 > 0)) {

@@ -21,6 +21,9 @@ FUZZ_OBJS    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-smoke fuzz-build
+# Kept between runs (only pattern rules name them, which would make them
+# intermediate files that make deletes).
+.SECONDARY: $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_BINS)
 
 $(BUILD)/fuzz/obj/%.o: %.c | $(STAMP)

@@ -94,6 +94,7 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 -include bench/module.mk
 -include reports/module.mk
 -include probe/module.mk
+-include tests/fuzz/module.mk
 
 test: $(STAMP) kcal lib $(BUILD)/asan/kcal $(TEST_BINS) $(TEST_EXTRA_BINS)
 	@KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD) \

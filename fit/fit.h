@@ -1,20 +1,16 @@
-/* fit: from raw probe samples to model parameters, with GSL.
+/* fit: the statistics and least-squares fits behind the model's parameters,
+ * all with GSL, on plain arrays (no raw samples, no params: calibrate.h
+ * assembles those).
  *
- * Owns the robust per-point statistic, the linear least-squares fits of
- * α, l, β and T_sm_X (gsl_fit_wlinear), the Levenberg–Marquardt fit of the
- * contention factor γ(c) = gamma_a·c² + gamma_b·c (gsl_multifit_nlinear,
- * as the paper's Fig. 5), and kcal_fit_raw, which turns a whole kcal_raw
- * into a params set. `kcal probe` and `kcal fit` both end in kcal_fit_raw,
- * so re-fitting a saved raw file gives the same params file.
+ * Owns the robust per-point statistic, the straight-line fits (weighted,
+ * through the origin, a constant), the Levenberg–Marquardt fit of the
+ * contention factor γ(c) = gamma_a·c² + gamma_b·c (gsl_multifit_nlinear, as
+ * the paper's Fig. 5), and the batch-means standard error.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_FIT_H
 #define KCAL_FIT_H
 
 #include <stddef.h>
-#include <stdio.h>
-
-#include "params.h"
-#include "raw.h"
 
 /* Robust statistic of one point: the median, the spread as a robust
  * standard deviation (1.4826·MAD, which equals σ for normal noise and
@@ -25,7 +21,7 @@ typedef struct {
     size_t n;
 } kcal_stat;
 
-/* 0, or -1 when n == 0. x is not modified. */
+/* 0, or -1 when n == 0 (or out of memory). x is not modified. */
 int kcal_stat_robust(const double *x, size_t n, kcal_stat *out);
 
 /* y = c0 + c1·x. With sigma (may be NULL) a weighted fit, w = 1/σ². The
@@ -38,6 +34,17 @@ typedef struct {
 
 int kcal_fit_line(const double *x, const double *y, const double *sigma,
                   size_t n, kcal_linfit *out);
+
+/* The one-parameter fits left when a bound holds the other parameter at 0,
+ * weighted by sigma (required, > 0; n >= 1), standard errors scaled by
+ * max(1, χ²/(n − 1)):
+ *   kcal_fit_const   y = c0 (the weighted mean; slope held at 0)
+ *   kcal_fit_origin  y = c1·x (gsl_fit_wmul; intercept held at 0)
+ * 0, or -1 (out of memory). */
+int kcal_fit_const(const double *y, const double *sigma, size_t n,
+                   double *c0, double *se0);
+int kcal_fit_origin(const double *x, const double *y, const double *sigma,
+                    size_t n, double *c1, double *se1);
 
 /* γ(c) = a·c² + b·c by Levenberg–Marquardt, weighted by sigma (required,
  * > 0). Both parameters are bounded below by 0 (model.md: params are >= 0):
@@ -56,33 +63,11 @@ typedef struct {
 int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
                    size_t n, kcal_gammafit *out);
 
-/* Messages about the fit (what was constrained, what was extrapolated),
- * for the caller to print on stderr. */
-#define KCAL_FIT_MAX_NOTES 24
-typedef struct {
-    char text[KCAL_FIT_MAX_NOTES][320];
-    int n;
-} kcal_fit_notes;
-
-/* Fit every parameter from raw samples and copy the metadata (`# meta`
- * entries) into out (initialised by the caller, normally empty). comment
- * (may be NULL) receives a summary for the params file's `#` header: the
- * measured points (T1, γ(c) per pattern, T_sm per p). Returns 0, or -1 with
- * a message naming what is missing in err. */
-int kcal_fit_raw(const kcal_raw *raw, kcal_params *out, kcal_fit_notes *notes,
-                 char *comment, size_t commentlen, char *err, size_t errlen);
-
-/* The per-point statistics behind the fit, as CSV:
- *   phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s
- * one row per distinct (phase, pattern, readers, pages), in the order the
- * points first appear. 0, or -1 (out of memory or a write error). */
-#define KCAL_POINTS_HEADER \
-    "phase,pattern,readers,pages,bytes,n,median_s,spread_s,se_s"
-int kcal_fit_write_points(FILE *f, const kcal_raw *raw);
-
-/* Does T3 grow with N? Slope of the medians of phase `lock`/pattern over N
- * (weighted fit) more than 3 standard errors above 0 and T3(Nmax) at least
- * 1.2·T3(Nmin). 1 yes, 0 no, -1 too few points. */
-int kcal_fit_lock_grows(const kcal_raw *raw, const char *pattern);
+/* Batch means: a fit's standard errors assume independent samples, but a
+ * machine drifts (other jobs, the host's memory bandwidth). Fitting each of
+ * k blocks of samples taken in time order separately shows that drift; the
+ * standard error of the whole fit is then sd(estimates)/√k. est holds the
+ * k block estimates (k >= 2). */
+double kcal_fit_batch_se(const double *est, size_t k);
 
 #endif

@@ -1,13 +1,13 @@
 /* fit_cmd: `kcal fit RAW.csv` — re-fit the raw samples that
  * `kcal probe --raw RAW.csv` saved, without measuring again. Same fit code
- * as the probe (kcal_fit_raw), so the params file is the same. */
+ * as the probe (kcal_calibrate_params), so the params file is the same. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "cli.h"
-#include "fit.h"
 #include "raw.h"
 
 static const char *const CMD = "fit";
@@ -69,7 +69,7 @@ int kcal_fit_main(int argc, char **argv)
         char *buf = NULL;
         size_t len = 0;
         FILE *m = open_memstream(&buf, &len);
-        int rc = !m || kcal_fit_write_points(m, &raw) < 0;
+        int rc = !m || kcal_calibrate_write_points(m, &raw) < 0;
         if (m && fclose(m))
             rc = 1;
         if (rc || fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
@@ -82,26 +82,31 @@ int kcal_fit_main(int argc, char **argv)
     }
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
-    size_t clen = 8192;
-    char *comment = malloc(clen);
+    kcal_calibrate_notes notes;
+    size_t clen = 8192, outlen = 0;
+    char *comment = malloc(clen), *out = NULL;
     int rc = KCAL_EXIT_OK;
     if (!comment) {
         kcal_cli_error(CMD, "out of memory");
         rc = KCAL_EXIT_FAIL;
-    } else if (kcal_fit_raw(&raw, &p, &notes, comment, clen, err,
-                            sizeof err) < 0) {
+    } else if (kcal_calibrate_params(&raw, &p, &notes, comment, clen, err,
+                                     sizeof err) < 0 ||
+               kcal_params_format(&p, comment, &out, &outlen, err,
+                                  sizeof err) < 0) {
+        /* Built and read back in memory first: a raw file whose params
+         * would not read back leaves stdout empty. */
         kcal_cli_error(CMD, "%s: %s", path, err);
         rc = KCAL_EXIT_USAGE;
     } else {
         if (!quiet)
             for (int i = 0; i < notes.n; i++)
                 kcal_cli_warn(CMD, "%s", notes.text[i]);
-        if (kcal_params_write(stdout, &p, comment) < 0 || fflush(stdout)) {
+        if (fwrite(out, 1, outlen, stdout) != outlen || fflush(stdout)) {
             kcal_cli_error(CMD, "writing stdout failed");
             rc = KCAL_EXIT_FAIL;
         }
     }
+    free(out);
     free(comment);
     kcal_params_free(&p);
     kcal_raw_free(&raw);

@@ -3,10 +3,11 @@
 #include "err.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void kcal_raw_init(kcal_raw *r)
@@ -62,7 +63,11 @@ int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
 
 int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value)
 {
-    if (!name_ok(key, 64) || strchr(value, '\n'))
+    /* What the reader would refuse or read differently (it drops a line's
+     * trailing CR), the writer never writes. */
+    size_t len = strlen(value);
+    if (!name_ok(key, 64) || len == 0 || strchr(value, '\n') ||
+        value[len - 1] == '\r' || len > KCAL_RAW_MAX_LINE / 2)
         return -1;
     for (size_t i = 0; i < r->n_meta; i++)
         if (!strcmp(r->meta[i].key, key)) {
@@ -114,16 +119,51 @@ int kcal_raw_write(FILE *f, const kcal_raw *r)
     return ferror(f) ? -1 : 0;
 }
 
-int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
-                  size_t errlen)
+/* The temporary file kcal_raw_save writes and renames: next to path, so
+ * the rename stays in one file system. malloc'd; NULL when out of memory. */
+static char *tmp_name(const char *path)
 {
     size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
+    if (tmp)
+        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    return tmp;
+}
+
+int kcal_raw_check_writable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        kcal_set_err(err, errlen, "%s: is a directory", path);
+        return -1;
+    }
+    char *tmp = tmp_name(path);
     if (!tmp) {
         kcal_set_err(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    /* Exactly what kcal_raw_save will do first, then undone. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+        kcal_set_err(err, errlen, "%s: cannot create it: %s", path,
+                     strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
+int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
+                  size_t errlen)
+{
+    char *tmp = tmp_name(path);
+    if (!tmp) {
+        kcal_set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
         kcal_set_err(err, errlen, "%s: %s", tmp, strerror(errno));
@@ -174,6 +214,160 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+/* One line (no NUL in it, newline removed, NUL-terminated at len). 0, or
+ * -1 with err. */
+static int parse_line(kcal_raw *r, char *line, size_t len, const char *name,
+                      long lineno, int *have_header, char *err, size_t errlen)
+{
+    while (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    if (len == 0)
+        return 0;
+    if (line[0] == '#') {
+        if (!strncmp(line, "# meta ", 7)) {
+            char *key = line + 7, *sp = strchr(key, ' ');
+            if (!sp || !sp[1]) {
+                kcal_set_err(err, errlen, "%s:%ld: meta line without a value",
+                             name, lineno);
+                return -1;
+            }
+            *sp = '\0';
+            if (kcal_raw_set_meta(r, key, sp + 1) < 0) {
+                kcal_set_err(err, errlen, "%s:%ld: bad meta entry '%s' (a key "
+                             "under 64 bytes without blanks, ',', '\"' or "
+                             "'#'; a value of at most %d bytes)", name, lineno, key,
+                             KCAL_RAW_MAX_LINE / 2);
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (!*have_header) {
+        if (strcmp(line, KCAL_RAW_HEADER)) {
+            kcal_set_err(err, errlen, "%s:%ld: expected the header '%s'", name,
+                         lineno, KCAL_RAW_HEADER);
+            return -1;
+        }
+        *have_header = 1;
+        return 0;
+    }
+    char *fld[7];
+    long readers, pages, bytes, rep;
+    if (split7(line, fld) < 0) {
+        kcal_set_err(err, errlen, "%s:%ld: expected 7 comma-separated fields",
+                     name, lineno);
+        return -1;
+    }
+    if (parse_long(fld[2], 0, 1 << 20, &readers) < 0 ||
+        parse_long(fld[3], -1, 1L << 40, &pages) < 0 ||
+        parse_long(fld[4], 0, 1L << 50, &bytes) < 0 ||
+        parse_long(fld[5], 0, 1L << 30, &rep) < 0) {
+        kcal_set_err(err, errlen, "%s:%ld: readers, pages, bytes and rep must "
+                     "be whole numbers", name, lineno);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    double sec = strtod(fld[6], &end);
+    /* ERANGE on underflow still yields the nearest double: keep it. */
+    if (end == fld[6] || *end || !isfinite(sec) || sec < 0 ||
+        (errno && errno != ERANGE)) {
+        kcal_set_err(err, errlen, "%s:%ld: seconds '%s' is not a finite "
+                     "number >= 0", name, lineno, fld[6]);
+        return -1;
+    }
+    if (kcal_raw_add(r, fld[0], fld[1], (int)readers, pages, bytes, (int)rep,
+                     sec) < 0) {
+        kcal_set_err(err, errlen, "%s:%ld: bad phase or pattern name", name,
+                     lineno);
+        return -1;
+    }
+    return 0;
+}
+
+/* Line by line over text that arrives in pieces (a file read in chunks,
+ * or one buffer): each line is gathered in a buffer of KCAL_RAW_MAX_LINE
+ * bytes, so input without newlines costs no more memory than that. */
+typedef struct {
+    kcal_raw *r;
+    const char *name;
+    char line[KCAL_RAW_MAX_LINE + 1];
+    size_t len;
+    long lineno;
+    int have_header;
+} line_reader;
+
+static int feed(line_reader *lr, const char *data, size_t n, char *err,
+                size_t errlen)
+{
+    while (n > 0) {
+        const char *nl = memchr(data, '\n', n);
+        size_t take = nl ? (size_t)(nl - data) : n;
+        /* The params and report readers refuse NULs too: a NUL would end
+         * the line for every string function and silently drop the rest. */
+        if (memchr(data, '\0', take)) {
+            kcal_set_err(err, errlen, "%s:%ld: NUL byte in line", lr->name,
+                         lr->lineno + 1);
+            return -1;
+        }
+        if (take > KCAL_RAW_MAX_LINE - lr->len) {
+            kcal_set_err(err, errlen, "%s:%ld: line longer than %d bytes (a "
+                         "raw file's lines are short: is this a raw file?)",
+                         lr->name, lr->lineno + 1, KCAL_RAW_MAX_LINE);
+            return -1;
+        }
+        memcpy(lr->line + lr->len, data, take);
+        lr->len += take;
+        if (!nl)
+            return 0;
+        lr->line[lr->len] = '\0';
+        if (parse_line(lr->r, lr->line, lr->len, lr->name, ++lr->lineno,
+                       &lr->have_header, err, errlen) < 0)
+            return -1;
+        lr->len = 0;
+        data += take + 1;
+        n -= take + 1;
+    }
+    return 0;
+}
+
+/* The last line (without a newline), and whether there was a header. */
+static int finish(line_reader *lr, char *err, size_t errlen)
+{
+    if (lr->len > 0) {
+        lr->line[lr->len] = '\0';
+        if (parse_line(lr->r, lr->line, lr->len, lr->name, ++lr->lineno,
+                       &lr->have_header, err, errlen) < 0)
+            return -1;
+    }
+    if (!lr->have_header) {
+        kcal_set_err(err, errlen, "%s:%ld: no header line '%s'", lr->name,
+                     lr->lineno ? lr->lineno : 1, KCAL_RAW_HEADER);
+        return -1;
+    }
+    return 0;
+}
+
+int kcal_raw_parse(const char *data, size_t len, const char *name,
+                   kcal_raw *r, char *err, size_t errlen)
+{
+    kcal_raw_init(r);
+    line_reader *lr = calloc(1, sizeof *lr);
+    if (!lr) {
+        kcal_set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    lr->r = r;
+    lr->name = name;
+    int rc = feed(lr, data, len, err, errlen) < 0 || finish(lr, err, errlen) < 0
+                 ? -1
+                 : 0;
+    free(lr);
+    if (rc < 0)
+        kcal_raw_free(r);
+    return rc;
+}
+
 int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
 {
     kcal_raw_init(r);
@@ -182,91 +376,51 @@ int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen)
         kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int lineno = 0, have_header = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0)
-            continue;
-        if (line[0] == '#') {
-            if (!strncmp(line, "# meta ", 7)) {
-                char *key = line + 7, *sp = strchr(key, ' ');
-                if (!sp) {
-                    kcal_set_err(err, errlen, "%s:%d: meta line without a value",
-                            path, lineno);
-                    goto fail;
-                }
-                *sp = '\0';
-                if (kcal_raw_set_meta(r, key, sp + 1) < 0) {
-                    kcal_set_err(err, errlen, "%s:%d: bad meta key '%s'", path,
-                            lineno, key);
-                    goto fail;
-                }
-            }
-            continue;
+    /* A regular file larger than any probe writes is refused before a
+     * byte is read; other files (pipes, devices) are counted as read. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (unsigned long long)st.st_size > KCAL_RAW_MAX_BYTES) {
+        kcal_set_err(err, errlen, "%s: too large for a raw file (%lld bytes; "
+                     "at most %llu)", path, (long long)st.st_size,
+                     (unsigned long long)KCAL_RAW_MAX_BYTES);
+        fclose(f);
+        return -1;
+    }
+    line_reader *lr = calloc(1, sizeof *lr);
+    char *chunk = malloc(1 << 16);
+    int rc = -1;
+    if (!lr || !chunk) {
+        kcal_set_err(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    lr->r = r;
+    lr->name = path;
+    unsigned long long total = 0;
+    size_t got;
+    while ((got = fread(chunk, 1, 1 << 16, f)) > 0) {
+        total += got;
+        if (total > KCAL_RAW_MAX_BYTES) {
+            kcal_set_err(err, errlen, "%s: too large for a raw file (more "
+                         "than %llu bytes)", path,
+                         (unsigned long long)KCAL_RAW_MAX_BYTES);
+            goto done;
         }
-        if (!have_header) {
-            if (strcmp(line, KCAL_RAW_HEADER)) {
-                kcal_set_err(err, errlen, "%s:%d: expected the header '%s'", path,
-                        lineno, KCAL_RAW_HEADER);
-                goto fail;
-            }
-            have_header = 1;
-            continue;
-        }
-        char *fld[7];
-        long readers, pages, bytes, rep;
-        if (split7(line, fld) < 0) {
-            kcal_set_err(err, errlen, "%s:%d: expected 7 comma-separated fields",
-                    path, lineno);
-            goto fail;
-        }
-        if (parse_long(fld[2], 0, 1 << 20, &readers) < 0 ||
-            parse_long(fld[3], -1, 1L << 40, &pages) < 0 ||
-            parse_long(fld[4], 0, 1L << 50, &bytes) < 0 ||
-            parse_long(fld[5], 0, 1L << 30, &rep) < 0) {
-            kcal_set_err(err, errlen, "%s:%d: readers, pages, bytes and rep must "
-                    "be whole numbers", path, lineno);
-            goto fail;
-        }
-        char *end;
-        errno = 0;
-        double sec = strtod(fld[6], &end);
-        /* ERANGE on underflow still yields the nearest double: keep it. */
-        if (end == fld[6] || *end || !isfinite(sec) || sec < 0 ||
-            (errno && errno != ERANGE)) {
-            kcal_set_err(err, errlen, "%s:%d: seconds '%s' is not a finite "
-                    "number >= 0", path, lineno, fld[6]);
-            goto fail;
-        }
-        if (kcal_raw_add(r, fld[0], fld[1], (int)readers, pages, bytes,
-                         (int)rep, sec) < 0) {
-            kcal_set_err(err, errlen, "%s:%d: bad phase or pattern name", path,
-                    lineno);
-            goto fail;
-        }
+        if (feed(lr, chunk, got, err, errlen) < 0)
+            goto done;
     }
     if (ferror(f)) {
         kcal_set_err(err, errlen, "%s: %s", path, strerror(errno));
-        goto fail;
+        goto done;
     }
-    if (!have_header) {
-        kcal_set_err(err, errlen, "%s:%d: no header line '%s'", path, lineno,
-                KCAL_RAW_HEADER);
-        goto fail;
-    }
-    free(line);
+    rc = finish(lr, err, errlen);
+done:
+    free(chunk);
+    free(lr);
     fclose(f);
-    return 0;
-fail:
-    free(line);
-    fclose(f);
-    kcal_raw_free(r);
-    return -1;
+    if (rc < 0)
+        kcal_raw_free(r);
+    return rc;
 }
 
 size_t kcal_raw_select(const kcal_raw *r, const char *phase,

@@ -7,16 +7,9 @@
  * kernel, page size, ...) so a re-fit writes the same params file. Seconds
  * are written with 17 significant digits: a write-read round trip is exact.
  *
- * Phases (model.md, "Probing on a current Linux kernel"):
- *   syscall   T1: liovcnt = riovcnt = 0             (pattern "-")
- *   startup   T2: 1 byte local, 1 byte remote       (pattern "-")
- *   lock      T3(N): 1 byte local, N pages remote   (pattern "one_byte_local"
- *             or "liovcnt_zero" when the probe fell back to the paper's call)
- *   copy      T4(N): N pages local and remote       (pattern "cold" or "hot")
- *   contention T3(N) with `readers` concurrent readers (pattern "distinct",
- *             "same" or "own"); one row per reader and repetition
- *   sm_bcast, sm_gather, sm_allgather, sm_barrier: 8-byte MPI collective among
- *             `readers` ranks, never more than the cores (pattern "mpi")
+ * The phase and pattern names below are the contract between the writer
+ * (kcal probe) and the readers (calibrate, kcal fit): both use the
+ * KCAL_PHASE_* and KCAL_PATTERN_* names, never the bare strings.
  * For the sweeps (syscall, startup, lock, copy) `rep` is the pass, so it
  * orders the samples in time (the fit's batch means use that).
  * Library code: returns error codes, never prints. */
@@ -27,6 +20,40 @@
 #include <stdio.h>
 
 #define KCAL_RAW_HEADER "phase,pattern,readers,pages,bytes,rep,seconds"
+
+/* Phases (model.md, "Probing on a current Linux kernel") and their
+ * patterns. */
+#define KCAL_PHASE_SYSCALL "syscall" /* T1: liovcnt = riovcnt = 0 */
+#define KCAL_PHASE_STARTUP "startup" /* T2: 1 byte local, 1 byte remote */
+#define KCAL_PATTERN_NONE "-"        /* the pattern of T1 and T2 */
+/* T3(N): 1 byte local, N pages remote; the pattern says which call: */
+#define KCAL_PHASE_LOCK "lock"
+#define KCAL_PATTERN_ONE_BYTE_LOCAL "one_byte_local" /* a current kernel's */
+#define KCAL_PATTERN_LIOVCNT_ZERO "liovcnt_zero"     /* the paper's fallback */
+/* T4(N): N pages local and remote, out of cache or in it. */
+#define KCAL_PHASE_COPY "copy"
+#define KCAL_PATTERN_COLD "cold"
+#define KCAL_PATTERN_HOT "hot"
+/* T3(N) with `readers` concurrent readers, one row per reader and
+ * repetition: on distinct pages of one target (the paper's one-to-all, the
+ * one γ is fitted on), the same pages, or each reader its own target. */
+#define KCAL_PHASE_CONTENTION "contention"
+#define KCAL_PATTERN_DISTINCT "distinct"
+#define KCAL_PATTERN_SAME "same"
+#define KCAL_PATTERN_OWN "own"
+/* 8-byte MPI collectives among `readers` ranks, never more than the cores:
+ * phase KCAL_PHASE_SM_PREFIX + the op (kcal_sm_name: sm_bcast, sm_gather,
+ * sm_allgather, sm_barrier), and sm_step, half an 8-byte ping-pong. */
+#define KCAL_PHASE_SM_PREFIX "sm_"
+#define KCAL_PHASE_SM_STEP "sm_step"
+#define KCAL_PATTERN_MPI "mpi"
+
+/* `# meta` keys the fit reads (besides copying every entry): the page size
+ * in bytes, the T3 method the probe trusted (a lock pattern), and which
+ * copies β is (a copy pattern). */
+#define KCAL_META_PAGE "page"
+#define KCAL_META_CMA_METHOD "cma_method"
+#define KCAL_META_BETA_CACHE "beta_cache"
 
 typedef struct {
     char phase[24];
@@ -57,7 +84,10 @@ void kcal_raw_free(kcal_raw *r);
 int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
                  int readers, long pages, long bytes, int rep, double seconds);
 
-/* Set (add or replace) a metadata entry; 0 or -1. */
+/* Set (add or replace) a metadata entry; 0, or -1 for a bad key (empty,
+ * 64 bytes or more, a blank, ',', '"' or '#' in it), an empty value, a line
+ * break in it or a CR at its end, or one longer than half a line of the
+ * file. */
 int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value);
 const char *kcal_raw_get_meta(const kcal_raw *r, const char *key);
 
@@ -69,8 +99,27 @@ int kcal_raw_write(FILE *f, const kcal_raw *r);
 int kcal_raw_save(const char *path, const kcal_raw *r, char *err,
                   size_t errlen);
 
-/* Read a raw CSV file. 0, or -1 with "FILE:LINE: what" in err (r empty). */
+/* Limits of the reader: a line (newline excluded; the longest a probe
+ * writes is a few hundred bytes), and a file (the largest a probe writes,
+ * --max-readers 1024 without --quick, is about 200 MB). Input beyond them
+ * is refused with one line instead of filling memory. */
+#define KCAL_RAW_MAX_LINE 4096
+#define KCAL_RAW_MAX_BYTES (512ull << 20)
+
+/* Can kcal_raw_save write `path`? Creates and removes the temporary file
+ * it would write (nothing is left behind), so a long measurement is not
+ * lost to a bad path at the end. 0, or -1 with "PATH: why" in err. */
+int kcal_raw_check_writable(const char *path, char *err, size_t errlen);
+
+/* Read a raw CSV file. 0, or -1 with "FILE:LINE: what" in err (r empty).
+ * Refused: a NUL byte, a line longer than KCAL_RAW_MAX_LINE, a file larger
+ * than KCAL_RAW_MAX_BYTES, a meta line without a value. */
 int kcal_raw_read(const char *path, kcal_raw *r, char *err, size_t errlen);
+
+/* The same from len bytes in memory (not NUL-terminated); name stands for
+ * the file in messages. No size limit: the caller holds the bytes. */
+int kcal_raw_parse(const char *data, size_t len, const char *name,
+                   kcal_raw *r, char *err, size_t errlen);
 
 /* Samples of one point: every sample with this phase, pattern (NULL: any),
  * readers (0: any) and pages (-1: any). Returns the count; fills up to max

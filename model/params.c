@@ -8,29 +8,58 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys model.md defines, and extension keys written by `kcal probe`. A key
- * ending in `_stderr` or `_dof` of a numeric key is known and numeric too. */
-static const char *const required_keys[] = {
-    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b", NULL};
-static const char *const numeric_keys[] = {
-    "alpha", "beta", "lock", "page", "gamma_a", "gamma_b",
-    "sm_bcast_a", "sm_bcast_b", "sm_gather_a", "sm_gather_b",
-    "sm_allgather_a", "sm_allgather_b", "sm_barrier_a", "sm_barrier_b",
+/* Every key model.md defines, and the extension keys `kcal probe` writes:
+ * the one table of what a key is (kcal fit asks it which `# meta` entries of
+ * a raw file are numbers). A key ending in `_stderr` or `_dof` of a numeric
+ * key is known and numeric too. */
+static const struct {
+    const char *name;
+    kcal_key_kind kind;
+    int required;
+} key_table[] = {
+    {"alpha", KCAL_KEY_NUMBER, 1},
+    {"beta", KCAL_KEY_NUMBER, 1},
+    {"lock", KCAL_KEY_NUMBER, 1},
+    {"page", KCAL_KEY_META_NUMBER, 1},
+    {"gamma_a", KCAL_KEY_NUMBER, 1},
+    {"gamma_b", KCAL_KEY_NUMBER, 1},
+    {"sm_bcast_a", KCAL_KEY_NUMBER, 0},
+    {"sm_bcast_b", KCAL_KEY_NUMBER, 0},
+    {"sm_gather_a", KCAL_KEY_NUMBER, 0},
+    {"sm_gather_b", KCAL_KEY_NUMBER, 0},
+    {"sm_allgather_a", KCAL_KEY_NUMBER, 0},
+    {"sm_allgather_b", KCAL_KEY_NUMBER, 0},
+    {"sm_barrier_a", KCAL_KEY_NUMBER, 0},
+    {"sm_barrier_b", KCAL_KEY_NUMBER, 0},
     /* probe extensions: cache sizes in bytes, what was measured */
-    "l1d_cache", "l2_cache", "l3_cache", "max_readers",
+    {"l1d_cache", KCAL_KEY_META_NUMBER, 0},
+    {"l2_cache", KCAL_KEY_META_NUMBER, 0},
+    {"l3_cache", KCAL_KEY_META_NUMBER, 0},
+    {"max_readers", KCAL_KEY_META_NUMBER, 0},
     /* the full model's terms (model.md "Beyond the paper"): in-cache copy
      * time per byte (s/byte), one control-message step (s) */
-    "beta_hot", "sync_step", NULL};
-static const char *const text_keys[] = {
-    "machine", "cpu", "cores", "sockets", "numa", "kernel", "date", "source",
-    "cma_method",
+    {"beta_hot", KCAL_KEY_NUMBER, 0},
+    {"sync_step", KCAL_KEY_NUMBER, 0},
+    {"machine", KCAL_KEY_TEXT, 0},
+    {"cpu", KCAL_KEY_TEXT, 0},
+    {"cores", KCAL_KEY_TEXT, 0},
+    {"sockets", KCAL_KEY_TEXT, 0},
+    {"numa", KCAL_KEY_TEXT, 0},
+    {"kernel", KCAL_KEY_TEXT, 0},
+    {"date", KCAL_KEY_TEXT, 0},
+    {"source", KCAL_KEY_TEXT, 0},
+    {"cma_method", KCAL_KEY_TEXT, 0},
     /* probe extensions */
-    "hostname", "beta_cache", "oversubscribed", "probe", NULL};
+    {"hostname", KCAL_KEY_TEXT, 0},
+    {"beta_cache", KCAL_KEY_TEXT, 0},
+    {"oversubscribed", KCAL_KEY_TEXT, 0},
+    {"probe", KCAL_KEY_TEXT, 0},
+};
+#define N_KEYS (sizeof key_table / sizeof key_table[0])
 
 static const char *const sm_names[KCAL_SM_COUNT] = {"bcast", "gather",
                                                     "allgather", "barrier"};
@@ -40,12 +69,18 @@ const char *kcal_sm_name(kcal_sm_op op)
     return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
 }
 
-static int in_list(const char *const *list, const char *key)
+/* The kind of a key of the table, or KCAL_KEY_UNKNOWN. */
+static kcal_key_kind table_kind(const char *key)
 {
-    for (; *list; list++)
-        if (!strcmp(*list, key))
-            return 1;
-    return 0;
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(key_table[i].name, key))
+            return key_table[i].kind;
+    return KCAL_KEY_UNKNOWN;
+}
+
+static int kind_is_numeric(kcal_key_kind k)
+{
+    return k == KCAL_KEY_NUMBER || k == KCAL_KEY_META_NUMBER;
 }
 
 /* A `<numeric key>_stderr` or `_dof` key. */
@@ -61,20 +96,33 @@ static int is_derived_numeric(const char *key)
                 return 0;
             memcpy(base, key, len - sl);
             base[len - sl] = '\0';
-            return in_list(numeric_keys, base);
+            return kind_is_numeric(table_kind(base));
         }
     }
     return 0;
 }
 
+kcal_key_kind kcal_params_key_kind(const char *key)
+{
+    kcal_key_kind k = table_kind(key);
+    if (k == KCAL_KEY_UNKNOWN && is_derived_numeric(key))
+        k = KCAL_KEY_NUMBER;
+    return k;
+}
+
 static int key_is_numeric(const char *key)
 {
-    return in_list(numeric_keys, key) || is_derived_numeric(key);
+    return kind_is_numeric(kcal_params_key_kind(key));
 }
 
 static int key_is_known(const char *key)
 {
-    return key_is_numeric(key) || in_list(text_keys, key);
+    return kcal_params_key_kind(key) != KCAL_KEY_UNKNOWN;
+}
+
+static int key_is_text(const char *key)
+{
+    return table_kind(key) == KCAL_KEY_TEXT;
 }
 
 static int key_name_ok(const char *key)
@@ -193,13 +241,56 @@ static void format_double(double v, char *buf, size_t len)
     }
 }
 
+/* The setters refuse what kcal_params_parse would refuse or read back
+ * differently: whatever kcal probe and kcal fit set must be a file they
+ * (and kcal predict) accept. */
+const char *kcal_params_check_number(const char *key, double value)
+{
+    if (!key_name_ok(key))
+        return "bad key (keys are [a-z0-9_])";
+    if (!strcmp(key, "format"))
+        return "'format' is the file's first line, not a key";
+    if (key_is_text(key))
+        return "is a text key";
+    if (!isfinite(value))
+        return "is not a finite number";
+    if (value < 0)
+        return "is negative";
+    if (!strcmp(key, "page") && !(value >= 1))
+        return "page size must be at least 1 byte";
+    return NULL;
+}
+
+const char *kcal_params_check_text(const char *key, const char *text)
+{
+    if (!key_name_ok(key))
+        return "bad key (keys are [a-z0-9_])";
+    if (!strcmp(key, "format"))
+        return "'format' is the file's first line, not a key";
+    if (key_is_numeric(key))
+        return "is a numeric key";
+    if (strchr(text, '\n'))
+        return "has a line break";
+    if (strchr(text, '#'))
+        return "has a '#' (a comment in a params file)";
+    const char *c = text;
+    while (isspace((unsigned char)*c))
+        c++;
+    if (!*c)
+        return "has no value";
+    return NULL;
+}
+
 int kcal_params_set(kcal_params *p, const char *key, double value)
 {
-    if (!key_name_ok(key) || !isfinite(value) || value < 0)
+    if (kcal_params_check_number(key, value))
         return -1;
     const kcal_param *e = kcal_params_find(p, key);
-    if ((e && e->is_text) || in_list(text_keys, key))
+    if (e && e->is_text)
         return -1;
+    /* -0 would be written "-0", which the reader refuses as negative. */
+    if (value == 0)
+        value = 0;
     char buf[64];
     format_double(value, buf, sizeof buf);
     return put(p, key, buf, value, 0, 0);
@@ -207,10 +298,20 @@ int kcal_params_set(kcal_params *p, const char *key, double value)
 
 int kcal_params_set_text(kcal_params *p, const char *key, const char *text)
 {
-    if (!key_name_ok(key) || key_is_numeric(key) || strchr(text, '\n') ||
-        strchr(text, '#'))
+    if (kcal_params_check_text(key, text))
         return -1;
-    return put(p, key, text, NAN, 1, 0);
+    /* Stored as the reader will see it: without surrounding blanks. */
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t len = strlen(text);
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    char *t = strndup(text, len);
+    if (!t)
+        return -1;
+    int rc = put(p, key, t, NAN, 1, 0);
+    free(t);
+    return rc;
 }
 
 /* Strict number: all of the value is one strtod number, finite, >= 0. */
@@ -309,7 +410,7 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
             return -1;
         }
         is_text = 0;
-    } else if (in_list(text_keys, key)) {
+    } else if (key_is_text(key)) {
         is_text = 1;
     } else {
         /* Unknown: keep it as a number when it reads as one, else as text. */
@@ -326,13 +427,12 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
 int kcal_params_validate(const kcal_params *p, const char *name, char *err,
                          size_t errlen)
 {
-    for (const char *const *k = required_keys; *k; k++) {
-        const kcal_param *e = kcal_params_find(p, *k);
-        if (!e) {
-            kcal_set_err(err, errlen, "%s: missing required key '%s'", name, *k);
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (key_table[i].required && !kcal_params_find(p, key_table[i].name)) {
+            kcal_set_err(err, errlen, "%s: missing required key '%s'", name,
+                         key_table[i].name);
             return -1;
         }
-    }
     return 0;
 }
 
@@ -408,7 +508,9 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (got == 0)
+        /* A NUL is refused below whatever follows: stop reading at once
+         * (kcal predict --params /dev/zero). */
+        if (got == 0 || memchr(buf + len - got, '\0', got))
             break;
     }
     int bad = ferror(f);
@@ -418,18 +520,33 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
         free(buf);
         return -1;
     }
-    buf[len] = '\0';
-    if (strlen(buf) != len) {
+    int rc = kcal_params_parse_buf(buf, len, path, p, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int kcal_params_parse_buf(const char *data, size_t len, const char *name,
+                          kcal_params *p, char *err, size_t errlen)
+{
+    kcal_params_init(p);
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
         /* Find the line of the NUL so the message can point at it. */
         int line = 1;
-        for (size_t i = 0; buf[i]; i++)
-            line += buf[i] == '\n';
-        kcal_set_err(err, errlen, "%s:%d: NUL byte in line", path, line);
-        free(buf);
+        for (const char *c = data; c < nul; c++)
+            line += *c == '\n';
+        kcal_set_err(err, errlen, "%s:%d: NUL byte in line", name, line);
         return -1;
     }
-    int rc = kcal_params_parse(buf, path, p, err, errlen);
-    free(buf);
+    char *text = malloc(len + 1);
+    if (!text) {
+        kcal_set_err(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(text, data, len);
+    text[len] = '\0';
+    int rc = kcal_params_parse(text, name, p, err, errlen);
+    free(text);
     return rc;
 }
 
@@ -448,6 +565,51 @@ int kcal_params_write(FILE *f, const kcal_params *p, const char *comment)
     for (size_t i = 0; i < p->n_entries; i++)
         fprintf(f, "%s %s\n", p->entries[i].key, p->entries[i].text);
     return ferror(f) ? -1 : 0;
+}
+
+int kcal_params_format(const kcal_params *p, const char *comment,
+                       char **text, size_t *len, char *err, size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    int bad = kcal_params_write(m, p, comment) < 0;
+    if (fclose(m) != 0 || bad) {
+        free(buf);
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    kcal_params q;
+    char why[KCAL_ERRLEN];
+    if (kcal_params_parse(buf, "output", &q, why, sizeof why) < 0) {
+        kcal_set_err(err, errlen, "the params file would not read back: %s",
+                     why);
+        free(buf);
+        return -1;
+    }
+    const char *diff = NULL;
+    if (q.n_entries != p->n_entries)
+        diff = p->n_entries ? p->entries[p->n_entries - 1].key : "format";
+    for (size_t i = 0; !diff && i < p->n_entries; i++)
+        if (strcmp(q.entries[i].key, p->entries[i].key) ||
+            strcmp(q.entries[i].text, p->entries[i].text))
+            diff = p->entries[i].key;
+    kcal_params_free(&q);
+    if (diff) {
+        kcal_set_err(err, errlen, "the params file would not read back: "
+                     "key '%s' reads differently", diff);
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
 }
 
 /* ---- embedded defaults and the choice between sources ---- */

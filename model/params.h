@@ -59,7 +59,13 @@ void kcal_params_free(kcal_params *p);
 int kcal_params_parse(const char *text, const char *name, kcal_params *p,
                       char *err, size_t errlen);
 
-/* Read and parse a file. Same contract as kcal_params_parse. */
+/* The same from len bytes in memory (not NUL-terminated; a NUL byte is an
+ * error naming its line). */
+int kcal_params_parse_buf(const char *data, size_t len, const char *name,
+                          kcal_params *p, char *err, size_t errlen);
+
+/* Read and parse a file (at most 64 MiB). Same contract as
+ * kcal_params_parse. */
 int kcal_params_read(const char *path, kcal_params *p, char *err,
                      size_t errlen);
 
@@ -69,11 +75,38 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
  * write-read round trip is bit-exact. Returns 0 or -1 (errno from stdio). */
 int kcal_params_write(FILE *f, const kcal_params *p, const char *comment);
 
+/* The file kcal_params_write would write, in memory (*text, malloc'd,
+ * *len bytes), checked to read back with kcal_params_parse to the same keys
+ * and values, so a command never prints a params file its own reader
+ * refuses. 0, or -1 with "the params file would not read back: <why>" in
+ * err (*text NULL). */
+int kcal_params_format(const kcal_params *p, const char *comment,
+                       char **text, size_t *len, char *err, size_t errlen);
+
 /* Set (add or replace) a numeric or text key. Known numeric keys update the
- * mirrored fields. Returns 0, or -1 for a bad key name, a text value on a
- * numeric key, or a negative/non-finite number. */
+ * mirrored fields. Returns 0, or -1 when kcal_params_check_number/_text
+ * says why not, or for a number on a key already set as text. A text value
+ * is stored without surrounding blanks (as the reader would see it); -0 is
+ * stored as 0. */
 int kcal_params_set(kcal_params *p, const char *key, double value);
 int kcal_params_set_text(kcal_params *p, const char *key, const char *text);
+
+/* Why the setters would refuse key = value (a short reason, such as "is
+ * negative" or "has no value"), or NULL when they would not. The rules are
+ * the reader's: what is set can be written and read back. */
+const char *kcal_params_check_number(const char *key, double value);
+const char *kcal_params_check_text(const char *key, const char *text);
+
+/* What a key is, from the one table of keys (model.md "The params file"). */
+typedef enum {
+    KCAL_KEY_UNKNOWN = 0, /* not a key of model.md: kept, warned about */
+    KCAL_KEY_NUMBER,      /* a model parameter, or a <key>_stderr/_dof */
+    KCAL_KEY_META_NUMBER, /* a number the probe records about the machine
+                           * (page, cache sizes, max_readers): a raw file's
+                           * `# meta` entry that kcal fit copies as a number */
+    KCAL_KEY_TEXT,        /* metadata text (cpu, kernel, date, ...) */
+} kcal_key_kind;
+kcal_key_kind kcal_params_key_kind(const char *key);
 
 /* Lookup: NULL when absent. */
 const kcal_param *kcal_params_find(const kcal_params *p, const char *key);

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,8 @@
 #include <unistd.h>
 
 enum { PAT_DISTINCT, PAT_SAME, PAT_OWN, PAT_COUNT };
-static const char *const pat_names[PAT_COUNT] = {"distinct", "same", "own"};
+static const char *const pat_names[PAT_COUNT] = {
+    KCAL_PATTERN_DISTINCT, KCAL_PATTERN_SAME, KCAL_PATTERN_OWN};
 
 /* Shared between the probe and its readers (one anonymous shared mmap). */
 typedef struct {
@@ -142,7 +142,7 @@ int kcal_contention_measure(const kcal_contention_setup *s, kcal_raw *raw,
                 for (int k = s->warmup; k < rounds && rc == 0; k++)
                     for (int i = 0; i < c; i++)
                         if (smp[(size_t)i * rounds + k] >= 0 &&
-                            kcal_raw_add(raw, "contention", pat_names[pat], c,
+                            kcal_raw_add(raw, KCAL_PHASE_CONTENTION, pat_names[pat], c,
                                          s->pages, 1, rep[pat][c]++,
                                          smp[(size_t)i * rounds + k]) < 0) {
                             kcal_set_err(err, errlen, "out of memory");

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,13 +140,13 @@ size_t kcal_phases_count_list(long lo, long hi, long *out, size_t max)
 
 static const char *sweep_label(const char *phase)
 {
-    if (!strcmp(phase, "syscall"))
+    if (!strcmp(phase, KCAL_PHASE_SYSCALL))
         return "T1 syscall";
-    if (!strcmp(phase, "startup"))
+    if (!strcmp(phase, KCAL_PHASE_STARTUP))
         return "T2 start-up";
-    if (!strcmp(phase, "lock"))
+    if (!strcmp(phase, KCAL_PHASE_LOCK))
         return "T3 lock+pin";
-    if (!strcmp(phase, "copy"))
+    if (!strcmp(phase, KCAL_PHASE_COPY))
         return "T4 copy";
     return phase;
 }

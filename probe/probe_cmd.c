@@ -1,11 +1,14 @@
 /* probe_cmd: `kcal probe` — measure this machine and print its params file.
  *
- * Order: CMA permission test (exit 3 when forbidden), topology, T1/T2,
- * T3(N) (falling back to the paper's liovcnt = 0 call on a kernel where the
- * 1-byte read does not pin), T4(N) cold or hot, contention with c = 1..C
- * readers, T_sm_X through mpirun; then the same fit as `kcal fit`. The
- * params file is built in memory and written to stdout only at the very
- * end, so any failure leaves stdout empty. */
+ * Order: options (a --raw path is checked writable here, exit 2), CMA
+ * permission test (exit 3 when forbidden), topology and the measurement
+ * plan, buffers, T1/T2, T3(N) (falling back to the paper's liovcnt = 0
+ * call on a kernel where the 1-byte read does not pin), T4(N) cold and/or
+ * hot, contention with c = 1..C readers, T_sm_X through mpirun; then the
+ * same fit as `kcal fit`. The params file is built in memory, read back,
+ * and written to stdout only at the very end, so any failure leaves stdout
+ * empty. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -17,10 +20,11 @@
 #include <unistd.h>
 
 #include "bandwidth.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "cma_check.h"
 #include "contention.h"
-#include "fit.h"
+#include "err.h"
 #include "load.h"
 #include "phases.h"
 #include "raw.h"
@@ -52,7 +56,8 @@ static void usage(FILE *f)
         "  --quick          coarse calibration (fewer points and repeats)\n"
         "  --hot            beta from in-cache copies only (default: beta out of\n"
         "                   cache, rotating over buffers larger than the last-level\n"
-        "                   cache, and beta_hot in cache, for --model full)\n"
+        "                   cache (at most 256 MiB each), and beta_hot in cache,\n"
+        "                   for --model full)\n"
         "  --max-readers C  concurrent readers for gamma(c), c = 1..C (default:\n"
         "                   the number of cores)\n"
         "  --mpirun CMD     launcher for the T_sm collectives (default $KCAL_MPIRUN,\n"
@@ -111,6 +116,13 @@ static int parse_options(int argc, char **argv, options *o)
         kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
         return -1;
     }
+    /* A bad --raw path now, not after the whole measurement. */
+    char err[KCAL_ERRLEN];
+    if (o->raw_path &&
+        kcal_raw_check_writable(o->raw_path, err, sizeof err) < 0) {
+        kcal_cli_error(CMD, "--raw %s", err);
+        return -1;
+    }
     if (!o->mpirun) {
         const char *env = getenv("KCAL_MPIRUN");
         if (env && *env)
@@ -119,30 +131,103 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* How much to measure. */
+/* ---- the measurement plan: what to measure, how often, in what buffers */
+
+#define MAX_POINTS 64 /* page counts, reader counts, rank counts */
+
 typedef struct {
-    int passes, warmup, per_octave; /* one sample per point per pass */
+    /* T1..T4 sweeps: one sample per point per pass */
+    int passes, warmup, per_octave;
     double min_sample;
+    long pages[MAX_POINTS]; /* the N of T3(N) and T4(N) */
+    size_t n_pages;
+    /* contention: c = 1..C readers of c_pages pages each */
+    int max_readers; /* C */
     int c_reps, c_warmup, c_passes;
     long c_pages;
+    long counts[MAX_POINTS];
+    size_t n_counts;
+    /* T_sm: p = 2..P ranks, P <= cores (none with --no-sm) */
     int sm_reps, sm_inner, sm_warmup;
+    long ps[MAX_POINTS];
+    size_t n_ps;
+    /* buffers (bytes): the target's (C·N contention pages, and at least
+     * the cold rotation pool), and ours (the pool, or one batch of 1024
+     * pages with --hot); the pool outgrows cold_cache unless capped */
+    kcal_cold_cache cold_cache;
+    int pool_capped;
+    size_t pool_bytes, target_bytes, local_bytes;
+    /* progress, in units of one sample of one sweep point */
+    double sweep_units, sm_units; /* sm_units: per mpirun launch */
 } plan;
 
-static plan make_plan(int quick)
+static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
+                      long page)
 {
-    plan p;
-    if (quick) {
-        p = (plan){.passes = 120, .warmup = 4, .per_octave = 3,
-                   .min_sample = 200e-6, .c_reps = 40, .c_warmup = 3,
-                   .c_passes = 2, .c_pages = 1024, .sm_reps = 8,
-                   .sm_inner = 100, .sm_warmup = 50};
+    memset(pl, 0, sizeof *pl);
+    if (o->quick) {
+        pl->passes = 120, pl->warmup = 4, pl->per_octave = 3;
+        pl->min_sample = 200e-6;
+        pl->c_reps = 40, pl->c_warmup = 3, pl->c_passes = 2;
+        pl->c_pages = 1024;
+        pl->sm_reps = 8, pl->sm_inner = 100, pl->sm_warmup = 50;
     } else {
-        p = (plan){.passes = 300, .warmup = 8, .per_octave = 4,
-                   .min_sample = 500e-6, .c_reps = 150, .c_warmup = 5,
-                   .c_passes = 3, .c_pages = 1024, .sm_reps = 24,
-                   .sm_inner = 200, .sm_warmup = 100};
+        pl->passes = 300, pl->warmup = 8, pl->per_octave = 4;
+        pl->min_sample = 500e-6;
+        pl->c_reps = 150, pl->c_warmup = 5, pl->c_passes = 3;
+        pl->c_pages = 1024;
+        pl->sm_reps = 24, pl->sm_inner = 200, pl->sm_warmup = 100;
     }
-    return p;
+    int C = o->max_readers ? (int)o->max_readers : ti->cores;
+    pl->max_readers = C;
+    /* γ does not depend on N (the paper's Fig. 5); beyond 64 readers a
+     * smaller N keeps the C·N-page target and the C own targets small. */
+    if (C > 64)
+        pl->c_pages = 256;
+    pl->n_pages = kcal_phases_page_list(pl->per_octave, 1024, pl->pages,
+                                        MAX_POINTS);
+    pl->n_counts = kcal_phases_count_list(1, C, pl->counts, MAX_POINTS);
+    /* No oversubscribed T_sm: a rank waiting for a core is not a
+     * shared-memory cost. */
+    int P = C < ti->cores ? C : ti->cores;
+    pl->n_ps = o->no_sm ? 0 : kcal_phases_count_list(2, P, pl->ps, MAX_POINTS);
+
+    pl->cold_cache = kcal_bandwidth_cold_cache(ti);
+    pl->pool_bytes = kcal_bandwidth_pool_bytes(pl->cold_cache.bytes,
+                                               &pl->pool_capped);
+    pl->target_bytes = (size_t)C * (size_t)pl->c_pages * (size_t)page;
+    if (pl->target_bytes < pl->pool_bytes)
+        pl->target_bytes = pl->pool_bytes;
+    pl->local_bytes = o->hot ? 1024 * (size_t)page : pl->pool_bytes;
+
+    /* T1, T2, then T3 and T4 at every N; the default measures T4 twice,
+     * cold (beta) and hot (beta_hot). */
+    int n_copy = o->hot ? 1 : 2;
+    double work = 2.0 * pl->passes + (1.0 + n_copy) * pl->n_pages * pl->passes;
+    for (size_t i = 0; i < pl->n_counts; i++)
+        work += 3.0 * pl->counts[i] *
+                ((pl->c_reps + pl->c_passes - 1) / pl->c_passes) * pl->c_passes;
+    pl->sweep_units = work;
+    pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
+}
+
+/* A text the machine reports (CPU model, host name, kernel) as a `# meta`
+ * value a params file can hold: line breaks, other control characters and
+ * '#' (a comment in a params file) become blanks, surrounding blanks go,
+ * and nothing left is "unknown" (a VM may report an empty CPU model). */
+static void meta_text(kcal_raw *raw, const char *key, const char *value)
+{
+    char buf[512];
+    size_t n = 0;
+    for (const char *c = value; *c && n < sizeof buf - 1; c++)
+        buf[n++] = (*c == '#' || iscntrl((unsigned char)*c)) ? ' ' : *c;
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+    const char *v = buf;
+    while (*v == ' ')
+        v++;
+    kcal_raw_set_meta(raw, key, *v ? v : "unknown");
 }
 
 static void meta_num(kcal_raw *raw, const char *key, double v)
@@ -162,13 +247,13 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    kcal_raw_set_meta(raw, "machine", host);
+    meta_text(raw, "machine", host);
     kcal_raw_set_meta(raw, "source", o->quick ? "kcal probe " KCAL_VERSION " --quick"
                                               : "kcal probe " KCAL_VERSION);
     kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
-    kcal_raw_set_meta(raw, "hostname", host);
+    meta_text(raw, "hostname", host);
     kcal_raw_set_meta(raw, "date", date);
-    kcal_raw_set_meta(raw, "cpu", ti->cpu);
+    meta_text(raw, "cpu", ti->cpu);
     snprintf(buf, sizeof buf, "%d", ti->cores);
     kcal_raw_set_meta(raw, "cores", buf);
     snprintf(buf, sizeof buf, "%d", ti->sockets);
@@ -176,14 +261,342 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     snprintf(buf, sizeof buf, "%d", ti->numa);
     kcal_raw_set_meta(raw, "numa", buf);
     if (uname(&u) == 0)
-        kcal_raw_set_meta(raw, "kernel", u.release);
-    meta_num(raw, "page", (double)page);
+        meta_text(raw, "kernel", u.release);
+    meta_num(raw, KCAL_META_PAGE, (double)page);
     meta_num(raw, "l1d_cache", (double)ti->l1d);
     meta_num(raw, "l2_cache", (double)ti->l2);
     meta_num(raw, "l3_cache", (double)ti->l3);
     meta_num(raw, "max_readers", max_readers);
-    kcal_raw_set_meta(raw, "beta_cache", o->hot ? "hot" : "cold");
+    kcal_raw_set_meta(raw, KCAL_META_BETA_CACHE,
+                      o->hot ? KCAL_PATTERN_HOT : KCAL_PATTERN_COLD);
     kcal_raw_set_meta(raw, "oversubscribed", "no");
+}
+
+/* ---- running the phases ------------------------------------------------ */
+
+/* The T1..T4 sweeps, in the order a pass runs them. */
+enum {
+    SWEEP_SYSCALL,    /* T1 */
+    SWEEP_STARTUP,    /* T2 */
+    SWEEP_LOCK,       /* T3(N), 1 byte local */
+    SWEEP_COPY,       /* T4(N): cold, or hot with --hot (beta) */
+    SWEEP_COPY_HOT,   /* T4(N) in cache next to the cold one (beta_hot) */
+    SWEEP_PASSES,     /* the sweeps above share every pass */
+    SWEEP_LOCK_LIOV0 = SWEEP_PASSES, /* T3(N) by the paper's call, only
+                                      * after a flat T3 */
+    SWEEP_COUNT
+};
+
+/* Everything a run holds; probe_free releases what was acquired. */
+typedef struct {
+    const options *o;
+    const plan *pl;
+    kcal_topo *topo;
+    kcal_topo_info ti;
+    long page;
+    kcal_raw raw;
+    kcal_target main_t; /* the T1..T4 target, and the contention one */
+    kcal_target *own;   /* one per reader, for pattern own */
+    int n_own;
+    char *local; /* our buffer, pre-faulted */
+    size_t local_bytes;
+    kcal_sweep sw[SWEEP_COUNT];
+    kcal_cma_setup cs;
+    kcal_progress pr;
+    kcal_meter meter;
+    char err[KCAL_ERRLEN];
+} probe_run;
+
+/* The targets and our buffer: released as soon as the measuring is over,
+ * as the user waits for that too. Safe to call twice. */
+static void release_buffers(probe_run *r)
+{
+    for (int i = 0; i < r->n_own; i++)
+        kcal_target_stop(&r->own[i]);
+    free(r->own);
+    r->own = NULL;
+    r->n_own = 0;
+    kcal_target_stop(&r->main_t);
+    if (r->local != MAP_FAILED)
+        munmap(r->local, r->local_bytes);
+    r->local = MAP_FAILED;
+}
+
+static void probe_free(probe_run *r)
+{
+    for (int k = 0; k < SWEEP_COUNT; k++)
+        kcal_sweep_free(&r->sw[k]);
+    release_buffers(r);
+    kcal_raw_free(&r->raw);
+    kcal_topo_free(r->topo);
+    r->topo = NULL;
+}
+
+/* What the probe is about to do, on stderr (not with -q). */
+static void say_setup(const probe_run *r)
+{
+    const kcal_topo_info *ti = &r->ti;
+    int C = r->pl->max_readers;
+    char rdesc[64] = "?", tdesc[64] = "?";
+    int reader_core = ti->cores > 1 ? ti->cores - 1 : 0;
+    /* The reader (this process) and the target on different cores. */
+    if (kcal_topo_bind_core(r->topo, reader_core, rdesc, sizeof rdesc) < 0)
+        kcal_cli_warn(CMD, "could not bind the reader to a core");
+    kcal_topo_core_desc(r->topo, 0, tdesc, sizeof tdesc);
+    const plan *pl = r->pl;
+    if (pl->pool_capped && !r->o->hot)
+        kcal_cli_warn(CMD, "cold-copy buffers %zu MiB each, capped (twice "
+                      "the %lu MiB of %s would be more): if the cache "
+                      "really is that large, beta reads low",
+                      pl->pool_bytes >> 20, pl->cold_cache.bytes >> 20,
+                      pl->cold_cache.source);
+    if (r->o->quiet)
+        return;
+    fprintf(stderr, "kcal probe: %s, %d cores, %d socket(s), %d NUMA "
+            "node(s), LLC %lu KiB, page %ld bytes\n", ti->cpu, ti->cores,
+            ti->sockets, ti->numa, ti->llc >> 10, r->page);
+    fprintf(stderr, "kcal probe: reader on %s, target on %s%s\n", rdesc,
+            tdesc, ti->cores < 2 ? " (one core: they share it)" : "");
+    if (C < 4)
+        fprintf(stderr, "kcal probe: contention is measured for c = 1..%d "
+                "readers only; gamma(c) beyond c = %d is extrapolated from "
+                "the fit\n", C, C);
+    if (C > ti->cores)
+        fprintf(stderr, "kcal probe: --max-readers %d > %d cores: readers "
+                "share cores, so gamma is not a pure contention "
+                "measurement\n", C, ti->cores);
+}
+
+/* The target and our own buffer, pre-faulted: the probe times locking
+ * and pinning, not page faults. 0 or -1 with r->err. */
+static int setup_buffers(probe_run *r)
+{
+    const plan *pl = r->pl;
+    if (kcal_target_start(&r->main_t, pl->target_bytes, r->topo, 0, r->err,
+                          sizeof r->err) < 0)
+        return -1;
+    r->local_bytes = pl->local_bytes;
+    r->local = mmap(NULL, r->local_bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r->local == MAP_FAILED) {
+        kcal_set_err(r->err, sizeof r->err, "mmap of %zu bytes: %s",
+                     r->local_bytes, strerror(errno));
+        return -1;
+    }
+    madvise(r->local, r->local_bytes, MADV_NOHUGEPAGE);
+    memset(r->local, 1, r->local_bytes); /* pre-fault */
+
+    kcal_cma_setup *cs = &r->cs;
+    memset(cs, 0, sizeof *cs);
+    cs->pid = r->main_t.pid;
+    cs->remote = r->main_t.base;
+    cs->remote_bytes = r->main_t.bytes;
+    cs->local = r->local;
+    cs->local_bytes = r->local_bytes;
+    cs->page = (size_t)r->page;
+    cs->warmup = pl->warmup;
+    cs->min_sample = pl->min_sample;
+    cs->meter = &r->meter;
+    const char *flat = getenv("KCAL_PROBE_SIMULATE_FLAT_T3");
+    cs->simulate_flat_t3 = flat && *flat && strcmp(flat, "0");
+    return 0;
+}
+
+/* T1..T4: calibrate every sweep, then run them pass by pass, so T3 and T4
+ * (cold and hot) of each N see the same machine. 0 or -1 with r->err. */
+static int run_sweeps(probe_run *r)
+{
+    const plan *pl = r->pl;
+    kcal_cma_setup *cs = &r->cs;
+    kcal_sweep *sw = r->sw;
+    static const long one = 1;
+    int hot = r->o->hot;
+    size_t el = sizeof r->err;
+    if (kcal_sweep_init(&sw[SWEEP_SYSCALL], cs, KCAL_CALL_SYSCALL, 0,
+                        KCAL_PHASE_SYSCALL, KCAL_PATTERN_NONE, &one, 1,
+                        r->err, el) < 0 ||
+        kcal_sweep_init(&sw[SWEEP_STARTUP], cs, KCAL_CALL_STARTUP, 0,
+                        KCAL_PHASE_STARTUP, KCAL_PATTERN_NONE, &one, 1,
+                        r->err, el) < 0 ||
+        kcal_sweep_init(&sw[SWEEP_LOCK], cs, KCAL_CALL_LOCK, 0,
+                        KCAL_PHASE_LOCK, KCAL_PATTERN_ONE_BYTE_LOCAL,
+                        pl->pages, pl->n_pages, r->err, el) < 0 ||
+        kcal_bandwidth_sweep_init(&sw[SWEEP_COPY], cs, pl->pages,
+                                  pl->n_pages, !hot, r->err, el) < 0 ||
+        (!hot && kcal_bandwidth_sweep_init(&sw[SWEEP_COPY_HOT], cs,
+                                           pl->pages, pl->n_pages, 0,
+                                           r->err, el) < 0))
+        return -1;
+    for (int pass = 0; pass < pl->passes; pass++)
+        for (int k = 0; k < SWEEP_PASSES; k++)
+            if (sw[k].n &&
+                kcal_sweep_pass(&sw[k], cs, 1, &r->raw, r->err, el) < 0)
+                return -1;
+    return 0;
+}
+
+/* model.md: detect a kernel on which the 1-byte T3 does not grow with N,
+ * and measure T3 with the paper's liovcnt = 0 call instead. Records the
+ * method trusted in the raw metadata. 0, or -1 with r->err. */
+static int choose_lock_method(probe_run *r)
+{
+    const plan *pl = r->pl;
+    const char *method = KCAL_PATTERN_ONE_BYTE_LOCAL;
+    if (kcal_calibrate_lock_grows(&r->raw, method) == 0) {
+        kcal_cli_warn(CMD, "T3 (1-byte local iovec, N-page remote) does not "
+                      "grow with N on this kernel; falling back to the "
+                      "paper's liovcnt = 0 method");
+        kcal_sweep *w = &r->sw[SWEEP_LOCK_LIOV0];
+        r->meter.total += (double)pl->n_pages * pl->passes;
+        if (kcal_sweep_init(w, &r->cs, KCAL_CALL_LOCK_LIOV0, 0,
+                            KCAL_PHASE_LOCK, KCAL_PATTERN_LIOVCNT_ZERO,
+                            pl->pages, pl->n_pages, r->err,
+                            sizeof r->err) < 0)
+            return -1;
+        for (int pass = 0; pass < pl->passes; pass++)
+            if (kcal_sweep_pass(w, &r->cs, 1, &r->raw, r->err,
+                                sizeof r->err) < 0)
+                return -1;
+        method = KCAL_PATTERN_LIOVCNT_ZERO;
+        if (kcal_calibrate_lock_grows(&r->raw, method) != 1) {
+            kcal_set_err(r->err, sizeof r->err, "T3 does not grow with N "
+                         "with the paper's liovcnt = 0 call either: this "
+                         "kernel does not let a probe time page pinning, so "
+                         "l cannot be measured");
+            return -1;
+        }
+    }
+    kcal_raw_set_meta(&r->raw, KCAL_META_CMA_METHOD, method);
+    return 0;
+}
+
+/* Preempted samples are retaken, but other processes also share caches
+ * and memory with us, and a host may steal our vCPU: a run on a busy
+ * machine reads high. Say so, in the file too. */
+static void report_load(probe_run *r, const kcal_load *load)
+{
+    double others, steal;
+    kcal_load_stop(load, &others, &steal);
+    long retaken = r->cs.retaken;
+    double taken = (double)r->raw.n + (double)retaken;
+    double frac = taken > 0 ? retaken / taken : 0;
+    if (frac > 0.02 || others > 0.2 || steal > 0.05) {
+        char note[200];
+        snprintf(note, sizeof note, "%s; busy machine: other processes "
+                 "used %.0f %% of the CPU time, %.0f %% stolen by the "
+                 "host, %.0f %% of the samples preempted and retaken",
+                 r->o->quick ? "quick" : "full", 100 * others, 100 * steal,
+                 100 * frac);
+        kcal_raw_set_meta(&r->raw, "probe", note);
+        kcal_cli_warn(CMD, "the machine was busy while measuring (other "
+                      "processes %.0f %% of the CPU time, host steal "
+                      "%.0f %%, %.0f %% of the samples preempted and "
+                      "retaken): alpha, lock and beta may read high; "
+                      "probe again when it is quiet", 100 * others,
+                      100 * steal, 100 * frac);
+    } else if (retaken && !r->o->quiet) {
+        fprintf(stderr, "%skcal probe: %ld samples taken again: the "
+                "reader was preempted during them\n",
+                r->pr.tty ? "\r\033[K" : "", retaken);
+    }
+}
+
+/* γ(c): c = 1..C concurrent readers of the main target, and one target
+ * per reader for the "own" control. Stops every target when done.
+ * 0 or -1 with r->err. */
+static int run_contention(probe_run *r)
+{
+    const plan *pl = r->pl;
+    int C = pl->max_readers;
+    r->own = calloc((size_t)C, sizeof *r->own);
+    if (!r->own) {
+        kcal_set_err(r->err, sizeof r->err, "out of memory");
+        return -1;
+    }
+    for (r->n_own = 0; r->n_own < C; r->n_own++)
+        if (kcal_target_start(&r->own[r->n_own],
+                              (size_t)pl->c_pages * (size_t)r->page, r->topo,
+                              r->n_own, r->err, sizeof r->err) < 0)
+            return -1;
+    if (!r->o->quiet)
+        fprintf(stderr, "%skcal probe: contention readers on cores 0..%d, one "
+                "process each\n", r->pr.tty ? "\r\033[K" : "", C - 1);
+    kcal_contention_setup ks = {
+        .topo = r->topo, .shared = &r->main_t, .own = r->own,
+        .page = (size_t)r->page, .pages = pl->c_pages, .max_readers = C,
+        .reps = pl->c_reps, .warmup = pl->c_warmup, .passes = pl->c_passes,
+        .counts = pl->counts, .n_counts = pl->n_counts, .meter = &r->meter};
+    if (kcal_contention_measure(&ks, &r->raw, r->err, sizeof r->err) < 0)
+        return -1;
+    release_buffers(r);
+    return 0;
+}
+
+/* T_sm_X through MPI: a failure costs the sm_* keys, not the probe. */
+static void run_sm(probe_run *r)
+{
+    const plan *pl = r->pl;
+    if (!pl->n_ps) {
+        if (!r->o->no_sm && !r->o->quiet)
+            kcal_cli_warn(CMD, "T_sm needs p >= 2 ranks on distinct cores "
+                          "(%d core(s), --max-readers %d): not measured, "
+                          "sm_* keys left 0", r->ti.cores, pl->max_readers);
+        return;
+    }
+    char helper[4096];
+    kcal_sm_setup ss = {
+        .mpirun = r->o->mpirun, .helper = NULL, .ps = pl->ps,
+        .n_ps = pl->n_ps, .reps = pl->sm_reps, .inner = pl->sm_inner,
+        .warmup = pl->sm_warmup, .timeout = 60, .meter = &r->meter,
+        .tick_units = pl->sm_units};
+    ss.helper = kcal_sm_find_helper(helper, sizeof helper);
+    if (!ss.helper)
+        kcal_cli_warn(CMD, "kcal-sm-bench not found (make builds it; or "
+                      "set KCAL_SM_BENCH): sm_* keys left 0");
+    else if (kcal_sm_measure(&ss, &r->raw, r->err, sizeof r->err) < 0)
+        kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
+                      "data", r->err);
+}
+
+/* ---- writing the raw samples and the params file ----------------------- */
+
+/* Save the raw samples (--raw) and fit them; the params file is built in
+ * memory (*out, *outlen) and written by the caller. Prints the error line
+ * itself; 0 or -1. */
+static int fit_and_format(probe_run *r, char **out, size_t *outlen)
+{
+    const char *raw_path = r->o->raw_path;
+    if (raw_path &&
+        kcal_raw_save(raw_path, &r->raw, r->err, sizeof r->err) < 0) {
+        kcal_cli_error(CMD, "--raw %s", r->err);
+        return -1;
+    }
+    kcal_params params;
+    kcal_params_init(&params);
+    kcal_calibrate_notes notes;
+    size_t clen = 8192;
+    char *comment = malloc(clen);
+    int rc = -1;
+    if (!comment) {
+        kcal_cli_error(CMD, "out of memory");
+    } else if (kcal_calibrate_params(&r->raw, &params, &notes, comment, clen,
+                                     r->err, sizeof r->err) < 0) {
+        kcal_cli_error(CMD, "fit: %s", r->err);
+    } else {
+        if (!r->o->quiet)
+            for (int i = 0; i < notes.n; i++)
+                kcal_cli_warn(CMD, "%s", notes.text[i]);
+        /* Read back before anything reaches stdout: the probe never
+         * prints a params file its own reader refuses. */
+        if (kcal_params_format(&params, comment, out, outlen, r->err,
+                               sizeof r->err) < 0)
+            kcal_cli_error(CMD, "fit: %s", r->err);
+        else
+            rc = 0;
+    }
+    free(comment);
+    kcal_params_free(&params);
+    return rc;
 }
 
 int kcal_probe_main(int argc, char **argv)
@@ -193,282 +606,65 @@ int kcal_probe_main(int argc, char **argv)
     if (prc)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
 
-    char msg[KCAL_ERRLEN], err[KCAL_ERRLEN];
+    char msg[KCAL_ERRLEN];
     int e;
     if (kcal_cma_check(msg, sizeof msg, &e) < 0) {
         kcal_cli_error(CMD, "%s", msg);
         return e == EPERM || e == ENOSYS ? KCAL_EXIT_FORBIDDEN : KCAL_EXIT_FAIL;
     }
 
-    int rc = KCAL_EXIT_FAIL;
-    kcal_raw raw;
-    kcal_raw_init(&raw);
-    kcal_params params;
-    kcal_params_init(&params);
-    kcal_target main_t = {.pid = -1, .ctl_fd = -1}, *own = NULL;
-    int n_own = 0;
-    kcal_sweep sw[6];
-    memset(sw, 0, sizeof sw);
-    char *local = MAP_FAILED, *comment = NULL, *out = NULL;
-    size_t local_bytes = 0, outlen = 0;
-    kcal_topo *topo = kcal_topo_load();
-    if (!topo) {
+    probe_run r;
+    memset(&r, 0, sizeof r);
+    r.o = &o;
+    r.main_t = (kcal_target){.pid = -1, .ctl_fd = -1};
+    r.local = MAP_FAILED;
+    kcal_raw_init(&r.raw);
+    /* The clock of `done (N s)` starts here: the user waits for the
+     * buffers to be faulted in too. */
+    kcal_progress_init(&r.pr, CMD, o.quiet);
+    r.topo = kcal_topo_load();
+    if (!r.topo) {
         kcal_cli_error(CMD, "hwloc could not load this machine's topology");
         return KCAL_EXIT_FAIL;
     }
-    kcal_topo_info ti;
-    kcal_topo_get_info(topo, &ti);
-    long page = sysconf(_SC_PAGESIZE);
-    int C = o.max_readers ? (int)o.max_readers : ti.cores;
-    plan pl = make_plan(o.quick);
-    /* γ does not depend on N (the paper's Fig. 5); beyond 64 readers a
-     * smaller N keeps the C·N-page target and the C own targets small. */
-    if (C > 64)
-        pl.c_pages = 256;
-    set_meta(&raw, &ti, &o, page, C);
+    kcal_topo_get_info(r.topo, &r.ti);
+    r.page = sysconf(_SC_PAGESIZE);
+    plan pl;
+    plan_make(&pl, &o, &r.ti, r.page);
+    r.pl = &pl;
+    set_meta(&r.raw, &r.ti, &o, r.page, pl.max_readers);
+    say_setup(&r);
 
-    /* The reader (this process) and the target on different cores. */
-    char rdesc[64] = "?", tdesc[64] = "?";
-    int reader_core = ti.cores > 1 ? ti.cores - 1 : 0;
-    if (kcal_topo_bind_core(topo, reader_core, rdesc, sizeof rdesc) < 0)
-        kcal_cli_warn(CMD, "could not bind the reader to a core");
-    kcal_topo_core_desc(topo, 0, tdesc, sizeof tdesc);
-    if (!o.quiet) {
-        fprintf(stderr, "kcal probe: %s, %d cores, %d socket(s), %d NUMA "
-                "node(s), LLC %lu KiB, page %ld bytes\n", ti.cpu, ti.cores,
-                ti.sockets, ti.numa, ti.llc >> 10, page);
-        fprintf(stderr, "kcal probe: reader on %s, target on %s%s\n", rdesc,
-                tdesc, ti.cores < 2 ? " (one core: they share it)" : "");
-        if (C < 4)
-            fprintf(stderr, "kcal probe: contention is measured for c = 1..%d "
-                    "readers only; gamma(c) beyond c = %d is extrapolated from "
-                    "the fit\n", C, C);
-        if (C > ti.cores)
-            fprintf(stderr, "kcal probe: --max-readers %d > %d cores: readers "
-                    "share cores, so gamma is not a pure contention "
-                    "measurement\n", C, ti.cores);
-    }
-
-    /* Buffers: the target holds C·N contention pages and the cold pool. */
-    size_t pool = kcal_bandwidth_pool_bytes(ti.llc);
-    size_t batch = 1024 * (size_t)page;
-    size_t tbytes = (size_t)C * (size_t)pl.c_pages * (size_t)page;
-    if (tbytes < pool)
-        tbytes = pool;
-    if (kcal_target_start(&main_t, tbytes, topo, 0, err, sizeof err) < 0) {
-        kcal_cli_error(CMD, "%s", err);
-        goto done;
-    }
-    local_bytes = o.hot ? batch : pool;
-    local = mmap(NULL, local_bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (local == MAP_FAILED) {
-        kcal_cli_error(CMD, "mmap of %zu bytes: %s", local_bytes, strerror(errno));
-        goto done;
-    }
-    madvise(local, local_bytes, MADV_NOHUGEPAGE);
-    memset(local, 1, local_bytes); /* pre-fault */
-
-    long pages[64];
-    size_t np = kcal_phases_page_list(pl.per_octave, 1024, pages, 64);
-    kcal_progress pr;
-    kcal_progress_init(&pr, CMD, o.quiet);
-    kcal_meter meter = {&pr, 0, 0};
-    /* c = 1..C readers; p = 2..P ranks with P <= cores (no oversubscribed
-     * T_sm: a rank waiting for a core is not a shared-memory cost). */
-    long counts[64], ps[64];
-    size_t n_counts = kcal_phases_count_list(1, C, counts, 64);
-    int P = C < ti.cores ? C : ti.cores;
-    size_t n_ps = o.no_sm ? 0 : kcal_phases_count_list(2, P, ps, 64);
-    int sm_launches = (int)n_ps;
-    /* The default measures T4 twice, cold (beta) and hot (beta_hot). */
-    int n_copy = o.hot ? 1 : 2;
-    double work = 2.0 * pl.passes + (1.0 + n_copy) * np * pl.passes;
-    for (size_t i = 0; i < n_counts; i++)
-        work += 3.0 * counts[i] * ((pl.c_reps + pl.c_passes - 1) / pl.c_passes) * pl.c_passes;
-    double sm_units = sm_launches ? 0.4 * work / sm_launches : 0;
-    meter.total = work + sm_units * sm_launches;
-
-    kcal_cma_setup cs = {0};
-    cs.pid = main_t.pid;
-    cs.remote = main_t.base;
-    cs.remote_bytes = main_t.bytes;
-    cs.local = local;
-    cs.local_bytes = local_bytes;
-    cs.page = (size_t)page;
-    cs.warmup = pl.warmup;
-    cs.min_sample = pl.min_sample;
-    cs.meter = &meter;
-    const char *flat = getenv("KCAL_PROBE_SIMULATE_FLAT_T3");
-    cs.simulate_flat_t3 = flat && *flat && strcmp(flat, "0");
-    static const long one = 1;
-    if (kcal_sweep_init(&sw[0], &cs, KCAL_CALL_SYSCALL, 0, "syscall", "-", &one,
-                        1, err, sizeof err) < 0 ||
-        kcal_sweep_init(&sw[1], &cs, KCAL_CALL_STARTUP, 0, "startup", "-", &one,
-                        1, err, sizeof err) < 0 ||
-        kcal_sweep_init(&sw[2], &cs, KCAL_CALL_LOCK, 0, "lock",
-                        "one_byte_local", pages, np, err, sizeof err) < 0 ||
-        kcal_bandwidth_sweep_init(&sw[3], &cs, pages, np, !o.hot, err,
-                                  sizeof err) < 0 ||
-        (!o.hot && kcal_bandwidth_sweep_init(&sw[5], &cs, pages, np, 0, err,
-                                             sizeof err) < 0)) {
-        kcal_cli_error(CMD, "%s", err);
-        goto done;
-    }
+    int rc = KCAL_EXIT_FAIL;
+    char *out = NULL;
+    size_t outlen = 0;
+    r.meter = (kcal_meter){&r.pr, 0, pl.sweep_units + pl.sm_units * pl.n_ps};
+    kcal_progress_update(&r.pr, "buffers", 0, r.meter.total);
+    if (setup_buffers(&r) < 0)
+        goto fail;
     kcal_load load;
     kcal_load_start(&load);
-    /* T3 and T4 (cold and hot) of each N in the same pass: they see the
-     * same machine. */
-    for (int pass = 0; pass < pl.passes; pass++)
-        for (int k = 0; k < 6; k++)
-            if (k != 4 && sw[k].n &&
-                kcal_sweep_pass(&sw[k], &cs, 1, &raw, err, sizeof err) < 0) {
-                kcal_cli_error(CMD, "%s", err);
-                goto done;
-            }
-    const char *method = "one_byte_local";
-    if (kcal_fit_lock_grows(&raw, "one_byte_local") == 0) {
-        /* model.md: detect a kernel on which T3 does not grow with N. */
-        kcal_cli_warn(CMD, "T3 (1-byte local iovec, N-page remote) does not "
-                      "grow with N on this kernel; falling back to the "
-                      "paper's liovcnt = 0 method");
-        meter.total += np * pl.passes;
-        if (kcal_sweep_init(&sw[4], &cs, KCAL_CALL_LOCK_LIOV0, 0, "lock",
-                            "liovcnt_zero", pages, np, err, sizeof err) < 0) {
-            kcal_cli_error(CMD, "%s", err);
-            goto done;
-        }
-        for (int pass = 0; pass < pl.passes; pass++)
-            if (kcal_sweep_pass(&sw[4], &cs, 1, &raw, err, sizeof err) < 0) {
-                kcal_cli_error(CMD, "%s", err);
-                goto done;
-            }
-        method = "liovcnt_zero";
-        if (kcal_fit_lock_grows(&raw, method) != 1) {
-            kcal_cli_error(CMD, "T3 does not grow with N with the paper's "
-                           "liovcnt = 0 call either: this kernel does not "
-                           "let a probe time page pinning, so l cannot be "
-                           "measured");
-            goto done;
-        }
-    }
-    kcal_raw_set_meta(&raw, "cma_method", method);
-    {
-        /* Preempted samples are retaken, but other processes also share
-         * caches and memory with us, and a host may steal our vCPU: a run
-         * on a busy machine reads high. Say so, in the file too. */
-        double others, steal;
-        kcal_load_stop(&load, &others, &steal);
-        double taken = (double)raw.n + (double)cs.retaken;
-        double frac = taken > 0 ? cs.retaken / taken : 0;
-        if (frac > 0.02 || others > 0.2 || steal > 0.05) {
-            char note[200];
-            snprintf(note, sizeof note, "%s; busy machine: other processes "
-                     "used %.0f %% of the CPU time, %.0f %% stolen by the "
-                     "host, %.0f %% of the samples preempted and retaken",
-                     o.quick ? "quick" : "full", 100 * others, 100 * steal,
-                     100 * frac);
-            kcal_raw_set_meta(&raw, "probe", note);
-            kcal_cli_warn(CMD, "the machine was busy while measuring (other "
-                          "processes %.0f %% of the CPU time, host steal "
-                          "%.0f %%, %.0f %% of the samples preempted and "
-                          "retaken): alpha, lock and beta may read high; "
-                          "probe again when it is quiet", 100 * others,
-                          100 * steal, 100 * frac);
-        } else if (cs.retaken && !o.quiet) {
-            fprintf(stderr, "%skcal probe: %ld samples taken again: the "
-                    "reader was preempted during them\n",
-                    pr.tty ? "\r\033[K" : "", cs.retaken);
-        }
-    }
-
-    /* Contention: one target per reader for the "own" control. */
-    own = calloc((size_t)C, sizeof *own);
-    if (!own) {
-        kcal_cli_error(CMD, "out of memory");
+    if (run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
+        goto fail;
+    report_load(&r, &load);
+    if (run_contention(&r) < 0)
+        goto fail;
+    run_sm(&r);
+    release_buffers(&r);
+    kcal_progress_update(&r.pr, "fit", r.meter.total, r.meter.total);
+    if (fit_and_format(&r, &out, &outlen) < 0)
         goto done;
-    }
-    for (n_own = 0; n_own < C; n_own++)
-        if (kcal_target_start(&own[n_own], (size_t)pl.c_pages * (size_t)page,
-                              topo, n_own, err, sizeof err) < 0) {
-            kcal_cli_error(CMD, "%s", err);
-            goto done;
-        }
-    if (!o.quiet)
-        fprintf(stderr, "%skcal probe: contention readers on cores 0..%d, one "
-                "process each\n", pr.tty ? "\r\033[K" : "", C - 1);
-    kcal_contention_setup ks = {topo, &main_t, own, (size_t)page, pl.c_pages,
-                                C, pl.c_reps, pl.c_warmup, pl.c_passes,
-                                counts, n_counts, &meter};
-    if (kcal_contention_measure(&ks, &raw, err, sizeof err) < 0) {
-        kcal_cli_error(CMD, "%s", err);
-        goto done;
-    }
-    for (int i = 0; i < n_own; i++)
-        kcal_target_stop(&own[i]);
-    kcal_target_stop(&main_t);
-
-    /* T_sm_X through MPI: a failure costs the sm_* keys, not the probe. */
-    if (sm_launches) {
-        char helper[4096];
-        kcal_sm_setup ss = {o.mpirun, NULL, ps, n_ps, pl.sm_reps, pl.sm_inner,
-                            pl.sm_warmup, 60, &meter, sm_units};
-        ss.helper = kcal_sm_find_helper(helper, sizeof helper);
-        if (!ss.helper)
-            kcal_cli_warn(CMD, "kcal-sm-bench not found (make builds it; or "
-                          "set KCAL_SM_BENCH): sm_* keys left 0");
-        else if (kcal_sm_measure(&ss, &raw, err, sizeof err) < 0)
-            kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
-                          "data", err);
-    } else if (!o.no_sm && !o.quiet) {
-        kcal_cli_warn(CMD, "T_sm needs p >= 2 ranks on distinct cores (%d "
-                      "core(s), --max-readers %d): not measured, sm_* keys "
-                      "left 0", ti.cores, C);
-    }
-    kcal_progress_update(&pr, "fit", meter.total, meter.total);
-
-    if (o.raw_path && kcal_raw_save(o.raw_path, &raw, err, sizeof err) < 0) {
-        kcal_cli_error(CMD, "--raw %s", err);
-        goto done;
-    }
-    kcal_fit_notes notes;
-    size_t clen = 8192;
-    comment = malloc(clen);
-    if (!comment) {
-        kcal_cli_error(CMD, "out of memory");
-        goto done;
-    }
-    if (kcal_fit_raw(&raw, &params, &notes, comment, clen, err, sizeof err) < 0) {
-        kcal_cli_error(CMD, "fit: %s", err);
-        goto done;
-    }
-    if (!o.quiet)
-        for (int i = 0; i < notes.n; i++)
-            kcal_cli_warn(CMD, "%s", notes.text[i]);
-    FILE *mem = open_memstream(&out, &outlen);
-    if (!mem || kcal_params_write(mem, &params, comment) < 0 || fclose(mem)) {
-        kcal_cli_error(CMD, "out of memory");
-        goto done;
-    }
-    kcal_progress_finish(&pr, "done");
+    kcal_progress_finish(&r.pr, "done");
     if (fwrite(out, 1, outlen, stdout) != outlen || fflush(stdout)) {
         kcal_cli_error(CMD, "writing stdout: %s", strerror(errno));
         goto done;
     }
     rc = KCAL_EXIT_OK;
+    goto done;
+fail:
+    kcal_cli_error(CMD, "%s", r.err);
 done:
-    for (int k = 0; k < 6; k++)
-        kcal_sweep_free(&sw[k]);
-    for (int i = 0; i < n_own; i++)
-        kcal_target_stop(&own[i]);
-    free(own);
-    kcal_target_stop(&main_t);
-    if (local != MAP_FAILED)
-        munmap(local, local_bytes);
-    free(comment);
     free(out);
-    kcal_params_free(&params);
-    kcal_raw_free(&raw);
-    kcal_topo_free(topo);
+    probe_free(&r);
     return rc;
 }

@@ -69,7 +69,9 @@ void kcal_topo_get_info(const kcal_topo *t, kcal_topo_info *info)
     if (!model)
         model = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo),
                                            "CPUModel");
-    snprintf(info->cpu, sizeof info->cpu, "%s", model ? model : "unknown");
+    /* A VM may report an empty model string. */
+    snprintf(info->cpu, sizeof info->cpu, "%s",
+             model && *model ? model : "unknown");
 }
 
 static hwloc_obj_t core_obj(kcal_topo *t, int core)

@@ -11,7 +11,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "calibrate.h"
 #include "check.h"
 #include "fit.h"
 #include "raw.h"
@@ -107,9 +109,9 @@ static void test_recovery(gsl_rng *rng)
     make_samples(&r, rng, 8);
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char comment[4096], err[256] = "";
-    int rc = kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err);
+    int rc = kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err, sizeof err);
     CHECK(rc == 0);
     if (rc) {
         fprintf(stderr, "fit: %s\n", err);
@@ -170,9 +172,9 @@ static void test_two_cores(gsl_rng *rng)
     make_samples(&r, rng, 2);
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char err[256] = "";
-    CHECK(kcal_fit_raw(&r, &p, &notes, NULL, 0, err, sizeof err) == 0);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, NULL, 0, err, sizeof err) == 0);
     CHECK(p.gamma_a == 0);
     CHECK(kcal_params_get(&p, "gamma_a_dof", -1) == 0);
     /* gamma_b = γ(2)/2 within the noise of that one point. */
@@ -206,9 +208,9 @@ static void test_alpha_fallback(gsl_rng *rng)
     }
     kcal_params p;
     kcal_params_init(&p);
-    kcal_fit_notes notes;
+    kcal_calibrate_notes notes;
     char comment[4096], err[256] = "";
-    CHECK(kcal_fit_raw(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
     CHECK(fabs(p.alpha - 1.4e-6) < 5 * se_median(SIG, REPS));
     /* Hot copies only (kcal probe --hot): beta is the hot one, and
      * beta_hot the same fit; no sm_step samples, no sync_step key. */
@@ -222,6 +224,131 @@ static void test_alpha_fallback(gsl_rng *rng)
     CHECK(strstr(comment, "T_sm not measured") != NULL);
     CHECK(kcal_params_find(&p, "sm_bcast_a") == NULL);
     kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* H1: a raw file may carry any rep up to 2^30 (the reader's bound); the
+ * batch means split [0, reps) in fifths, and k·reps must not overflow an
+ * int (UBSan: signed integer overflow: 3 * 880000005). The fit still
+ * succeeds; the later blocks are empty, so there are no batch means. */
+static void test_huge_rep(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 4);
+    /* The first two fifths of [0, 880000005) hold whole T3/T4 curves, so
+     * the batch loop gets to the third one's bounds. */
+    for (int k = 0; k < 5; k++)
+        for (size_t i = 0; i < NN; i++) {
+            double t3 = ALPHA + LOCK * NS[i];
+            kcal_raw_add(&r, "lock", "one_byte_local", 1, NS[i], 1,
+                         200000000 + k, t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "copy", "cold", 1, NS[i], (long)(NS[i] * PAGE),
+                         200000000 + k, t3 + BETA * NS[i] * PAGE +
+                         gsl_ran_gaussian(rng, SIG));
+        }
+    CHECK(kcal_raw_add(&r, "lock", "one_byte_local", 1, 1, 1, 880000004,
+                       ALPHA + LOCK) == 0);
+    kcal_params p;
+    kcal_params_init(&p);
+    char comment[4096], err[256] = "";
+    CHECK(kcal_calibrate_params(&r, &p, NULL, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(strstr(comment, "batch-means") == NULL);
+    CHECK(p.lock > 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* H2: `# meta` entries a params file cannot hold are refused by the fit,
+ * with the entry and the reason, instead of becoming a params file that
+ * kcal fit's own reader refuses. */
+static void expect_meta_error(gsl_rng *rng, const char *key, const char *value,
+                              const char *want)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    CHECK(kcal_raw_set_meta(&r, key, value) == 0);
+    kcal_params p;
+    kcal_params_init(&p);
+    char err[512] = "";
+    CHECK(kcal_calibrate_params(&r, &p, NULL, NULL, 0, err, sizeof err) < 0);
+    if (!strstr(err, want)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+        CHECK(0);
+    }
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+static void test_meta_checked(gsl_rng *rng)
+{
+    expect_meta_error(rng, "format", "kcal-params-1",
+                      "'# meta format kcal-params-1': 'format' is the file's first line");
+    expect_meta_error(rng, "machine", "   ", "'# meta machine    ': has no value");
+    expect_meta_error(rng, "page", "0.5", "'# meta page 0.5': page size must be at least 1 byte");
+    expect_meta_error(rng, "l3_cache", "big", "'# meta l3_cache big': is not a number");
+    expect_meta_error(rng, "alpha", "1", "'# meta alpha 1': is a numeric key");
+    expect_meta_error(rng, "cpu", "a # b", "has a '#'");
+    /* The raw store itself refuses what its reader would. */
+    kcal_raw r;
+    kcal_raw_init(&r);
+    CHECK(kcal_raw_set_meta(&r, "cpu", "") < 0);
+    CHECK(kcal_raw_set_meta(&r, "cpu", "x\r") < 0);
+    kcal_raw_free(&r);
+}
+
+/* kcal fit --points: one row per point in the order points first appear,
+ * n and the median over all of its samples wherever they are. */
+static void test_points(void)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 0, 3e-6);
+    kcal_raw_add(&r, "copy", "cold", 1, 8, 32768, 0, 9e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 4, 1, 0, 2e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 1, 5e-6);
+    kcal_raw_add(&r, "lock", "liovcnt_zero", 1, 8, 0, 0, 1e-6);
+    kcal_raw_add(&r, "copy", "cold", 1, 8, 32768, 1, 7e-6);
+    kcal_raw_add(&r, "lock", "one_byte_local", 1, 8, 1, 2, 4e-6);
+    kcal_raw_add(&r, "contention", "distinct", 2, 8, 1, 0, 6e-6);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(kcal_calibrate_write_points(m, &r) == 0);
+    fclose(m);
+    CHECK_STR(buf, KCAL_POINTS_HEADER "\n"
+              "lock,one_byte_local,1,8,1,3,4e-06,1.4826e-06,1.07281e-06\n"
+              "copy,cold,1,8,32768,2,8e-06,1.4826e-06,1.31392e-06\n"
+              "lock,one_byte_local,1,4,1,1,2e-06,0,0\n"
+              "lock,liovcnt_zero,1,8,0,1,1e-06,0,0\n"
+              "contention,distinct,2,8,1,1,6e-06,0,0\n");
+    free(buf);
+    kcal_raw_free(&r);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* H11: --points compared every sample with every later one: 5.3 s for
+ * 100k distinct points. Near-linear now (sorted): well under a second. */
+static void test_points_fast(void)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    for (long i = 0; i < 100000; i++)
+        kcal_raw_add(&r, "lock", "one_byte_local", 1, 100000 - i, 1, 0, 1e-6);
+    FILE *f = fopen("/dev/null", "w");
+    double t0 = now_s();
+    CHECK(kcal_calibrate_write_points(f, &r) == 0);
+    double dt = now_s() - t0;
+    fclose(f);
+    if (dt > 1.5)
+        fprintf(stderr, "--points of 100k points took %.1f s\n", dt);
+    CHECK(dt < 1.5);
     kcal_raw_free(&r);
 }
 
@@ -263,9 +390,9 @@ static void test_stat_and_growth(gsl_rng *rng)
             kcal_raw_add(&r, "lock", "liovcnt_zero", 1, NS[i], 0, k,
                          ALPHA + LOCK * NS[i] + gsl_ran_gaussian(rng, SIG));
         }
-    CHECK(kcal_fit_lock_grows(&r, "one_byte_local") == 0);
-    CHECK(kcal_fit_lock_grows(&r, "liovcnt_zero") == 1);
-    CHECK(kcal_fit_lock_grows(&r, "none") == -1);
+    CHECK(kcal_calibrate_lock_grows(&r, "one_byte_local") == 0);
+    CHECK(kcal_calibrate_lock_grows(&r, "liovcnt_zero") == 1);
+    CHECK(kcal_calibrate_lock_grows(&r, "none") == -1);
     kcal_raw_free(&r);
 }
 
@@ -276,6 +403,10 @@ int main(void)
     test_recovery(rng);
     test_two_cores(rng);
     test_gamma_direct();
+    test_huge_rep(rng);
+    test_meta_checked(rng);
+    test_points();
+    test_points_fast();
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     gsl_rng_free(rng);

@@ -137,6 +137,24 @@ static void test_rejections(void)
     expect_error(GOOD "alpha_stderr x\n", "t.params:8: value 'x' of 'alpha_stderr' is not a number");
 }
 
+/* From memory with a length: a NUL is an error naming its line, and the
+ * bytes need no terminating NUL. */
+static void test_parse_buf(void)
+{
+    kcal_params p;
+    char err[KCAL_ERRLEN] = "";
+    static const char nul[] = GOOD "cpu a\0b\n";
+    CHECK(kcal_params_parse_buf(nul, sizeof nul - 1, "m.params", &p, err, sizeof err) < 0);
+    CHECK(strstr(err, "m.params:8: NUL byte in line") != NULL);
+    CHECK(p.n_entries == 0);
+    char buf[sizeof GOOD + 8];
+    memcpy(buf, GOOD, sizeof GOOD - 1);
+    memset(buf + sizeof GOOD - 1, 'x', 9); /* no NUL after the text */
+    CHECK(kcal_params_parse_buf(buf, sizeof GOOD - 1, "m.params", &p, err, sizeof err) == 0);
+    CHECK(p.gamma_b == 1.5);
+    kcal_params_free(&p);
+}
+
 static void test_accepts(void)
 {
     kcal_params p;
@@ -164,6 +182,54 @@ static void test_accepts(void)
     CHECK(kcal_params_set_text(&p, "alpha", "x") < 0);
     CHECK(kcal_params_set_text(&p, "cpu", "a # b") < 0);
     CHECK(kcal_params_set(&p, "alpha", 3e-6) == 0 && p.alpha == 3e-6);
+    kcal_params_free(&p);
+}
+
+/* H2: what the setters accept must read back (kcal fit and kcal probe used
+ * to print files their own reader refused: a `format` key, an empty value,
+ * a page size under 1 byte, -0). */
+static void test_setters_match_reader(void)
+{
+    kcal_params p;
+    kcal_params_init(&p);
+    CHECK(kcal_params_set_text(&p, "format", "kcal-params-1") < 0);
+    CHECK(kcal_params_set(&p, "format", 1) < 0);
+    CHECK(kcal_params_set_text(&p, "machine", "") < 0);
+    CHECK(kcal_params_set_text(&p, "machine", "  \t ") < 0);
+    CHECK(kcal_params_set(&p, "page", 0.5) < 0);
+    CHECK(kcal_params_set(&p, "page", 0) < 0);
+    CHECK_STR(kcal_params_check_number("page", 0.5),
+              "page size must be at least 1 byte");
+    CHECK_STR(kcal_params_check_text("machine", " "), "has no value");
+    CHECK(kcal_params_check_text("format", "x") != NULL);
+    CHECK(kcal_params_check_text("cpu", "Xeon") == NULL);
+    CHECK(kcal_params_check_number("alpha", 1e-6) == NULL);
+    /* Stored as the reader will read it. */
+    CHECK(kcal_params_set_text(&p, "cpu", "  Xeon  Gold \t") == 0);
+    CHECK_STR(kcal_params_find(&p, "cpu")->text, "Xeon  Gold");
+    CHECK(kcal_params_set(&p, "l2_cache", -0.0) == 0);
+    CHECK_STR(kcal_params_find(&p, "l2_cache")->text, "0");
+    const char *keys[] = {"alpha", "beta", "lock", "page", "gamma_a", "gamma_b"};
+    const double vals[] = {1e-6, 1e-9, 1e-7, 4096, 0.1, 1.5};
+    for (int i = 0; i < 6; i++)
+        CHECK(kcal_params_set(&p, keys[i], vals[i]) == 0);
+    char *text = NULL, err[KCAL_ERRLEN] = "";
+    size_t len = 0;
+    CHECK(kcal_params_format(&p, "one\ntwo", &text, &len, err, sizeof err) == 0);
+    CHECK(text && strlen(text) == len && !strncmp(text, "# one\n# two\nformat ", 19));
+    kcal_params q;
+    CHECK(text && kcal_params_parse(text, "mem", &q, err, sizeof err) == 0);
+    CHECK_STR(kcal_params_find(&q, "cpu")->text, "Xeon  Gold");
+    kcal_params_free(&q);
+    free(text);
+    /* A set the reader would refuse (here: a required key missing) is
+     * not formatted. */
+    kcal_params_free(&p);
+    kcal_params_init(&p);
+    CHECK(kcal_params_set(&p, "alpha", 1e-6) == 0);
+    CHECK(kcal_params_format(&p, NULL, &text, &len, err, sizeof err) < 0);
+    CHECK(text == NULL);
+    CHECK(strstr(err, "would not read back") && strstr(err, "missing required key"));
     kcal_params_free(&p);
 }
 
@@ -206,6 +272,8 @@ int main(void)
     test_embedded_values();
     test_rejections();
     test_accepts();
+    test_parse_buf();
+    test_setters_match_reader();
     test_choose();
     return check_report();
 }

@@ -1,0 +1,680 @@
+/* calibrate: from raw probe samples to a params set (see calibrate.h). */
+#include "calibrate.h"
+#include "err.h"
+#include "fit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void note(kcal_calibrate_notes *notes, const char *fmt, ...)
+{
+    if (!notes || notes->n >= KCAL_CALIBRATE_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes->text[notes->n++], sizeof notes->text[0], fmt, ap);
+    va_end(ap);
+}
+
+/* ---- from raw samples to params ----------------------------------------- */
+
+/* The distinct values of `pages` (or `readers`) in one phase/pattern, sorted. */
+static size_t distinct_values(const kcal_raw *raw, const char *phase,
+                              const char *pattern, int by_readers, long *out,
+                              size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)))
+            continue;
+        long v = by_readers ? s->readers : s->pages;
+        size_t j = 0;
+        while (j < n && out[j] != v)
+            j++;
+        if (j == n && n < max)
+            out[n++] = v;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            long t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
+static int point_stat_reps(const kcal_raw *raw, const char *phase,
+                           const char *pattern, int readers, long pages,
+                           long rep_lo, long rep_hi, kcal_stat *st)
+{
+    size_t n = kcal_raw_select(raw, phase, pattern, readers, pages, NULL, 0);
+    if (n == 0)
+        return -1;
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)) ||
+            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages))
+            continue;
+        if (rep_hi >= 0 && (s->rep < rep_lo || s->rep >= rep_hi))
+            continue;
+        x[k++] = s->seconds;
+    }
+    int rc = k ? kcal_stat_robust(x, k, st) : -1;
+    free(x);
+    /* A zero spread (identical samples) would give infinite weight. */
+    if (rc == 0 && !(st->se > 0))
+        st->se = st->median > 0 ? 1e-3 * st->median : 1e-12;
+    return rc;
+}
+
+static int point_stat(const kcal_raw *raw, const char *phase,
+                      const char *pattern, int readers, long pages,
+                      kcal_stat *st)
+{
+    return point_stat_reps(raw, phase, pattern, readers, pages, 0, -1, st);
+}
+
+#define MAXPTS 256
+
+/* Medians and standard errors of phase/pattern at each N (readers: any). */
+static size_t curve_reps(const kcal_raw *raw, const char *phase,
+                         const char *pattern, long rep_lo, long rep_hi,
+                         double *x, double *y, double *se)
+{
+    long v[MAXPTS];
+    size_t n = distinct_values(raw, phase, pattern, 0, v, MAXPTS), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        kcal_stat st;
+        if (point_stat_reps(raw, phase, pattern, 0, v[i], rep_lo, rep_hi,
+                            &st) < 0)
+            continue;
+        x[k] = (double)v[i];
+        y[k] = st.median;
+        se[k] = st.se;
+        k++;
+    }
+    return k;
+}
+
+static size_t curve(const kcal_raw *raw, const char *phase,
+                    const char *pattern, double *x, double *y, double *se)
+{
+    return curve_reps(raw, phase, pattern, 0, -1, x, y, se);
+}
+
+/* l (slope of T3) and β (slope of T4 − T3 over N·s) from the samples with
+ * rep in [lo, hi). 0 or -1. */
+static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
+                          const char *copy_pat, double page, long lo,
+                          long hi, double *alpha, double *lock, double *beta)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
+        se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
+    size_t n = curve_reps(raw, KCAL_PHASE_LOCK, lock_pat, lo, hi, x, y, se);
+    size_t n4 = curve_reps(raw, KCAL_PHASE_COPY, copy_pat, lo, hi, x4, y4, se4), nb = 0;
+    kcal_linfit lf, bf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    if (nb < 3 || kcal_fit_line(bx, by, bs, nb, &bf) < 0)
+        return -1;
+    *alpha = lf.c0;
+    *lock = lf.c1;
+    *beta = bf.c1;
+    return 0;
+}
+
+/* Batch means (fit.h): the passes of the probe run in time order
+ * (rep = pass), so fitting each fifth of them separately shows the
+ * machine's drift. */
+#define KCAL_BATCHES 5
+static int batch_se(const kcal_raw *raw, const char *lock_pat,
+                    const char *copy_pat, double page, double *se_alpha,
+                    double *se_lock, double *se_beta)
+{
+    /* long: a raw file's rep may be up to 2^30, and k·reps must not
+     * overflow (the block bounds themselves are <= reps). */
+    long reps = 0;
+    for (size_t i = 0; i < raw->n; i++)
+        if (!strcmp(raw->s[i].phase, KCAL_PHASE_LOCK) &&
+            raw->s[i].rep + 1L > reps)
+            reps = raw->s[i].rep + 1L;
+    if (reps < 5 * KCAL_BATCHES)
+        return -1;
+    double a[KCAL_BATCHES], l[KCAL_BATCHES], b[KCAL_BATCHES];
+    for (long k = 0; k < KCAL_BATCHES; k++)
+        if (lock_beta_reps(raw, lock_pat, copy_pat, page,
+                           k * reps / KCAL_BATCHES,
+                           (k + 1) * reps / KCAL_BATCHES, &a[k], &l[k],
+                           &b[k]) < 0)
+            return -1;
+    *se_alpha = kcal_fit_batch_se(a, KCAL_BATCHES);
+    *se_lock = kcal_fit_batch_se(l, KCAL_BATCHES);
+    *se_beta = kcal_fit_batch_se(b, KCAL_BATCHES);
+    return 0;
+}
+
+static int has_pattern(const kcal_raw *raw, const char *phase,
+                       const char *pattern)
+{
+    return kcal_raw_select(raw, phase, pattern, 0, -1, NULL, 0) > 0;
+}
+
+int kcal_calibrate_lock_grows(const kcal_raw *raw, const char *pattern)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    size_t n = curve(raw, KCAL_PHASE_LOCK, pattern, x, y, se);
+    kcal_linfit lf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    return lf.c1 > 3 * lf.se1 && y[n - 1] > 1.2 * y[0];
+}
+
+static int set_num(kcal_params *p, const char *key, double v, char *err,
+                   size_t errlen)
+{
+    if (kcal_params_set(p, key, v) < 0) {
+        kcal_set_err(err, errlen, "fitted %s = %g is not a finite number >= 0", key,
+                v);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_fit(kcal_params *p, const char *key, double v, double se,
+                   char *err, size_t errlen)
+{
+    char k[64];
+    if (set_num(p, key, v, err, errlen) < 0)
+        return -1;
+    snprintf(k, sizeof k, "%s_stderr", key);
+    return set_num(p, k, isfinite(se) ? se : 0, err, errlen);
+}
+
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!buf || !len)
+        return;
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+static int fit_gamma_part(const kcal_raw *raw, double alpha, double lock,
+                          kcal_params *out, kcal_calibrate_notes *notes,
+                          char *comment, size_t commentlen, char *err,
+                          size_t errlen)
+{
+    static const char *const patterns[] = {
+        KCAL_PATTERN_DISTINCT, KCAL_PATTERN_SAME, KCAL_PATTERN_OWN};
+    double cs[MAXPTS], gs[MAXPTS], ss[MAXPTS];
+    size_t nfit = 0;
+    long pages_used = 0;
+    for (int pi = 0; pi < 3; pi++) {
+        long rv[MAXPTS], pv[MAXPTS];
+        size_t nr = distinct_values(raw, KCAL_PHASE_CONTENTION, patterns[pi], 1, rv, MAXPTS);
+        size_t np = distinct_values(raw, KCAL_PHASE_CONTENTION, patterns[pi], 0, pv, MAXPTS);
+        if (nr == 0 || np == 0)
+            continue;
+        long N = pv[np - 1]; /* the largest N: lock time dominates */
+        cat(comment, commentlen, "gamma(c) measured, %s pages, N = %ld:",
+            patterns[pi], N);
+        for (size_t i = 0; i < nr; i++) {
+            kcal_stat st;
+            if (point_stat(raw, KCAL_PHASE_CONTENTION, patterns[pi], (int)rv[i], N, &st) < 0)
+                continue;
+            /* Per-page lock time at c, over l (model.md): γ(c). */
+            double g = (st.median - alpha) / (double)N / lock;
+            double sg = st.se / (double)N / lock;
+            cat(comment, commentlen, " c=%ld %.3f", rv[i], g);
+            if (pi == 0) {
+                cs[nfit] = (double)rv[i];
+                gs[nfit] = g;
+                ss[nfit] = sg;
+                nfit++;
+                pages_used = N;
+            }
+        }
+        cat(comment, commentlen, "\n");
+    }
+    if (nfit == 0) {
+        kcal_set_err(err, errlen, "no contention samples (phase contention, "
+                "pattern distinct): gamma_a and gamma_b cannot be fitted");
+        return -1;
+    }
+    /* model.md: γ(1) = 1 by definition and the fit uses c >= 2 only (the
+     * c = 1 point, ~1 by construction, would drag the curve through it and,
+     * since a, b >= 0 force γ(2) >= 2·γ(1), spoil every contended point). */
+    size_t first = 0;
+    while (first < nfit && cs[first] < 2)
+        first++;
+    size_t n = nfit - first;
+    if (n == 0) {
+        /* One core: no contention can be measured. γ(c) = c (every reader
+         * waits for all others) is an assumption, not a measurement. */
+        note(notes, "gamma: no contended point measured (1 reader): "
+             "gamma_a = 0, gamma_b = 1 are an assumption (gamma(c) = c)");
+        if (set_fit(out, "gamma_a", 0, 0, err, errlen) < 0 ||
+            set_fit(out, "gamma_b", 1, 0, err, errlen) < 0 ||
+            set_num(out, "gamma_a_dof", 0, err, errlen) < 0)
+            return -1;
+        return 0;
+    }
+    if (n == 1)
+        note(notes, "gamma: one contended point (c = %g) for 2 parameters: "
+             "gamma_a is not identifiable and held at 0, gamma_b = "
+             "gamma(%g)/%g (dof 0); gamma beyond c = %g is a linear "
+             "extrapolation", cs[first], cs[first], cs[first], cs[first]);
+    kcal_gammafit gf;
+    if (kcal_fit_gamma(cs + first, gs + first, ss + first, n, &gf) < 0) {
+        kcal_set_err(err, errlen, "the Levenberg-Marquardt fit of gamma(c) failed "
+                "(%zu points)", n);
+        return -1;
+    }
+    if ((gf.fixed_a && n > 1) || gf.fixed_b)
+        note(notes, "gamma: the free fit gave gamma_a = %.4g, gamma_b = %.4g; "
+             "params must be >= 0, so %s held at 0 and the rest re-fitted",
+             gf.free_a, gf.free_b,
+             gf.fixed_a && gf.fixed_b ? "both are"
+             : gf.fixed_a            ? "gamma_a is"
+                                     : "gamma_b is");
+    if (gf.dof == 0)
+        note(notes, "gamma: dof 0 (as many points as parameters): the "
+             "standard errors come from the measurement spread alone");
+    cat(comment, commentlen,
+        "gamma fit: %zu points (c = %g..%g, N = %ld pages, pattern distinct), "
+        "dof %d, chi2 %.3g\n", n, cs[first], cs[nfit - 1], pages_used, gf.dof,
+        gf.chisq);
+    if (set_fit(out, "gamma_a", gf.a, gf.se_a, err, errlen) < 0 ||
+        set_fit(out, "gamma_b", gf.b, gf.se_b, err, errlen) < 0 ||
+        set_num(out, "gamma_a_dof", gf.dof, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
+                       kcal_calibrate_notes *notes, char *comment, size_t commentlen,
+                       char *err, size_t errlen)
+{
+    int measured = 0;
+    for (int op = 0; op < KCAL_SM_COUNT; op++) {
+        char phase[32], ka[48], kb[48];
+        snprintf(phase, sizeof phase, KCAL_PHASE_SM_PREFIX "%s", kcal_sm_name(op));
+        snprintf(ka, sizeof ka, "sm_%s_a", kcal_sm_name(op));
+        snprintf(kb, sizeof kb, "sm_%s_b", kcal_sm_name(op));
+        long pv[MAXPTS];
+        size_t np = distinct_values(raw, phase, NULL, 1, pv, MAXPTS), n = 0;
+        double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+        if (np == 0)
+            continue;
+        measured = 1;
+        cat(comment, commentlen, "T_sm_%s measured:", kcal_sm_name(op));
+        for (size_t i = 0; i < np; i++) {
+            kcal_stat st;
+            if (pv[i] < 2 || point_stat(raw, phase, NULL, (int)pv[i], -1, &st) < 0)
+                continue;
+            x[n] = log2((double)pv[i]);
+            y[n] = st.median;
+            se[n] = st.se;
+            cat(comment, commentlen, " p=%ld %.3g s", pv[i], st.median);
+            n++;
+        }
+        cat(comment, commentlen, "\n");
+        double a = 0, b = 0, sa = 0, sb = 0;
+        if (n == 1) {
+            /* T_sm(p) = a + b·log2 p at one p: b is not identifiable. */
+            a = y[0];
+            sa = se[0];
+            note(notes, "%s: measured at p = %g only: %s = T_sm(p), %s = 0 "
+                 "(the log2 p growth needs at least 2 values of p)", phase,
+                 exp2(x[0]), ka, kb);
+        } else if (n >= 2) {
+            kcal_linfit lf;
+            if (kcal_fit_line(x, y, se, n, &lf) < 0) {
+                kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
+                return -1;
+            }
+            a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
+            if (b < 0) {
+                if (kcal_fit_const(y, se, n, &a, &sa) < 0) {
+                    kcal_set_err(err, errlen, "the fit of %s with %s held "
+                                 "at 0 failed", phase, kb);
+                    return -1;
+                }
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, kb, lf.c1);
+                b = sb = 0;
+            } else if (a < 0) {
+                if (kcal_fit_origin(x, y, se, n, &b, &sb) < 0) {
+                    kcal_set_err(err, errlen, "the fit of %s with %s held "
+                                 "at 0 failed", phase, ka);
+                    return -1;
+                }
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, ka, lf.c0);
+                a = sa = 0;
+            }
+        } else {
+            continue;
+        }
+        if (set_fit(out, ka, a, sa, err, errlen) < 0 ||
+            set_fit(out, kb, b, sb, err, errlen) < 0)
+            return -1;
+    }
+    if (!measured)
+        cat(comment, commentlen, "T_sm not measured (no MPI run): the sm_* "
+            "keys are absent and count as 0\n");
+    return 0;
+}
+
+/* The copy term: slope of (T4 − T3) over N·s (model.md), T4 from the copies
+ * of pattern copy_pat against the T3 curve (x pages, y seconds, se) at the
+ * page counts both have, weighted by their combined standard errors. 0, or
+ * -1 with err when fewer than 2 points or the slope is not positive. */
+static int fit_copy_slope(const kcal_raw *raw, const char *copy_pat,
+                          const double *x, const double *y, const double *se,
+                          size_t n, double page, kcal_linfit *bf, size_t *nb,
+                          char *err, size_t errlen)
+{
+    double x4[MAXPTS], y4[MAXPTS], se4[MAXPTS], bx[MAXPTS], by[MAXPTS],
+        bs[MAXPTS];
+    size_t n4 = curve(raw, KCAL_PHASE_COPY, copy_pat, x4, y4, se4);
+    *nb = 0;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[*nb] = x4[i] * page;
+                by[*nb] = y4[i] - y[j];
+                bs[*nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                (*nb)++;
+            }
+    if (*nb < 2 || kcal_fit_line(bx, by, bs, *nb, bf) < 0 || !(bf->c1 > 0)) {
+        kcal_set_err(err, errlen, "need T4 (phase copy, pattern %s) at 2 or "
+                     "more of the T3 page counts, growing with N; have %zu",
+                     copy_pat, *nb);
+        return -1;
+    }
+    return 0;
+}
+
+/* beta_hot: slope of (T4 − T3) over N·s for the copies whose source and
+ * destination stay in cache (pattern hot), against the same T3 curve as β;
+ * its standard error as β's (the larger of the fit's and the batch-means
+ * one). 0 or -1 with err. */
+static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
+                        const double *x, const double *y, const double *se,
+                        size_t n, double page, kcal_params *out, char *comment,
+                        size_t commentlen, char *err, size_t errlen)
+{
+    kcal_linfit bf;
+    size_t nb;
+    if (fit_copy_slope(raw, KCAL_PATTERN_HOT, x, y, se, n, page, &bf, &nb, err,
+                       errlen) < 0)
+        return -1;
+    double ba = 0, bl = 0, bb = 0;
+    int batched = batch_se(raw, lock_pat, KCAL_PATTERN_HOT, page, &ba, &bl, &bb) == 0;
+    cat(comment, commentlen, "beta_hot = slope of (T4 - T3) over N*s, %zu "
+        "points, hot copies, dof %d (%.3g GB/s)\n", nb, bf.dof, 1e-9 / bf.c1);
+    return set_fit(out, "beta_hot", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1,
+                   err, errlen);
+}
+
+/* sync_step (the full model): one point-to-point control message between
+ * two ranks, timed by kcal-sm-bench as half an 8-byte ping-pong (phase
+ * sm_step) at each p it ran; the smallest p is the cleanest (no idle ranks
+ * competing for cores). Absent samples leave the key absent. 0 or -1. */
+static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
+                         size_t commentlen, char *err, size_t errlen)
+{
+    long pv[MAXPTS];
+    size_t np = distinct_values(raw, KCAL_PHASE_SM_STEP, NULL, 1, pv, MAXPTS);
+    for (size_t i = 0; i < np; i++) {
+        kcal_stat st;
+        if (pv[i] < 2 || point_stat(raw, KCAL_PHASE_SM_STEP, NULL, (int)pv[i], -1, &st) < 0)
+            continue;
+        cat(comment, commentlen, "sync_step = median of half an 8-byte "
+            "ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n", pv[i],
+            st.n, st.median);
+        return set_fit(out, "sync_step", st.median, st.se, err, errlen);
+    }
+    return 0;
+}
+
+/* The `# meta` entries, first, in file order: a params file reads from
+ * what to what was measured. The numeric ones (params' table says which)
+ * as numbers. 0, or -1 with err naming the entry and why the params file
+ * could not hold it. */
+static int copy_meta(const kcal_raw *raw, kcal_params *out, char *err,
+                     size_t errlen)
+{
+    for (size_t i = 0; i < raw->n_meta; i++) {
+        const char *k = raw->meta[i].key, *v = raw->meta[i].value;
+        const char *why;
+        if (kcal_params_key_kind(k) == KCAL_KEY_META_NUMBER) {
+            char *end;
+            double d = strtod(v, &end);
+            why = end == v || *end ? "is not a number"
+                                   : kcal_params_check_number(k, d);
+            if (!why && kcal_params_set(out, k, d) < 0)
+                why = "could not be set";
+        } else {
+            why = kcal_params_check_text(k, v);
+            if (!why && kcal_params_set_text(out, k, v) < 0)
+                why = "could not be set";
+        }
+        if (why) {
+            kcal_set_err(err, errlen, "'# meta %s %s': %s, so it cannot go "
+                         "into a params file", k, v, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
+                          kcal_calibrate_notes *notes, char *comment,
+                          size_t commentlen, char *err, size_t errlen)
+{
+    if (notes)
+        notes->n = 0;
+    if (comment && commentlen)
+        comment[0] = '\0';
+    const char *page_s = kcal_raw_get_meta(raw, KCAL_META_PAGE);
+    if (!page_s) {
+        kcal_set_err(err, errlen, "no '# meta page' line with the page size");
+        return -1;
+    }
+    if (copy_meta(raw, out, err, errlen) < 0)
+        return -1;
+    double page = kcal_params_get(out, KCAL_META_PAGE, 0);
+
+    /* T1: reported, not a model parameter (α includes it). */
+    kcal_stat t1, t2;
+    if (point_stat(raw, KCAL_PHASE_SYSCALL, NULL, 0, -1, &t1) == 0)
+        cat(comment, commentlen, "T1 syscall (liovcnt = riovcnt = 0): %.3g s\n",
+            t1.median);
+    int have_t2 = point_stat(raw, KCAL_PHASE_STARTUP, NULL, 0, -1, &t2) == 0;
+    if (have_t2)
+        cat(comment, commentlen, "T2 start-up (1 byte): %.3g s\n", t2.median);
+
+    /* α and l: T3(N) = α + l·N (model.md). */
+    /* The probe says which T3 it trusted (cma_method); else the current
+     * kernel's method when its samples are there. */
+    const char *method = kcal_raw_get_meta(raw, KCAL_META_CMA_METHOD);
+    const char *lock_pat =
+        method && has_pattern(raw, KCAL_PHASE_LOCK, method) ? method
+        : has_pattern(raw, KCAL_PHASE_LOCK, KCAL_PATTERN_ONE_BYTE_LOCAL)
+            ? KCAL_PATTERN_ONE_BYTE_LOCAL
+            : KCAL_PATTERN_LIOVCNT_ZERO;
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    size_t n = curve(raw, KCAL_PHASE_LOCK, lock_pat, x, y, se);
+    kcal_linfit lf;
+    if (n < 2) {
+        kcal_set_err(err, errlen, "need T3 (phase lock) at 2 or more page counts, "
+                "have %zu", n);
+        return -1;
+    }
+    if (kcal_fit_line(x, y, se, n, &lf) < 0) {
+        kcal_set_err(err, errlen, "the line fit of T3 (phase lock, %s) over %zu "
+                     "page counts failed", lock_pat, n);
+        return -1;
+    }
+    if (kcal_calibrate_lock_grows(raw, lock_pat) != 1 || !(lf.c1 > 0)) {
+        kcal_set_err(err, errlen, "T3 (%s) does not grow with the number of pages "
+                "(slope %.3g ± %.2g s/page): l cannot be measured", lock_pat,
+                lf.c1, lf.se1);
+        return -1;
+    }
+    const char *copy_pat =
+        has_pattern(raw, KCAL_PHASE_COPY, KCAL_PATTERN_COLD) ? KCAL_PATTERN_COLD
+                                                              : KCAL_PATTERN_HOT;
+    double ba = 0, bl = 0, bb = 0;
+    int batched = batch_se(raw, lock_pat, copy_pat, page, &ba, &bl, &bb) == 0;
+    double alpha = lf.c0, alpha_se = batched ? fmax(lf.se0, ba) : lf.se0;
+    double lock_se = batched ? fmax(lf.se1, bl) : lf.se1;
+    if (alpha <= 0) {
+        /* The intercept is a long extrapolation from 1..1024 pages; the
+         * paper's α = T2 is the measured point it stands for. */
+        if (!have_t2) {
+            kcal_set_err(err, errlen, "T3 intercept %.3g s < 0 and no T2 samples",
+                    alpha);
+            return -1;
+        }
+        note(notes, "alpha: the T3 intercept is %.3g s <= 0; using the "
+             "paper's alpha = T2 instead", alpha);
+        alpha = t2.median;
+        alpha_se = t2.se;
+    }
+    cat(comment, commentlen, "T3 = alpha + l*N over %zu page counts N = "
+        "%g..%g (%s), dof %d\n", n, x[0], x[n - 1], lock_pat, lf.dof);
+    if (set_fit(out, "alpha", alpha, alpha_se, err, errlen) < 0 ||
+        set_fit(out, "lock", lf.c1, lock_se, err, errlen) < 0 ||
+        set_num(out, "page", page, err, errlen) < 0)
+        return -1;
+
+    /* β: slope of (T4 − T3) over N·s (model.md). */
+    kcal_linfit bf;
+    size_t nb;
+    if (fit_copy_slope(raw, copy_pat, x, y, se, n, page, &bf, &nb, err,
+                       errlen) < 0)
+        return -1;
+    cat(comment, commentlen, "beta = slope of (T4 - T3) over N*s, %zu points, "
+        "%s copies, dof %d (%.3g GB/s)\n", nb, copy_pat, bf.dof, 1e-9 / bf.c1);
+    if (batched)
+        cat(comment, commentlen, "stderr of alpha, lock, beta: the larger of "
+            "the fit's and the batch-means one (%d time blocks of the passes: "
+            "%.2g, %.2g, %.2g)\n", KCAL_BATCHES, ba, bl, bb);
+    if (set_fit(out, "beta", bf.c1, batched ? fmax(bf.se1, bb) : bf.se1, err,
+                errlen) < 0)
+        return -1;
+    if (!kcal_raw_get_meta(raw, KCAL_META_BETA_CACHE) &&
+        kcal_params_set_text(out, KCAL_META_BETA_CACHE, copy_pat) < 0)
+        return -1;
+    /* beta_hot (the full model): the same fit on the in-cache copies, when
+     * the probe measured them (by default next to the cold ones). */
+    if (has_pattern(raw, KCAL_PHASE_COPY, KCAL_PATTERN_HOT) &&
+        fit_beta_hot(raw, lock_pat, x, y, se, n, page, out, comment,
+                     commentlen, err, errlen) < 0)
+        return -1;
+
+    if (fit_gamma_part(raw, alpha, lf.c1, out, notes, comment, commentlen, err,
+                       errlen) < 0)
+        return -1;
+    if (fit_sm_part(raw, out, notes, comment, commentlen, err, errlen) < 0)
+        return -1;
+    return fit_sync_step(raw, out, comment, commentlen, err, errlen);
+}
+
+/* Samples ordered by point (phase, pattern, readers, pages), and within a
+ * point by position in the file. */
+static int by_point(const void *pa, const void *pb, void *ctx)
+{
+    const kcal_raw *raw = ctx;
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const kcal_sample *a = &raw->s[ia], *b = &raw->s[ib];
+    int c = strcmp(a->phase, b->phase);
+    if (!c)
+        c = strcmp(a->pattern, b->pattern);
+    if (!c)
+        c = (a->readers > b->readers) - (a->readers < b->readers);
+    if (!c)
+        c = (a->pages > b->pages) - (a->pages < b->pages);
+    if (!c)
+        c = (ia > ib) - (ia < ib);
+    return c;
+}
+
+/* One point: its samples are order[start .. start + n), the first of them
+ * in the file is sample `first`. */
+typedef struct {
+    size_t first, start, n;
+} point_run;
+
+static int by_first(const void *pa, const void *pb)
+{
+    const point_run *a = pa, *b = pb;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+int kcal_calibrate_write_points(FILE *f, const kcal_raw *raw)
+{
+    /* Sorting groups the samples of each point in O(n log n) (comparing
+     * every sample with every later one took seconds for 100k points). */
+    size_t n = raw->n, n_runs = 0;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    point_run *runs = malloc((n ? n : 1) * sizeof *runs);
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    int rc = -1;
+    if (!order || !runs || !x)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof *order, by_point, (void *)raw);
+    for (size_t i = 0; i < n; i++) {
+        const kcal_sample *a = &raw->s[order[i]];
+        const kcal_sample *prev = i ? &raw->s[order[i - 1]] : NULL;
+        if (!prev || prev->readers != a->readers || prev->pages != a->pages ||
+            strcmp(prev->phase, a->phase) || strcmp(prev->pattern, a->pattern))
+            runs[n_runs++] = (point_run){order[i], i, 0};
+        runs[n_runs - 1].n++;
+    }
+    qsort(runs, n_runs, sizeof *runs, by_first);
+    fprintf(f, "%s\n", KCAL_POINTS_HEADER);
+    for (size_t r = 0; r < n_runs; r++) {
+        const kcal_sample *a = &raw->s[runs[r].first];
+        for (size_t k = 0; k < runs[r].n; k++)
+            x[k] = raw->s[order[runs[r].start + k]].seconds;
+        kcal_stat st;
+        if (kcal_stat_robust(x, runs[r].n, &st) < 0)
+            goto done;
+        fprintf(f, "%s,%s,%d,%ld,%ld,%zu,%.6g,%.6g,%.6g\n", a->phase,
+                a->pattern, a->readers, a->pages, a->bytes, runs[r].n,
+                st.median, st.spread, st.se);
+    }
+    rc = ferror(f) ? -1 : 0;
+done:
+    free(order);
+    free(runs);
+    free(x);
+    return rc;
+}

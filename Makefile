@@ -51,6 +51,8 @@ help:
 	@echo "make run        the main job: ./kcal predict --coll scatter --p 64 on the embedded default"
 	@echo "make test       build with ASan+UBSan and run every test (tests/)"
 	@echo "make report     measure, predict and compare: reports/out/report.md (QUICK=1, OVERSUB=P, PARAMS=file)"
+	@echo "make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_S seconds each (default 60; FUZZ_TARGETS=...)"
+	@echo "make fuzz-smoke every fuzz target for 10 s (what CI runs after make test)"
 	@echo "make bench      scripts/bench-*: performance benchmarks (not tests)"
 	@echo "make deps       install the Debian packages kcal needs (scripts/install-deps)"
 	@echo "make print-ldflags  what a static link against libkcoll.a needs"

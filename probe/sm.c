@@ -20,7 +20,7 @@ typedef struct {
     char last[256]; /* the last line that was not a sample */
 } sm_output;
 
-/* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP>. */
+/* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP> (fit/raw.h). */
 static void on_line(void *ctx, const char *line)
 {
     sm_output *o = ctx;
@@ -29,8 +29,8 @@ static void on_line(void *ctx, const char *line)
     double sec;
     if (sscanf(line, "kcal-sm %31s %d %d %lg", op, &np, &rep, &sec) == 4) {
         char phase[48];
-        snprintf(phase, sizeof phase, "sm_%s", op);
-        if (kcal_raw_add(o->raw, phase, "mpi", np, 0, 8, rep, sec) == 0)
+        snprintf(phase, sizeof phase, KCAL_PHASE_SM_PREFIX "%s", op);
+        if (kcal_raw_add(o->raw, phase, KCAL_PATTERN_MPI, np, 0, 8, rep, sec) == 0)
             o->got++;
     } else if (*line) {
         snprintf(o->last, sizeof o->last, "%.200s", line);

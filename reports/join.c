@@ -687,8 +687,8 @@ long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
             }
             /* The predictor chose among what was measured: the lowest rank.
              * Equal times share a rank; then the predictor takes the one it
-             * lists first (kcal_model_best takes the first of the ranked
-             * list), which is the earlier line of the predicted CSV. */
+             * lists first (kcal_model_select keeps the first of equal
+             * times), which is the earlier line of the predicted CSV. */
             if (r->has_pred) {
                 const kcal_join_row *b = cur.predicted_best;
                 if (!b || r->rank < b->rank ||

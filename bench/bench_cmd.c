@@ -189,7 +189,7 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
         if (mpi > 0 && rows[i].med > 0)
             snprintf(ratio, sizeof ratio, "%.2f", mpi / rows[i].med);
         printf("%8s  %-20s %3s %12.1f %12.1f %12.1f %7s\n",
-               kcal_size_format(rows[i].size, sz, sizeof sz), rows[i].alg,
+               kcal_sizes_format(rows[i].size, sz, sizeof sz), rows[i].alg,
                rows[i].k[0] ? rows[i].k : "-", rows[i].med * 1e6,
                rows[i].min * 1e6, rows[i].max * 1e6, ratio);
     }
@@ -326,7 +326,7 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
     for (size_t i = 0; i < nsizes; i++) {
         uint64_t per_rank, total;
         char sz[32], a[32], b[32], m[32];
-        kcal_size_format(list[i], sz, sizeof sz);
+        kcal_sizes_format(list[i], sz, sizeof sz);
         if (kcal_capacity_bench_bytes(coll, (uint64_t)o->p, (uint64_t)o->p,
                                       list[i], o->check, &per_rank,
                                       &total) != 0) {

@@ -205,7 +205,7 @@ static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
     char msg[256] = "";
     for (size_t i = 0; i < n && !bad; i++) {
         char sz[32], a[32], m[32];
-        kcal_size_format(sizes[i], sz, sizeof sz);
+        kcal_sizes_format(sizes[i], sz, sizeof sz);
         if (kcal_capacity_bench_bytes(o->coll, (uint64_t)p, (uint64_t)local,
                                       sizes[i], o->check, &per_rank,
                                       &total) != 0 || per_rank > SIZE_MAX - 2) {
@@ -388,7 +388,7 @@ int main(int argc, char **argv)
         prepare_data(&o, &b, n, 0);
         char what[64], sz[32];
         snprintf(what, sizeof what, "%s %s", coll,
-                 kcal_size_format(n, sz, sizeof sz));
+                 kcal_sizes_format(n, sz, sizeof sz));
         for (long it = -o.warmup; it < iters && !failed; it++) {
             if (o.cold && it >= 0)
                 prepare_data(&o, &b, n, (unsigned)it + 1);

@@ -77,7 +77,7 @@ int kcal_cli_load_params(const char *cmd, const char *file,
     return 0;
 }
 
-double kcal_now(void)
+double kcal_cli_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -88,7 +88,7 @@ void kcal_progress_init(kcal_progress *pr, const char *cmd, int quiet)
 {
     pr->cmd = cmd;
     pr->quiet = quiet;
-    pr->start = kcal_now();
+    pr->start = kcal_cli_now();
     pr->last_print = 0;
     pr->tty = isatty(STDERR_FILENO);
 }
@@ -98,7 +98,7 @@ void kcal_progress_update(kcal_progress *pr, const char *phase, double done,
 {
     if (pr->quiet)
         return;
-    double now = kcal_now();
+    double now = kcal_cli_now();
     int last = done >= total;
     /* On a pipe (CI logs) print rarely; on a terminal redraw often. */
     double every = pr->tty ? 0.25 : 2.0;
@@ -123,5 +123,5 @@ void kcal_progress_finish(kcal_progress *pr, const char *summary)
     if (pr->quiet)
         return;
     fprintf(stderr, "%skcal %s: %s (%.1f s)\n", pr->tty ? "\r\033[K" : "",
-            pr->cmd, summary, kcal_now() - pr->start);
+            pr->cmd, summary, kcal_cli_now() - pr->start);
 }

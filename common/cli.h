@@ -53,6 +53,6 @@ void kcal_progress_update(kcal_progress *pr, const char *phase, double done,
 void kcal_progress_finish(kcal_progress *pr, const char *summary);
 
 /* Monotonic seconds. */
-double kcal_now(void);
+double kcal_cli_now(void);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kcal_size_parse(const char *s, uint64_t *out, char *err, size_t errlen)
+int kcal_sizes_parse_one(const char *s, uint64_t *out, char *err, size_t errlen)
 {
     const char *c = s;
     uint64_t v = 0;
@@ -68,8 +68,8 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
     if (colon) {
         *colon = '\0';
         uint64_t lo, hi;
-        if (kcal_size_parse(copy, &lo, err, errlen) < 0 ||
-            kcal_size_parse(colon + 1, &hi, err, errlen) < 0)
+        if (kcal_sizes_parse_one(copy, &lo, err, errlen) < 0 ||
+            kcal_sizes_parse_one(colon + 1, &hi, err, errlen) < 0)
             goto done;
         if (lo > hi) {
             kcal_set_err(err, errlen, "size range '%s': MIN is above MAX", spec);
@@ -100,7 +100,7 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
                 kcal_set_err(err, errlen, "size list '%s' has an empty item", spec);
                 goto done;
             }
-            if (kcal_size_parse(tok, &v[count], err, errlen) < 0)
+            if (kcal_sizes_parse_one(tok, &v[count], err, errlen) < 0)
                 goto done;
             count++;
             if (!comma)
@@ -120,7 +120,7 @@ done:
     return rc;
 }
 
-char *kcal_size_format(uint64_t n, char *buf, size_t buflen)
+char *kcal_sizes_format(uint64_t n, char *buf, size_t buflen)
 {
     static const char suffix[] = "KMGT";
     int i = -1;

@@ -10,7 +10,7 @@
 /* Parse one size: decimal digits with an optional binary suffix K, M, G or T
  * (1K = 1024; lower case accepted). Zero, negative, garbage and overflow are
  * errors. Returns 0 or -1 with a message in err. */
-int kcal_size_parse(const char *s, uint64_t *out, char *err, size_t errlen);
+int kcal_sizes_parse_one(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /* Parse a list: "A,B,C" (kept in the given order) or "MIN:MAX" (MIN, 2*MIN,
  * 4*MIN, ... up to MAX). On success *out is malloc'ed (caller frees) and *n
@@ -20,7 +20,7 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
 
 /* Format a size for people: "4M", "64K", "4097" (exact: a suffix is used only
  * when it divides evenly). Returns buf. */
-char *kcal_size_format(uint64_t n, char *buf, size_t buflen);
+char *kcal_sizes_format(uint64_t n, char *buf, size_t buflen);
 
 #define KCAL_DEFAULT_SIZES "1K:8M"
 

@@ -178,7 +178,7 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (size_opt) {
         o->sizes = malloc(sizeof *o->sizes);
-        if (!o->sizes || kcal_size_parse(size_opt, o->sizes, err, sizeof err) < 0) {
+        if (!o->sizes || kcal_sizes_parse_one(size_opt, o->sizes, err, sizeof err) < 0) {
             kcal_cli_error(CMD, "--size: %s", o->sizes ? err : "out of memory");
             return -1;
         }
@@ -274,7 +274,7 @@ static void print_table_size(FILE *f, const options *o, uint64_t n,
                              const kcal_prediction *pr, long count)
 {
     char sz[32];
-    fprintf(f, "\nsize %s (%llu bytes)\n", kcal_size_format(n, sz, sizeof sz),
+    fprintf(f, "\nsize %s (%llu bytes)\n", kcal_sizes_format(n, sz, sizeof sz),
             (unsigned long long)n);
     fprintf(f, "  rank  %-20s %5s %14s %8s", "algorithm", "k", "time_us",
             "x_best");
@@ -319,8 +319,8 @@ static void print_crossovers(FILE *f, const winner_run *runs, size_t n_runs)
             n_runs > 1 ? " (crossovers where it changes):" : ":");
     for (size_t i = 0; i < n_runs; i++) {
         char a[32], b[32], label[64];
-        kcal_size_format(runs[i].first, a, sizeof a);
-        kcal_size_format(runs[i].last, b, sizeof b);
+        kcal_sizes_format(runs[i].first, a, sizeof a);
+        kcal_sizes_format(runs[i].last, b, sizeof b);
         if (runs[i].alg->kind != KCAL_PARAM_NONE)
             snprintf(label, sizeof label, "%s k=%d", runs[i].alg->id,
                      runs[i].k);
@@ -369,7 +369,7 @@ static int check_finite(const options *o, const kcal_params *prm)
         kcal_cli_error(CMD, "%s: the predicted time of %s%s at p = %ld, size "
                        "%s is %s: %s",
                        prm->origin, bad.alg->id, k, o->p,
-                       kcal_size_format(o->sizes[s], sz, sizeof sz),
+                       kcal_sizes_format(o->sizes[s], sz, sizeof sz),
                        isnan(bad.seconds) ? "NaN" : "inf", because);
         return -1;
     }

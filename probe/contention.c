@@ -48,12 +48,12 @@ static void reader(const kcal_contention_setup *s, shm_hdr *h, int i, int pat,
     for (int k = 0; k < rounds; k++) {
         pthread_barrier_wait(&h->barrier);
         long sw = kcal_involuntary_switches();
-        double t0 = kcal_now();
+        double t0 = kcal_cli_now();
         if (process_vm_readv(t->pid, &l, 1, &r, 1, 0) != 1) {
             h->errnum[i] = errno ? errno : EIO;
             /* Keep meeting the barrier so the others finish. */
         }
-        out[k] = kcal_now() - t0;
+        out[k] = kcal_cli_now() - t0;
         /* Preempted during the call: it timed another process. Marked,
          * and left out of the samples. */
         if (kcal_involuntary_switches() != sw)

@@ -69,7 +69,7 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
         want = (ssize_t)len;
         break;
     }
-    double t0 = kcal_now();
+    double t0 = kcal_cli_now();
     for (int i = 0; i < inner; i++) {
         if (rotate) {
             r.iov_base = s->remote + next_region(&s->rcur, len, s->remote_bytes);
@@ -83,7 +83,7 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
             return -1;
         }
     }
-    return (kcal_now() - t0) / inner;
+    return (kcal_cli_now() - t0) / inner;
 }
 
 int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,

@@ -32,5 +32,5 @@ const char *kcal_fmt_bytes(double b, char *buf, size_t len)
 
 const char *kcal_fmt_size(uint64_t n, char *buf, size_t len)
 {
-    return kcal_size_format(n, buf, len);
+    return kcal_sizes_format(n, buf, len);
 }

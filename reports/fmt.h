@@ -12,7 +12,7 @@
 const char *kcal_fmt_time(double s, char *buf, size_t len);
 /* "32 KiB", "1.5 MiB", "512 B". */
 const char *kcal_fmt_bytes(double b, char *buf, size_t len);
-/* "64K", "4M", "4097": kcal_size_format, the spelling of --sizes. */
+/* "64K", "4M", "4097": kcal_sizes_format, the spelling of --sizes. */
 const char *kcal_fmt_size(uint64_t n, char *buf, size_t len);
 
 #endif

@@ -295,7 +295,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
             continue;
         char lab[32];
         kcal_sbuf_add(&xt, "%s\"%s\" %llu", xt.n ? ", " : "",
-                      kcal_size_format(sizes[i], lab, sizeof lab),
+                      kcal_sizes_format(sizes[i], lab, sizeof lab),
                       (unsigned long long)sizes[i]);
     }
     kcal_sbuf_add(&cmd, "datafile='%s'; outfile='%s.tmp'; nseries=%d; ",
@@ -379,7 +379,7 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
         if (i && sizes[i] == sizes[i - 1])
             continue;
         char lab[32];
-        fprintf(o.f, "%s", kcal_size_format(sizes[i], lab, sizeof lab));
+        fprintf(o.f, "%s", kcal_sizes_format(sizes[i], lab, sizeof lab));
         for (int c = 0; c < KCAL_COLL_COUNT; c++) {
             if (!cols[c])
                 continue;

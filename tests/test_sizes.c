@@ -8,7 +8,7 @@ static uint64_t one(const char *s)
 {
     uint64_t v = 0;
     char err[256];
-    CHECK(kcal_size_parse(s, &v, err, sizeof err) == 0);
+    CHECK(kcal_sizes_parse_one(s, &v, err, sizeof err) == 0);
     return v;
 }
 
@@ -16,7 +16,7 @@ static void bad(const char *s, const char *want)
 {
     uint64_t v;
     char err[256] = "";
-    CHECK(kcal_size_parse(s, &v, err, sizeof err) < 0);
+    CHECK(kcal_sizes_parse_one(s, &v, err, sizeof err) < 0);
     CHECK(strstr(err, want) != NULL);
 }
 
@@ -60,9 +60,9 @@ int main(void)
     CHECK(kcal_sizes_parse("1K:", &v, &n, err, sizeof err) < 0);
 
     char buf[32];
-    CHECK_STR(kcal_size_format(4096, buf, sizeof buf), "4K");
-    CHECK_STR(kcal_size_format(4097, buf, sizeof buf), "4097");
-    CHECK_STR(kcal_size_format(8u << 20, buf, sizeof buf), "8M");
-    CHECK_STR(kcal_size_format(1536, buf, sizeof buf), "1536");
+    CHECK_STR(kcal_sizes_format(4096, buf, sizeof buf), "4K");
+    CHECK_STR(kcal_sizes_format(4097, buf, sizeof buf), "4097");
+    CHECK_STR(kcal_sizes_format(8u << 20, buf, sizeof buf), "8M");
+    CHECK_STR(kcal_sizes_format(1536, buf, sizeof buf), "1536");
     return check_report();
 }

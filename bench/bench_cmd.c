@@ -28,6 +28,7 @@
 #include "columns.h"
 #include "cores.h"
 #include "exe.h"
+#include "grow.h"
 #include "launch.h"
 #include "model.h"
 #include "sizes.h"
@@ -162,10 +163,10 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
                 continue;
             }
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            rows = realloc(rows, cap * sizeof *rows);
-        }
+        row *grown = kcal_grow(rows, &cap, n, sizeof *grown, 64);
+        if (!grown)
+            break; /* out of memory: the table shows the rows read so far */
+        rows = grown;
         rows[n++] = r;
         s = strchr(s, '\n');
     }

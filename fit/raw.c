@@ -1,6 +1,7 @@
 /* raw: sample store and raw CSV file of `kcal probe` (see raw.h). */
 #include "raw.h"
 #include "err.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,14 +42,10 @@ int kcal_raw_add(kcal_raw *r, const char *phase, const char *pattern,
     if (!name_ok(phase, sizeof r->s->phase) ||
         !name_ok(pattern, sizeof r->s->pattern))
         return -1;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 1024;
-        kcal_sample *s = realloc(r->s, cap * sizeof *s);
-        if (!s)
-            return -1;
-        r->s = s;
-        r->cap = cap;
-    }
+    kcal_sample *grown = kcal_grow(r->s, &r->cap, r->n, sizeof *grown, 1024);
+    if (!grown)
+        return -1;
+    r->s = grown;
     kcal_sample *s = &r->s[r->n++];
     memset(s, 0, sizeof *s);
     strcpy(s->phase, phase);
@@ -78,14 +75,11 @@ int kcal_raw_set_meta(kcal_raw *r, const char *key, const char *value)
             r->meta[i].value = v;
             return 0;
         }
-    if (r->n_meta == r->cap_meta) {
-        size_t cap = r->cap_meta ? 2 * r->cap_meta : 16;
-        kcal_raw_meta *m = realloc(r->meta, cap * sizeof *m);
-        if (!m)
-            return -1;
-        r->meta = m;
-        r->cap_meta = cap;
-    }
+    kcal_raw_meta *m = kcal_grow(r->meta, &r->cap_meta, r->n_meta, sizeof *m,
+                                 16);
+    if (!m)
+        return -1;
+    r->meta = m;
     char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
         free(k);

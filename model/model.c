@@ -13,6 +13,7 @@
  * formulas live in their own functions (t_full_*), so the paper's never
  * change underneath it. */
 #include "model.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -687,14 +688,11 @@ typedef struct {
 static int collect(void *vctx, const kcal_algorithm *alg, int k)
 {
     rank_ctx *ctx = vctx;
-    if (ctx->count == ctx->cap) {
-        size_t cap = ctx->cap ? 2 * ctx->cap : 16;
-        kcal_prediction *n = realloc(ctx->out, cap * sizeof *n);
-        if (!n)
-            return -1;
-        ctx->out = n;
-        ctx->cap = cap;
-    }
+    kcal_prediction *grown = kcal_grow(ctx->out, &ctx->cap, ctx->count,
+                                       sizeof *grown, 16);
+    if (!grown)
+        return -1;
+    ctx->out = grown;
     kcal_prediction *pr = &ctx->out[ctx->count++];
     pr->alg = alg;
     pr->k = k;

@@ -4,6 +4,7 @@
  * compatibility) and flagged so the caller can warn. */
 #include "params.h"
 #include "err.h"
+#include "grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -201,14 +202,11 @@ static int put(kcal_params *p, const char *key, const char *text,
 {
     kcal_param *e = (kcal_param *)kcal_params_find(p, key);
     if (!e) {
-        if (p->n_entries == p->cap_entries) {
-            size_t cap = p->cap_entries ? 2 * p->cap_entries : 16;
-            kcal_param *ne = realloc(p->entries, cap * sizeof *ne);
-            if (!ne)
-                return -1;
-            p->entries = ne;
-            p->cap_entries = cap;
-        }
+        kcal_param *ne = kcal_grow(p->entries, &p->cap_entries, p->n_entries,
+                                   sizeof *ne, 16);
+        if (!ne)
+            return -1;
+        p->entries = ne;
         e = &p->entries[p->n_entries];
         memset(e, 0, sizeof *e);
         e->key = strdup(key);

@@ -10,6 +10,7 @@
 
 #include "columns.h"
 #include "err.h"
+#include "grow.h"
 #include "model.h"
 
 enum { MAX_FIELDS = 32 };
@@ -44,14 +45,11 @@ static const char *keep_name(kcal_join_table *t, const char *name)
 
 static kcal_join_row *push_row(kcal_join_table *t)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        kcal_join_row *r = realloc(t->rows, cap * sizeof *r);
-        if (!r)
-            return NULL;
-        t->rows = r;
-        t->cap = cap;
-    }
+    kcal_join_row *grown = kcal_grow(t->rows, &t->cap, t->n, sizeof *grown,
+                                     256);
+    if (!grown)
+        return NULL;
+    t->rows = grown;
     kcal_join_row *r = &t->rows[t->n++];
     memset(r, 0, sizeof *r);
     return r;

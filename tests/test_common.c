@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cores.h"
 #include "exe.h"
+#include "grow.h"
 
 static void buffers(kcal_coll c, uint64_t p, uint64_t n, uint64_t want_send,
                     uint64_t want_recv)
@@ -103,5 +104,25 @@ int main(void)
     int cores = kcal_cores();
     CHECK(cores >= 1);
     CHECK(cores <= sysconf(_SC_NPROCESSORS_CONF));
+
+    /* grow: the first room, doubling, the same array while there is room,
+     * and NULL with the array and its room unchanged past size_t. */
+    size_t cap = 0;
+    int *a = kcal_grow(NULL, &cap, 0, sizeof *a, 4);
+    CHECK(a != NULL && cap == 4);
+    for (int i = 0; i < 4; i++)
+        a[i] = i;
+    CHECK(kcal_grow(a, &cap, 3, sizeof *a, 4) == a && cap == 4);
+    int *g = kcal_grow(a, &cap, 4, sizeof *g, 4);
+    CHECK(g != NULL && cap == 8);
+    CHECK(g[3] == 3); /* the elements survive the move */
+    size_t huge = SIZE_MAX / 2 + 1;
+    CHECK(kcal_grow(g, &huge, huge, 1, 4) == NULL);
+    CHECK(huge == SIZE_MAX / 2 + 1);
+    size_t big = SIZE_MAX / 16;
+    CHECK(kcal_grow(g, &big, big, 16, 4) == NULL); /* n * elem overflows */
+    CHECK(big == SIZE_MAX / 16);
+    CHECK(kcal_grow(NULL, &cap, 0, 0, 4) == NULL || cap == 8);
+    free(g);
     return check_report();
 }

@@ -1,0 +1,23 @@
+/* grow: the doubling array (grow.h). */
+#include "grow.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+void *kcal_grow(void *array, size_t *cap, size_t count, size_t elem,
+                size_t first)
+{
+    if (count < *cap)
+        return array;
+    size_t n = *cap ? *cap : first;
+    if (*cap && n > SIZE_MAX / 2)
+        return NULL;
+    if (*cap)
+        n *= 2;
+    if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
+        return NULL;
+    void *a = realloc(array, n * elem);
+    if (a)
+        *cap = n;
+    return a;
+}

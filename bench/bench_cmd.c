@@ -246,45 +246,31 @@ static int parse_options(int argc, char **argv, options *o)
             o->launcher = optarg;
             break;
         case 'p':
-            if (kcal_cli_int(optarg, 1, 1 << 20, &o->p) != 0) {
-                kcal_cli_error(CMD, "--p: '%s' is not a process count >= 1",
-                               optarg);
+            if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1 << 20,
+                                    "a process count >= 1", &o->p) != 0)
                 return -1;
-            }
             break;
         case 'i':
-            if (kcal_cli_int(optarg, 1, 100000000, &o->iters) != 0) {
-                kcal_cli_error(CMD, "--iterations: '%s' is not a count >= 1",
-                               optarg);
+            if (kcal_cli_int_option(CMD, "--iterations", optarg, 1, 100000000,
+                                    "a count >= 1", &o->iters) != 0)
                 return -1;
-            }
             break;
         case 'w':
-            if (kcal_cli_int(optarg, 0, 100000000, &o->warmup) != 0) {
-                kcal_cli_error(CMD, "--warmup: '%s' is not a count >= 0",
-                               optarg);
+            if (kcal_cli_int_option(CMD, "--warmup", optarg, 0, 100000000,
+                                    "a count >= 0", &o->warmup) != 0)
                 return -1;
-            }
             break;
         case 't':
-            if (kcal_cli_int(optarg, 0, 100000000, &o->timeout) != 0) {
-                kcal_cli_error(CMD, "--timeout: '%s' is not a number of "
-                               "seconds >= 0", optarg);
+            if (kcal_cli_int_option(CMD, "--timeout", optarg, 0, 100000000,
+                                    "a number of seconds >= 0", &o->timeout) != 0)
                 return -1;
-            }
             break;
-        case 'h':
-            usage(stdout);
-            return 1;
         default:
-            return kcal_cli_bad_option(CMD, c, argv);
+            return kcal_cli_other_option(CMD, c, argv, usage);
         }
     }
-    if (optind < argc) {
-        kcal_cli_error(CMD, "unexpected argument '%s' (kcal bench --help)",
-                       argv[optind]);
+    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    }
     return 0;
 }
 

@@ -60,6 +60,34 @@ int kcal_cli_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+int kcal_cli_other_option(const char *cmd, int c, char **argv,
+                          void (*usage)(FILE *))
+{
+    if (c == 'h') {
+        usage(stdout);
+        return 1;
+    }
+    return kcal_cli_bad_option(cmd, c, argv);
+}
+
+int kcal_cli_int_option(const char *cmd, const char *option, const char *arg,
+                        long lo, long hi, const char *what, long *out)
+{
+    if (kcal_cli_int(arg, lo, hi, out) == 0)
+        return 0;
+    kcal_cli_error(cmd, "%s: '%s' is not %s", option, arg, what);
+    return -1;
+}
+
+int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next)
+{
+    if (next >= argc)
+        return 0;
+    kcal_cli_error(cmd, "unexpected argument '%s' (kcal %s --help)", argv[next],
+                   cmd);
+    return -1;
+}
+
 int kcal_cli_load_params(const char *cmd, const char *file,
                          const char *machine, kcal_params *p)
 {

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "params.h"
 
@@ -27,8 +28,24 @@ void kcal_cli_warn(const char *cmd, const char *fmt, ...)
  * else (an unknown option). Prints one line; returns -1. */
 int kcal_cli_bad_option(const char *cmd, int c, char **argv);
 
+/* The options every command shares at the end of its getopt switch: -h /
+ * --help prints usage on stdout and returns 1 (done); anything else is
+ * kcal_cli_bad_option (-1). Use as `default: return kcal_cli_other_option(
+ * CMD, c, argv, usage);` with 'h' in the optstring. */
+int kcal_cli_other_option(const char *cmd, int c, char **argv,
+                          void (*usage)(FILE *));
+
 /* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int kcal_cli_int(const char *s, long lo, long hi, long *out);
+
+/* The value of a whole-number option: kcal_cli_int, and on failure the one
+ * line "OPTION: 'ARG' is not WHAT" (WHAT says the range in words). 0 or -1. */
+int kcal_cli_int_option(const char *cmd, const char *option, const char *arg,
+                        long lo, long hi, const char *what, long *out);
+
+/* After getopt: words left over are an error ("unexpected argument 'W'"),
+ * one line. 0 when there are none, else -1. */
+int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next);
 
 /* --params FILE / --machine NAME / $KCAL_PARAMS / knl: load, print which on
  * stderr ("kcal predict: params: ..."), and print a warning per unknown key.

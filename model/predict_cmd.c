@@ -99,11 +99,9 @@ static int parse_options(int argc, char **argv, options *o)
             o->have_coll = 1;
             break;
         case 'p':
-            if (kcal_cli_int(optarg, 1, 1000000, &o->p) < 0) {
-                kcal_cli_error(CMD, "--p '%s' is not a whole number from 1 "
-                               "to 1000000", optarg);
+            if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1000000,
+                                    "a whole number from 1 to 1000000", &o->p) != 0)
                 return -1;
-            }
             break;
         case 's':
             size_opt = optarg;
@@ -112,11 +110,9 @@ static int parse_options(int argc, char **argv, options *o)
             size_spec = optarg;
             break;
         case 'k':
-            if (kcal_cli_int(optarg, 1, 1000000, &o->only_k) < 0) {
-                kcal_cli_error(CMD, "--k '%s' is not a positive whole number",
-                               optarg);
+            if (kcal_cli_int_option(CMD, "--k", optarg, 1, 1000000,
+                                    "a positive whole number", &o->only_k) != 0)
                 return -1;
-            }
             break;
         case 'i':
             o->in_place = 1;
@@ -142,11 +138,9 @@ static int parse_options(int argc, char **argv, options *o)
             }
             break;
         case 't':
-            if (kcal_cli_int(optarg, 1, 100000000, &o->top) < 0) {
-                kcal_cli_error(CMD, "--top '%s' is not a positive whole number",
-                               optarg);
+            if (kcal_cli_int_option(CMD, "--top", optarg, 1, 100000000,
+                                    "a positive whole number", &o->top) != 0)
                 return -1;
-            }
             break;
         case 'e':
             o->explain = 1;
@@ -157,17 +151,12 @@ static int parse_options(int argc, char **argv, options *o)
         case 'M':
             o->machine = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            return 1;
         default:
-            return kcal_cli_bad_option(CMD, c, argv);
+            return kcal_cli_other_option(CMD, c, argv, usage);
         }
     }
-    if (optind < argc) {
-        kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    }
     if (!o->have_coll || o->p < 0) {
         kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
         return -1;

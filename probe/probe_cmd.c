@@ -99,23 +99,16 @@ static int parse_options(int argc, char **argv, options *o)
             o->mpirun = optarg;
             break;
         case 'c':
-            if (kcal_cli_int(optarg, 1, 1024, &o->max_readers) < 0) {
-                kcal_cli_error(CMD, "--max-readers '%s' is not a whole number "
-                               "from 1 to 1024", optarg);
+            if (kcal_cli_int_option(CMD, "--max-readers", optarg, 1, 1024,
+                                    "a whole number from 1 to 1024", &o->max_readers) != 0)
                 return -1;
-            }
             break;
-        case 'h':
-            usage(stdout);
-            return 1;
         default:
-            return kcal_cli_bad_option(CMD, c, argv);
+            return kcal_cli_other_option(CMD, c, argv, usage);
         }
     }
-    if (optind < argc) {
-        kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    }
     /* A bad --raw path now, not after the whole measurement. */
     char err[KCAL_ERRLEN];
     if (o->raw_path &&

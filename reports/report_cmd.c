@@ -95,15 +95,12 @@ static int parse_options(int argc, char **argv, options *o)
         case 's': o->scripts = optarg; break;
         case 'n': o->no_plots = 1; break;
         case 'q': o->quiet = 1; break;
-        case 'h': usage(stdout); return 1;
         default:
-            return kcal_cli_bad_option(CMD, c, argv);
+            return kcal_cli_other_option(CMD, c, argv, usage);
         }
     }
-    if (optind < argc) {
-        kcal_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    }
     if (!o->measured || !o->predicted) {
         kcal_cli_error(CMD, "--measured and --predicted are required "
                        "(kcal report --help)");

@@ -66,62 +66,64 @@ void kcoll_bytes_type_free(MPI_Datatype *type)
         MPI_Type_free(type);
 }
 
-static int mpi_type(size_t n, MPI_Datatype *type, int *count)
+/* One MPI collective of n bytes per block (the whole message for bcast,
+ * whose buffer is recvbuf), with the (count, type) of kcoll_bytes_type on
+ * both sides. */
+static int mpi_call(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                    size_t n, int root, MPI_Comm comm)
 {
-    return kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, type,
-                            count);
+    MPI_Datatype t;
+    int count, rc = MPI_ERR_ARG;
+    KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, &t,
+                               &count));
+    switch (coll) {
+    case KCAL_COLL_SCATTER:
+        rc = MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);
+        break;
+    case KCAL_COLL_GATHER:
+        rc = MPI_Gather(sendbuf, count, t, recvbuf, count, t, root, comm);
+        break;
+    case KCAL_COLL_BCAST:
+        rc = MPI_Bcast(recvbuf, count, t, root, comm);
+        break;
+    case KCAL_COLL_ALLGATHER:
+        rc = MPI_Allgather(sendbuf, count, t, recvbuf, count, t, comm);
+        break;
+    case KCAL_COLL_ALLTOALL:
+        rc = MPI_Alltoall(sendbuf, count, t, recvbuf, count, t, comm);
+        break;
+    default:
+        break;
+    }
+    kcoll_bytes_type_free(&t);
+    return rc;
 }
 
 int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                       MPI_Comm comm)
 {
-    MPI_Datatype t;
-    int count, rc;
-    KCOLL_TRY(mpi_type(n, &t, &count));
-    rc = MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);
-    kcoll_bytes_type_free(&t);
-    return rc;
+    return mpi_call(KCAL_COLL_SCATTER, sendbuf, recvbuf, n, root, comm);
 }
 
 int kcoll_mpi_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
                      MPI_Comm comm)
 {
-    MPI_Datatype t;
-    int count, rc;
-    KCOLL_TRY(mpi_type(n, &t, &count));
-    rc = MPI_Gather(sendbuf, count, t, recvbuf, count, t, root, comm);
-    kcoll_bytes_type_free(&t);
-    return rc;
+    return mpi_call(KCAL_COLL_GATHER, sendbuf, recvbuf, n, root, comm);
 }
 
 int kcoll_mpi_bcast(void *buf, size_t n, int root, MPI_Comm comm)
 {
-    MPI_Datatype t;
-    int count, rc;
-    KCOLL_TRY(mpi_type(n, &t, &count));
-    rc = MPI_Bcast(buf, count, t, root, comm);
-    kcoll_bytes_type_free(&t);
-    return rc;
+    return mpi_call(KCAL_COLL_BCAST, NULL, buf, n, root, comm);
 }
 
 int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
                         MPI_Comm comm)
 {
-    MPI_Datatype t;
-    int count, rc;
-    KCOLL_TRY(mpi_type(n, &t, &count));
-    rc = MPI_Allgather(sendbuf, count, t, recvbuf, count, t, comm);
-    kcoll_bytes_type_free(&t);
-    return rc;
+    return mpi_call(KCAL_COLL_ALLGATHER, sendbuf, recvbuf, n, 0, comm);
 }
 
 int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                        MPI_Comm comm)
 {
-    MPI_Datatype t;
-    int count, rc;
-    KCOLL_TRY(mpi_type(n, &t, &count));
-    rc = MPI_Alltoall(sendbuf, count, t, recvbuf, count, t, comm);
-    kcoll_bytes_type_free(&t);
-    return rc;
+    return mpi_call(KCAL_COLL_ALLTOALL, sendbuf, recvbuf, n, 0, comm);
 }

@@ -43,17 +43,24 @@ int kcal_capacity_bench_bytes(kcal_coll coll, uint64_t p, uint64_t ranks,
     return 0;
 }
 
-/* A number from a one-line file ("max" and garbage: 0). */
-static uint64_t read_u64(const char *path)
+/* The number a scanf format picks out of a small file (absent, "max" and
+ * garbage: 0). The format has one %llu conversion. */
+static uint64_t scan_u64(const char *path, const char *fmt)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
     unsigned long long v = 0;
-    if (fscanf(f, "%llu", &v) != 1)
+    if (fscanf(f, fmt, &v) != 1)
         v = 0;
     fclose(f);
     return v;
+}
+
+/* A number from a one-line file. */
+static uint64_t read_u64(const char *path)
+{
+    return scan_u64(path, "%llu");
 }
 
 uint64_t kcal_capacity_memory(void)
@@ -105,14 +112,7 @@ static uint64_t user_tasks(uid_t uid)
 /* Every task on the system now: /proc/loadavg's "running/total". */
 static uint64_t system_tasks(void)
 {
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f)
-        return 0;
-    unsigned long long total = 0;
-    if (fscanf(f, "%*s %*s %*s %*u/%llu", &total) != 1)
-        total = 0;
-    fclose(f);
-    return total;
+    return scan_u64("/proc/loadavg", "%*s %*s %*s %*u/%llu");
 }
 
 /* Ranks that fit in `left` free tasks. */

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

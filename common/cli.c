@@ -88,20 +88,37 @@ int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next)
     return -1;
 }
 
-int kcal_cli_load_params(const char *cmd, const char *file,
-                         const char *machine, kcal_params *p)
+int kcal_cli_load_params_quietly(const char *cmd, const char *file,
+                                 const char *machine, kcal_params *p,
+                                 char *chosen, size_t chosenlen)
 {
-    char chosen[512], err[KCAL_ERRLEN];
-    if (kcal_params_choose(file, machine, p, chosen, sizeof chosen, err,
+    char err[KCAL_ERRLEN];
+    if (kcal_params_choose(file, machine, p, chosen, chosenlen, err,
                            sizeof err) < 0) {
         kcal_cli_error(cmd, "%s", err);
         return -1;
     }
+    return 0;
+}
+
+void kcal_cli_say_params(const char *cmd, const kcal_params *p,
+                         const char *chosen)
+{
     fprintf(stderr, "kcal %s: params: %s\n", cmd, chosen);
     for (size_t i = 0; i < p->n_entries; i++)
         if (!p->entries[i].known)
             kcal_cli_warn(cmd, "%s:%d: unknown key '%s' kept and ignored",
                           p->origin, p->entries[i].line, p->entries[i].key);
+}
+
+int kcal_cli_load_params(const char *cmd, const char *file,
+                         const char *machine, kcal_params *p)
+{
+    char chosen[512];
+    if (kcal_cli_load_params_quietly(cmd, file, machine, p, chosen,
+                                     sizeof chosen) < 0)
+        return -1;
+    kcal_cli_say_params(cmd, p, chosen);
     return 0;
 }
 

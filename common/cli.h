@@ -53,6 +53,15 @@ int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next);
 int kcal_cli_load_params(const char *cmd, const char *file,
                          const char *machine, kcal_params *p);
 
+/* The same in two halves, for a command that checks more of the params
+ * before it says anything (so a rejected file is one line): load quietly,
+ * writing which params were chosen into `chosen`; then say so. */
+int kcal_cli_load_params_quietly(const char *cmd, const char *file,
+                                 const char *machine, kcal_params *p,
+                                 char *chosen, size_t chosenlen);
+void kcal_cli_say_params(const char *cmd, const kcal_params *p,
+                         const char *chosen);
+
 /* Progress on stderr: "kcal probe: [phase] 42% ~13 s left". Rate-limited
  * (at most ~4 updates a second, always the last); silent when quiet is set.
  * Redraws in place on a terminal, one line per update otherwise. */

@@ -392,16 +392,20 @@ int kcal_predict_main(int argc, char **argv)
         return rc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     }
     kcal_params prm;
-    if (kcal_cli_load_params(CMD, o.params_file, o.machine, &prm) < 0) {
+    char chosen[512];
+    if (kcal_cli_load_params_quietly(CMD, o.params_file, o.machine, &prm,
+                                     chosen, sizeof chosen) < 0) {
         free(o.sizes);
         return KCAL_EXIT_USAGE;
     }
-
+    /* Params that read but predict inf or NaN are bad input: one line, so
+     * the line saying which params were loaded waits until they pass. */
     if (check_finite(&o, &prm) < 0) {
         free(o.sizes);
         kcal_params_free(&prm);
         return KCAL_EXIT_USAGE;
     }
+    kcal_cli_say_params(CMD, &prm, chosen);
     if (o.model == KCAL_MODEL_FULL)
         note_full_fallbacks(&prm);
 

@@ -15,16 +15,16 @@ bad() {
   local want=$1; shift
   "$KCAL" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
-  local errs; errs=$(grep -v ': params: ' "$tmp/err" | grep -c . || true)
+  local errs; errs=$(grep -c . "$tmp/err" || true)  # one line, no params: line before it
   if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$errs" -eq 1 ] && grep -q -- "$want" "$tmp/err"; then ok
   else no "kcal $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr: $(cat "$tmp/err")"; fi
 }
 
 bad "unknown collective 'reduce'" predict --coll reduce --p 4
-bad "--p '0'" predict --coll scatter --p 0
-bad "--p '1000001'" predict --coll scatter --p 1000001
-bad "--p '-3'" predict --coll scatter --p -3
-bad "--p 'x'" predict --coll scatter --p x
+bad "--p: '0'" predict --coll scatter --p 0
+bad "--p: '1000001'" predict --coll scatter --p 1000001
+bad "--p: '-3'" predict --coll scatter --p -3
+bad "--p: 'x'" predict --coll scatter --p x
 bad "is zero" predict --coll scatter --p 4 --size 0
 bad "not a positive number" predict --coll scatter --p 4 --size -5
 bad "trailing garbage" predict --coll scatter --p 4 --size 12abc

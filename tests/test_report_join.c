@@ -144,16 +144,16 @@ static void test_join(void)
     f = open_memstream(&buf, &len);
     CHECK(kcal_join_write_ranking(f, r, nr, 1) == 0);
     fclose(f);
-    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
-                   "scatter,4,65536,throttled_read:2,throttled_read:3,33.3333\n");
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie\n"
+                   "scatter,4,65536,throttled_read:2,throttled_read:3,33.3333,0\n");
     free(buf);
     f = open_memstream(&buf, &len);
     CHECK(kcal_join_write_ranking(f, r, nr, 0) == 0);
     fclose(f);
-    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
-                   "scatter,2,1024,parallel_read,parallel_read,0.0000\n"
-                   "scatter,2,16384,parallel_read,parallel_read,0.0000\n"
-                   "scatter,2,1048576,parallel_read,sequential_write,25.0000\n");
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie\n"
+                   "scatter,2,1024,parallel_read,parallel_read,0.0000,0\n"
+                   "scatter,2,16384,parallel_read,parallel_read,0.0000,0\n"
+                   "scatter,2,1048576,parallel_read,sequential_write,25.0000,0\n");
     free(buf);
     /* speedup.csv: the best kcoll algorithm against mpi where mpi ran. */
     f = open_memstream(&buf, &len);

@@ -767,9 +767,7 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
     out->beta *= out->delta * out->write_scale;
 }
 
-/* Whether the params hold any of issue 9's keys (the full model's terms
- * beyond beta_hot and sync_step). */
-static int has_measured_copies(const kcal_params *prm)
+int kcal_model_full_measured(const kcal_params *prm)
 {
     for (size_t i = 0; i < prm->n_entries; i++) {
         const char *k = prm->entries[i].key;
@@ -787,7 +785,7 @@ static int has_measured_copies(const kcal_params *prm)
 static void full_measured(acc *a, kcal_coll c, const kcal_algorithm *alg,
                           int k, int p, kcal_params *wp)
 {
-    if (!has_measured_copies(a->prm))
+    if (!kcal_model_full_measured(a->prm))
         return;
     kcal_full_copy fc;
     kcal_model_full_copy(a->prm, c, alg, p, k, a->n, &fc);
@@ -843,6 +841,8 @@ int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
     if (out->steps < 1) /* p = 1: ⌈log₂ 1⌉ = p − 1 = 0 steps */
         out->steps = 1;
     out->concurrent = count_of(facts[alg->index].concurrent, p, k);
+    if (out->concurrent < 1) /* p = 1: direct_read's p − 1 readers */
+        out->concurrent = 1;
     out->paper_charges_p = facts[alg->index].paper_charges_p;
     return 0;
 }

@@ -195,6 +195,10 @@ typedef struct {
     double alpha, lock, write_scale;
 } kcal_full_copy;
 
+/* Whether the params hold any of issue 9's keys (beta_ws_*, cache_knee,
+ * conc_*, *_write): without them the full model is as before. */
+int kcal_model_full_measured(const kcal_params *prm);
+
 void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
                           const kcal_algorithm *alg, int p, int k, uint64_t n,
                           kcal_full_copy *out);

@@ -30,14 +30,38 @@ static void section_machine(kcal_doc *d, const kcal_report_input *in)
     snprintf(sockets, sizeof sockets, "%d socket%s, %d NUMA node%s",
              m->sockets, m->sockets == 1 ? "" : "s", m->numa,
              m->numa == 1 ? "" : "s");
+    /* issue 9: the knee kcal probe measured, beside what hwloc says. */
+    char knee[160] = "not measured (params without cache_knee)", c2[32];
+    double kv = kcal_params_get(in->params, "cache_knee", 0);
+    double ks = kcal_params_get(in->params, "cache_knee_stderr", 0);
+    int disagree = 0;
+    if (kv > 0) {
+        snprintf(knee, sizeof knee, "%s ± %s (where the copy rate falls to "
+                 "the out-of-cache one)", kcal_fmt_bytes(kv, c1, sizeof c1),
+                 kcal_fmt_bytes(ks, c2, sizeof c2));
+        double hw = (double)m->llc_bytes;
+        disagree = hw > 0 && fabs(hw - kv) > 3 * ks && (hw > 1.25 * kv ||
+                                                         kv > 1.25 * hw);
+    }
     const char *rows[][2] = {
         {"host", m->host}, {"CPU", m->cpu}, {"cores", cores},
         {"sockets", sockets}, {"last-level cache", llc},
-        {"kernel", m->kernel}};
+        {"cache knee, measured", knee}, {"kernel", m->kernel}};
     kcal_doc_table(d, 2, head);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         kcal_doc_row(d, 2, rows[i]);
     kcal_doc_table_end(d);
+    if (disagree) {
+        char para[400];
+        snprintf(para, sizeof para, "hwloc and the measurement disagree: "
+                 "hwloc reports a %s last-level cache, while copies fall "
+                 "to the out-of-cache rate from a working set of %s on. A "
+                 "virtual machine may be told the host's cache, not its "
+                 "share of it; the full model uses the measurement.",
+                 kcal_fmt_bytes((double)m->llc_bytes, c2, sizeof c2),
+                 kcal_fmt_bytes(kv, c1, sizeof c1));
+        kcal_doc_paras(d, para);
+    }
 }
 
 static const char *key_meaning(const char *key)
@@ -51,13 +75,21 @@ static const char *key_meaning(const char *key)
         {"gamma_b", "contention γ(c) = a·c² + b·c"},
         {"beta_hot", "copy time per byte in cache, full model (s/byte)"},
         {"sync_step", "one control message per step, full model (s)"},
-        {"l3_cache", "last-level cache; full model: hot below it (bytes)"},
+        {"l3_cache", "last-level cache from hwloc (bytes); metadata when cache_knee is measured"},
+        {"cache_knee", "measured cache knee: copies slow to the out-of-cache rate beyond it (bytes)"},
+        {"conc_hot", "concurrent copies in cache: δ(c) = 1 + k·(c−1)"},
+        {"conc_cold", "concurrent copies out of cache: δ(c) = 1 + k·(c−1)"},
+        {"alpha_write", "start-up of process_vm_writev, where it differs (s)"},
+        {"lock_write", "pinning for writes, where it differs (s/page)"},
+        {"beta_write", "copy time per byte of writes, where it differs (s/byte)"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(k[i][0], key))
             return k[i][1];
     if (!strncmp(key, "sm_", 3))
         return "shared-memory control T_sm = a + b·log₂p (s)";
+    if (!strncmp(key, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1))
+        return "copy time per byte at this working set, full model (s/byte)";
     return "";
 }
 

@@ -115,8 +115,12 @@ int kcal_knee_measure(const kcal_knee_setup *k, kcal_raw *raw, char *err,
                 for (int tries = 0;; tries++) {
                     long before = kcal_involuntary_switches();
                     t = time_point(cs, &pt, n_inner);
+                    /* At most 3 tries: a sample of up to 8 ms on a busy
+                     * machine is often preempted, and 20 tries (the T1-T4
+                     * sweeps' limit, for 0.5 ms samples) made a quick
+                     * probe take 25 s instead of 6 under load. */
                     if (t < 0 || kcal_involuntary_switches() == before ||
-                        tries == 20)
+                        tries == 2)
                         break;
                     cs->retaken++;
                 }

@@ -48,7 +48,7 @@ for c in scatter gather bcast allgather alltoall; do
   for n in 16384 1048576; do
     check "measured $c $n mpi" grep -q "^$c,2,$n,mpi,," "$out/measured.csv"
     check "measured $c $n kcoll" bash -c "grep '^$c,2,$n,' '$out/measured.csv' | grep -vq ',mpi,'"
-    check "ranking $c $n" grep -q "^$c,2,$n,[a-z_]*\(:[0-9]*\)\?,[a-z_]*\(:[0-9]*\)\?,[0-9.]*$" "$out/ranking.csv"
+    check "ranking $c $n" grep -q "^$c,2,$n,[a-z_]*\(:[0-9]*\)\?,[a-z_]*\(:[0-9]*\)\?,[0-9.]*,[01]$" "$out/ranking.csv"
   done
   check "summary $c" grep -q "^$c,2,[a-z_]*,[0-9]*,2,[0-9.]*,[0-9.]*$" "$out/summary.csv"
 done

@@ -17,7 +17,9 @@
  * exits 1 on a mismatch (no CSV then).
  *
  * Rank 0 prints CSV on stdout (model.md columns of measurements):
- * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed
+ * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,
+ * p25_s,p75_s,half1_s,half2_s (quartiles, and the medians of the odd and the
+ * even iterations: columns.h)
  * `oversubscribed` is 1 when this node runs more ranks than it has cores
  * (common/cores.h, the rule kcal bench uses for --oversubscribe).
  * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
@@ -313,6 +315,53 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The q-quantile of sorted x (linear between order statistics). */
+static double quantile(const double *x, long n, double q)
+{
+    double pos = q * (double)(n - 1);
+    long i = (long)pos;
+    if (i + 1 >= n)
+        return x[n - 1];
+    return x[i] + (pos - (double)i) * (x[i + 1] - x[i]);
+}
+
+static double median_of(double *x, long n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The medians of the iterations taken in turn (0, 2, 4, ... and 1, 3,
+ * 5, ...): interleaved, so both halves see the same drift of the machine,
+ * and their difference is the noise of a median of iters/2 iterations.
+ * x in iteration order; one iteration: both are it. */
+static void halves(const double *x, long iters, double *h1, double *h2)
+{
+    if (iters < 2) {
+        *h1 = *h2 = x[0];
+        return;
+    }
+    double *a = malloc(sizeof *a * (size_t)(iters / 2 + 1));
+    double *b = malloc(sizeof *b * (size_t)(iters / 2 + 1));
+    if (!a || !b) {
+        free(a);
+        free(b);
+        *h1 = *h2 = x[0];
+        return;
+    }
+    long na = 0, nb = 0;
+    for (long i = 0; i < iters; i++) {
+        if (i % 2)
+            b[nb++] = x[i];
+        else
+            a[na++] = x[i];
+    }
+    *h1 = median_of(a, na);
+    *h2 = median_of(b, nb);
+    free(a);
+    free(b);
+}
+
 static void progress(const options *o, double done, double total,
                      const char *what)
 {
@@ -433,15 +482,20 @@ int main(int argc, char **argv)
                        MPI_COMM_WORLD);
             for (int vi = 0; me == 0 && vi < nv; vi++) {
                 double *x = tmax + (size_t)vi * iters;
+                double h1, h2;
+                halves(x, iters, &h1, &h2);
                 qsort(x, (size_t)iters, sizeof *x, cmp_double);
                 double med = iters % 2 ? x[iters / 2]
                                        : (x[iters / 2 - 1] + x[iters / 2]) / 2;
                 char k[16] = "";
                 if (v[vi].k >= 0)
                     snprintf(k, sizeof k, "%d", v[vi].k);
-                snprintf(rows[nrows++], 256, "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d",
+                snprintf(rows[nrows++], 256,
+                         "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,"
+                         "%.9g,%.9g",
                          coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
-                         iters, over);
+                         iters, over, quantile(x, iters, 0.25),
+                         quantile(x, iters, 0.75), h1, h2);
             }
         }
         free(b.send);

@@ -20,9 +20,16 @@
 #define KCAL_CSV_PREDICTED_HEADER KCAL_CSV_KEY ",predicted_s,rank"
 
 /* kcal bench: median, fastest and slowest iteration, how many iterations,
- * and whether ranks outnumbered cores (0/1). */
-#define KCAL_CSV_MEASURED_HEADER                                              \
+ * and whether ranks outnumbered cores (0/1); then (issue 9, appended: a
+ * reader of the first columns is not disturbed) the quartiles p25_s and
+ * p75_s, and the medians of the two interleaved halves of the iterations
+ * (odd and even ones), half1_s and half2_s, whose difference is the noise
+ * of the median itself. KCAL_CSV_MEASURED_REQUIRED is what a reader
+ * requires: the columns before issue 9, so older files still read. */
+#define KCAL_CSV_MEASURED_REQUIRED                                            \
     KCAL_CSV_KEY ",median_s,min_s,max_s,iterations,oversubscribed"
+#define KCAL_CSV_MEASURED_HEADER                                              \
+    KCAL_CSV_MEASURED_REQUIRED ",p25_s,p75_s,half1_s,half2_s"
 
 /* kcal report: the model's error per (collective, p, algorithm, k). */
 #define KCAL_CSV_SUMMARY_HEADER                                               \
@@ -30,7 +37,7 @@
 
 /* kcal report: predicted against measured best per (collective, p, size). */
 #define KCAL_CSV_RANKING_HEADER                                               \
-    "collective,p,size_bytes,predicted_best,measured_best,regret_pct"
+    "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie"
 
 /* kcal report: the best kcoll algorithm against the MPI library's. */
 #define KCAL_CSV_SPEEDUP_HEADER                                               \

@@ -2,8 +2,11 @@
 #include "calibrate.h"
 #include "err.h"
 #include "fit.h"
+#include "sizes.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,6 +463,290 @@ static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
     return 0;
 }
 
+/* ---- issue 9: the cache knee, β(working set), concurrent copies, writes */
+
+/* The key of β at working set W bytes: beta_ws_ and W as kcal's sizes
+ * write it, in lower case (beta_ws_64k, beta_ws_512m). */
+static void ws_key(uint64_t w, char *key, size_t len)
+{
+    char sz[32];
+    kcal_sizes_format(w, sz, sizeof sz);
+    for (char *c = sz; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    snprintf(key, len, KCAL_WS_KEY_PREFIX "%s", sz);
+}
+
+int kcal_calibrate_knee(const kcal_raw *raw, double page, double *knee,
+                        double *se)
+{
+    long wv[MAXPTS];
+    size_t nw = distinct_values(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0, wv,
+                                MAXPTS);
+    double lw[MAXPTS], lr[MAXPTS], sr[MAXPTS];
+    size_t n = 0;
+    for (size_t i = 0; i < nw; i++) {
+        kcal_stat st;
+        if (point_stat(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0, wv[i],
+                       &st) < 0 || !(st.median > 0))
+            continue;
+        /* log rate = log(bytes per call) - log(median): only the log of
+         * the median matters for where the rate falls. */
+        lw[n] = log((double)wv[i] * page);
+        lr[n] = -log(st.median);
+        sr[n] = st.se / st.median; /* relative error = error of the log */
+        n++;
+    }
+    if (n < 3)
+        return -1;
+    /* The rate out of cache is the largest working set's; the knee is
+     * where the rate last falls below 1.5 times it, interpolated in
+     * log-log between the two working sets around it. */
+    double th = lr[n - 1] + log(1.5);
+    size_t k = n;
+    for (size_t i = n - 1; i > 0; i--)
+        if (lr[i - 1] > th && lr[i] <= th) {
+            k = i;
+            break;
+        }
+    if (k == n)
+        return -1;
+    double f = (lr[k - 1] - th) / (lr[k - 1] - lr[k]);
+    double lk = lw[k - 1] + f * (lw[k] - lw[k - 1]);
+    /* Delta method over the three logs the crossing depends on. */
+    double d = lr[k - 1] - lr[k], span = lw[k] - lw[k - 1];
+    double da = span * (th - lr[k]) / (d * d);   /* d lk / d lr[k-1] */
+    double db = span * (lr[k - 1] - th) / (d * d); /* d lk / d lr[k] */
+    double dt = -span / d;                         /* d lk / d th */
+    double v = da * da * sr[k - 1] * sr[k - 1] + db * db * sr[k] * sr[k] +
+               dt * dt * sr[n - 1] * sr[n - 1];
+    *knee = exp(lk);
+    *se = *knee * sqrt(v);
+    return 0;
+}
+
+/* cache_knee from the memcpy copies, and β(W) = (T4(N, W) − α − l·N)/(N·s)
+ * of the CMA copies at each working set W (the start-up and pinning of the
+ * call taken off with the fitted α and l). */
+static int fit_ws_part(const kcal_raw *raw, double page, double alpha,
+                       double lock, kcal_params *out,
+                       kcal_calibrate_notes *notes, char *comment,
+                       size_t commentlen, char *err, size_t errlen)
+{
+    if (!has_pattern(raw, KCAL_PHASE_WS, NULL))
+        return 0;
+    long wv[MAXPTS];
+    size_t nw = distinct_values(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0, wv,
+                                MAXPTS);
+    if (nw)
+        cat(comment, commentlen, "memcpy rate by working set:");
+    for (size_t i = 0; i < nw; i++) {
+        kcal_stat st;
+        char sz[32];
+        size_t nb = kcal_raw_select(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 1,
+                                    wv[i], NULL, 0);
+        if (!nb || point_stat(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0,
+                              wv[i], &st) < 0)
+            continue;
+        long bytes = 0;
+        for (size_t j = 0; j < raw->n && !bytes; j++)
+            if (!strcmp(raw->s[j].phase, KCAL_PHASE_WS) &&
+                !strcmp(raw->s[j].pattern, KCAL_PATTERN_MEMCPY) &&
+                raw->s[j].pages == wv[i])
+                bytes = raw->s[j].bytes;
+        cat(comment, commentlen, " %s %.3g GB/s",
+            kcal_sizes_format((uint64_t)((double)wv[i] * page), sz, sizeof sz),
+            (double)bytes / st.median * 1e-9);
+    }
+    if (nw)
+        cat(comment, commentlen, "\n");
+    double knee, kse;
+    if (kcal_calibrate_knee(raw, page, &knee, &kse) == 0) {
+        char a[32];
+        cat(comment, commentlen, "cache_knee = where the memcpy rate last "
+            "falls below 1.5 times the largest working set's: %s\n",
+            kcal_sizes_format((uint64_t)llround(knee), a, sizeof a));
+        if (set_fit(out, "cache_knee", knee, kse, err, errlen) < 0)
+            return -1;
+    } else if (nw) {
+        note(notes, "cache knee: the memcpy rate does not fall below 1.5 "
+             "times the largest working set's rate: no cache_knee (the "
+             "working sets measured may not outgrow the cache)");
+    }
+    nw = distinct_values(raw, KCAL_PHASE_WS, KCAL_PATTERN_CMA, 0, wv, MAXPTS);
+    if (nw)
+        cat(comment, commentlen, "CMA copy rate by working set (beta_ws_*):");
+    for (size_t i = 0; i < nw; i++) {
+        kcal_stat st;
+        long bytes = 0;
+        for (size_t j = 0; j < raw->n && !bytes; j++)
+            if (!strcmp(raw->s[j].phase, KCAL_PHASE_WS) &&
+                !strcmp(raw->s[j].pattern, KCAL_PATTERN_CMA) &&
+                raw->s[j].pages == wv[i])
+                bytes = raw->s[j].bytes;
+        if (bytes <= 0 || point_stat(raw, KCAL_PHASE_WS, KCAL_PATTERN_CMA, 0,
+                                     wv[i], &st) < 0)
+            continue;
+        double n_pages = ceil((double)bytes / page);
+        double b = (st.median - alpha - lock * n_pages) / (double)bytes;
+        char key[64], sz[32];
+        uint64_t w = (uint64_t)((double)wv[i] * page);
+        if (!(b > 0)) {
+            note(notes, "beta_ws at %s: the copy took no longer than "
+                 "alpha + l*N: left out", kcal_sizes_format(w, sz, sizeof sz));
+            continue;
+        }
+        ws_key(w, key, sizeof key);
+        cat(comment, commentlen, " %s %.3g GB/s",
+            kcal_sizes_format(w, sz, sizeof sz), 1e-9 / b);
+        if (set_fit(out, key, b, st.se / (double)bytes, err, errlen) < 0)
+            return -1;
+    }
+    if (nw)
+        cat(comment, commentlen, "\n");
+    return 0;
+}
+
+/* δ(c) = copy time with c concurrent copiers / with one, the copy time
+ * being T(N) − α − l·N, per pattern; conc_hot and conc_cold are the slope k
+ * of δ(c) = 1 + k·(c − 1) over c >= 2 (weighted, through δ(1) = 1) of the
+ * distinct-source patterns. */
+static int fit_concurrent_part(const kcal_raw *raw, double alpha, double lock,
+                               kcal_params *out, kcal_calibrate_notes *notes,
+                               char *comment, size_t commentlen, char *err,
+                               size_t errlen)
+{
+    static const struct {
+        const char *pattern, *key;
+    } pats[] = {{KCAL_PATTERN_DISTINCT_HOT, "conc_hot"},
+                {KCAL_PATTERN_DISTINCT_COLD, "conc_cold"},
+                {KCAL_PATTERN_SAME_HOT, NULL},
+                {KCAL_PATTERN_SAME_COLD, NULL}};
+    for (size_t pi = 0; pi < sizeof pats / sizeof pats[0]; pi++) {
+        long cv[MAXPTS], pv[MAXPTS];
+        size_t nc = distinct_values(raw, KCAL_PHASE_CONCURRENT,
+                                    pats[pi].pattern, 1, cv, MAXPTS);
+        size_t np = distinct_values(raw, KCAL_PHASE_CONCURRENT,
+                                    pats[pi].pattern, 0, pv, MAXPTS);
+        if (!nc || !np || cv[0] != 1)
+            continue;
+        double over = alpha + lock * (double)pv[0];
+        kcal_stat one;
+        if (point_stat(raw, KCAL_PHASE_CONCURRENT, pats[pi].pattern, 1, pv[0],
+                       &one) < 0 || !(one.median > over))
+            continue;
+        double c1 = one.median - over;
+        double x[MAXPTS], y[MAXPTS], sg[MAXPTS];
+        size_t n = 0;
+        cat(comment, commentlen, "concurrent copies, %s, N = %ld pages: "
+            "delta(c) =", pats[pi].pattern, pv[0]);
+        for (size_t i = 1; i < nc; i++) {
+            kcal_stat st;
+            if (point_stat(raw, KCAL_PHASE_CONCURRENT, pats[pi].pattern,
+                           (int)cv[i], pv[0], &st) < 0)
+                continue;
+            double d = (st.median - over) / c1;
+            x[n] = (double)cv[i] - 1;
+            y[n] = d - 1;
+            sg[n] = d * sqrt(pow(st.se / (st.median - over), 2) +
+                             pow(one.se / c1, 2));
+            if (!(sg[n] > 0))
+                sg[n] = 1e-3;
+            cat(comment, commentlen, " c=%ld %.3f", cv[i], d);
+            n++;
+        }
+        cat(comment, commentlen, "\n");
+        if (!pats[pi].key || n == 0)
+            continue;
+        double k, kse;
+        if (kcal_fit_origin(x, y, sg, n, &k, &kse) < 0) {
+            kcal_set_err(err, errlen, "the fit of %s over %zu copier counts "
+                         "failed", pats[pi].key, n);
+            return -1;
+        }
+        if (k < 0) {
+            note(notes, "%s: the fit gave %.3g < 0 (concurrent copies ran "
+                 "no slower than one); held at 0", pats[pi].key, k);
+            k = 0;
+        }
+        if (set_fit(out, pats[pi].key, k, kse, err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Writes: T3w(N) = alpha_write + lock_write·N, beta_write the slope of
+ * T4w − T3w over N·s. A write key goes into the params only where it
+ * differs from its read key by more than 3 standard errors (combined);
+ * otherwise the full model's *_write rows use the read key, and the header
+ * says so. */
+static int fit_write_part(const kcal_raw *raw, double page, kcal_params *out,
+                          kcal_calibrate_notes *notes, char *comment,
+                          size_t commentlen, char *err, size_t errlen)
+{
+    const char *lp = KCAL_PATTERN_ONE_BYTE_LOCAL;
+    if (!has_pattern(raw, KCAL_PHASE_LOCK_WRITE, lp))
+        return 0;
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS], x4[MAXPTS], y4[MAXPTS],
+        se4[MAXPTS], bx[MAXPTS], by[MAXPTS], bs[MAXPTS];
+    size_t n = curve(raw, KCAL_PHASE_LOCK_WRITE, lp, x, y, se), nb = 0;
+    kcal_linfit lf, bf;
+    if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0) {
+        note(notes, "writes: too few T3 write points to fit (%zu)", n);
+        return 0;
+    }
+    const char *cp = has_pattern(raw, KCAL_PHASE_COPY_WRITE, KCAL_PATTERN_COLD)
+                         ? KCAL_PATTERN_COLD
+                         : KCAL_PATTERN_HOT;
+    size_t n4 = curve(raw, KCAL_PHASE_COPY_WRITE, cp, x4, y4, se4);
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    int have_beta = nb >= 2 && kcal_fit_line(bx, by, bs, nb, &bf) == 0 &&
+                    bf.c1 > 0;
+    const struct {
+        const char *key, *read;
+        double v, se;
+        int ok;
+    } k[] = {{"alpha_write", "alpha", lf.c0, lf.se0, lf.c0 > 0},
+             {"lock_write", "lock", lf.c1, lf.se1, lf.c1 > 0},
+             {"beta_write", "beta", have_beta ? bf.c1 : 0,
+              have_beta ? bf.se1 : 0, have_beta}};
+    cat(comment, commentlen, "writes (process_vm_writev): T3w = %.3g s + "
+        "%.3g s/page * N over %zu page counts", lf.c0, lf.c1, n);
+    if (have_beta)
+        cat(comment, commentlen, ", T4w - T3w over N*s: %.3g GB/s (%s)",
+            1e-9 / bf.c1, cp);
+    cat(comment, commentlen, "\n");
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (!k[i].ok)
+            continue;
+        char sk[64];
+        snprintf(sk, sizeof sk, "%s_stderr", k[i].read);
+        double r = kcal_params_get(out, k[i].read, NAN);
+        double rs = kcal_params_get(out, sk, 0);
+        double lim = 3 * sqrt(k[i].se * k[i].se + rs * rs);
+        if (isnan(r))
+            continue;
+        if (fabs(k[i].v - r) > lim) {
+            cat(comment, commentlen, "%s = %.4g differs from %s = %.4g by "
+                "more than 3 standard errors (%.3g): a key of its own\n",
+                k[i].key, k[i].v, k[i].read, r, lim);
+            if (set_fit(out, k[i].key, k[i].v, k[i].se, err, errlen) < 0)
+                return -1;
+        } else {
+            cat(comment, commentlen, "%s = %.4g is within 3 standard errors "
+                "(%.3g) of %s = %.4g: writes use %s\n", k[i].key, k[i].v,
+                lim, k[i].read, r, k[i].read);
+        }
+    }
+    return 0;
+}
+
 /* The `# meta` entries, first, in file order: a params file reads from
  * what to what was measured. The numeric ones (params' table says which)
  * as numbers. 0, or -1 with err naming the entry and why the params file
@@ -601,6 +888,13 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
                        errlen) < 0)
         return -1;
     if (fit_sm_part(raw, out, notes, comment, commentlen, err, errlen) < 0)
+        return -1;
+    if (fit_ws_part(raw, page, alpha, lf.c1, out, notes, comment, commentlen,
+                    err, errlen) < 0 ||
+        fit_concurrent_part(raw, alpha, lf.c1, out, notes, comment,
+                            commentlen, err, errlen) < 0 ||
+        fit_write_part(raw, page, out, notes, comment, commentlen, err,
+                       errlen) < 0)
         return -1;
     return fit_sync_step(raw, out, comment, commentlen, err, errlen);
 }

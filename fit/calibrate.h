@@ -51,4 +51,16 @@ int kcal_calibrate_write_points(FILE *f, const kcal_raw *raw);
  * 1.2·T3(Nmin). 1 yes, 0 no, -1 too few points. */
 int kcal_calibrate_lock_grows(const kcal_raw *raw, const char *pattern);
 
+/* The cache knee (issue 9): where the memcpy rate of the working-set
+ * sweep (phase ws, pattern memcpy) last falls below 1.5 times its rate at
+ * the largest working set, in bytes, interpolated in log-log, and its
+ * standard error. page: bytes per page (the raw `pages` column holds W in
+ * pages). 0, or -1 when there are fewer than 3 points or the rate never
+ * falls that far (the sweep did not outgrow the cache). */
+int kcal_calibrate_knee(const kcal_raw *raw, double page, double *knee,
+                        double *se);
+
+/* The prefix of the full model's β(working set) keys: beta_ws_64k, ... */
+#define KCAL_WS_KEY_PREFIX KCAL_WS_PREFIX
+
 #endif

@@ -44,6 +44,28 @@
 /* 8-byte MPI collectives among `readers` ranks, never more than the cores:
  * phase KCAL_PHASE_SM_PREFIX + the op (kcal_sm_name: sm_bcast, sm_gather,
  * sm_allgather, sm_barrier), and sm_step, half an 8-byte ping-pong. */
+/* The cache knee (issue 9): copies rotating over a working set of W bytes
+ * (W/2 read, W/2 written), W from 64 KiB up to 4x the last-level cache
+ * (capped). `pages` holds W in pages (the point), `bytes` the bytes of one
+ * call; pattern memcpy is a plain memcpy inside the probe, cma a
+ * process_vm_readv from the target. */
+#define KCAL_PHASE_WS "ws"
+#define KCAL_PATTERN_MEMCPY "memcpy"
+#define KCAL_PATTERN_CMA "cma"
+/* Concurrent copies (issue 9): `readers` processes copy N pages each at
+ * once (process_vm_readv, one row per copier and repetition): from
+ * distinct or the same source pages, in cache (one region again and again)
+ * or out of it (rotating over large buffers). */
+#define KCAL_PHASE_CONCURRENT "concurrent"
+#define KCAL_PATTERN_DISTINCT_HOT "distinct_hot"
+#define KCAL_PATTERN_DISTINCT_COLD "distinct_cold"
+#define KCAL_PATTERN_SAME_HOT "same_hot"
+#define KCAL_PATTERN_SAME_COLD "same_cold"
+/* Writes (issue 9): T2, T3(N) and T4(N) with process_vm_writev, the remote
+ * side written; the patterns are those of startup, lock and copy. */
+#define KCAL_PHASE_STARTUP_WRITE "startup_write"
+#define KCAL_PHASE_LOCK_WRITE "lock_write"
+#define KCAL_PHASE_COPY_WRITE "copy_write"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
 #define KCAL_PATTERN_MPI "mpi"

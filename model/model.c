@@ -436,18 +436,44 @@ static void t_full_ring_neighbor(acc *a, int p, int k)
     add_steps(a, p - 1);
 }
 
-/* recursive_doubling, bruck: the paper's rows + ⌈lg p⌉·sync_step: every
- * round waits for its source's token (allgather.c). */
+/* recursive_doubling: the paper's row + ⌈lg p⌉·sync_step: every round
+ * waits for its source's token (allgather.c). bruck: below. */
 static void t_full_recursive_doubling(acc *a, int p, int k)
 {
     t_recursive_doubling(a, p, k);
     add_steps(a, kcal_ceil_log2(p));
 }
 
-static void t_full_bruck(acc *a, int p, int k)
+/* bruck as allgather.c runs it: the own block copied into the temporary
+ * buffer (also in place), p − 1 blocks read in ⌈lg p⌉ rounds, then the
+ * p·n-byte temporary rotated into the result:
+ *   T_memcpy(n) + T_sm_allgather + lg p·α + (p−1)·(n·β + l·pages(n))
+ *   + p·n·β + T_sm_barrier + lg p·sync_step
+ * Change: 2·p·n bytes copied in all, where the paper charges 2·(p−1)·n
+ * (at p = 2 twice as much: the rotation copies every block, the own one
+ * included, and the own block is copied twice). */
+static void t_full_bruck_copies(acc *a, int p, int k)
 {
-    t_bruck(a, p, k);
+    (void)k;
+    a->t.copy += (double)a->n * a->beta; /* own block into tmp */
+    add_sm(a, KCAL_SM_ALLGATHER, p);
+    a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
+    a->t.copy += (p - 1) * (double)a->n * a->beta;
+    add_lock(a, p - 1, 1);
+    a->t.copy += (double)p * (double)a->n * a->beta; /* the rotation */
+    add_sm(a, KCAL_SM_BARRIER, p);
     add_steps(a, kcal_ceil_log2(p));
+}
+
+/* pairwise as alltoall.c runs it: the paper's row + the local copy of the
+ * own block (n bytes), or in place the copy aside of the whole p·n-byte
+ * buffer that peers then read:
+ *   T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n))
+ * Change: the paper's row has no local copy. */
+static void t_full_pairwise(acc *a, int p, int k)
+{
+    a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta;
+    t_pairwise(a, p, k);
 }
 
 /* scatter_allgather, with c = ⌈n/p⌉ and W = X(c) + l·pages(c):
@@ -574,6 +600,205 @@ static double full_beta(const kcal_params *prm, kcal_coll c,
     return prm->beta;
 }
 
+/* ---- issue 9: what the probe measures beyond beta_hot ----
+ *
+ * β(working set): the copy time per byte the probe measured with copies
+ * rotating over working sets W of 64 KiB and up (beta_ws_<W> keys). A
+ * call's footprint (kcal_model_footprint) is its working set: β is
+ * interpolated linearly in log β over log W between the two measured
+ * working sets around it (the smallest's below, the largest's above).
+ * Without the curve, cache_knee (the measured knee), else hwloc's
+ * l3_cache, decides between beta_hot and β as before.
+ *
+ * Concurrent copies: an algorithm whose step runs c copies at once (the
+ * registry's `conc`, kcal_model_shape) pays δ(c) = 1 + k·(c − 1) on every
+ * n·β term, k measured in cache (conc_hot) and out of it (conc_cold); a
+ * call between the two gets k in proportion to where its β lies between
+ * the curve's in-cache and out-of-cache ends (log scale).
+ *
+ * Writes: the *_write rows (the algorithm writes the remote side with
+ * process_vm_writev) use alpha_write, lock_write and β·beta_write/beta
+ * where the probe found them different from the reads' keys. */
+
+#define WS_MAX 64
+typedef struct {
+    size_t n_ws;
+    double ws[WS_MAX], ws_beta[WS_MAX]; /* ascending working sets */
+    double beta_hot, knee, l3;
+    double conc_hot, conc_cold;
+    int has_conc_hot, has_conc_cold;
+    double alpha_write, lock_write, beta_write;
+    int has_alpha_write, has_lock_write, has_beta_write;
+} measured_keys;
+
+/* "64k" -> 65536; 0 when it is not a size. */
+static double ws_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0))
+        return 0;
+    switch (*end) {
+    case 'k': v *= 1024.0; end++; break;
+    case 'm': v *= 1048576.0; end++; break;
+    case 'g': v *= 1073741824.0; end++; break;
+    default: break;
+    }
+    return *end ? 0 : v;
+}
+
+/* One pass over the params' entries (a call must stay cheap: kcal predict
+ * ranks tens of thousands of rows). */
+static void measured_keys_get(const kcal_params *prm, measured_keys *m)
+{
+    memset(m, 0, sizeof *m);
+    static const size_t plen = sizeof KCAL_WS_PREFIX - 1;
+    for (size_t i = 0; i < prm->n_entries; i++) {
+        const kcal_param *e = &prm->entries[i];
+        const char *k = e->key;
+        if (e->is_text)
+            continue;
+        if (!strncmp(k, KCAL_WS_PREFIX, plen)) {
+            double w = ws_size(k + plen);
+            if (w > 0 && e->value > 0 && m->n_ws < WS_MAX) {
+                size_t j = m->n_ws++;
+                while (j > 0 && m->ws[j - 1] > w) { /* keep them sorted */
+                    m->ws[j] = m->ws[j - 1];
+                    m->ws_beta[j] = m->ws_beta[j - 1];
+                    j--;
+                }
+                m->ws[j] = w;
+                m->ws_beta[j] = e->value;
+            }
+        } else if (!strcmp(k, "beta_hot")) {
+            m->beta_hot = e->value;
+        } else if (!strcmp(k, "cache_knee")) {
+            m->knee = e->value;
+        } else if (!strcmp(k, "l3_cache")) {
+            m->l3 = e->value;
+        } else if (!strcmp(k, "conc_hot")) {
+            m->conc_hot = e->value, m->has_conc_hot = 1;
+        } else if (!strcmp(k, "conc_cold")) {
+            m->conc_cold = e->value, m->has_conc_cold = 1;
+        } else if (!strcmp(k, "alpha_write")) {
+            m->alpha_write = e->value, m->has_alpha_write = 1;
+        } else if (!strcmp(k, "lock_write")) {
+            m->lock_write = e->value, m->has_lock_write = 1;
+        } else if (!strcmp(k, "beta_write")) {
+            m->beta_write = e->value, m->has_beta_write = 1;
+        }
+    }
+}
+
+/* β at working set w from the curve (n_ws >= 1). */
+static double ws_beta(const measured_keys *m, double w)
+{
+    if (w <= m->ws[0])
+        return m->ws_beta[0];
+    for (size_t i = 1; i < m->n_ws; i++)
+        if (w <= m->ws[i]) {
+            double f = log(w / m->ws[i - 1]) / log(m->ws[i] / m->ws[i - 1]);
+            return exp(log(m->ws_beta[i - 1]) +
+                       f * (log(m->ws_beta[i]) - log(m->ws_beta[i - 1])));
+        }
+    return m->ws_beta[m->n_ws - 1];
+}
+
+/* Where β lies between in cache (0) and out of it (1). */
+static double coldness(const measured_keys *m, const kcal_params *prm,
+                       double beta, double foot)
+{
+    if (m->n_ws >= 2) {
+        double lo = m->ws_beta[0], hi = m->ws_beta[m->n_ws - 1];
+        if (!(hi > lo))
+            return 0;
+        double f = log(beta / lo) / log(hi / lo);
+        return f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+    double cache = m->knee > 0 ? m->knee : m->l3;
+    (void)prm;
+    return cache > 0 && foot < cache ? 0 : 1;
+}
+
+void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, int k, uint64_t n,
+                          kcal_full_copy *out)
+{
+    measured_keys m;
+    measured_keys_get(prm, &m);
+    memset(out, 0, sizeof *out);
+    out->footprint = footprint(c, alg, p, n);
+    double f = out->footprint;
+    if (m.n_ws) {
+        out->beta = ws_beta(&m, f);
+        out->beta_source = KCAL_BETA_FROM_WS;
+    } else if (m.beta_hot > 0 && (m.knee > 0 || m.l3 > 0)) {
+        double cache = m.knee > 0 ? m.knee : m.l3;
+        out->beta = f < cache ? m.beta_hot : prm->beta;
+        out->beta_source = m.knee > 0 ? KCAL_BETA_FROM_KNEE : KCAL_BETA_FROM_L3;
+    } else {
+        out->beta = prm->beta;
+        out->beta_source = KCAL_BETA_FROM_BETA;
+    }
+    out->concurrent = 1;
+    out->delta = 1;
+    kcal_shape sh;
+    if (alg && kcal_model_shape(c, alg, p, k, &sh) == 0 && p > 1)
+        out->concurrent = sh.concurrent;
+    if ((m.has_conc_hot || m.has_conc_cold) && out->concurrent > 1) {
+        double kh = m.has_conc_hot ? m.conc_hot : m.conc_cold;
+        double kc = m.has_conc_cold ? m.conc_cold : m.conc_hot;
+        double w = coldness(&m, prm, out->beta, f);
+        out->conc = kh + w * (kc - kh);
+        out->delta = 1 + out->conc * (out->concurrent - 1);
+    }
+    size_t len = alg ? strlen(alg->id) : 0;
+    out->writes = len > 6 && !strcmp(alg->id + len - 6, "_write");
+    out->alpha = prm->alpha;
+    out->lock = prm->lock;
+    out->write_scale = 1;
+    if (out->writes) {
+        if (m.has_alpha_write)
+            out->alpha = m.alpha_write, out->write_keys |= 1;
+        if (m.has_lock_write)
+            out->lock = m.lock_write, out->write_keys |= 2;
+        if (m.has_beta_write && prm->beta > 0)
+            out->write_scale = m.beta_write / prm->beta, out->write_keys |= 4;
+    }
+    out->beta *= out->delta * out->write_scale;
+}
+
+int kcal_model_full_measured(const kcal_params *prm)
+{
+    for (size_t i = 0; i < prm->n_entries; i++) {
+        const char *k = prm->entries[i].key;
+        if (!strncmp(k, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1) ||
+            !strcmp(k, "cache_knee") || !strcmp(k, "conc_hot") ||
+            !strcmp(k, "conc_cold") || !strcmp(k, "alpha_write") ||
+            !strcmp(k, "lock_write") || !strcmp(k, "beta_write"))
+            return 1;
+    }
+    return 0;
+}
+
+/* Apply them to one call: its β, and for a *_write row a params copy
+ * (*wp, which the caller keeps alive for the formula) with the write keys. */
+static void full_measured(acc *a, kcal_coll c, const kcal_algorithm *alg,
+                          int k, int p, kcal_params *wp)
+{
+    if (!kcal_model_full_measured(a->prm))
+        return;
+    kcal_full_copy fc;
+    kcal_model_full_copy(a->prm, c, alg, p, k, a->n, &fc);
+    a->beta = fc.beta;
+    if (fc.write_keys & 3) {
+        *wp = *a->prm;
+        wp->alpha = fc.alpha;
+        wp->lock = fc.lock;
+        a->prm = wp;
+    }
+}
+
 static void paper_time(acc *a, const kcal_algorithm *alg, int k, int p)
 {
     if (p == 1) { /* model.md: for p = 1 every collective is a local copy */
@@ -586,7 +811,9 @@ static void paper_time(acc *a, const kcal_algorithm *alg, int k, int p)
 static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
                       int p)
 {
+    kcal_params wp; /* the *_write rows' keys (full_measured) */
     a->beta = full_beta(a->prm, c, alg, p, a->n);
+    full_measured(a, c, alg, k, p, &wp);
     if (p == 1) {
         add_memcpy(a);
         return;
@@ -615,6 +842,8 @@ int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
     if (out->steps < 1) /* p = 1: ⌈log₂ 1⌉ = p − 1 = 0 steps */
         out->steps = 1;
     out->concurrent = count_of(facts[alg->index].concurrent, p, k);
+    if (out->concurrent < 1) /* p = 1: direct_read's p − 1 readers */
+        out->concurrent = 1;
     out->paper_charges_p = facts[alg->index].paper_charges_p;
     return 0;
 }

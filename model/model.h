@@ -170,6 +170,39 @@ int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
                       kcal_coll c, int p, uint64_t n, int in_place,
                       const kcal_algorithm *only_alg, kcal_choice *out);
 
+/* What the full model charges for the copies of one call (issue 9), for
+ * `kcal predict --explain` and the report: the call's footprint, the β it
+ * gets and from which keys, the concurrent copies' δ(c), and for a *_write
+ * row the write keys. beta is the per-byte time the formula uses, δ and the
+ * write scale included. alg NULL: the collective's buffers alone, one copy
+ * at a time. */
+typedef enum {
+    KCAL_BETA_FROM_BETA = 0, /* β: nothing better in the params */
+    KCAL_BETA_FROM_L3,       /* beta_hot or β by hwloc's l3_cache */
+    KCAL_BETA_FROM_KNEE,     /* beta_hot or β by the measured cache_knee */
+    KCAL_BETA_FROM_WS        /* the measured β(working set) curve */
+} kcal_beta_source;
+
+typedef struct {
+    double footprint; /* bytes, kcal_model_footprint */
+    double beta;      /* s/byte, δ and write scale included */
+    kcal_beta_source beta_source;
+    int concurrent;   /* copies at once (the registry's conc at p, k) */
+    double conc;      /* k of δ(c) = 1 + k·(c − 1) for this call */
+    double delta;     /* δ(concurrent) */
+    int writes;       /* a *_write row */
+    int write_keys;   /* bits: 1 alpha_write, 2 lock_write, 4 beta_write */
+    double alpha, lock, write_scale;
+} kcal_full_copy;
+
+/* Whether the params hold any of issue 9's keys (beta_ws_*, cache_knee,
+ * conc_*, *_write): without them the full model is as before. */
+int kcal_model_full_measured(const kcal_params *prm);
+
+void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, int k, uint64_t n,
+                          kcal_full_copy *out);
+
 /* model.md's notation, for model.c and for reports/: pages(n) = ⌈n/s⌉,
  * ⌈log₂ p⌉, ⌈log_k p⌉ and γ(c) (γ(1) = 1, 0 for c <= 0). */
 uint64_t kcal_pages(uint64_t n, double page);

@@ -45,6 +45,16 @@ static const struct {
      * time per byte (s/byte), one control-message step (s) */
     {"beta_hot", KCAL_KEY_NUMBER, 0},
     {"sync_step", KCAL_KEY_NUMBER, 0},
+    /* issue 9: the measured cache knee (bytes), concurrent copies' δ(c)
+     * slope in and out of cache, the writes' own start-up, pinning and
+     * copy time where they differ from the reads' (and beta_ws_<size>,
+     * below) */
+    {"cache_knee", KCAL_KEY_NUMBER, 0},
+    {"conc_hot", KCAL_KEY_NUMBER, 0},
+    {"conc_cold", KCAL_KEY_NUMBER, 0},
+    {"alpha_write", KCAL_KEY_NUMBER, 0},
+    {"lock_write", KCAL_KEY_NUMBER, 0},
+    {"beta_write", KCAL_KEY_NUMBER, 0},
     {"machine", KCAL_KEY_TEXT, 0},
     {"cpu", KCAL_KEY_TEXT, 0},
     {"cores", KCAL_KEY_TEXT, 0},
@@ -70,12 +80,30 @@ const char *kcal_sm_name(kcal_sm_op op)
     return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
 }
 
+/* beta_ws_<size>: digits and an optional k, m or g (issue 9). */
+static int is_ws_key(const char *key)
+{
+    static const size_t plen = sizeof KCAL_WS_PREFIX - 1;
+    if (strncmp(key, KCAL_WS_PREFIX, plen))
+        return 0;
+    const char *c = key + plen;
+    if (!isdigit((unsigned char)*c))
+        return 0;
+    while (isdigit((unsigned char)*c))
+        c++;
+    if (*c == 'k' || *c == 'm' || *c == 'g')
+        c++;
+    return *c == '\0';
+}
+
 /* The kind of a key of the table, or KCAL_KEY_UNKNOWN. */
 static kcal_key_kind table_kind(const char *key)
 {
     for (size_t i = 0; i < N_KEYS; i++)
         if (!strcmp(key_table[i].name, key))
             return key_table[i].kind;
+    if (is_ws_key(key))
+        return KCAL_KEY_NUMBER;
     return KCAL_KEY_UNKNOWN;
 }
 

@@ -97,6 +97,10 @@ int kcal_params_set_text(kcal_params *p, const char *key, const char *text);
 const char *kcal_params_check_number(const char *key, double value);
 const char *kcal_params_check_text(const char *key, const char *text);
 
+/* The full model's β(working set) keys (issue 9): beta_ws_ followed by
+ * the working set as a size in lower case: beta_ws_64k, beta_ws_512m. */
+#define KCAL_WS_PREFIX "beta_ws_"
+
 /* What a key is, from the one table of keys (model.md "The params file"). */
 typedef enum {
     KCAL_KEY_UNKNOWN = 0, /* not a key of model.md: kept, warned about */

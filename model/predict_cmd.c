@@ -383,6 +383,53 @@ static void note_full_fallbacks(const kcal_params *prm)
                       "measures it when mpirun works");
 }
 
+/* issue 9, --explain with the full model: what it charged for the copies
+ * of this size (the collective's buffers; bruck adds its scratch): the
+ * footprint, the β it got and from which measurement, the concurrent
+ * copies' δ(c) of each algorithm that runs several at once, and which
+ * write keys the *_write rows used. Only for params with issue 9's keys,
+ * so older files explain as before. */
+static void print_full_copies(FILE *f, const options *o,
+                              const kcal_params *prm, uint64_t n,
+                              const kcal_prediction *pr, long count)
+{
+    static const char *const src[] = {"beta: no cache measurement",
+                                      "beta_hot/beta by hwloc's l3_cache",
+                                      "beta_hot/beta by the measured cache_knee",
+                                      "beta_ws_* curve"};
+    kcal_full_copy fc;
+    char fp[32];
+    kcal_model_full_copy(prm, o->coll, NULL, (int)o->p, 0, n, &fc);
+    fprintf(f, "  copies (full model): footprint %s -> %.3g GB/s (%s)",
+            kcal_sizes_format((uint64_t)fc.footprint, fp, sizeof fp),
+            1e-9 / fc.beta, src[fc.beta_source]);
+    double knee = kcal_params_get(prm, "cache_knee", 0);
+    double l3 = kcal_params_get(prm, "l3_cache", 0);
+    if (knee > 0)
+        fprintf(f, "; cache_knee %.0f MiB measured%s", knee / 1048576,
+                l3 > 0 ? "" : "");
+    if (knee > 0 && l3 > 0)
+        fprintf(f, ", hwloc l3_cache %.0f MiB (not used)", l3 / 1048576);
+    fputc('\n', f);
+    for (long i = 0; i < count; i++) {
+        if (i > 0 && pr[i].alg == pr[i - 1].alg)
+            continue; /* one line per algorithm, at its first k */
+        kcal_model_full_copy(prm, o->coll, pr[i].alg, (int)o->p, pr[i].k, n,
+                             &fc);
+        if (fc.delta == 1 && !fc.write_keys)
+            continue;
+        fprintf(f, "    %-20s", pr[i].alg->id);
+        if (fc.delta != 1)
+            fprintf(f, " %d copies at once: delta = 1 + %.3g*(%d-1) = %.3f",
+                    fc.concurrent, fc.conc, fc.concurrent, fc.delta);
+        if (fc.write_keys)
+            fprintf(f, " writes:%s%s%s", fc.write_keys & 1 ? " alpha_write" : "",
+                    fc.write_keys & 2 ? " lock_write" : "",
+                    fc.write_keys & 4 ? " beta_write" : "");
+        fputc('\n', f);
+    }
+}
+
 int kcal_predict_main(int argc, char **argv)
 {
     options o;
@@ -441,6 +488,9 @@ int kcal_predict_main(int argc, char **argv)
             print_json(f, &o, o.sizes[s], pr, count, &first);
         else
             print_table_size(f, &o, o.sizes[s], pr, count);
+        if (o.format == FMT_TABLE && o.explain &&
+            o.model == KCAL_MODEL_FULL && kcal_model_full_measured(&prm))
+            print_full_copies(f, &o, &prm, o.sizes[s], pr, count);
         if (n_runs && runs[n_runs - 1].alg == pr[0].alg &&
             runs[n_runs - 1].k == pr[0].k) {
             runs[n_runs - 1].last = o.sizes[s];

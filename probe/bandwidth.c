@@ -6,6 +6,15 @@ kcal_cold_cache kcal_bandwidth_cold_cache(const kcal_topo_info *ti)
     return (kcal_cold_cache){ti->llc, "the last-level cache hwloc reports"};
 }
 
+kcal_cold_cache kcal_bandwidth_cold_cache_knee(const kcal_topo_info *ti,
+                                               double knee)
+{
+    if (knee > 0 && knee < 1e15)
+        return (kcal_cold_cache){(unsigned long)knee,
+                                 "the cache knee the probe measured"};
+    return kcal_bandwidth_cold_cache(ti);
+}
+
 size_t kcal_bandwidth_pool_bytes(unsigned long cache_bytes, int *capped)
 {
     const size_t unit = 4u << 20;

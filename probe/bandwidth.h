@@ -25,6 +25,11 @@ typedef struct {
 
 kcal_cold_cache kcal_bandwidth_cold_cache(const kcal_topo_info *ti);
 
+/* The same once the probe measured the cache knee (knee.h; bytes, <= 0:
+ * not measured): the knee, else hwloc's last-level cache. */
+kcal_cold_cache kcal_bandwidth_cold_cache_knee(const kcal_topo_info *ti,
+                                               double knee);
+
 /* The cap on each rotation buffer. hwloc reports what CPUID or the
  * hypervisor says, and a VM may be told the host's whole L3 (260 MiB and
  * 508 MiB seen): twice that is a gigabyte per buffer, two buffers (ours

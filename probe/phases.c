@@ -65,18 +65,29 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
         want = 0;
         break;
     case KCAL_CALL_COPY:
+    case KCAL_CALL_COPY_WRITE:
         l.iov_len = len;
         want = (ssize_t)len;
         break;
+    case KCAL_CALL_STARTUP_WRITE:
+        r.iov_len = 1;
+        break;
+    case KCAL_CALL_LOCK_WRITE:
+        break;
     }
+    int writes = kind == KCAL_CALL_STARTUP_WRITE ||
+                 kind == KCAL_CALL_LOCK_WRITE || kind == KCAL_CALL_COPY_WRITE;
+    int copies = kind == KCAL_CALL_COPY || kind == KCAL_CALL_COPY_WRITE;
     double t0 = kcal_cli_now();
     for (int i = 0; i < inner; i++) {
         if (rotate) {
             r.iov_base = s->remote + next_region(&s->rcur, len, s->remote_bytes);
-            if (kind == KCAL_CALL_COPY)
+            if (copies)
                 l.iov_base = s->local + next_region(&s->lcur, len, s->local_bytes);
         }
-        ssize_t got = process_vm_readv(s->pid, &l, liovcnt, &r, riovcnt, 0);
+        ssize_t got = writes
+                          ? process_vm_writev(s->pid, &l, liovcnt, &r, riovcnt, 0)
+                          : process_vm_readv(s->pid, &l, liovcnt, &r, riovcnt, 0);
         if (got != want) {
             if (got >= 0)
                 errno = EIO;
@@ -148,6 +159,10 @@ static const char *sweep_label(const char *phase)
         return "T3 lock+pin";
     if (!strcmp(phase, KCAL_PHASE_COPY))
         return "T4 copy";
+    if (!strcmp(phase, KCAL_PHASE_STARTUP_WRITE) ||
+        !strcmp(phase, KCAL_PHASE_LOCK_WRITE) ||
+        !strcmp(phase, KCAL_PHASE_COPY_WRITE))
+        return "T2-T4 writes";
     return phase;
 }
 
@@ -196,7 +211,8 @@ int kcal_sweep_pass(kcal_sweep *w, kcal_cma_setup *s, int reps, kcal_raw *raw,
         switch (w->kind) {
         case KCAL_CALL_SYSCALL:
         case KCAL_CALL_LOCK_LIOV0: bytes = 0; break;
-        case KCAL_CALL_COPY: bytes = pages * (long)s->page; break;
+        case KCAL_CALL_COPY:
+        case KCAL_CALL_COPY_WRITE: bytes = pages * (long)s->page; break;
         default: bytes = 1;
         }
         if (w->kind == KCAL_CALL_SYSCALL)

@@ -43,6 +43,10 @@ typedef enum {
     KCAL_CALL_LOCK,    /* T3(N), 1 byte local */
     KCAL_CALL_LOCK_LIOV0, /* T3(N), liovcnt = 0 (the paper's Table III) */
     KCAL_CALL_COPY,    /* T4(N) */
+    /* The same with process_vm_writev, the remote side written (issue 9) */
+    KCAL_CALL_STARTUP_WRITE, /* T2 */
+    KCAL_CALL_LOCK_WRITE,    /* T3(N), 1 byte local */
+    KCAL_CALL_COPY_WRITE,    /* T4(N) */
 } kcal_call_kind;
 
 typedef struct {

@@ -23,8 +23,10 @@
 #include "calibrate.h"
 #include "cli.h"
 #include "cma_check.h"
+#include "concurrent.h"
 #include "contention.h"
 #include "err.h"
+#include "knee.h"
 #include "load.h"
 #include "phases.h"
 #include "raw.h"
@@ -152,7 +154,45 @@ typedef struct {
     size_t pool_bytes, target_bytes, local_bytes;
     /* progress, in units of one sample of one sweep point */
     double sweep_units, sm_units; /* sm_units: per mpirun launch */
+    /* issue 9: the working sets of the cache knee (pages), its passes; the
+     * concurrent copies (counts as for contention); the writes' page
+     * counts (T3 and T4 with process_vm_writev) */
+    size_t ws_max;
+    long ws[MAX_POINTS];
+    size_t n_ws;
+    int ws_passes;
+    int cc_reps, cc_warmup, cc_passes;
+    long w_pages[MAX_POINTS];
+    size_t n_w_pages;
 } plan;
+
+/* issue 9's measurements: the cache knee's working sets up to 4x the
+ * cache hwloc reports (at most two buffers of KCAL_BANDWIDTH_POOL_MAX:
+ * W/2 in the target and W/2 in ours), concurrent copies, the writes. Grows
+ * the buffers so the largest working set fits, and adds the work. */
+static void plan_issue9(plan *pl, const options *o, const kcal_topo_info *ti,
+                        long page, double *work)
+{
+    pl->ws_max = kcal_knee_max_bytes(ti->llc, 2 * KCAL_BANDWIDTH_POOL_MAX);
+    pl->n_ws = kcal_knee_ws_list((size_t)page, pl->ws_max, pl->ws, MAX_POINTS);
+    pl->ws_passes = o->quick ? 12 : 30;
+    size_t half = pl->ws_max / 2;
+    if (pl->target_bytes < half)
+        pl->target_bytes = half;
+    if (pl->local_bytes < half)
+        pl->local_bytes = half;
+    pl->cc_reps = o->quick ? 16 : 40;
+    pl->cc_warmup = 2;
+    pl->cc_passes = 2;
+    pl->n_w_pages = kcal_phases_page_list(o->quick ? 1 : 2, 1024, pl->w_pages,
+                                          MAX_POINTS);
+    *work += 2.0 * (double)pl->n_ws * pl->ws_passes;
+    for (size_t i = 0; i < pl->n_counts; i++)
+        *work += 4.0 * pl->counts[i] *
+                 ((pl->cc_reps + pl->cc_passes - 1) / pl->cc_passes) *
+                 pl->cc_passes;
+    *work += (1.0 + 2.0 * (double)pl->n_w_pages) * pl->passes;
+}
 
 static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
                       long page)
@@ -200,6 +240,7 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
     for (size_t i = 0; i < pl->n_counts; i++)
         work += 3.0 * pl->counts[i] *
                 ((pl->c_reps + pl->c_passes - 1) / pl->c_passes) * pl->c_passes;
+    plan_issue9(pl, o, ti, page, &work);
     pl->sweep_units = work;
     pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
 }
@@ -294,6 +335,7 @@ typedef struct {
     char *local; /* our buffer, pre-faulted */
     size_t local_bytes;
     kcal_sweep sw[SWEEP_COUNT];
+    kcal_sweep wsw[3]; /* issue 9: T2, T3(N), T4(N) written (writev) */
     kcal_cma_setup cs;
     kcal_progress pr;
     kcal_meter meter;
@@ -319,6 +361,8 @@ static void probe_free(probe_run *r)
 {
     for (int k = 0; k < SWEEP_COUNT; k++)
         kcal_sweep_free(&r->sw[k]);
+    for (int k = 0; k < 3; k++)
+        kcal_sweep_free(&r->wsw[k]);
     release_buffers(r);
     kcal_raw_free(&r->raw);
     kcal_topo_free(r->topo);
@@ -395,6 +439,83 @@ static int setup_buffers(probe_run *r)
     return 0;
 }
 
+/* issue 9, writes: T2, T3(N) and T4(N) with process_vm_writev, on a
+ * coarser list of N than the reads, in the same passes (so a write and a
+ * read of one N see the same machine). T4 rotates out of cache as β's
+ * does, in cache with --hot. 0 or -1 with r->err. */
+static int write_sweeps_init(probe_run *r)
+{
+    const plan *pl = r->pl;
+    static const long one = 1;
+    size_t el = sizeof r->err;
+    if (kcal_sweep_init(&r->wsw[0], &r->cs, KCAL_CALL_STARTUP_WRITE, 0,
+                        KCAL_PHASE_STARTUP_WRITE, KCAL_PATTERN_NONE, &one, 1,
+                        r->err, el) < 0 ||
+        kcal_sweep_init(&r->wsw[1], &r->cs, KCAL_CALL_LOCK_WRITE, 0,
+                        KCAL_PHASE_LOCK_WRITE, KCAL_PATTERN_ONE_BYTE_LOCAL,
+                        pl->w_pages, pl->n_w_pages, r->err, el) < 0 ||
+        kcal_sweep_init(&r->wsw[2], &r->cs, KCAL_CALL_COPY_WRITE, !r->o->hot,
+                        KCAL_PHASE_COPY_WRITE,
+                        r->o->hot ? KCAL_PATTERN_HOT : KCAL_PATTERN_COLD,
+                        pl->w_pages, pl->n_w_pages, r->err, el) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_sweeps_pass(probe_run *r)
+{
+    for (int k = 0; k < 3; k++)
+        if (r->wsw[k].n && kcal_sweep_pass(&r->wsw[k], &r->cs, 1, &r->raw,
+                                           r->err, sizeof r->err) < 0)
+            return -1;
+    return 0;
+}
+
+/* issue 9, the cache knee: copies over working sets from 64 KiB up (in
+ * the buffers setup_buffers made large enough), before the T4 sweeps, so
+ * the measured knee, not hwloc's cache size, sizes the cold rotation.
+ * 0 or -1 with r->err. */
+static int run_knee(probe_run *r)
+{
+    const plan *pl = r->pl;
+    kcal_knee_setup ks = {.cs = &r->cs, .ws_pages = pl->ws, .n_ws = pl->n_ws,
+                          .passes = pl->ws_passes};
+    if (kcal_knee_measure(&ks, &r->raw, r->err, sizeof r->err) < 0)
+        return -1;
+    double knee, se;
+    if (kcal_calibrate_knee(&r->raw, (double)r->page, &knee, &se) < 0)
+        return 0; /* no knee found: the rotation stays hwloc-sized */
+    kcal_cold_cache cc = kcal_bandwidth_cold_cache_knee(&r->ti, knee);
+    size_t pool = kcal_bandwidth_pool_bytes(cc.bytes, NULL);
+    if (pool < r->cs.remote_bytes)
+        r->cs.remote_bytes = pool;
+    if (pool < r->cs.local_bytes)
+        r->cs.local_bytes = pool;
+    if (!r->o->quiet)
+        fprintf(stderr, "%skcal probe: cache knee measured at %.0f MiB "
+                "(hwloc reports a %lu MiB last-level cache); cold copies "
+                "rotate over %zu MiB\n", r->pr.tty ? "\r\033[K" : "",
+                knee / (1 << 20), r->ti.llc >> 20, r->cs.remote_bytes >> 20);
+    return 0;
+}
+
+/* issue 9, concurrent copies: c = 1..C copiers of the main target, in
+ * cache and out of it, from distinct and the same pages. 0 or -1. */
+static int run_concurrent(probe_run *r)
+{
+    const plan *pl = r->pl;
+    int C = pl->max_readers;
+    size_t len = 64 * (size_t)r->page;
+    size_t span = r->main_t.bytes / (size_t)C / len * len;
+    kcal_concurrent_setup cc = {
+        .topo = r->topo, .target = &r->main_t, .page = (size_t)r->page,
+        .pages = 64, .cold_bytes = span, .max_copiers = C,
+        .counts = pl->counts, .n_counts = pl->n_counts, .reps = pl->cc_reps,
+        .warmup = pl->cc_warmup, .passes = pl->cc_passes, .calls_hot = 64,
+        .calls_cold = 16, .meter = &r->meter};
+    return kcal_concurrent_measure(&cc, &r->raw, r->err, sizeof r->err);
+}
+
 /* T1..T4: calibrate every sweep, then run them pass by pass, so T3 and T4
  * (cold and hot) of each N see the same machine. 0 or -1 with r->err. */
 static int run_sweeps(probe_run *r)
@@ -420,11 +541,16 @@ static int run_sweeps(probe_run *r)
                                            pl->pages, pl->n_pages, 0,
                                            r->err, el) < 0))
         return -1;
-    for (int pass = 0; pass < pl->passes; pass++)
+    if (write_sweeps_init(r) < 0)
+        return -1;
+    for (int pass = 0; pass < pl->passes; pass++) {
         for (int k = 0; k < SWEEP_PASSES; k++)
             if (sw[k].n &&
                 kcal_sweep_pass(&sw[k], cs, 1, &r->raw, r->err, el) < 0)
                 return -1;
+        if (write_sweeps_pass(r) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -637,10 +763,10 @@ int kcal_probe_main(int argc, char **argv)
         goto fail;
     kcal_load load;
     kcal_load_start(&load);
-    if (run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
+    if (run_knee(&r) < 0 || run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
         goto fail;
     report_load(&r, &load);
-    if (run_contention(&r) < 0)
+    if (run_concurrent(&r) < 0 || run_contention(&r) < 0)
         goto fail;
     run_sm(&r);
     release_buffers(&r);

@@ -36,8 +36,7 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     unsigned miss = kcal_model_full_missing(in->params);
     kcal_sbuf_add(&b, "The full model (`kcal predict --model full`, model.md "
                   "\"Beyond the paper\") adds to the paper's terms what kcal "
-                  "probe measures beyond them: copies at beta_hot when the "
-                  "buffers of a call fit in the last-level cache, sync_step "
+                  "probe measures beyond them: %s, sync_step "
                   "per synchronised step, p − 1 (not p) remote copies in the "
                   "sequential rows and contending copies in the parallel "
                   "ones, and the overlapped halves of bcast "
@@ -45,8 +44,15 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
                   "model error: paper %.1f %%, full %.1f %% (%d points of 16K "
                   "and more; too optimistic at %d and %d of them); mean "
                   "selection regret: paper %.1f %%, full %.1f %%; right first "
-                  "choice at %d and %d of %d (collective, size) points. ", pmed,
-                  fmed, pp, pu, fu, preg, freg, pr, fr, pm);
+                  "choice at %d and %d of %d (collective, size) points. ",
+                  kcal_model_full_measured(in->params)
+                      ? "every copy at the rate measured for the call's "
+                        "working set (beta_ws_*), slowed by δ(c) when c "
+                        "copies run at once (conc_hot, conc_cold), and the "
+                        "writes' own keys where they differ"
+                      : "copies at beta_hot when the buffers of a call fit "
+                        "in the last-level cache",
+                  pmed, fmed, pp, pu, fu, preg, freg, pr, fr, pm);
     int better_err = fmed < pmed, better_reg = freg <= preg;
     const char *verdict =
         better_err && better_reg

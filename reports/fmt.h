@@ -14,5 +14,10 @@ const char *kcal_fmt_time(double s, char *buf, size_t len);
 const char *kcal_fmt_bytes(double b, char *buf, size_t len);
 /* "64K", "4M", "4097": kcal_sizes_format, the spelling of --sizes. */
 const char *kcal_fmt_size(uint64_t n, char *buf, size_t len);
+/* A CPU model name short enough for a plot title (issue 9): without the
+ * trademark marks (R), (TM), the clock ("@ 2.10GHz"), "CPU", "Processor"
+ * and "N-Core"; "Intel(R) Xeon(R) Processor" -> "Intel Xeon". The name as
+ * given when nothing is left. */
+const char *kcal_fmt_cpu(const char *cpu, char *buf, size_t len);
 
 #endif

@@ -144,11 +144,14 @@ static int parse_bool(const char *s, int *out)
 /* ---- the two files ---------------------------------------------------- */
 
 enum { C_COLL, C_P, C_SIZE, C_ALG, C_K, C_PRED, C_RANK, C_MEDIAN, C_MIN,
-       C_MAX, C_ITER, C_OVERSUB, C_COUNT };
+       C_MAX, C_ITER, C_OVERSUB, C_P25, C_P75, C_HALF1, C_HALF2, C_COUNT };
 
+/* C_P25 .. C_HALF2 (issue 9) are read when the header has them: files of
+ * an older kcal bench lack them. */
 static const char *const col_names[C_COUNT] = {
     "collective", "p", "size_bytes", "algorithm", "k", "predicted_s", "rank",
     "median_s", "min_s", "max_s", "iterations", "oversubscribed",
+    "p25_s", "p75_s", "half1_s", "half2_s",
 };
 
 /* The columns a file must have: those its writer writes (columns.h), as
@@ -159,7 +162,7 @@ static int contract_columns(int measured, int *need, size_t max)
 {
     char head[256];
     snprintf(head, sizeof head, "%s",
-             measured ? KCAL_CSV_MEASURED_HEADER : KCAL_CSV_PREDICTED_HEADER);
+             measured ? KCAL_CSV_MEASURED_REQUIRED : KCAL_CSV_PREDICTED_HEADER);
     size_t n = 0;
     for (char *save = NULL, *name = strtok_r(head, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
@@ -172,6 +175,32 @@ static int contract_columns(int measured, int *need, size_t max)
     }
     need[n] = -1;
     return 0;
+}
+
+/* The optional columns of a measured row (issue 9): both quartiles or
+ * neither, both halves or neither; a quartile outside min..max is bad.
+ * NULL, or the name of the bad column. */
+static const char *parse_spread(char **f, const int *idx, kcal_join_row *r)
+{
+    if (idx[C_P25] >= 0 && idx[C_P75] >= 0 && *f[idx[C_P25]] &&
+        *f[idx[C_P75]]) {
+        if (parse_time(f[idx[C_P25]], &r->p25_s) ||
+            !(r->min_s <= r->p25_s && r->p25_s <= r->median_s))
+            return "p25_s";
+        if (parse_time(f[idx[C_P75]], &r->p75_s) ||
+            !(r->median_s <= r->p75_s && r->p75_s <= r->max_s))
+            return "p75_s";
+        r->has_quartiles = 1;
+    }
+    if (idx[C_HALF1] >= 0 && idx[C_HALF2] >= 0 && *f[idx[C_HALF1]] &&
+        *f[idx[C_HALF2]]) {
+        if (parse_time(f[idx[C_HALF1]], &r->half1_s))
+            return "half1_s";
+        if (parse_time(f[idx[C_HALF2]], &r->half2_s))
+            return "half2_s";
+        r->has_halves = 1;
+    }
+    return NULL;
 }
 
 /* Parse buf (NUL-terminated, modified in place, owned by the caller), whose
@@ -297,6 +326,8 @@ static int parse_csv(kcal_join_table *t, char *buf, const char *name,
                         name, lineno);
                 goto out;
             }
+            if (!bad)
+                bad = parse_spread(f, idx, r);
             r->has_meas = 1;
             r->meas_file = fname;
             r->meas_line = lineno;
@@ -565,6 +596,12 @@ int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen)
             o->max_s = r->max_s;
             o->iterations = r->iterations;
             o->oversubscribed = r->oversubscribed;
+            o->has_quartiles = r->has_quartiles;
+            o->has_halves = r->has_halves;
+            o->p25_s = r->p25_s;
+            o->p75_s = r->p75_s;
+            o->half1_s = r->half1_s;
+            o->half2_s = r->half2_s;
             o->meas_file = r->meas_file;
             o->meas_line = r->meas_line;
             continue;
@@ -657,6 +694,29 @@ static int cmp_rowptr(const void *pa, const void *pb)
     return c ? c : (a < b ? -1 : a > b);
 }
 
+/* How far a measured median moves by noise alone: the difference of the
+ * medians of its two interleaved halves, else half the interquartile
+ * range, else 0 (an older bench CSV: no ties then). */
+static double median_noise(const kcal_join_row *r)
+{
+    if (r->has_halves)
+        return fabs(r->half1_s - r->half2_s);
+    if (r->has_quartiles)
+        return (r->p75_s - r->p25_s) / 2;
+    return 0;
+}
+
+/* issue 9: the predicted best and the measured best differ by less than
+ * either's own noise. */
+static int noise_tie(const kcal_join_row *pb, const kcal_join_row *mb)
+{
+    if (pb == mb)
+        return 0;
+    double d = pb->median_s - mb->median_s;
+    double a = median_noise(pb), b = median_noise(mb);
+    return d < (a > b ? a : b);
+}
+
 long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
 {
     const kcal_join_row **by = malloc((t->n ? t->n : 1) * sizeof *by);
@@ -710,6 +770,7 @@ long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
             double mb = cur.measured_best->median_s;
             cur.regret_pct = 100.0 * (cur.predicted_best->median_s - mb) / mb;
             cur.speedup = cur.mpi ? cur.mpi->median_s / mb : NAN;
+            cur.noise_tie = noise_tie(cur.predicted_best, cur.measured_best);
             res[n++] = cur;
         }
         i = j;
@@ -775,6 +836,51 @@ double kcal_join_mean_regret(const kcal_join_rank *r, long n)
     return m ? sum / m : NAN;
 }
 
+double kcal_join_mean_regret_no_ties(const kcal_join_rank *r, long n,
+                                     long *ties)
+{
+    double sum = 0;
+    long m = 0, k = 0;
+    for (long i = 0; i < n; i++) {
+        if (r[i].oversubscribed)
+            continue;
+        if (r[i].noise_tie) {
+            k++;
+            continue;
+        }
+        sum += r[i].regret_pct;
+        m++;
+    }
+    if (ties)
+        *ties = k;
+    return m ? sum / m : NAN;
+}
+
+double kcal_join_repeat_error(const kcal_join_table *t, int *points)
+{
+    int n = 0;
+    double med = NAN;
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    if (v) {
+        for (size_t i = 0; i < t->n; i++) {
+            const kcal_join_row *r = &t->rows[i];
+            double m = (r->half1_s + r->half2_s) / 2;
+            if (r->has_meas && r->has_halves && !r->oversubscribed &&
+                r->size >= KCAL_JOIN_MIN_ERR_SIZE && m > 0 &&
+                strcmp(r->alg, KCAL_JOIN_MPI))
+                v[n++] = 100.0 * fabs(r->half1_s - r->half2_s) / m;
+        }
+        if (n) {
+            qsort(v, (size_t)n, sizeof *v, cmp_double);
+            med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+        free(v);
+    }
+    if (points)
+        *points = n;
+    return med;
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 static void put_k(FILE *f, int k)
@@ -806,11 +912,11 @@ int kcal_join_write_ranking(FILE *f, const kcal_join_rank *r, long n,
         if (r[i].oversubscribed != oversubscribed)
             continue;
         char a[64], b[64];
-        fprintf(f, "%s,%d,%llu,%s,%s,%.4f\n", r[i].coll, r[i].p,
+        fprintf(f, "%s,%d,%llu,%s,%s,%.4f,%d\n", r[i].coll, r[i].p,
                 (unsigned long long)r[i].size,
                 kcal_join_alg_label(r[i].predicted_best, a, sizeof a),
                 kcal_join_alg_label(r[i].measured_best, b, sizeof b),
-                r[i].regret_pct);
+                r[i].regret_pct, r[i].noise_tie);
     }
     return ferror(f) ? -1 : 0;
 }

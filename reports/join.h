@@ -42,6 +42,10 @@ typedef struct {
     double median_s, min_s, max_s;
     long iterations;
     int oversubscribed;
+    /* issue 9, when the bench CSV has them: the quartiles of the
+     * iterations, and the medians of the odd and the even iterations */
+    int has_quartiles, has_halves;
+    double p25_s, p75_s, half1_s, half2_s;
 
     const char *pred_file, *meas_file; /* source file and line, for messages */
     int pred_line, meas_line;
@@ -129,6 +133,10 @@ typedef struct {
     double regret_pct;
     const kcal_join_row *mpi;            /* NULL when `mpi` was not measured */
     double speedup;                      /* mpi median / measured_best median; NAN without mpi */
+    int noise_tie; /* issue 9: predicted_best's median is above
+                    * measured_best's by less than either's own noise (the
+                    * difference of its halves' medians, else half its
+                    * interquartile range): ranking.csv's `tie` */
 } kcal_join_rank;
 
 /* Both return the count (>= 0) and a malloc'ed array (caller frees), or -1
@@ -151,6 +159,15 @@ double kcal_join_median_ape(const kcal_join_table *t);
 double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
                                int *points, int *under);
 double kcal_join_mean_regret(const kcal_join_rank *r, long n);
+/* The same without the points that are noise ties; *ties (may be NULL)
+ * gets how many were left out. */
+double kcal_join_mean_regret_no_ties(const kcal_join_rank *r, long n,
+                                     long *ties);
+/* The repeat error, the report's noise floor: the median over the
+ * headline's points (kcoll algorithms) that have both halves of
+ * 100·|half1 − half2| / mean(half1, half2); *points (may be NULL) how many.
+ * NAN when no point has halves. */
+double kcal_join_repeat_error(const kcal_join_table *t, int *points);
 
 /* Write the two tables (header included). Return 0 or -1 (errno). The
  * `oversubscribed` selector picks which rows: 0 = not oversubscribed only,

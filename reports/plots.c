@@ -236,7 +236,7 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
         goto out;
     }
     fprintf(o.f, "# kcal report: %s at p = %d; one block per series.\n"
-                 "# size_bytes median_us min_us max_us predicted_us "
+                 "# size_bytes median_us low_us high_us predicted_us "
                  "predicted_full_us\n",
             coll, p);
     int drawn = 0;
@@ -254,8 +254,13 @@ int kcal_plot_times(const kcal_plot_ctx *ctx, const kcal_join_table *t,
             const kcal_join_row *row = &t->rows[r];
             if (!row->has_meas)
                 continue; /* nothing measured: no point, and no line there */
+            /* The bars: the interquartile range (issue 9) where the bench
+             * CSV has it; a single 10 ms stall on a shared machine makes
+             * min-max bars span decades and hide the points. */
             fprintf(o.f, "%llu %.6g %.6g %.6g ", (unsigned long long)row->size,
-                    row->median_s * 1e6, row->min_s * 1e6, row->max_s * 1e6);
+                    row->median_s * 1e6,
+                    (row->has_quartiles ? row->p25_s : row->min_s) * 1e6,
+                    (row->has_quartiles ? row->p75_s : row->max_s) * 1e6);
             if (row->has_pred)
                 fprintf(o.f, "%.6g ", row->predicted_s * 1e6);
             else

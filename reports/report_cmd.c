@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "exe.h"
+#include "fmt.h"
 #include "join.h"
 #include "machine.h"
 #include "model.h"
@@ -367,8 +368,9 @@ int kcal_report_main(int argc, char **argv)
     if (!o.no_plots) {
         char sbuf[PATH_MAX];
         kcal_plot_ctx ctx = {find_scripts(o.scripts, sbuf, sizeof sbuf), o.out};
-        char ptitle[512], title[1024];
+        char ptitle[512], title[1024], cpu[128];
         params_title(&prm, o.predicted_full != NULL, ptitle, sizeof ptitle);
+        kcal_fmt_cpu(mach.cpu, cpu, sizeof cpu);
         kcal_progress pr;
         kcal_progress_init(&pr, CMD, o.quiet);
         size_t total = n_times + n_speed, done = 0;
@@ -380,7 +382,7 @@ int kcal_report_main(int argc, char **argv)
                          "cores — not a contention measurement", pl->p,
                          mach.cores);
             snprintf(title, sizeof title, "%s, p = %d — measured on %s (%s, "
-                     "%d cores)\n%s%s", pl->coll, pl->p, mach.host, mach.cpu,
+                     "%d cores)\n%s%s", pl->coll, pl->p, mach.host, cpu,
                      mach.cores, ptitle, over);
             char phase[64];
             snprintf(phase, sizeof phase, "plot %s p=%d", pl->coll, pl->p);
@@ -396,7 +398,7 @@ int kcal_report_main(int argc, char **argv)
             kcal_report_plot *pl = &speed[i];
             snprintf(title, sizeof title, "speedup of the best kcoll algorithm "
                      "over the MPI library's collective, p = %d — %s (%s)%s",
-                     pl->p, mach.host, mach.cpu,
+                     pl->p, mach.host, cpu,
                      pl->oversubscribed ? "\nOVERSUBSCRIBED: not a contention "
                                           "measurement" : "");
             char phase[64];

@@ -1,6 +1,7 @@
 /* report_doc: the sections of report.md and index.html (report_doc.h). */
 #include "report_doc.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +30,38 @@ static void section_machine(kcal_doc *d, const kcal_report_input *in)
     snprintf(sockets, sizeof sockets, "%d socket%s, %d NUMA node%s",
              m->sockets, m->sockets == 1 ? "" : "s", m->numa,
              m->numa == 1 ? "" : "s");
+    /* issue 9: the knee kcal probe measured, beside what hwloc says. */
+    char knee[160] = "not measured (params without cache_knee)", c2[32];
+    double kv = kcal_params_get(in->params, "cache_knee", 0);
+    double ks = kcal_params_get(in->params, "cache_knee_stderr", 0);
+    int disagree = 0;
+    if (kv > 0) {
+        snprintf(knee, sizeof knee, "%s ± %s (where the copy rate falls to "
+                 "the out-of-cache one)", kcal_fmt_bytes(kv, c1, sizeof c1),
+                 kcal_fmt_bytes(ks, c2, sizeof c2));
+        double hw = (double)m->llc_bytes;
+        disagree = hw > 0 && fabs(hw - kv) > 3 * ks && (hw > 1.25 * kv ||
+                                                         kv > 1.25 * hw);
+    }
     const char *rows[][2] = {
         {"host", m->host}, {"CPU", m->cpu}, {"cores", cores},
         {"sockets", sockets}, {"last-level cache", llc},
-        {"kernel", m->kernel}};
+        {"cache knee, measured", knee}, {"kernel", m->kernel}};
     kcal_doc_table(d, 2, head);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         kcal_doc_row(d, 2, rows[i]);
     kcal_doc_table_end(d);
+    if (disagree) {
+        char para[400];
+        snprintf(para, sizeof para, "hwloc and the measurement disagree: "
+                 "hwloc reports a %s last-level cache, while copies fall "
+                 "to the out-of-cache rate from a working set of %s on. A "
+                 "virtual machine may be told the host's cache, not its "
+                 "share of it; the full model uses the measurement.",
+                 kcal_fmt_bytes((double)m->llc_bytes, c2, sizeof c2),
+                 kcal_fmt_bytes(kv, c1, sizeof c1));
+        kcal_doc_paras(d, para);
+    }
 }
 
 static const char *key_meaning(const char *key)
@@ -50,13 +75,21 @@ static const char *key_meaning(const char *key)
         {"gamma_b", "contention γ(c) = a·c² + b·c"},
         {"beta_hot", "copy time per byte in cache, full model (s/byte)"},
         {"sync_step", "one control message per step, full model (s)"},
-        {"l3_cache", "last-level cache; full model: hot below it (bytes)"},
+        {"l3_cache", "last-level cache from hwloc (bytes); metadata when cache_knee is measured"},
+        {"cache_knee", "measured cache knee: copies slow to the out-of-cache rate beyond it (bytes)"},
+        {"conc_hot", "concurrent copies in cache: δ(c) = 1 + k·(c−1)"},
+        {"conc_cold", "concurrent copies out of cache: δ(c) = 1 + k·(c−1)"},
+        {"alpha_write", "start-up of process_vm_writev, where it differs (s)"},
+        {"lock_write", "pinning for writes, where it differs (s/page)"},
+        {"beta_write", "copy time per byte of writes, where it differs (s/byte)"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(k[i][0], key))
             return k[i][1];
     if (!strncmp(key, "sm_", 3))
         return "shared-memory control T_sm = a + b·log₂p (s)";
+    if (!strncmp(key, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1))
+        return "copy time per byte at this working set, full model (s/byte)";
     return "";
 }
 
@@ -226,14 +259,14 @@ static void section_ranking(kcal_doc *d, const kcal_report_input *in, int over)
 {
     static const char *const head[] = {"collective", "p", "size_bytes",
                                        "predicted_best", "measured_best",
-                                       "regret_pct"};
+                                       "regret_pct", "tie"};
     int any = 0;
     for (long i = 0; i < in->n_ranking; i++) {
         const kcal_join_rank *r = &in->ranking[i];
         if (r->oversubscribed != over)
             continue;
         if (!any++)
-            kcal_doc_table(d, 6, head);
+            kcal_doc_table(d, 7, head);
         char p[16], sz[32], a[64], b[64], pa[80], pb[80], rg[32];
         snprintf(p, sizeof p, "%d", r->p);
         snprintf(sz, sizeof sz, "%llu", (unsigned long long)r->size);
@@ -242,8 +275,9 @@ static void section_ranking(kcal_doc *d, const kcal_report_input *in, int over)
         snprintf(pb, sizeof pb, "`%s`",
                  kcal_join_alg_label(r->measured_best, b, sizeof b));
         snprintf(rg, sizeof rg, "%.1f", r->regret_pct);
-        const char *cells[] = {r->coll, p, sz, pa, pb, rg};
-        kcal_doc_row(d, 6, cells);
+        const char *cells[] = {r->coll, p, sz, pa, pb, rg,
+                               r->noise_tie ? "tie" : ""};
+        kcal_doc_row(d, 7, cells);
     }
     if (any)
         kcal_doc_table_end(d);
@@ -266,6 +300,103 @@ static int has_oversubscribed(const kcal_report_input *in)
     return 0;
 }
 
+/* Right first choices among the points that are not oversubscribed:
+ * the predicted best is the measured best, or costs nothing more. */
+static int headline_right(const kcal_join_rank *r, long n, int *of)
+{
+    int right = 0, m = 0;
+    for (long i = 0; i < n; i++) {
+        if (r[i].oversubscribed)
+            continue;
+        m++;
+        right += r[i].predicted_best == r[i].measured_best ||
+                 r[i].regret_pct == 0;
+    }
+    *of = m;
+    return right;
+}
+
+static void fmt_pct(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "–");
+    else
+        snprintf(buf, len, "%.1f %%", v);
+}
+
+/* issue 9: the report opens with one table a person reads at a glance:
+ * each model's median error, mean regret (with and without noise ties)
+ * and right first choices, the repeat error (the noise floor those errors
+ * stand against), and the speedup range over the MPI library per
+ * collective. */
+static void section_headline(kcal_doc *d, const kcal_report_input *in)
+{
+    int full = in->full_table != NULL;
+    static const char *const head2[] = {"", "paper model"};
+    static const char *const head3[] = {"", "paper model", "full model"};
+    int nc = full ? 3 : 2;
+    kcal_doc_table(d, nc, full ? head3 : head2);
+    char a[64], b[64];
+    fmt_pct(kcal_join_median_ape(in->table), a, sizeof a);
+    if (full)
+        fmt_pct(kcal_join_median_ape(in->full_table), b, sizeof b);
+    const char *r1[] = {"median error (n ≥ 16K)", a, b};
+    kcal_doc_row(d, nc, r1);
+    fmt_pct(kcal_join_mean_regret(in->ranking, in->n_ranking), a, sizeof a);
+    if (full)
+        fmt_pct(kcal_join_mean_regret(in->full_ranking, in->n_full_ranking),
+                b, sizeof b);
+    const char *r2[] = {"mean regret", a, b};
+    kcal_doc_row(d, nc, r2);
+    long ta = 0, tb = 0;
+    double na = kcal_join_mean_regret_no_ties(in->ranking, in->n_ranking, &ta);
+    double nb = full ? kcal_join_mean_regret_no_ties(in->full_ranking,
+                                                     in->n_full_ranking, &tb)
+                     : NAN;
+    char pa[32], pb[32];
+    fmt_pct(na, pa, sizeof pa);
+    fmt_pct(nb, pb, sizeof pb);
+    snprintf(a, sizeof a, "%s (%ld ties)", pa, ta);
+    snprintf(b, sizeof b, "%s (%ld ties)", pb, tb);
+    const char *r3[] = {"mean regret without noise ties", a, b};
+    kcal_doc_row(d, nc, r3);
+    int of = 0, right = headline_right(in->ranking, in->n_ranking, &of);
+    snprintf(a, sizeof a, "%d of %d", right, of);
+    if (full) {
+        right = headline_right(in->full_ranking, in->n_full_ranking, &of);
+        snprintf(b, sizeof b, "%d of %d", right, of);
+    }
+    const char *r4[] = {"right first choice", a, b};
+    kcal_doc_row(d, nc, r4);
+    int rp = 0;
+    double rep = kcal_join_repeat_error(in->table, &rp);
+    if (isnan(rep))
+        snprintf(a, sizeof a, "– (the bench CSV has no halves)");
+    else
+        snprintf(a, sizeof a, "%.1f %% (%d points)", rep, rp);
+    const char *r5[] = {"repeat error (noise floor)", a, a};
+    kcal_doc_row(d, nc, r5);
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        const char *cn = kcal_coll_name((kcal_coll)c);
+        double lo = INFINITY, hi = -INFINITY;
+        for (long i = 0; i < in->n_ranking; i++) {
+            const kcal_join_rank *r = &in->ranking[i];
+            if (r->oversubscribed || isnan(r->speedup) || strcmp(r->coll, cn))
+                continue;
+            lo = fmin(lo, r->speedup);
+            hi = fmax(hi, r->speedup);
+        }
+        if (!(lo <= hi))
+            continue;
+        char label[64];
+        snprintf(label, sizeof label, "speedup over MPI, %s", cn);
+        snprintf(a, sizeof a, "%.2f–%.2f×", lo, hi);
+        const char *r6[] = {label, a, a};
+        kcal_doc_row(d, nc, r6);
+    }
+    kcal_doc_table_end(d);
+}
+
 int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
 {
     kcal_doc d = {md, html};
@@ -278,6 +409,7 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
              "kcal report: measured times against the model on %s",
              in->machine->host);
     kcal_doc_begin(&d, title, buf);
+    section_headline(&d, in);
     kcal_doc_paras(&d, in->generated);
 
     double med = kcal_join_median_ape(in->table);
@@ -295,7 +427,9 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
              med, pts, reg, m);
     kcal_doc_paras(&d, buf);
     kcal_doc_paras(&d, "How to read it: in each plot the points are measured "
-                   "medians with min–max bars, and the line of the same "
+                   "medians with bars from the first to the third quartile "
+                   "of the iterations (min–max for a bench CSV without "
+                   "quartiles), and the line of the same "
                    "colour is the model's prediction for that algorithm; "
                    "where a line runs below its points the model is too "
                    "optimistic. `mpi` (black, no line) is the MPI library's "
@@ -326,7 +460,10 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
     kcal_doc_heading(&d, 2, "Predicted against measured best (ranking.csv)");
     kcal_doc_paras(&d, "regret_pct = 100·(measured time of the predicted "
                    "best − measured best) / measured best; `mpi` is not a "
-                   "candidate.");
+                   "candidate. `tie`: the two medians differ by less than "
+                   "either's own noise (the difference of the medians of "
+                   "its two interleaved halves of iterations), so the "
+                   "measurement cannot tell which is faster.");
     section_ranking(&d, in, 0);
 
     if (has_oversubscribed(in)) {

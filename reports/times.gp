@@ -5,9 +5,11 @@
 # optional: those with a full-model line; xt: the x tics; xr, optional: the
 # x range, given when there is one size only)
 # datafile holds one block per series (separated by two blank lines), columns
-#   size_bytes median_us min_us max_us predicted_us predicted_full_us
+#   size_bytes median_us low_us high_us predicted_us predicted_full_us
+# (low, high: the first and third quartile, or min and max for a bench CSV
+# without quartiles)
 # (NaN: no such model). Series i is drawn in colour i: its measurements as
-# points with min-max error bars, the paper model's prediction for it as a
+# points with quartile error bars, the paper model's prediction for it as a
 # solid line of the same colour, the full model's as a dashed one.
 set terminal pngcairo size 1000,700 enhanced font "DejaVu Sans,10"
 set output outfile
@@ -22,7 +24,7 @@ set format y "%g"
 set grid xtics ytics mytics lc rgb "#dddddd"
 set key outside right top box opaque noenhanced
 if (!exists("fmodels")) fmodels = ""
-if (strlen(fmodels) > 0) { set key title "points: measured median\nbars: min–max\nsolid: paper model\ndashed: full model" } else { set key title "points: measured median\nbars: min–max\nlines: model" }
+if (strlen(fmodels) > 0) { set key title "points: measured median\nbars: quartiles\nsolid: paper model\ndashed: full model" } else { set key title "points: measured median\nbars: quartiles\nlines: model" }
 set datafile missing "NaN"
 set mxtics default
 # Keep the first and last points off the frame.

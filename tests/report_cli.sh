@@ -85,13 +85,13 @@ check "summary scatter parallel_read" grep -qx 'scatter,2,parallel_read,,2,22.50
 check "summary bcast direct_read" grep -qx 'bcast,2,direct_read,,2,20.8333,25.0000' "$out/summary.csv"
 check "no mpi in summary" bash -c "! grep -q ',mpi,' '$out/summary.csv'"
 # ranking.csv: one row per (collective, p, size).
-check "ranking.csv header" [ "$(head -1 "$out/ranking.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct" ]
+check "ranking.csv header" [ "$(head -1 "$out/ranking.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie" ]
 check "ranking.csv rows" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 4 ]
-check "ranking scatter 1M" grep -qx 'scatter,2,1048576,parallel_read,sequential_write,25.0000' "$out/ranking.csv"
-check "ranking bcast 1M" grep -qx 'bcast,2,1048576,direct_read,direct_read,0.0000' "$out/ranking.csv"
+check "ranking scatter 1M" grep -qx 'scatter,2,1048576,parallel_read,sequential_write,25.0000,0' "$out/ranking.csv"
+check "ranking bcast 1M" grep -qx 'bcast,2,1048576,direct_read,direct_read,0.0000,0' "$out/ranking.csv"
 # Oversubscribed p = 4 only in its own files: predicted throttled_read:2
 # (rank 1) measured 900, best throttled_read:3 600: regret 50 %.
-check "oversubscribed ranking" grep -qx 'scatter,4,1048576,throttled_read:2,throttled_read:3,50.0000' "$out/ranking-oversubscribed.csv"
+check "oversubscribed ranking" grep -qx 'scatter,4,1048576,throttled_read:2,throttled_read:3,50.0000,0' "$out/ranking-oversubscribed.csv"
 check "oversubscribed kept out of ranking.csv" bash -c "! grep -q '^scatter,4,' '$out/ranking.csv'"
 check "speedup.csv" grep -qx 'scatter,2,1048576,sequential_write,4.000000e-04,6.000000e-04,1.5000' "$out/speedup.csv"
 
@@ -151,9 +151,9 @@ check "summary.csv the same with or without the full model" cmp -s "$out/summary
 check "summary-full.csv header" [ "$(head -1 "$fout/summary-full.csv")" = "collective,p,algorithm,k,points,mape_pct,max_ape_pct" ]
 check "summary-full scatter parallel_read" grep -qx 'scatter,2,parallel_read,,2,10.0000,10.0000' "$fout/summary-full.csv"
 check "summary-full bcast direct_write" grep -qx 'bcast,2,direct_write,,2,8.0000,16.0000' "$fout/summary-full.csv"
-check "ranking-full.csv header" [ "$(head -1 "$fout/ranking-full.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct" ]
-check "ranking-full bcast 1M" grep -qx 'bcast,2,1048576,direct_write,direct_read,25.0000' "$fout/ranking-full.csv"
-check "ranking-full scatter 1M" grep -qx 'scatter,2,1048576,sequential_write,sequential_write,0.0000' "$fout/ranking-full.csv"
+check "ranking-full.csv header" [ "$(head -1 "$fout/ranking-full.csv")" = "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie" ]
+check "ranking-full bcast 1M" grep -qx 'bcast,2,1048576,direct_write,direct_read,25.0000,0' "$fout/ranking-full.csv"
+check "ranking-full scatter 1M" grep -qx 'scatter,2,1048576,sequential_write,sequential_write,0.0000,0' "$fout/ranking-full.csv"
 check "md comparison section" grep -q '^## Paper model against the full model' "$fout/report.md"
 check "md comparison numbers" grep -q 'median model error: paper 22.5 %, full 10.0 %' "$fout/report.md"
 check "md comparison regret" grep -q 'mean selection regret: paper 6.2 %, full 6.2 %' "$fout/report.md"

@@ -48,14 +48,14 @@ for c in scatter gather bcast allgather alltoall; do
   for n in 16384 1048576; do
     check "measured $c $n mpi" grep -q "^$c,2,$n,mpi,," "$out/measured.csv"
     check "measured $c $n kcoll" bash -c "grep '^$c,2,$n,' '$out/measured.csv' | grep -vq ',mpi,'"
-    check "ranking $c $n" grep -q "^$c,2,$n,[a-z_]*\(:[0-9]*\)\?,[a-z_]*\(:[0-9]*\)\?,[0-9.]*$" "$out/ranking.csv"
+    check "ranking $c $n" grep -q "^$c,2,$n,[a-z_]*\(:[0-9]*\)\?,[a-z_]*\(:[0-9]*\)\?,[0-9.]*,[01]$" "$out/ranking.csv"
   done
   check "summary $c" grep -q "^$c,2,[a-z_]*,[0-9]*,2,[0-9.]*,[0-9.]*$" "$out/summary.csv"
 done
 check "speedup chart" png_ok "$out/speedup-p2.png" 1000 700
 check "ranking rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 10 ]
 check "measured sizes" bash -c "tail -n +2 '$out/measured.csv' | cut -d, -f2,3 | sort -u | tr '\n' ' ' | grep -qx '2,1048576 2,16384 '"
-check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed" ]
+check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s" ]
 check "predicted header" [ "$(head -1 "$out/predicted.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
 for f in "$out"/*.csv; do
   check "$f parses (same field count as its header)" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"

@@ -2,8 +2,11 @@
  * cache they must outgrow, at least 8 MiB, whole 4 MiB units, and (H10) at
  * most KCAL_BANDWIDTH_POOL_MAX: a VM that reports a 508 MiB L3 used to get
  * two 1016 MiB buffers, faulted in before the probe's clock started. */
+#include <string.h>
+
 #include "bandwidth.h"
 #include "check.h"
+#include "knee.h"
 
 #define MiB (1ul << 20)
 
@@ -23,5 +26,20 @@ int main(void)
     kcal_topo_info ti = {.llc = 508 * MiB};
     kcal_cold_cache cc = kcal_bandwidth_cold_cache(&ti);
     CHECK(cc.bytes == 508 * MiB && cc.source != NULL);
+    /* issue 9: the measured knee, when there is one, sizes the rotation. */
+    cc = kcal_bandwidth_cold_cache_knee(&ti, 40.0 * MiB);
+    CHECK(cc.bytes == 40 * MiB && strstr(cc.source, "measured") != NULL);
+    CHECK(kcal_bandwidth_pool_bytes(cc.bytes, &capped) == 80 * MiB && !capped);
+    cc = kcal_bandwidth_cold_cache_knee(&ti, 0);
+    CHECK(cc.bytes == 508 * MiB);
+    /* The knee's working sets: 64K doubling up to 4x hwloc's cache, at
+     * least 16 MiB, at most the cap (two 256 MiB buffers). */
+    CHECK(kcal_knee_max_bytes(508 * MiB, 512 * MiB) == 512 * MiB);
+    CHECK(kcal_knee_max_bytes(1 * MiB, 512 * MiB) == 16 * MiB);
+    CHECK(kcal_knee_max_bytes(32 * MiB, 512 * MiB) == 128 * MiB);
+    long ws[64];
+    size_t n = kcal_knee_ws_list(4096, 16 * MiB, ws, 64);
+    CHECK(n == 9 && ws[0] == 16 && ws[8] == 4096); /* 64K..16M in pages */
+    CHECK(kcal_knee_ws_list(4096, 16 * MiB, ws, 3) == 3);
     return check_report();
 }

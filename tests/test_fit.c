@@ -396,6 +396,104 @@ static void test_stat_and_growth(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* issue 9: the cache knee, β(working set), concurrent copies and the
+ * write keys, recovered from synthetic samples with known answers. */
+static double ws_rate(double w) /* bytes/s of memcpy at working set w */
+{
+    return w <= (1 << 20) ? 40e9 : w <= (32 << 20) ? 10e9 : 5e9;
+}
+
+static double ws_beta(double w) /* s/byte of a CMA copy at w */
+{
+    return w <= (1 << 20) ? 3e-11 : w <= (32 << 20) ? 1e-10 : 2e-10;
+}
+
+static void test_issue9(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    const double LOCK_W = 2 * LOCK, CH = 0.2, CC = 0.5;
+    for (int k = 0; k < REPS; k++) {
+        for (double w = 65536; w <= 256.0 * (1 << 20); w *= 2) {
+            long wp = (long)(w / PAGE), chunk = wp / 2 < 256 ? wp / 2 : 256;
+            double bytes = chunk * PAGE;
+            kcal_raw_add(&r, "ws", "memcpy", 1, wp, (long)bytes, k,
+                         bytes / ws_rate(w) * (1 + gsl_ran_gaussian(rng, 0.01)));
+            kcal_raw_add(&r, "ws", "cma", 1, wp, (long)bytes, k,
+                         ALPHA + LOCK * chunk + bytes * ws_beta(w) +
+                             gsl_ran_gaussian(rng, SIG));
+        }
+        /* writes: the same start-up and β, pinning twice as slow */
+        kcal_raw_add(&r, "startup_write", "-", 1, 1, 1, k,
+                     ALPHA + LOCK_W + gsl_ran_gaussian(rng, SIG));
+        for (size_t i = 0; i < NN; i += 2) {
+            double t3 = ALPHA + LOCK_W * NS[i];
+            kcal_raw_add(&r, "lock_write", "one_byte_local", 1, NS[i], 1, k,
+                         t3 + gsl_ran_gaussian(rng, SIG));
+            kcal_raw_add(&r, "copy_write", "cold", 1, NS[i],
+                         (long)(NS[i] * PAGE), k,
+                         t3 + BETA * NS[i] * PAGE + gsl_ran_gaussian(rng, SIG));
+        }
+    }
+    /* concurrent copies of 64 pages: δ(c) = 1 + k·(c − 1) on the copy */
+    double over = ALPHA + LOCK * 64, copy = 64 * PAGE * 1e-10;
+    for (int c = 1; c <= 3; c++)
+        for (int k = 0; k < CREPS * c; k++) {
+            kcal_raw_add(&r, "concurrent", "distinct_hot", c, 64,
+                         (long)(64 * PAGE), k,
+                         over + copy * (1 + CH * (c - 1)) *
+                                    (1 + gsl_ran_gaussian(rng, 0.01)));
+            kcal_raw_add(&r, "concurrent", "distinct_cold", c, 64,
+                         (long)(64 * PAGE), k,
+                         over + copy * (1 + CC * (c - 1)) *
+                                    (1 + gsl_ran_gaussian(rng, 0.01)));
+        }
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_calibrate_notes notes;
+    char comment[8192], err[256] = "";
+    int rc = kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment,
+                                   err, sizeof err);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "fit: %s\n", err);
+        kcal_raw_free(&r);
+        return;
+    }
+    /* The knee: the rate last falls below 1.5·5 = 7.5 GB/s between 32M
+     * (10) and 64M (5): 32 MiB·2^(log2(10/7.5)) = 42.67 MiB. */
+    double knee = kcal_params_get(&p, "cache_knee", -1), kse;
+    CHECK_NEAR(knee, 32.0 * (1 << 20) * 4 / 3, 0.02);
+    kse = kcal_params_get(&p, "cache_knee_stderr", -1);
+    CHECK(kse > 0 && kse < 0.05 * knee);
+    double k2;
+    CHECK(kcal_calibrate_knee(&r, PAGE, &k2, &kse) == 0 && k2 == knee);
+    /* β(W): (T − α − l·N)/(N·s) at each W. */
+    CHECK_NEAR(kcal_params_get(&p, "beta_ws_64k", -1), 3e-11, 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "beta_ws_1m", -1), 3e-11, 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "beta_ws_4m", -1), 1e-10, 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "beta_ws_256m", -1), 2e-10, 0.02);
+    CHECK(kcal_params_get(&p, "beta_ws_256m_stderr", -1) > 0);
+    CHECK(kcal_params_get(&p, "beta_ws_512m", -1) == -1); /* not measured */
+    CHECK(kcal_params_key_kind("beta_ws_64k") == KCAL_KEY_NUMBER);
+    CHECK(kcal_params_key_kind("beta_ws_64k_stderr") == KCAL_KEY_NUMBER);
+    CHECK(kcal_params_key_kind("beta_ws_x") == KCAL_KEY_UNKNOWN);
+    /* δ(c): slopes 0.2 in cache, 0.5 out of it (1 % noise per sample). */
+    CHECK(fabs(kcal_params_get(&p, "conc_hot", -1) - CH) < 0.01);
+    CHECK(fabs(kcal_params_get(&p, "conc_cold", -1) - CC) < 0.01);
+    CHECK(kcal_params_get(&p, "conc_hot_stderr", -1) > 0);
+    /* Writes: only the pinning differs, by far more than 3 standard
+     * errors: lock_write is a key, alpha_write and beta_write are not. */
+    CHECK(fabs(kcal_params_get(&p, "lock_write", -1) - LOCK_W) < 0.01 * LOCK_W);
+    CHECK(kcal_params_find(&p, "alpha_write") == NULL);
+    CHECK(kcal_params_find(&p, "beta_write") == NULL);
+    CHECK(strstr(comment, "writes use alpha") != NULL);
+    CHECK(strstr(comment, "lock_write") && strstr(comment, "a key of its own"));
+    CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
 int main(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -409,6 +507,7 @@ int main(void)
     test_points_fast();
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
+    test_issue9(rng);
     gsl_rng_free(rng);
     return check_report();
 }

@@ -241,10 +241,15 @@ static void report_alg_shape(const char *alg, int p, int k, int *steps, int *con
 {
     *steps = 1;
     *conc = p;
-    if (!strcmp(alg, "parallel_read") || !strcmp(alg, "parallel_write") ||
-        !strcmp(alg, "direct_read")) {
+    if (!strcmp(alg, "parallel_read") || !strcmp(alg, "parallel_write")) {
         *steps = 1;
         *conc = p;
+    } else if (!strcmp(alg, "direct_read")) {
+        /* issue 9: the p − 1 readers; the root holds the message and
+         * copies nothing (scatter's and gather's roots copy their own
+         * block meanwhile, so p copies run there). */
+        *steps = 1;
+        *conc = p > 1 ? p - 1 : 1;
     } else if (!strcmp(alg, "sequential_write") ||
                !strcmp(alg, "sequential_read") ||
                !strcmp(alg, "direct_write")) {
@@ -301,7 +306,7 @@ static void test_shape(void)
     CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_GATHER, "sequential_read", 8, 0, 8, 1, 1);
     CHECK_SHAPE(KCAL_COLL_GATHER, "throttled_write", 8, 3, 3, 3, 0);
-    CHECK_SHAPE(KCAL_COLL_BCAST, "direct_read", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "direct_read", 8, 0, 1, 7, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "direct_write", 8, 0, 8, 1, 1);
     CHECK_SHAPE(KCAL_COLL_BCAST, "knomial", 8, 3, 2, 3, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "scatter_allgather", 8, 0, 15, 8, 1);

@@ -1,6 +1,7 @@
 /* The full model (--model full, model.md "Beyond the paper"): its formulas
  * against values worked out by hand, the fall-back to the paper's terms
  * when its keys are absent, and the footprint that decides hot or cold. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +122,10 @@ static void test_hand_values(void)
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), 64.352e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 65536), 63.352e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_write", 0, 3, 65536), 63.352e-6, rel);
-    /* bruck p=2 n=64K: footprint 2·5·64K = 640K, hot:
-     * 3 + 1·2 + 1·(32.768 + 1.6) + 4 + 1 round · 0.5 = 43.868 µs. */
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 2, 65536), 43.868e-6, rel);
+    /* bruck p=2 n=64K: footprint 2·5·64K = 640K, hot; as allgather.c runs
+     * it (issue 9): own block 16.384 + 3 + 1·2 + 1·(16.384 + 1.6) +
+     * rotation 2·16.384 + 4 + 1 round · 0.5 = 76.636 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 2, 65536), 76.636e-6, rel);
     /* recursive_doubling p=2 n=64K: footprint 2·3·64K = 384K, hot:
      * 16.384 + 3 + 2 + (16.384 + 1.6) + 4 + 0.5 = 43.868 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 2, 65536), 43.868e-6, rel);
@@ -140,11 +142,12 @@ static void test_hand_values(void)
     /* parallel_read: p − 1 = 1 reader, γ(1) = 1, at β_hot:
      * p=2 n=64K: 1 + (2 + 16.384) + 0.1·1·16 + 2 = 22.984; at p = 3 two
      * readers contend, γ(2) = 4: 1 + 18.384 + 0.1·4·16 + 2 = 27.784.
-     * pairwise keeps the paper's row: p=2: 3 + (2 + 16.384 + 1.6). */
+     * pairwise: the paper's row plus its own block's local copy (issue 9):
+     * p=2: 16.384 + 3 + (2 + 16.384 + 1.6) = 39.368. */
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 22.984e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 2, 65536), 22.984e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "parallel_write", 0, 3, 65536), 27.784e-6, rel);
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 22.984e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 39.368e-6, rel);
     /* p = 1: the local copy, hot. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 1, 4096), 1.024e-6, rel);
     /* in place drops T_memcpy as in the paper. */
@@ -172,8 +175,6 @@ static void test_fallback(void)
         {KCAL_COLL_ALLGATHER, "ring_neighbor", 1},
         {KCAL_COLL_ALLGATHER, "ring_source_read", 0},
         {KCAL_COLL_ALLGATHER, "recursive_doubling", 0},
-        {KCAL_COLL_ALLGATHER, "bruck", 0},
-        {KCAL_COLL_ALLTOALL, "pairwise", 0},
     };
     static const int ps[] = {1, 3, 8, 64};
     static const uint64_t ns[] = {1, 4096, 65537, 8 << 20};
@@ -182,6 +183,21 @@ static void test_fallback(void)
             for (size_t b = 0; b < 4; b++)
                 CHECK(full(&p, same[i].c, same[i].id, same[i].k, ps[a], ns[b]) ==
                       paper(&p, same[i].c, same[i].id, same[i].k, ps[a], ns[b]));
+    /* issue 9, following algos/: bruck copies 2·p·n bytes (the own block
+     * into its temporary, p − 1 blocks read, the p·n-byte rotation) where
+     * the paper charges 2·(p − 1)·n, so 2·n·β more; pairwise adds the local
+     * copy of its own block, n·β. At p = 1 both are the local copy. */
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 4; b++) {
+            double nb = (double)ns[b] * p.beta;
+            double extra = ps[a] == 1 ? 0 : 1;
+            CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, ps[a], ns[b]),
+                       paper(&p, KCAL_COLL_ALLGATHER, "bruck", 0, ps[a], ns[b]) +
+                           extra * 2 * nb, 1e-12);
+            CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, ps[a], ns[b]),
+                       paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, ps[a], ns[b]) +
+                           extra * nb, 1e-12);
+        }
     /* sequential: one transfer X(n) + l·pages(n) fewer than the paper. */
     for (size_t a = 1; a < 4; a++)
         for (size_t b = 0; b < 4; b++) {
@@ -212,8 +228,77 @@ static void test_fallback(void)
     /* beta_hot without l3_cache: the fit cannot be decided, so cold β. */
     kcal_params_set(&p, "beta_hot", 1e-12);
     CHECK(kcal_model_full_missing(&p) == (KCAL_FULL_NO_L3 | KCAL_FULL_NO_SYNC_STEP));
-    CHECK(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096) ==
-          paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096));
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096),
+               paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096) +
+                   4096 * p.beta, 1e-12);
+    kcal_params_free(&p);
+}
+
+/* issue 9: β(working set), concurrent copies and the write keys, worked
+ * by hand. beta_ws_64k = 0.1 ns/B and beta_ws_1m = 0.4 ns/B: a footprint of
+ * 256K lies half way in log between them, β = √(0.1·0.4) = 0.2 ns/B; 512K
+ * lies 3/4 of the way, β = 0.1·4^0.75 = 0.2828 ns/B. conc_hot = conc_cold =
+ * 0.5: two copies at once cost δ(2) = 1.5 per byte. */
+static void test_measured_copies(void)
+{
+    const double rel = 1e-9;
+    kcal_params p = hand_params(1);
+    kcal_params_set(&p, "beta_ws_64k", 1e-10);
+    kcal_params_set(&p, "beta_ws_1m", 4e-10);
+    /* Without conc keys: scatter parallel_read p=2 n=64K, footprint 256K,
+     * β = 0.2 ns/B: 1 + (2 + 13.1072) + 0.1·16 + 2 = 19.7072 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 19.7072e-6, rel);
+    /* Beyond the curve's ends: its end values (n = 1K p=2: 4K → 0.1 ns/B;
+     * sequential_write = 0.1024 + 2 + (2 + 0.1024 + 0.1) + 1). */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 1024), 5.3048e-6, rel);
+    kcal_params_set(&p, "conc_hot", 0.5);
+    kcal_params_set(&p, "conc_cold", 0.5);
+    /* parallel_read runs p = 2 copies at once (the root's local one and
+     * the other's read): copy 13.1072·1.5 = 19.6608 → 26.2608 µs. */
+    kcal_terms t;
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536, 0, &t),
+               26.2608e-6, rel);
+    CHECK_NEAR(t.copy, 19.6608e-6, rel);
+    /* sequential_write copies one at a time: 13.1072 + 2 + (2 + 13.1072 +
+     * 1.6) + 1 = 32.8144 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 32.8144e-6, rel);
+    /* pairwise p=2 n=64K: footprint 512K, β = 0.28284 ns/B, both ranks
+     * copy: ·1.5; 2 copies of 64K: 2·65536·0.28284e-9·1.5 = 55.6082 µs,
+     * + 3 + 2 + 1.6 = 62.2082 µs. */
+    double b512 = 1e-10 * pow(4, 0.75);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
+               2 * 65536 * b512 * 1.5 + 6.6e-6, rel);
+    /* A cold end that differs: conc_cold = 1.5 and the 64K..1M curve;
+     * the 512K call is 3/4 of the way to the cold end: k = 0.5 + 0.75·1
+     * = 1.25, δ(2) = 2.25. */
+    kcal_params_set(&p, "conc_cold", 1.5);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
+               2 * 65536 * b512 * 2.25 + 6.6e-6, rel);
+    kcal_params_set(&p, "conc_cold", 0.5);
+    /* Writes: lock_write 0.2 µs/page, alpha_write 3 µs, beta_write twice
+     * β: sequential_write (a *_write row) pays them, and its n·β terms at
+     * twice the curve: 26.2144 + 2 + (3 + 26.2144 + 3.2) + 1 = 61.6288 µs;
+     * sequential_read keeps the reads' keys (32.8144 µs). */
+    kcal_params_set(&p, "lock_write", 2e-7);
+    kcal_params_set(&p, "alpha_write", 3e-6);
+    kcal_params_set(&p, "beta_write", 2e-9);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 61.6288e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "sequential_read", 0, 2, 65536), 32.8144e-6, rel);
+    /* The paper model ignores all of it. */
+    kcal_params q = hand_params(1);
+    CHECK(paper(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536) ==
+          paper(&q, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536));
+    /* The knee instead of l3_cache when there is no curve: 256K footprint
+     * against a 128K knee is cold (β), against 1 MiB hwloc it was hot. */
+    kcal_params_set(&q, "cache_knee", 131072);
+    CHECK_NEAR(full(&q, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536),
+               1e-6 + 2e-6 + 65536e-9 + 1.6e-6 + 2e-6, rel);
+    kcal_full_copy fc;
+    kcal_model_full_copy(&q, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read"),
+                         2, 0, 65536, &fc);
+    CHECK(fc.beta_source == KCAL_BETA_FROM_KNEE && fc.footprint == 262144);
+    kcal_params_free(&q);
     kcal_params_free(&p);
 }
 
@@ -247,6 +332,7 @@ int main(void)
     test_footprint();
     test_hand_values();
     test_fallback();
+    test_measured_copies();
     test_rank_best();
     return check_report();
 }

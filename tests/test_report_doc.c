@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fmt.h"
 #include "join.h"
 #include "model.h"
 #include "analysis.h"
@@ -160,8 +161,24 @@ static void test_cache_agrees_with_full_model(void)
     kcal_params_free(&hot);
 }
 
+/* issue 9: the CPU name in plot titles, trimmed of marks, clock and
+ * filler words. */
+static void test_cpu_name(void)
+{
+    char b[128];
+    CHECK_STR(kcal_fmt_cpu("Intel(R) Xeon(R) Processor", b, sizeof b), "Intel Xeon");
+    CHECK_STR(kcal_fmt_cpu("AMD EPYC 9B45 96-Core Processor", b, sizeof b), "AMD EPYC 9B45");
+    CHECK_STR(kcal_fmt_cpu("Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz", b, sizeof b),
+              "Intel Xeon Platinum 8480+");
+    CHECK_STR(kcal_fmt_cpu("Intel(R) Xeon Phi(TM) CPU 7250 @ 1.40GHz", b, sizeof b),
+              "Intel Xeon Phi 7250");
+    CHECK_STR(kcal_fmt_cpu("Processor", b, sizeof b), "Processor"); /* nothing left */
+    CHECK_STR(kcal_fmt_cpu("", b, sizeof b), "");
+}
+
 int main(void)
 {
+    test_cpu_name();
     test_cache_agrees_with_full_model();
 
     kcal_join_table t;

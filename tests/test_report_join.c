@@ -144,16 +144,16 @@ static void test_join(void)
     f = open_memstream(&buf, &len);
     CHECK(kcal_join_write_ranking(f, r, nr, 1) == 0);
     fclose(f);
-    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
-                   "scatter,4,65536,throttled_read:2,throttled_read:3,33.3333\n");
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie\n"
+                   "scatter,4,65536,throttled_read:2,throttled_read:3,33.3333,0\n");
     free(buf);
     f = open_memstream(&buf, &len);
     CHECK(kcal_join_write_ranking(f, r, nr, 0) == 0);
     fclose(f);
-    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct\n"
-                   "scatter,2,1024,parallel_read,parallel_read,0.0000\n"
-                   "scatter,2,16384,parallel_read,parallel_read,0.0000\n"
-                   "scatter,2,1048576,parallel_read,sequential_write,25.0000\n");
+    CHECK_STR(buf, "collective,p,size_bytes,predicted_best,measured_best,regret_pct,tie\n"
+                   "scatter,2,1024,parallel_read,parallel_read,0.0000,0\n"
+                   "scatter,2,16384,parallel_read,parallel_read,0.0000,0\n"
+                   "scatter,2,1048576,parallel_read,sequential_write,25.0000,0\n");
     free(buf);
     /* speedup.csv: the best kcoll algorithm against mpi where mpi ran. */
     f = open_memstream(&buf, &len);
@@ -384,9 +384,80 @@ static void test_bytes(void)
     kcal_join_free(&t);
 }
 
+/* issue 9: the appended bench columns, the repeat error and noise ties,
+ * worked by hand. */
+#define MH9 "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s\n"
+static void test_noise(void)
+{
+    const char *pred =
+        PH "bcast,2,65536,direct_read,,5e-6,1\n"
+           "bcast,2,65536,direct_write,,6e-6,2\n"
+           "bcast,2,1048576,direct_read,,50e-6,1\n"
+           "bcast,2,1048576,direct_write,,60e-6,2\n";
+    /* 64K: direct_read 10.2 (halves 10, 10.4: noise 0.4) is predicted
+     * best, direct_write 10 measured best (halves 9.9, 10.1: 0.2): they
+     * differ by 0.2 < 0.4, a tie, regret 2 %. 1M: direct_read 110 (halves
+     * 109, 111: 2) against direct_write 100 (99.5, 100.5: 1): 10 > 2, no
+     * tie, regret 10 %. Repeat errors 100·|h1−h2|/mean: 0.4/10.2 = 3.92 %,
+     * 0.2/10 = 2 %, 2/110 = 1.82 %, 1/100 = 1 %: median (1.82 + 2)/2 =
+     * 1.909 %. */
+    const char *meas =
+        MH9 "bcast,2,65536,direct_read,,10.2e-6,9e-6,20e-6,100,0,10e-6,11e-6,10e-6,10.4e-6\n"
+            "bcast,2,65536,direct_write,,10e-6,9e-6,20e-6,100,0,9.5e-6,11e-6,9.9e-6,10.1e-6\n"
+            "bcast,2,1048576,direct_read,,110e-6,100e-6,200e-6,100,0,105e-6,115e-6,109e-6,111e-6\n"
+            "bcast,2,1048576,direct_write,,100e-6,90e-6,200e-6,100,0,95e-6,105e-6,99.5e-6,100.5e-6\n";
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, pred, "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, meas, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    CHECK(t.n == 4 && t.rows[0].has_quartiles && t.rows[0].has_halves);
+    int pts = 0;
+    CHECK_NEAR(kcal_join_repeat_error(&t, &pts), (100 * 2 / 110.0 + 2) / 2, 1e-9);
+    CHECK(pts == 4);
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    CHECK(nr == 2);
+    if (nr == 2) {
+        CHECK(r[0].size == 65536 && r[0].noise_tie == 1);
+        CHECK_NEAR(r[0].regret_pct, 2, 1e-9);
+        CHECK(r[1].noise_tie == 0);
+        CHECK_NEAR(r[1].regret_pct, 10, 1e-9);
+        long ties = -1;
+        CHECK_NEAR(kcal_join_mean_regret(r, nr), 6, 1e-9);
+        CHECK_NEAR(kcal_join_mean_regret_no_ties(r, nr, &ties), 10, 1e-9);
+        CHECK(ties == 1);
+        char *buf;
+        size_t len;
+        FILE *f = open_memstream(&buf, &len);
+        CHECK(kcal_join_write_ranking(f, r, nr, 0) == 0);
+        fclose(f);
+        CHECK(strstr(buf, "bcast,2,65536,direct_read,direct_write,2.0000,1\n") != NULL);
+        free(buf);
+    }
+    free(r);
+    kcal_join_free(&t);
+    /* The old header still reads: no quartiles, no halves, no ties, no
+     * repeat error. */
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_measured(&t, MEAS, "old.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    CHECK(t.n > 0 && !t.rows[0].has_quartiles && !t.rows[0].has_halves);
+    CHECK(isnan(kcal_join_repeat_error(&t, NULL)));
+    kcal_join_free(&t);
+    /* A quartile outside min..median is refused with its line. */
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_measured(&t, MH9 "bcast,2,1024,mpi,,2e-6,1e-6,3e-6,9,0,2.5e-6,2.6e-6,2e-6,2e-6\n",
+                                   "q.csv", err, sizeof err) == -1);
+    CHECK(strstr(err, "q.csv:2: bad p25_s") != NULL);
+    kcal_join_free(&t);
+}
+
 int main(void)
 {
     test_bytes();
+    test_noise();
     test_join();
     test_plot_series();
     test_tie();

@@ -7,20 +7,6 @@
 #include "model.h"
 #include "sbuf.h"
 
-static int right_picks(const kcal_join_rank *r, long n, int *of)
-{
-    int right = 0, m = 0;
-    for (long i = 0; i < n; i++) {
-        if (r[i].oversubscribed)
-            continue;
-        m++;
-        right += r[i].predicted_best == r[i].measured_best ||
-                 r[i].regret_pct == 0;
-    }
-    *of = m;
-    return right;
-}
-
 char *kcal_report_model_comparison(const kcal_report_input *in)
 {
     if (!in->full_table)
@@ -31,8 +17,9 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     double fmed = kcal_join_median_ape_of(in->full_table, NULL, &fp, &fu);
     double preg = kcal_join_mean_regret(in->ranking, in->n_ranking);
     double freg = kcal_join_mean_regret(in->full_ranking, in->n_full_ranking);
-    int pr = right_picks(in->ranking, in->n_ranking, &pm);
-    int fr = right_picks(in->full_ranking, in->n_full_ranking, &fm);
+    int pr = kcal_join_right_picks(in->ranking, in->n_ranking, &pm);
+    int fr = kcal_join_right_picks(in->full_ranking, in->n_full_ranking,
+                                   &fm);
     unsigned miss = kcal_model_full_missing(in->params);
     kcal_sbuf_add(&b, "The full model (`kcal predict --model full`, model.md "
                   "\"Beyond the paper\") adds to the paper's terms what kcal "

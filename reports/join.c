@@ -856,6 +856,20 @@ double kcal_join_mean_regret_no_ties(const kcal_join_rank *r, long n,
     return m ? sum / m : NAN;
 }
 
+int kcal_join_right_picks(const kcal_join_rank *r, long n, int *of)
+{
+    int right = 0, m = 0;
+    for (long i = 0; i < n; i++) {
+        if (r[i].oversubscribed)
+            continue;
+        m++;
+        right += r[i].predicted_best == r[i].measured_best ||
+                 r[i].regret_pct == 0;
+    }
+    *of = m;
+    return right;
+}
+
 double kcal_join_repeat_error(const kcal_join_table *t, int *points)
 {
     int n = 0;

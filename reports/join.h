@@ -163,6 +163,10 @@ double kcal_join_mean_regret(const kcal_join_rank *r, long n);
  * gets how many were left out. */
 double kcal_join_mean_regret_no_ties(const kcal_join_rank *r, long n,
                                      long *ties);
+/* Right first choices among the points that are not oversubscribed: the
+ * predicted best is the measured best, or costs nothing more (regret 0).
+ * *of gets how many points were judged. */
+int kcal_join_right_picks(const kcal_join_rank *r, long n, int *of);
 /* The repeat error, the report's noise floor: the median over the
  * headline's points (kcoll algorithms) that have both halves of
  * 100·|half1 − half2| / mean(half1, half2); *points (may be NULL) how many.

@@ -300,22 +300,6 @@ static int has_oversubscribed(const kcal_report_input *in)
     return 0;
 }
 
-/* Right first choices among the points that are not oversubscribed:
- * the predicted best is the measured best, or costs nothing more. */
-static int headline_right(const kcal_join_rank *r, long n, int *of)
-{
-    int right = 0, m = 0;
-    for (long i = 0; i < n; i++) {
-        if (r[i].oversubscribed)
-            continue;
-        m++;
-        right += r[i].predicted_best == r[i].measured_best ||
-                 r[i].regret_pct == 0;
-    }
-    *of = m;
-    return right;
-}
-
 static void fmt_pct(double v, char *buf, size_t len)
 {
     if (isnan(v))
@@ -360,10 +344,11 @@ static void section_headline(kcal_doc *d, const kcal_report_input *in)
     snprintf(b, sizeof b, "%s (%ld ties)", pb, tb);
     const char *r3[] = {"mean regret without noise ties", a, b};
     kcal_doc_row(d, nc, r3);
-    int of = 0, right = headline_right(in->ranking, in->n_ranking, &of);
+    int of = 0, right = kcal_join_right_picks(in->ranking, in->n_ranking, &of);
     snprintf(a, sizeof a, "%d of %d", right, of);
     if (full) {
-        right = headline_right(in->full_ranking, in->n_full_ranking, &of);
+        right = kcal_join_right_picks(in->full_ranking, in->n_full_ranking,
+                                      &of);
         snprintf(b, sizeof b, "%d of %d", right, of);
     }
     const char *r4[] = {"right first choice", a, b};

@@ -129,6 +129,10 @@ static void test_join(void)
     CHECK(isnan(kcal_join_median_ape_of(&t, "bcast", &pts, &under)));
     CHECK(pts == 0 && under == 0);
     CHECK_NEAR(kcal_join_mean_regret(r, nr), 25.0 / 3, 1e-12);
+    /* Right first choices: 1K (the same algorithm) and 16K (regret 0) of
+     * the three points; the oversubscribed p=4 is not judged. */
+    int judged = -1;
+    CHECK(kcal_join_right_picks(r, nr, &judged) == 2 && judged == 3);
 
     /* The written tables: the exact columns of the issue, k empty where it
      * does not apply, oversubscribed rows only in their own file. */

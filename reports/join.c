@@ -520,26 +520,39 @@ static int coll_order(const char *name)
     return kcal_coll_from_name(name, &c) ? KCAL_COLL_COUNT : (int)c;
 }
 
-/* Key order: collective (model order), p, algorithm (mpi last, so a plot's
- * reference series comes after the model's), k, size. */
-static int cmp_key(const kcal_join_row *a, const kcal_join_row *b)
+/* The join's one order: collective (model order), p, then with by_alg
+ * algorithm (mpi last, so a plot's reference series comes after the
+ * model's) and k, then size. Without by_alg it orders the points
+ * (collective, p, size) the ranking groups rows by, so the ranking lists
+ * collectives and p in the same order as the joined rows. */
+static int cmp_order(const kcal_join_row *a, const kcal_join_row *b,
+                     int by_alg)
 {
     int ca = coll_order(a->coll), cb = coll_order(b->coll);
     if (ca != cb)
         return ca < cb ? -1 : 1;
     if (a->p != b->p)
         return a->p < b->p ? -1 : 1;
-    int ma = !strcmp(a->alg, KCAL_JOIN_MPI), mb = !strcmp(b->alg, KCAL_JOIN_MPI);
-    if (ma != mb)
-        return ma - mb;
-    int s = strcmp(a->alg, b->alg);
-    if (s)
-        return s;
-    if (a->k != b->k)
-        return a->k < b->k ? -1 : 1;
+    if (by_alg) {
+        int ma = !strcmp(a->alg, KCAL_JOIN_MPI);
+        int mb = !strcmp(b->alg, KCAL_JOIN_MPI);
+        if (ma != mb)
+            return ma - mb;
+        int s = strcmp(a->alg, b->alg);
+        if (s)
+            return s;
+        if (a->k != b->k)
+            return a->k < b->k ? -1 : 1;
+    }
     if (a->size != b->size)
         return a->size < b->size ? -1 : 1;
     return 0;
+}
+
+/* A row's key: (collective, p, algorithm, k, size). */
+static int cmp_key(const kcal_join_row *a, const kcal_join_row *b)
+{
+    return cmp_order(a, b, 1);
 }
 
 static int cmp_rows(const void *pa, const void *pb)
@@ -674,16 +687,10 @@ long kcal_join_summarise(const kcal_join_table *t, kcal_join_summary **out)
     return n;
 }
 
+/* A point: (collective, p, size), whatever the algorithm. */
 static int cmp_point(const kcal_join_row *a, const kcal_join_row *b)
 {
-    int ca = coll_order(a->coll), cb = coll_order(b->coll);
-    if (ca != cb)
-        return ca < cb ? -1 : 1;
-    if (a->p != b->p)
-        return a->p < b->p ? -1 : 1;
-    if (a->size != b->size)
-        return a->size < b->size ? -1 : 1;
-    return 0;
+    return cmp_order(a, b, 0);
 }
 
 static int cmp_rowptr(const void *pa, const void *pb)

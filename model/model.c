@@ -204,16 +204,15 @@ static void t_parallel(acc *a, int p, int k)
     add_sm(a, KCAL_SM_GATHER, p);
 }
 
+static void t_direct_write(acc *a, int p, int k);
+
 /* sequential_write / sequential_read:
- * T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast */
+ * T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast
+ * = the root's local copy + direct_write's row (the same p writes). */
 static void t_sequential(acc *a, int p, int k)
 {
-    (void)k;
     add_memcpy(a);
-    add_sm(a, KCAL_SM_GATHER, p);
-    add_x(a, p);
-    add_lock(a, p, 1);
-    add_sm(a, KCAL_SM_BCAST, p);
+    t_direct_write(a, p, k);
 }
 
 /* throttled_read / throttled_write: T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n)) */
@@ -370,20 +369,18 @@ static void t_full_parallel(acc *a, int p, int k)
     add_sm(a, KCAL_SM_GATHER, p);
 }
 
+static void t_full_direct_write(acc *a, int p, int k);
+
 /* sequential_write / sequential_read:
  * T_memcpy + T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast
  * Change: (p−1), not p. The root's own block is the local copy T_memcpy
  * already charges; only the p−1 other blocks cross processes (scatter.c,
  * gather.c: the loop runs v = 1..p−1). The paper's p doubles the copy cost
- * at p = 2. */
+ * at p = 2. As in the paper: the local copy + direct_write's row. */
 static void t_full_sequential(acc *a, int p, int k)
 {
-    (void)k;
     add_memcpy(a);
-    add_sm(a, KCAL_SM_GATHER, p);
-    add_x(a, p - 1);
-    add_lock(a, p - 1, 1);
-    add_sm(a, KCAL_SM_BCAST, p);
+    t_full_direct_write(a, p, k);
 }
 
 /* direct_write: T_sm_gather + (p−1)·(X(n) + l·pages(n)) + T_sm_bcast

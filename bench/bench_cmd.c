@@ -93,16 +93,10 @@ typedef struct {
 
 static int text_add(text *t, const char *s, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d)
-            return -1;
-        t->data = d;
-        t->cap = cap;
-    }
+    char *d = kcal_grow_to(t->data, &t->cap, t->len + n + 1, 1, 4096);
+    if (!d)
+        return -1;
+    t->data = d;
     memcpy(t->data + t->len, s, n);
     t->len += n;
     t->data[t->len] = '\0';

@@ -4,6 +4,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+void *kcal_grow_to(void *array, size_t *cap, size_t need, size_t elem,
+                   size_t first)
+{
+    if (need <= *cap)
+        return array;
+    size_t n = *cap ? *cap : first;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return NULL;
+        n *= 2;
+    }
+    if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
+        return NULL;
+    void *a = realloc(array, n * elem);
+    if (a)
+        *cap = n;
+    return a;
+}
+
 void *kcal_grow(void *array, size_t *cap, size_t count, size_t elem,
                 size_t first)
 {
@@ -12,12 +31,5 @@ void *kcal_grow(void *array, size_t *cap, size_t count, size_t elem,
     size_t n = *cap ? *cap : first;
     if (*cap && n > SIZE_MAX / 2)
         return NULL;
-    if (*cap)
-        n *= 2;
-    if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
-        return NULL;
-    void *a = realloc(array, n * elem);
-    if (a)
-        *cap = n;
-    return a;
+    return kcal_grow_to(array, cap, *cap ? 2 * n : n, elem, first);
 }

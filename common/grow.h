@@ -20,4 +20,9 @@
 void *kcal_grow(void *array, size_t *cap, size_t count, size_t elem,
                 size_t first);
 
+/* The same for room for `need` elements at once (doubling until there is):
+ * for byte buffers that take a chunk at a time. */
+void *kcal_grow_to(void *array, size_t *cap, size_t need, size_t elem,
+                   size_t first);
+
 #endif

@@ -1,5 +1,6 @@
 /* launch: run an MPI job that kcal always ends (see launch.h). */
 #include "launch.h"
+#include "grow.h"
 #include "err.h"
 
 #include <dirent.h>
@@ -293,16 +294,10 @@ static int stream_add(stream *s, const char *p, size_t n, size_t limit,
         *dropped += n - room;
         n = room;
     }
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + n + 1)
-            cap *= 2;
-        char *b = realloc(s->buf, cap);
-        if (!b)
-            return -1;
-        s->buf = b;
-        s->cap = cap;
-    }
+    char *b = kcal_grow_to(s->buf, &s->cap, s->len + n + 1, 1, 4096);
+    if (!b)
+        return -1;
+    s->buf = b;
     memcpy(s->buf + s->len, p, n);
     s->len += n;
     s->buf[s->len] = '\0';

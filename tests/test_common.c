@@ -124,5 +124,16 @@ int main(void)
     CHECK(big == SIZE_MAX / 16);
     CHECK(kcal_grow(NULL, &cap, 0, 0, 4) == NULL || cap == 8);
     free(g);
+
+    /* grow_to: room for a whole chunk, doubling from `first` as needed. */
+    size_t bcap = 0;
+    char *bytes = kcal_grow_to(NULL, &bcap, 10, 1, 4);
+    CHECK(bytes != NULL && bcap == 16);
+    CHECK(kcal_grow_to(bytes, &bcap, 16, 1, 4) == bytes && bcap == 16);
+    char *more = kcal_grow_to(bytes, &bcap, 100, 1, 4);
+    CHECK(more != NULL && bcap == 128);
+    size_t hcap = 8;
+    CHECK(kcal_grow_to(more, &hcap, SIZE_MAX, 1, 4) == NULL && hcap == 8);
+    free(more);
     return check_report();
 }

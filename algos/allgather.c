@@ -24,7 +24,17 @@
  *                      + T_sm_barrier
  *     Blocks r, r+1, ... accumulate at the start of a temporary buffer; in
  *     round i a rank appends the first min(2^i, p−2^i) blocks of rank r+2^i,
- *     then rotates the result down by r blocks (the second n·β). */
+ *     then rotates the result down by r blocks (the second n·β).
+ *   ring_source_read_flags (derived)
+ *                      max(T_memcpy, F_allgather) + (p−1)·(X(n) + l·pages(n))
+ *                      + F_barrier
+ *     ring_source_read with the shared-memory flags of flags.c: each rank
+ *     posts where its block is, copies its own block while the others post
+ *     theirs (the copy overlaps the address exchange), reads block r−t
+ *     from rank r−t in step t = 1..p−1 as soon as that rank's address is
+ *     there, says done (with its status), and waits for every other rank's
+ *     done (they read its block); every rank reports any rank's failure, as
+ *     ring_source_read's closing allreduce does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,5 +207,22 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
         rc = kcoll_ctl_allstatus(c, &status);
     }
     KCOLL_TRY(rc);
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_allgather_ring_source_read_flags(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    int p = c->size, me = c->rank, status = 0;
+    kcoll_flag_post(c, kcoll_addr(own_source(c, a)));
+    copy_own(c, a);
+    for (int t = 1; t < p; t++) {
+        int s = (me - t + p) % p;
+        uint64_t src = kcoll_flag_wait_post(c, s);
+        status |= kcoll_cma_read(c->pids[s], block(a, s), src, a->n) != 0;
+    }
+    kcoll_flag_done(c, status);
+    for (int t = 1; t < p; t++)
+        status |= kcoll_flag_wait_done(c, (me + t) % p);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

@@ -35,6 +35,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
     kcoll_comm *c = attr;
+    kcoll_flags_free(c, finalizing);
     if (!finalizing && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c->pids);

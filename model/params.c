@@ -44,6 +44,22 @@ static const struct {
      * time per byte (s/byte), one control-message step (s) */
     {"beta_hot", KCAL_KEY_NUMBER, 0},
     {"sync_step", KCAL_KEY_NUMBER, 0},
+    /* libkcoll's shared-memory flags (the derived *_flags rows): one flag
+     * seen by one polling process (s); the MPI library's own collectives,
+     * T_mpi = a + b·v bytes (s, s/byte), measured up to mpi_max bytes
+     * (model.md "The MPI library as a candidate") */
+    {"sm_flag", KCAL_KEY_NUMBER, 0},
+    {"mpi_scatter_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_scatter_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_gather_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_gather_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_bcast_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_bcast_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_allgather_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_allgather_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_alltoall_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_alltoall_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_max", KCAL_KEY_NUMBER, 0},
     {"machine", KCAL_KEY_TEXT, 0},
     {"cpu", KCAL_KEY_TEXT, 0},
     {"cores", KCAL_KEY_TEXT, 0},

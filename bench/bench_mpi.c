@@ -6,9 +6,31 @@
  *                  [--root R] [--quiet] [--progress]
  *
  * Measures every algorithm of the collective (every throttle factor k;
- * ring_neighbor with j = 1 unless --algorithm names another j) and the MPI
- * library's own collective as algorithm "mpi", interleaved: each iteration
- * runs every variant once, in turn, so machine noise hits all alike.
+ * ring_neighbor with j = 1 unless --algorithm names another j), the MPI
+ * library's own collective as algorithm "mpi", libkcoll's own choice
+ * (algorithm NULL, which may hand small messages to the MPI library) as
+ * "auto", and the copy limit as "limit" (below), interleaved: each
+ * iteration runs every variant once, in turn, so machine noise hits all
+ * alike. Every variant has its own receive buffers (when this node's memory
+ * allows; else they share one, and stderr says so): with one buffer for
+ * all, a variant whose peers write into it (parallel_write) left its lines
+ * owned by another core, and the next variant that wrote the same lines
+ * locally (sequential_read, MPI_Gather) paid a cross-core transfer per
+ * line: 12 µs instead of 6 µs at 64 KiB, the slow mode of issue 8.
+ *
+ * limit: the copies the busiest process must make, with nothing else: its
+ * local bytes (its own block: scatter's root, gather's root, every
+ * allgather and alltoall process) at the time of a memcpy of n bytes, plus
+ * the bytes it receives from other processes ((p−1)·n at gather's root and
+ * in allgather and alltoall, n elsewhere; none at the roots of scatter and
+ * bcast) at the time of one process_vm_readv of n bytes. Both are measured
+ * in the same run, interleaved with the variants like one of them, with
+ * every process copying at once (each memcpy'ing n bytes of its own, each
+ * reading n bytes from the next rank), so they share the machine as the
+ * collectives' copies do; the limit of an iteration is computed from that
+ * iteration's two times. Algorithms that split the copying between the
+ * sender's and the receiver's cores (parallel_write, direct_split) can
+ * beat it.
  * OSU-style timing: warm-up iterations, a barrier before each timed call,
  * the time of an iteration is the maximum over ranks; median, min and max
  * over iterations. --cold rewrites the send data with a new pattern before
@@ -28,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -39,10 +62,19 @@
 #include "model.h"
 #include "sizes.h"
 
+typedef enum {
+    V_MPI,    /* the MPI library's collective */
+    V_KCOLL,  /* a libkcoll algorithm, spec */
+    V_AUTO,   /* libkcoll with algorithm NULL */
+    V_MEMCPY, /* the limit's memcpy of n bytes (no row of its own) */
+    V_READV   /* the limit's process_vm_readv of n bytes (no row) */
+} variant_kind;
+
 typedef struct {
-    char spec[64]; /* kcoll algorithm; "" for the MPI built-in */
+    char spec[64]; /* kcoll algorithm (V_KCOLL) */
     const char *name;
     int k; /* -1: none */
+    variant_kind kind;
 } variant;
 
 typedef struct {
@@ -123,12 +155,13 @@ static void parse(int argc, char **argv, options *o)
         usage_error("--coll is required", NULL);
 }
 
-/* Every variant to measure: the MPI built-in first, then model.md order. */
+/* Every variant to measure: the MPI built-in first, then model.md order,
+ * then auto and the limit's two copies (always, as mpi). */
 static variant *variants(const options *o, int *count)
 {
     size_t na;
     const kcal_algorithm *algs = kcal_model_algorithms(o->coll, &na);
-    variant *v = calloc(na * (size_t)(p + 2) + 1, sizeof *v);
+    variant *v = calloc(na * (size_t)(p + 2) + 4, sizeof *v);
     int c = 0;
     const char *want = o->algorithm;
     char want_id[64] = "";
@@ -144,7 +177,7 @@ static variant *variants(const options *o, int *count)
         if (strcmp(want_id, "mpi") && !kcal_model_find_algorithm(o->coll, want_id))
             usage_error("unknown algorithm", want);
     }
-    v[c++] = (variant){"", "mpi", -1};
+    v[c++] = (variant){"", "mpi", -1, V_MPI};
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *a = &algs[i];
         if (want && strcmp(want_id, a->id))
@@ -160,6 +193,7 @@ static variant *variants(const options *o, int *count)
             if (!kcal_model_k_valid(a, p, k))
                 continue;
             variant *x = &v[c++];
+            x->kind = V_KCOLL;
             x->name = a->id;
             x->k = a->kind == KCAL_PARAM_NONE ? -1 : k;
             if (x->k < 0)
@@ -170,6 +204,10 @@ static variant *variants(const options *o, int *count)
     }
     if (want && strcmp(want_id, "mpi") && c == 1)
         usage_error("algorithm not valid at this p", want);
+    v[c++] = (variant){"", "auto", -1, V_AUTO};
+    v[c++] = (variant){"", "memcpy", -1, V_MEMCPY};
+    if (p > 1)
+        v[c++] = (variant){"", "readv", -1, V_READV};
     *count = c;
     return v;
 }
@@ -239,15 +277,37 @@ static void fill(unsigned char *b, size_t n, unsigned seed)
         b[i] = (unsigned char)(x >> (8 * (i % 8)));
 }
 
+/* One size's buffers: the send buffer, each variant's receive buffer
+ * (recvs[v], all the same buffer when shared), the reference result of
+ * --check, and the limit's n-byte source with every rank's address. */
 typedef struct {
-    unsigned char *send, *recv, *ref;
+    unsigned char *send, *recv, *ref, **recvs, *lsrc;
     size_t slen, rlen;
+    int nrecv;
+    uint64_t *lsrc_at;
 } buffers;
+
+static pid_t *pids;
+
+/* The limit's copies: n bytes of this rank's own, or from the next rank. */
+static int limit_copy(const variant *v, buffers *b, size_t n)
+{
+    if (v->kind == V_MEMCPY) {
+        memcpy(b->recv, b->lsrc, n);
+        return MPI_SUCCESS;
+    }
+    int from = (me + 1) % p;
+    return kcoll_cma_read(pids[from], b->recv, b->lsrc_at[from], n) == 0
+               ? MPI_SUCCESS
+               : MPI_ERR_OTHER;
+}
 
 static int run(const options *o, const variant *v, buffers *b, size_t n)
 {
-    const char *alg = v->spec[0] ? v->spec : NULL;
-    int mpi = !v->spec[0];
+    const char *alg = v->kind == V_KCOLL ? v->spec : NULL;
+    int mpi = v->kind == V_MPI;
+    if (v->kind == V_MEMCPY || v->kind == V_READV)
+        return limit_copy(v, b, n);
     switch (o->coll) {
     case KCAL_COLL_SCATTER:
         return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
@@ -267,15 +327,17 @@ static int run(const options *o, const variant *v, buffers *b, size_t n)
     }
 }
 
-/* New send data (and for bcast the root's buffer), and with --check the
+/* New send data (and for bcast the root's buffers), and with --check the
  * built-in's result for it in b->ref. */
 static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
 {
     fill(b->send, b->slen, seed);
     if (o->coll == KCAL_COLL_BCAST && me == o->root)
-        fill(b->recv, b->rlen, seed);
+        for (int i = 0; i < b->nrecv; i++)
+            fill(b->recvs[i], b->rlen, seed);
+    b->recv = b->recvs[0];
     if (o->check) {
-        variant mpi = {"", "mpi", -1};
+        variant mpi = {"", "mpi", -1, V_MPI};
         unsigned char *keep = b->recv;
         if (o->coll == KCAL_COLL_BCAST)
             memcpy(b->ref, b->recv, b->rlen);
@@ -303,8 +365,24 @@ static int verify(const options *o, const variant *v, buffers *b, size_t n)
     fprintf(stderr,
             "kcal-bench-mpi: CHECK FAILED: %s %s n=%zu rank %d: result differs "
             "from the MPI built-in at byte %zu\n",
-            kcal_coll_name(o->coll), v->spec[0] ? v->spec : "mpi", n, me, at);
+            kcal_coll_name(o->coll), v->kind == V_KCOLL ? v->spec : v->name, n,
+            me, at);
     return 1;
+}
+
+/* order = a permutation of 0..n-1 drawn from seed (Fisher-Yates on an
+ * xorshift stream): every rank draws the same one. */
+static void shuffle(int *order, int n, uint64_t seed)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) | 1;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -330,6 +408,38 @@ static void progress(const options *o, double done, double total,
         fprintf(stderr, "kcal-bench-mpi: [%s] %.0f%%\n", what,
                 total > 0 ? 100.0 * done / total : 100.0);
     }
+}
+
+/* The limit's counts (see the top of this file): how many n-byte memcpys
+ * and n-byte reads from another process the root (or any process of
+ * allgather and alltoall) must make, and any other process. Not in place,
+ * as the benchmark calls the collectives. */
+typedef struct {
+    double local, remote;
+} copies;
+
+static void limit_counts(kcal_coll coll, copies *root, copies *other)
+{
+    double others = p - 1;
+    *root = (copies){1, others};
+    *other = (copies){1, others};
+    switch (coll) {
+    case KCAL_COLL_SCATTER: /* the root copies its block, each other reads */
+        *root = (copies){1, 0};
+        *other = (copies){0, 1};
+        break;
+    case KCAL_COLL_GATHER: /* the root copies its block and receives */
+        *other = (copies){0, 0};
+        break;
+    case KCAL_COLL_BCAST: /* each other receives the message */
+        *root = (copies){0, 0};
+        *other = (copies){0, 1};
+        break;
+    default: /* every allgather and alltoall process: its block, then p-1 */
+        break;
+    }
+    if (p == 1)
+        *other = *root;
 }
 
 int main(int argc, char **argv)
@@ -360,6 +470,12 @@ int main(int argc, char **argv)
     }
     int over = oversubscribed();
     const char *coll = kcal_coll_name(o.coll);
+    int local = local_ranks();
+    uint64_t mem = kcal_capacity_memory();
+    pids = malloc(sizeof *pids * (size_t)p);
+    pid_t mine = getpid();
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,
+                  MPI_BYTE, MPI_COMM_WORLD);
 
     /* Rows are kept until the end: a failed run prints no half table. */
     size_t rows_cap = nsizes * (size_t)nv, nrows = 0;
@@ -367,8 +483,10 @@ int main(int argc, char **argv)
     long iters = o.iterations;
     double *t = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
     double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    double *lim = malloc(sizeof(double) * (size_t)iters);
+    int *order = malloc(sizeof(int) * (size_t)nv);
     double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
-    int failed = 0;
+    int failed = 0, shared_note = 0;
     const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
     int corrupt = ce && !strcmp(ce, "1");
     for (size_t si = 0; si < nsizes && !failed; si++) {
@@ -376,15 +494,44 @@ int main(int argc, char **argv)
         uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
         kcal_capacity_coll_buffers(o.coll, (uint64_t)p, n, &slen, &rlen);
         buffers b = {.slen = (size_t)slen, .rlen = (size_t)rlen};
+        /* One receive buffer per variant where the node's memory holds them
+         * with room to spare (half of it), on every rank alike. */
+        uint64_t each;
+        int own = !__builtin_mul_overflow((uint64_t)nv, (uint64_t)b.rlen + 1,
+                                          &each) &&
+                  !__builtin_add_overflow(each, (uint64_t)b.slen + n, &each) &&
+                  (!mem || each <= mem / 2 / (uint64_t)local);
+        int all_own = 0;
+        MPI_Allreduce(&own, &all_own, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        b.nrecv = all_own ? nv : 1;
+        if (!all_own && me == 0 && !shared_note++) {
+            char sz[32];
+            fprintf(stderr, "kcal-bench-mpi note: from size %s on, the variants "
+                            "share one receive buffer (one each does not fit "
+                            "in half of this node's memory), so a variant's "
+                            "time may depend on the one before it\n",
+                    kcal_sizes_format(n, sz, sizeof sz));
+        }
         b.send = malloc(b.slen + 1);
-        b.recv = malloc(b.rlen + 1);
+        b.recvs = calloc((size_t)b.nrecv, sizeof *b.recvs);
         b.ref = o.check ? malloc(b.rlen + 1) : NULL;
-        if (!b.send || !b.recv || (o.check && !b.ref)) {
+        b.lsrc = malloc(n + 1);
+        b.lsrc_at = malloc(sizeof *b.lsrc_at * (size_t)p);
+        int oom = !b.send || !b.recvs || (o.check && !b.ref) || !b.lsrc ||
+                  !b.lsrc_at;
+        for (int i = 0; i < b.nrecv && !oom; i++)
+            oom = !(b.recvs[i] = malloc(b.rlen + 1));
+        if (oom) {
             fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
-                            "bytes\n", me, b.slen + b.rlen);
+                            "bytes\n", me, b.slen + (size_t)b.nrecv * b.rlen);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        memset(b.recv, 0, b.rlen);
+        for (int i = 0; i < b.nrecv; i++)
+            memset(b.recvs[i], 0, b.rlen);
+        fill(b.lsrc, n, 12345);
+        uint64_t at = (uint64_t)(uintptr_t)b.lsrc;
+        MPI_Allgather(&at, 1, MPI_UINT64_T, b.lsrc_at, 1, MPI_UINT64_T,
+                      MPI_COMM_WORLD);
         prepare_data(&o, &b, n, 0);
         char what[64], sz[32];
         snprintf(what, sizeof what, "%s %s", coll,
@@ -392,30 +539,36 @@ int main(int argc, char **argv)
         for (long it = -o.warmup; it < iters && !failed; it++) {
             if (o.cold && it >= 0)
                 prepare_data(&o, &b, n, (unsigned)it + 1);
-            /* Rotate which algorithm goes first: each then follows every
-             * other equally often, so what one leaves behind (caches, the
-             * peer's page tables, pending control messages) is not always
-             * charged to the same next one. */
+            /* A new order every iteration, the same on every rank: each
+             * variant then follows every other about equally often, so what
+             * one leaves behind (caches, the peer's page tables, pending
+             * control messages) is not always charged to the same next one.
+             * (Rotating a fixed order did not do that: each variant
+             * followed the same one in every iteration but one in nv.) */
+            shuffle(order, nv, (uint64_t)(it + o.warmup));
             for (int j = 0; j < nv; j++) {
-                int vi = (int)((j + it + o.warmup) % nv);
-                if (o.check)
+                int vi = order[j];
+                int checked = o.check && v[vi].kind <= V_AUTO;
+                b.recv = b.recvs[b.nrecv > 1 ? vi : 0];
+                if (checked)
                     poison(&o, &b);
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 int rc = run(&o, &v[vi], &b, n);
                 double dt = MPI_Wtime() - t0;
                 /* Test hook: spoil one byte so the --check path is tested. */
-                if (corrupt && v[vi].spec[0] && me == p - 1 && b.rlen > 0)
+                if (corrupt && v[vi].kind == V_KCOLL && me == p - 1 && b.rlen > 0)
                     b.recv[b.rlen - 1] ^= 1;
                 if (rc != MPI_SUCCESS) {
                     char es[MPI_MAX_ERROR_STRING];
                     int len;
                     MPI_Error_string(rc, es, &len);
                     fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: %s\n",
-                            coll, v[vi].spec[0] ? v[vi].spec : "mpi", n, me, es);
+                            coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name,
+                            n, me, es);
                     failed = 1;
                 }
-                if (o.check && verify(&o, &v[vi], &b, n))
+                if (checked && verify(&o, &v[vi], &b, n))
                     failed = 1;
                 if (it >= 0)
                     t[(size_t)vi * iters + it] = dt;
@@ -431,22 +584,46 @@ int main(int argc, char **argv)
         if (!failed) {
             MPI_Reduce(t, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
                        MPI_COMM_WORLD);
-            for (int vi = 0; me == 0 && vi < nv; vi++) {
-                double *x = tmax + (size_t)vi * iters;
+            /* The limit of each iteration, from its two copies (before the
+             * sort below reorders them). */
+            double *tm = NULL, *tr = NULL;
+            for (int vi = 0; vi < nv; vi++) {
+                if (v[vi].kind == V_MEMCPY)
+                    tm = tmax + (size_t)vi * iters;
+                if (v[vi].kind == V_READV)
+                    tr = tmax + (size_t)vi * iters;
+            }
+            copies cr, co;
+            limit_counts(o.coll, &cr, &co);
+            for (long i = 0; me == 0 && i < iters; i++) {
+                double r = tr ? tr[i] : 0;
+                double at_root = cr.local * tm[i] + cr.remote * r;
+                double at_other = co.local * tm[i] + co.remote * r;
+                lim[i] = at_root > at_other ? at_root : at_other;
+            }
+            for (int vi = 0; me == 0 && vi <= nv; vi++) {
+                int is_limit = vi == nv;
+                if (!is_limit && v[vi].kind > V_AUTO)
+                    continue;
+                double *x = is_limit ? lim : tmax + (size_t)vi * iters;
                 qsort(x, (size_t)iters, sizeof *x, cmp_double);
                 double med = iters % 2 ? x[iters / 2]
                                        : (x[iters / 2 - 1] + x[iters / 2]) / 2;
                 char k[16] = "";
-                if (v[vi].k >= 0)
+                if (!is_limit && v[vi].k >= 0)
                     snprintf(k, sizeof k, "%d", v[vi].k);
                 snprintf(rows[nrows++], 256, "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d",
-                         coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
-                         iters, over);
+                         coll, p, n, is_limit ? "limit" : v[vi].name, k, med,
+                         x[0], x[iters - 1], iters, over);
             }
         }
         free(b.send);
-        free(b.recv);
+        for (int i = 0; i < b.nrecv; i++)
+            free(b.recvs[i]);
+        free(b.recvs);
         free(b.ref);
+        free(b.lsrc);
+        free(b.lsrc_at);
     }
     if (me == 0 && !failed) {
         printf("%s\n", KCAL_CSV_MEASURED_HEADER);
@@ -457,6 +634,9 @@ int main(int argc, char **argv)
     free(rows);
     free(t);
     free(tmax);
+    free(lim);
+    free(order);
+    free(pids);
     free(v);
     free(sizes);
     MPI_Finalize();

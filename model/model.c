@@ -723,20 +723,22 @@ int kcal_model_is_mpi(const kcal_algorithm *alg)
     return alg && alg >= mpi_rows && alg < mpi_rows + KCAL_COLL_COUNT;
 }
 
-/* T_mpi(p, n) = a + b·v (model.h); the terms: a as start-up, b·v as copy. */
+/* T_mpi(p, n) = a + b·v where n < mpi_<c>_below (model.h); the terms: a
+ * as start-up, b·v as copy. */
 static double mpi_time(const kcal_params *prm, kcal_coll c, int p, uint64_t n,
                        kcal_terms *t)
 {
-    char ka[32], kb[32];
+    char ka[40], kb[40], kbelow[40];
     if (c < 0 || c >= KCAL_COLL_COUNT || p < 2)
         return -1;
     snprintf(ka, sizeof ka, "mpi_%s_a", coll_names[c]);
     snprintf(kb, sizeof kb, "mpi_%s_b", coll_names[c]);
+    snprintf(kbelow, sizeof kbelow, "mpi_%s_below", coll_names[c]);
     const kcal_param *a = kcal_params_find(prm, ka);
     const kcal_param *b = kcal_params_find(prm, kb);
-    const kcal_param *max = kcal_params_find(prm, "mpi_max");
-    if (!a || !b || a->is_text || b->is_text ||
-        (max && !max->is_text && (double)n > max->value))
+    const kcal_param *below = kcal_params_find(prm, kbelow);
+    if (!a || !b || !below || a->is_text || b->is_text || below->is_text ||
+        !((double)n < below->value))
         return -1;
     double v = (double)n * (c == KCAL_COLL_BCAST ? kcal_ceil_log2(p) : p - 1);
     double s = a->value + b->value * v;
@@ -880,11 +882,12 @@ static int args_ok(kcal_model_kind model, kcal_coll c, int p)
     return model_ok(model) && c >= 0 && c < KCAL_COLL_COUNT && p >= 1;
 }
 
-/* The "mpi" row, where the params have its line: after every row at most
- * as fast, with the rank it would have among them. 0, or -1 out of memory. */
+/* The "mpi" row where it applies: first, ranked 1 (below the measured
+ * crossover it is the choice), the algorithms keeping their own ranks.
+ * 0, or -1 out of memory. */
 static int add_mpi_row(rank_ctx *ctx)
 {
-    kcal_prediction m = {.alg = &mpi_rows[ctx->c], .k = 0};
+    kcal_prediction m = {.alg = &mpi_rows[ctx->c], .k = 0, .rank = 1};
     m.seconds = mpi_time(ctx->prm, ctx->c, ctx->p, ctx->n, &m.terms);
     if (m.seconds < 0)
         return 0;
@@ -892,15 +895,8 @@ static int add_mpi_row(rank_ctx *ctx)
     if (!grown)
         return -1;
     ctx->out = grown;
-    size_t at = 0, faster = 0;
-    while (at < ctx->count && ctx->out[at].seconds <= m.seconds) {
-        faster += ctx->out[at].seconds < m.seconds;
-        at++;
-    }
-    m.rank = (int)faster + 1;
-    memmove(ctx->out + at + 1, ctx->out + at,
-            (ctx->count - at) * sizeof *ctx->out);
-    ctx->out[at] = m;
+    memmove(ctx->out + 1, ctx->out, ctx->count * sizeof *ctx->out);
+    ctx->out[0] = m;
     ctx->count++;
     return 0;
 }
@@ -984,8 +980,10 @@ int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
                     .in_place = in_place};
     for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
+    /* Below the crossover the probe measured, the MPI library was faster
+     * than every algorithm: a measurement outranks the predictions. */
     double t_mpi = only_alg ? -1 : mpi_time(prm, c, p, n, NULL);
-    if (t_mpi >= 0 && (!ctx.best.alg || t_mpi < ctx.best.seconds))
+    if (t_mpi >= 0)
         ctx.best = (kcal_choice){&mpi_rows[c], 0, t_mpi};
     if (!ctx.best.alg)
         return ctx.candidates ? KCAL_SELECT_NONFINITE : KCAL_SELECT_NONE;

@@ -138,11 +138,9 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
 /* Every (algorithm, k) of a collective at p: throttle factors 2..p-1 (or only
  * `only_k` when > 0), ring_neighbor with j = 1. Fills *out (malloc'ed, caller
  * frees) ranked fastest first. Returns the count, or -1 on bad arguments.
- * Ranks are among the registry's algorithms; where the params have the MPI
- * line (kcal_model_mpi_time), the "mpi" row is listed too, in its place by
- * time (after equal times), with the rank it would have among them (1 +
- * the number of strictly faster rows), so the others' ranks stay those of
- * the model without it. */
+ * Ranks are among the registry's algorithms; where the MPI library's row
+ * applies (kcal_model_mpi_time) it comes first, with rank 1: it is the
+ * choice there, and the algorithms keep the ranks they have without it. */
 long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out);
@@ -157,15 +155,15 @@ int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
 /* The MPI library's own collective as one more candidate (model.md "The
  * MPI library as a candidate"): a row named "mpi" that is not in the
  * registry (its index is -1: kcal_model_time, kcal_model_shape and the
- * registry's tables know nothing of it). kcal_model_rank lists it and
- * kcal_model_select may choose it, where the params hold the line the probe
- * measured for the collective:
+ * registry's tables know nothing of it). Where the params hold what kcal
+ * probe measured for the collective, for p >= 2 and n below
+ * mpi_<c>_below (the size from which the best libkcoll algorithm beat the
+ * MPI library at every measured size), kcal_model_select chooses it and
+ * kcal_model_rank lists it first; its time is the measured line
  *   T_mpi(p, n) = mpi_<c>_a + mpi_<c>_b·v(p, n),
- *   v = ⌈log₂ p⌉·n for bcast, (p−1)·n for the others,
- * for p >= 2 and n up to mpi_max (the largest size measured; the line is
- * not extrapolated beyond it). kcal_model_mpi_time returns T_mpi, or -1
- * where there is no such row (keys absent, p < 2, n > mpi_max, or a time
- * that is not finite). */
+ *   v = ⌈log₂ p⌉·n for bcast, (p−1)·n for the others.
+ * kcal_model_mpi_time returns T_mpi, or -1 where there is no such row
+ * (keys absent, p < 2, n >= mpi_<c>_below, or a time not finite). */
 const kcal_algorithm *kcal_model_mpi(kcal_coll c);
 int kcal_model_is_mpi(const kcal_algorithm *alg);
 double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
@@ -188,10 +186,9 @@ enum {
  * same candidates and tie order as kcal_model_rank (model.md order, then
  * smaller k), but a scan: no allocation, no shared state, so any thread may
  * call it. Candidates whose time is not finite are never chosen. Without
- * only_alg the MPI library's collective is a candidate too where the params
- * have its line: out->alg is then kcal_model_mpi(c) (k 0), chosen only when
- * strictly faster than every algorithm. Returns 0, KCAL_SELECT_NONE or
- * KCAL_SELECT_NONFINITE. */
+ * only_alg, where the MPI library's row applies (kcal_model_mpi_time) it is
+ * the choice: out->alg is kcal_model_mpi(c), k 0. Returns 0,
+ * KCAL_SELECT_NONE or KCAL_SELECT_NONFINITE. */
 int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
                       kcal_coll c, int p, uint64_t n, int in_place,
                       const kcal_algorithm *only_alg, kcal_choice *out);

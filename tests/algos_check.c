@@ -15,12 +15,12 @@
  *   choice to the model (NULL, a throttled id without k) still succeed with
  *   the MPI built-in's result, and named algorithms still run
  *   (tests/algos_mpi.sh counts the warnings).
- * --mode handoff: under a $KCAL_PARAMS whose MPI lines (mpi_<coll>_a/_b)
- *   make the MPI library faster than every algorithm below 64 KiB
- *   (tests/algos_mpi.sh writes it): NULL calls of every collective below
- *   that size run the MPI library's collective (kcoll_handoffs counts each,
- *   with no warning), those above it a libkcoll algorithm (the counter
- *   stays), and both give the built-in's result.
+ * --mode handoff: under a $KCAL_PARAMS whose measured crossover
+ *   (mpi_<coll>_below) is 64 KiB for every collective (tests/algos_mpi.sh
+ *   writes it): NULL calls of every collective below that size run the MPI
+ *   library's collective (kcoll_handoffs counts each, with no warning),
+ *   those above it a libkcoll algorithm (the counter stays), and both give
+ *   the built-in's result.
  * --mode types: the MPI fallback's derived type for blocks above INT_MAX
  *   bytes, scaled down (kcoll_mpi_max_count, kcoll_mpi_piece) so that every
  *   path of the five kcoll_mpi_* functions runs on kilobytes; plus the type

@@ -9,15 +9,19 @@
  *     In place, the blocks to send are first copied aside, because peers
  *     read them while this rank overwrites recvbuf.
  *   pairwise_flags (derived)
- *              max(T_memcpy, F_allgather) + (p−1)·(X(n) + l·pages(n)) + F_barrier
+ *              F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier)
  *              in place: p·n·β + F_allgather + (p−1)·(X(n) + l·pages(n))
  *                        + F_barrier
  *     pairwise with the shared-memory flags of flags.c: each rank posts its
- *     send buffer's address, copies its own block while the others post
- *     theirs, reads in the same order as pairwise, says done and waits for
- *     every other rank's done flag (its readers). In place the blocks to
- *     send are copied aside first (p·n bytes), before the address is
- *     posted. pairwise's paper row leaves out its own copy and its closing
+ *     send buffer's address, reads in the same order as pairwise, says
+ *     done, copies its own block while the others finish reading its
+ *     buffer, and waits for every other rank's done flag. Reading first
+ *     and copying last: as ring_source_read_flags (allgather.c), 6-12 %
+ *     faster than the other order and than MPI_Alltoall at p = 2 from
+ *     1 MiB to 4 MiB (159 against 174 µs, 715 against 758 µs). In place
+ *     the blocks to send are copied aside first (p·n bytes), before the
+ *     address is posted, and the own block is already in place.
+ *     pairwise's paper row leaves out its own copy and its closing
  *     synchronisation (the code has both); this row charges them. */
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +70,15 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
     size_t n = a->n;
     char *out = a->recvbuf;
     const char *src = a->sendbuf;
-    if (src == MPI_IN_PLACE) {
+    int in_place = src == MPI_IN_PLACE;
+    if (in_place) {
         char *aside = kcoll_scratch(c, (size_t)p * n);
         if (!aside)
-            return MPI_ERR_NO_MEM; /* before any flag: every rank returns */
+            return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
         memcpy(aside, out, (size_t)p * n);
         src = aside;
-        kcoll_flag_post(c, kcoll_addr(src));
-    } else {
-        kcoll_flag_post(c, kcoll_addr(src));
-        memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
     }
+    kcoll_flag_post(c, kcoll_addr(src));
     int pow2 = (p & (p - 1)) == 0;
     for (int t = 1; t < p; t++) {
         int s = pow2 ? me ^ t : (me - t + p) % p;
@@ -85,6 +87,8 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
                                  from + (uint64_t)me * n, n) != 0;
     }
     kcoll_flag_done(c, status);
+    if (!in_place)
+        memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
     for (int r = 0; r < p; r++)
         if (r != me)
             status |= kcoll_flag_wait_done(c, r);

@@ -118,7 +118,11 @@ static int choose(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
         return MPI_ERR_ARG; /* no valid (alg, k) at this p */
     if (kcal_model_is_mpi(s->choice.alg)) {
         /* The measured MPI line beats every algorithm here: hand off. */
-        atomic_fetch_add(&kcoll_handoffs, 1);
+        /* A counter for tests, not a lock-prefixed add on every call. */
+        atomic_store_explicit(&kcoll_handoffs,
+                              atomic_load_explicit(&kcoll_handoffs,
+                                                   memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         *use_mpi = 1;
         return MPI_SUCCESS;
     }
@@ -189,7 +193,8 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     int p = (*c)->size;
     if (rooted && (root < 0 || root >= p))
         return MPI_ERR_ROOT;
-    if (n > SIZE_MAX / (size_t)p)
+    size_t total;
+    if (__builtin_mul_overflow(n, (size_t)p, &total))
         return MPI_ERR_COUNT;
     *alg = NULL;
     *k = -1;

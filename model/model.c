@@ -519,12 +519,12 @@ static void add_flag(acc *a, kcal_sm_op op, int p)
     a->t.sync += flag_cost(a, op, p);
 }
 
-/* max(T_memcpy, F_allgather): the own block is copied while the others
- * post their addresses. */
+/* max(T_memcpy, F_barrier): the own block is copied while the others
+ * finish reading this process's buffer. */
 static void add_memcpy_or_flag(acc *a, int p)
 {
     double copy = a->in_place ? 0 : (double)a->n * a->beta;
-    double sync = flag_cost(a, KCAL_SM_ALLGATHER, p);
+    double sync = flag_cost(a, KCAL_SM_BARRIER, p);
     if (copy > sync)
         a->t.copy += copy;
     else
@@ -570,32 +570,29 @@ static void t_direct_split(acc *a, int p, int k)
 }
 
 /* ring_source_read_flags:
- * max(T_memcpy, F_allgather) + (p−1)·(X(n) + l·pages(n)) + F_barrier */
+ * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier) */
 static void t_ring_flags(acc *a, int p, int k)
 {
     (void)k;
-    add_memcpy_or_flag(a, p);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
-    add_flag(a, KCAL_SM_BARRIER, p);
+    add_memcpy_or_flag(a, p);
 }
 
 /* pairwise_flags:
- * max(T_memcpy, F_allgather) + (p−1)·(X(n) + l·pages(n)) + F_barrier;
- * in place the p blocks are copied aside before the address is posted:
- * p·n·β + F_allgather + ... */
+ * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier);
+ * in place the p blocks are copied aside before the address is posted and
+ * the own block is in place: p·n·β + F_allgather + ... + F_barrier */
 static void t_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;
-    if (a->in_place) {
+    if (a->in_place)
         a->t.copy += (double)p * (double)a->n * a->beta;
-        add_flag(a, KCAL_SM_ALLGATHER, p);
-    } else {
-        add_memcpy_or_flag(a, p);
-    }
+    add_flag(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
-    add_flag(a, KCAL_SM_BARRIER, p);
+    add_memcpy_or_flag(a, p);
 }
 
 /* ---- the registry's model half ----

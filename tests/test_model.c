@@ -126,12 +126,12 @@ static void test_derived_rows(void)
      * 10.8 µs, each reader reads 7500 bytes (2 pages) in 1 + 7.5 +
      * 0.1·5.4·2 = 9.58 µs: the root's 10.8 + 8 µs of sync */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 4, 10000, 0), 18.8e-6, rel);
-    /* ring_source_read_flags p=6 n=1000: max(T_memcpy 1, T_sm(6)) + 5·2.1 +
-     * T_sm(6); in place the same (the copy was already hidden) */
+    /* ring_source_read_flags p=6 n=1000: T_sm(6) + 5·2.1 + max(T_memcpy 1,
+     * T_sm(6)); in place the same (the copy was already hidden) */
     CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 6, 1000, 0), 2 * sm6 + 10.5e-6, rel);
     CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 6, 1000, 1), 2 * sm6 + 10.5e-6, rel);
-    /* pairwise_flags p=3 n=0: T_sm(3) + 2·α + T_sm(3); in place n=1000:
-     * the aside copy 3 µs + T_sm(3) + 2·2.1 + T_sm(3) */
+    /* pairwise_flags p=3 n=0: T_sm(3) + 2·α + max(0, T_sm(3)); in place
+     * n=1000: the aside copy 3 µs + T_sm(3) + 2·2.1 + T_sm(3) */
     CHECK_NEAR(t(&p, KCAL_COLL_ALLTOALL, "pairwise_flags", 0, 3, 0, 0), 2 * sm3 + 2e-6, rel);
     CHECK_NEAR(t(&p, KCAL_COLL_ALLTOALL, "pairwise_flags", 0, 3, 1000, 1), 2 * sm3 + 7.2e-6, rel);
     /* p = 1: the local copy */
@@ -142,15 +142,15 @@ static void test_derived_rows(void)
     CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_flags", 0, 4, 10000, 0), 14.62e-6, rel);
     /* direct_split p=4: 10.8 + F_allgather 1.5 + F_barrier 1.5 */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 4, 10000, 0), 13.8e-6, rel);
-    /* sm_flag 0.1 µs, ring p=6 n=1000: F_allgather = 0.5 µs < T_memcpy 1 µs,
-     * so the copy shows: 1 + 10.5 + 0.5 */
+    /* sm_flag 0.1 µs, ring p=6 n=1000: F_allgather 0.5 + 10.5 + the copy,
+     * since F_barrier = 0.5 µs < T_memcpy 1 µs */
     kcal_params_set(&p, "sm_flag", 0.1e-6);
     CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 6, 1000, 0), 12e-6, rel);
     kcal_terms tm;
     const kcal_algorithm *a = kcal_model_find_algorithm(KCAL_COLL_ALLGATHER, "ring_source_read_flags");
     double s = kcal_model_time(KCAL_MODEL_PAPER, &p, KCAL_COLL_ALLGATHER, a, 0, 6, 1000, 0, &tm);
     CHECK_NEAR(tm.copy, 6e-6, rel);   /* T_memcpy + 5·n·β */
-    CHECK_NEAR(tm.sync, 0.5e-6, rel); /* F_barrier only */
+    CHECK_NEAR(tm.sync, 0.5e-6, rel); /* F_allgather only */
     CHECK_NEAR(tm.startup + tm.copy + tm.lock + tm.sync, s, 1e-15);
     /* The full model: the same formula (no in-cache keys here). */
     CHECK(kcal_model_time(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, a, 0, 6, 1000, 0, NULL) == s);

@@ -11,12 +11,16 @@
  * (algorithm NULL, which may hand small messages to the MPI library) as
  * "auto", and the copy limit as "limit" (below), interleaved: each
  * iteration runs every variant once, in turn, so machine noise hits all
- * alike. Every variant has its own receive buffers (when this node's memory
- * allows; else they share one, and stderr says so): with one buffer for
- * all, a variant whose peers write into it (parallel_write) left its lines
- * owned by another core, and the next variant that wrote the same lines
+ * alike. Every timed call comes right after an untimed call of the same
+ * variant, so it starts from the state the variant's own calls leave, as
+ * in a loop of that variant alone: measured in turns without that, a
+ * variant whose peers write into the receive buffer (parallel_write) left
+ * its lines owned by another core, and the next variant that wrote them
  * locally (sequential_read, MPI_Gather) paid a cross-core transfer per
- * line: 12 µs instead of 6 µs at 64 KiB, the slow mode of issue 8.
+ * line: 12 µs instead of 6 µs at 64 KiB, the slow mode of issue 8; and
+ * with a receive buffer per variant instead, how much of a variant's data
+ * the one before had left in cache made its time spread from 35 to 55 µs
+ * (bcast, 1 MiB).
  *
  * limit: the copies the busiest process must make, with nothing else: its
  * local bytes (its own block: scatter's root, gather's root, every
@@ -277,13 +281,11 @@ static void fill(unsigned char *b, size_t n, unsigned seed)
         b[i] = (unsigned char)(x >> (8 * (i % 8)));
 }
 
-/* One size's buffers: the send buffer, each variant's receive buffer
- * (recvs[v], all the same buffer when shared), the reference result of
- * --check, and the limit's n-byte source with every rank's address. */
+/* One size's buffers: send and receive, the reference result of --check,
+ * and the limit's n-byte source with every rank's address. */
 typedef struct {
-    unsigned char *send, *recv, *ref, **recvs, *lsrc;
+    unsigned char *send, *recv, *ref, *lsrc;
     size_t slen, rlen;
-    int nrecv;
     uint64_t *lsrc_at;
 } buffers;
 
@@ -333,9 +335,7 @@ static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
 {
     fill(b->send, b->slen, seed);
     if (o->coll == KCAL_COLL_BCAST && me == o->root)
-        for (int i = 0; i < b->nrecv; i++)
-            fill(b->recvs[i], b->rlen, seed);
-    b->recv = b->recvs[0];
+        fill(b->recv, b->rlen, seed);
     if (o->check) {
         variant mpi = {"", "mpi", -1, V_MPI};
         unsigned char *keep = b->recv;
@@ -470,8 +470,6 @@ int main(int argc, char **argv)
     }
     int over = oversubscribed();
     const char *coll = kcal_coll_name(o.coll);
-    int local = local_ranks();
-    uint64_t mem = kcal_capacity_memory();
     pids = malloc(sizeof *pids * (size_t)p);
     pid_t mine = getpid();
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,
@@ -486,7 +484,7 @@ int main(int argc, char **argv)
     double *lim = malloc(sizeof(double) * (size_t)iters);
     int *order = malloc(sizeof(int) * (size_t)nv);
     double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
-    int failed = 0, shared_note = 0;
+    int failed = 0;
     const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
     int corrupt = ce && !strcmp(ce, "1");
     for (size_t si = 0; si < nsizes && !failed; si++) {
@@ -494,40 +492,18 @@ int main(int argc, char **argv)
         uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
         kcal_capacity_coll_buffers(o.coll, (uint64_t)p, n, &slen, &rlen);
         buffers b = {.slen = (size_t)slen, .rlen = (size_t)rlen};
-        /* One receive buffer per variant where the node's memory holds them
-         * with room to spare (half of it), on every rank alike. */
-        uint64_t each;
-        int own = !__builtin_mul_overflow((uint64_t)nv, (uint64_t)b.rlen + 1,
-                                          &each) &&
-                  !__builtin_add_overflow(each, (uint64_t)b.slen + n, &each) &&
-                  (!mem || each <= mem / 2 / (uint64_t)local);
-        int all_own = 0;
-        MPI_Allreduce(&own, &all_own, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        b.nrecv = all_own ? nv : 1;
-        if (!all_own && me == 0 && !shared_note++) {
-            char sz[32];
-            fprintf(stderr, "kcal-bench-mpi note: from size %s on, the variants "
-                            "share one receive buffer (one each does not fit "
-                            "in half of this node's memory), so a variant's "
-                            "time may depend on the one before it\n",
-                    kcal_sizes_format(n, sz, sizeof sz));
-        }
         b.send = malloc(b.slen + 1);
-        b.recvs = calloc((size_t)b.nrecv, sizeof *b.recvs);
+        b.recv = malloc(b.rlen + 1);
         b.ref = o.check ? malloc(b.rlen + 1) : NULL;
         b.lsrc = malloc(n + 1);
         b.lsrc_at = malloc(sizeof *b.lsrc_at * (size_t)p);
-        int oom = !b.send || !b.recvs || (o.check && !b.ref) || !b.lsrc ||
-                  !b.lsrc_at;
-        for (int i = 0; i < b.nrecv && !oom; i++)
-            oom = !(b.recvs[i] = malloc(b.rlen + 1));
-        if (oom) {
+        if (!b.send || !b.recv || (o.check && !b.ref) || !b.lsrc ||
+            !b.lsrc_at) {
             fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
-                            "bytes\n", me, b.slen + (size_t)b.nrecv * b.rlen);
+                            "bytes\n", me, b.slen + b.rlen);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        for (int i = 0; i < b.nrecv; i++)
-            memset(b.recvs[i], 0, b.rlen);
+        memset(b.recv, 0, b.rlen);
         fill(b.lsrc, n, 12345);
         uint64_t at = (uint64_t)(uintptr_t)b.lsrc;
         MPI_Allgather(&at, 1, MPI_UINT64_T, b.lsrc_at, 1, MPI_UINT64_T,
@@ -549,13 +525,20 @@ int main(int argc, char **argv)
             for (int j = 0; j < nv; j++) {
                 int vi = order[j];
                 int checked = o.check && v[vi].kind <= V_AUTO;
-                b.recv = b.recvs[b.nrecv > 1 ? vi : 0];
+                /* One untimed call first: the timed one then starts from
+                 * the state this variant's own previous call leaves (its
+                 * steady state, as a loop of it alone would), not from
+                 * what another variant left: which core last wrote the
+                 * receive buffer, which buffers are in cache. */
+                int warm = run(&o, &v[vi], &b, n);
                 if (checked)
                     poison(&o, &b);
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 int rc = run(&o, &v[vi], &b, n);
                 double dt = MPI_Wtime() - t0;
+                if (rc == MPI_SUCCESS)
+                    rc = warm;
                 /* Test hook: spoil one byte so the --check path is tested. */
                 if (corrupt && v[vi].kind == V_KCOLL && me == p - 1 && b.rlen > 0)
                     b.recv[b.rlen - 1] ^= 1;
@@ -618,9 +601,7 @@ int main(int argc, char **argv)
             }
         }
         free(b.send);
-        for (int i = 0; i < b.nrecv; i++)
-            free(b.recvs[i]);
-        free(b.recvs);
+        free(b.recv);
         free(b.ref);
         free(b.lsrc);
         free(b.lsrc_at);

@@ -22,18 +22,17 @@
  * the one before had left in cache made its time spread from 35 to 55 µs
  * (bcast, 1 MiB).
  *
- * limit: the copies the busiest process must make, with nothing else: its
- * local bytes (its own block: scatter's root, gather's root, every
- * allgather and alltoall process) at the time of a memcpy of n bytes, plus
- * the bytes it receives from other processes ((p−1)·n at gather's root and
- * in allgather and alltoall, n elsewhere; none at the roots of scatter and
- * bcast) at the time of one process_vm_readv of n bytes. Both are measured
- * in the same run, interleaved with the variants like one of them, with
- * every process copying at once (each memcpy'ing n bytes of its own, each
- * reading n bytes from the next rank), so they share the machine as the
- * collectives' copies do; the limit of an iteration is computed from that
- * iteration's two times. Algorithms that split the copying between the
- * sender's and the receiver's cores (parallel_write, direct_split) can
+ * limit: the copies alone, as fast as the busiest process can make them:
+ * every process copies its own block locally (memcpy: the root of scatter
+ * and gather, every process of allgather and alltoall) and reads, with one
+ * process_vm_readv each, every block it receives from the process holding
+ * it (n bytes at each non-root of scatter and bcast, (p−1)·n at gather's
+ * root and at every allgather and alltoall process), all processes at
+ * once, into the collective's own buffers, with no synchronisation but the
+ * barrier before; timed like the variants (the slowest process), in the
+ * same run. It charges every copy to the process that receives the data:
+ * algorithms that split the copying between the sender's and the
+ * receiver's cores (parallel_write, direct_split, scatter_allgather) can
  * beat it.
  * OSU-style timing: warm-up iterations, a barrier before each timed call,
  * the time of an iteration is the maximum over ranks; median, min and max
@@ -70,8 +69,7 @@ typedef enum {
     V_MPI,    /* the MPI library's collective */
     V_KCOLL,  /* a libkcoll algorithm, spec */
     V_AUTO,   /* libkcoll with algorithm NULL */
-    V_MEMCPY, /* the limit's memcpy of n bytes (no row of its own) */
-    V_READV   /* the limit's process_vm_readv of n bytes (no row) */
+    V_LIMIT   /* the copies alone (the top of this file) */
 } variant_kind;
 
 typedef struct {
@@ -160,7 +158,7 @@ static void parse(int argc, char **argv, options *o)
 }
 
 /* Every variant to measure: the MPI built-in first, then model.md order,
- * then auto and the limit's two copies (always, as mpi). */
+ * then auto and the limit (always, as mpi). */
 static variant *variants(const options *o, int *count)
 {
     size_t na;
@@ -209,9 +207,7 @@ static variant *variants(const options *o, int *count)
     if (want && strcmp(want_id, "mpi") && c == 1)
         usage_error("algorithm not valid at this p", want);
     v[c++] = (variant){"", "auto", -1, V_AUTO};
-    v[c++] = (variant){"", "memcpy", -1, V_MEMCPY};
-    if (p > 1)
-        v[c++] = (variant){"", "readv", -1, V_READV};
+    v[c++] = (variant){"", "limit", -1, V_LIMIT};
     *count = c;
     return v;
 }
@@ -282,34 +278,71 @@ static void fill(unsigned char *b, size_t n, unsigned seed)
 }
 
 /* One size's buffers: send and receive, the reference result of --check,
- * and the limit's n-byte source with every rank's address. */
+ * and every rank's send and receive buffer addresses (for the limit). */
 typedef struct {
-    unsigned char *send, *recv, *ref, *lsrc;
+    unsigned char *send, *recv, *ref;
     size_t slen, rlen;
-    uint64_t *lsrc_at;
+    uint64_t *at; /* rank r's send at at[2r], its receive buffer at[2r+1] */
 } buffers;
 
 static pid_t *pids;
 
-/* The limit's copies: n bytes of this rank's own, or from the next rank. */
-static int limit_copy(const variant *v, buffers *b, size_t n)
+/* The limit: the copies of the receiver-charged schedule, each process its
+ * own, with no synchronisation but the barrier before. Every process copies
+ * its own block locally (memcpy), and reads each block it receives from
+ * the process that holds it (one process_vm_readv each), into the
+ * collective's own buffers (the same bytes the collective writes there). */
+static int limit_copies(const options *o, buffers *b, size_t n)
 {
-    if (v->kind == V_MEMCPY) {
-        memcpy(b->recv, b->lsrc, n);
-        return MPI_SUCCESS;
+    int root = o->root, failed = 0;
+    unsigned char *s = b->send, *r = b->recv;
+#define SEND_AT(q) (b->at[2 * (q)])
+#define RECV_AT(q) (b->at[2 * (q) + 1])
+    switch (o->coll) {
+    case KCAL_COLL_SCATTER: /* the root its block, each other its own */
+        if (me == root)
+            memcpy(r, s + (size_t)root * n, n);
+        else
+            failed = kcoll_cma_read(pids[root], r, SEND_AT(root) + (uint64_t)me * n, n);
+        break;
+    case KCAL_COLL_GATHER: /* the root: its block, then every other one */
+        if (me != root)
+            break;
+        memcpy(r + (size_t)root * n, s, n);
+        for (int q = 0; q < p && !failed; q++)
+            if (q != root)
+                failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
+        break;
+    case KCAL_COLL_BCAST: /* each other the message */
+        if (me != root)
+            failed = kcoll_cma_read(pids[root], r, RECV_AT(root), n);
+        break;
+    case KCAL_COLL_ALLGATHER: /* its block, then every other one */
+        memcpy(r + (size_t)me * n, s, n);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
+        }
+        break;
+    default: /* alltoall: its block, then every other one's block for it */
+        memcpy(r + (size_t)me * n, s + (size_t)me * n, n);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            failed = kcoll_cma_read(pids[q], r + (size_t)q * n,
+                                    SEND_AT(q) + (uint64_t)me * n, n);
+        }
     }
-    int from = (me + 1) % p;
-    return kcoll_cma_read(pids[from], b->recv, b->lsrc_at[from], n) == 0
-               ? MPI_SUCCESS
-               : MPI_ERR_OTHER;
+#undef SEND_AT
+#undef RECV_AT
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 static int run(const options *o, const variant *v, buffers *b, size_t n)
 {
     const char *alg = v->kind == V_KCOLL ? v->spec : NULL;
     int mpi = v->kind == V_MPI;
-    if (v->kind == V_MEMCPY || v->kind == V_READV)
-        return limit_copy(v, b, n);
+    if (v->kind == V_LIMIT)
+        return limit_copies(o, b, n);
     switch (o->coll) {
     case KCAL_COLL_SCATTER:
         return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
@@ -410,38 +443,6 @@ static void progress(const options *o, double done, double total,
     }
 }
 
-/* The limit's counts (see the top of this file): how many n-byte memcpys
- * and n-byte reads from another process the root (or any process of
- * allgather and alltoall) must make, and any other process. Not in place,
- * as the benchmark calls the collectives. */
-typedef struct {
-    double local, remote;
-} copies;
-
-static void limit_counts(kcal_coll coll, copies *root, copies *other)
-{
-    double others = p - 1;
-    *root = (copies){1, others};
-    *other = (copies){1, others};
-    switch (coll) {
-    case KCAL_COLL_SCATTER: /* the root copies its block, each other reads */
-        *root = (copies){1, 0};
-        *other = (copies){0, 1};
-        break;
-    case KCAL_COLL_GATHER: /* the root copies its block and receives */
-        *other = (copies){0, 0};
-        break;
-    case KCAL_COLL_BCAST: /* each other receives the message */
-        *root = (copies){0, 0};
-        *other = (copies){0, 1};
-        break;
-    default: /* every allgather and alltoall process: its block, then p-1 */
-        break;
-    }
-    if (p == 1)
-        *other = *root;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -481,7 +482,6 @@ int main(int argc, char **argv)
     long iters = o.iterations;
     double *t = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
     double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
-    double *lim = malloc(sizeof(double) * (size_t)iters);
     int *order = malloc(sizeof(int) * (size_t)nv);
     double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
     int failed = 0;
@@ -495,18 +495,16 @@ int main(int argc, char **argv)
         b.send = malloc(b.slen + 1);
         b.recv = malloc(b.rlen + 1);
         b.ref = o.check ? malloc(b.rlen + 1) : NULL;
-        b.lsrc = malloc(n + 1);
-        b.lsrc_at = malloc(sizeof *b.lsrc_at * (size_t)p);
-        if (!b.send || !b.recv || (o.check && !b.ref) || !b.lsrc ||
-            !b.lsrc_at) {
+        b.at = malloc(sizeof *b.at * 2 * (size_t)p);
+        if (!b.send || !b.recv || (o.check && !b.ref) || !b.at) {
             fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
                             "bytes\n", me, b.slen + b.rlen);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         memset(b.recv, 0, b.rlen);
-        fill(b.lsrc, n, 12345);
-        uint64_t at = (uint64_t)(uintptr_t)b.lsrc;
-        MPI_Allgather(&at, 1, MPI_UINT64_T, b.lsrc_at, 1, MPI_UINT64_T,
+        uint64_t mine2[2] = {(uint64_t)(uintptr_t)b.send,
+                             (uint64_t)(uintptr_t)b.recv};
+        MPI_Allgather(mine2, 2, MPI_UINT64_T, b.at, 2, MPI_UINT64_T,
                       MPI_COMM_WORLD);
         prepare_data(&o, &b, n, 0);
         char what[64], sz[32];
@@ -567,44 +565,23 @@ int main(int argc, char **argv)
         if (!failed) {
             MPI_Reduce(t, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
                        MPI_COMM_WORLD);
-            /* The limit of each iteration, from its two copies (before the
-             * sort below reorders them). */
-            double *tm = NULL, *tr = NULL;
-            for (int vi = 0; vi < nv; vi++) {
-                if (v[vi].kind == V_MEMCPY)
-                    tm = tmax + (size_t)vi * iters;
-                if (v[vi].kind == V_READV)
-                    tr = tmax + (size_t)vi * iters;
-            }
-            copies cr, co;
-            limit_counts(o.coll, &cr, &co);
-            for (long i = 0; me == 0 && i < iters; i++) {
-                double r = tr ? tr[i] : 0;
-                double at_root = cr.local * tm[i] + cr.remote * r;
-                double at_other = co.local * tm[i] + co.remote * r;
-                lim[i] = at_root > at_other ? at_root : at_other;
-            }
-            for (int vi = 0; me == 0 && vi <= nv; vi++) {
-                int is_limit = vi == nv;
-                if (!is_limit && v[vi].kind > V_AUTO)
-                    continue;
-                double *x = is_limit ? lim : tmax + (size_t)vi * iters;
+            for (int vi = 0; me == 0 && vi < nv; vi++) {
+                double *x = tmax + (size_t)vi * iters;
                 qsort(x, (size_t)iters, sizeof *x, cmp_double);
                 double med = iters % 2 ? x[iters / 2]
                                        : (x[iters / 2 - 1] + x[iters / 2]) / 2;
                 char k[16] = "";
-                if (!is_limit && v[vi].k >= 0)
+                if (v[vi].k >= 0)
                     snprintf(k, sizeof k, "%d", v[vi].k);
                 snprintf(rows[nrows++], 256, "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d",
-                         coll, p, n, is_limit ? "limit" : v[vi].name, k, med,
-                         x[0], x[iters - 1], iters, over);
+                         coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
+                         iters, over);
             }
         }
         free(b.send);
         free(b.recv);
         free(b.ref);
-        free(b.lsrc);
-        free(b.lsrc_at);
+        free(b.at);
     }
     if (me == 0 && !failed) {
         printf("%s\n", KCAL_CSV_MEASURED_HEADER);
@@ -615,7 +592,6 @@ int main(int argc, char **argv)
     free(rows);
     free(t);
     free(tmax);
-    free(lim);
     free(order);
     free(pids);
     free(v);

@@ -10,7 +10,16 @@
  *   ring_source_read   as ring_neighbor
  *     In step t = 1..p−1 read block r−t straight from its source; the
  *     sources never change, so only the address allgather and the closing
- *     synchronisation are needed.
+ *     synchronisation are needed. Its slow mode in kcal bench (issue 8:
+ *     median far above the minimum) came from the variant timed before it
+ *     on the same buffers (p = 2, medians split by that variant): at
+ *     64 KiB 6.5 µs after MPI_Allgather or itself, 12.5 µs after
+ *     ring_source_write, which leaves this process's recvbuf lines owned
+ *     by the other core; at 1 MiB 137 µs after MPI_Allgather, 166 µs after
+ *     ring_neighbor, which leaves the sources' sendbufs out of cache. No
+ *     page faults, THP allocations or context switches during the calls
+ *     (gather.c has the details); kcal bench now times every variant in its
+ *     own steady state.
  *   ring_source_write  as ring_neighbor; step t writes this rank's block
  *     into rank r+t.
  *   recursive_doubling T_memcpy + T_sm_allgather + lg p·α

@@ -19,28 +19,35 @@
  *     writes its block and says done (with its status); the root waits for
  *     the p−1 done flags.
  *
- * Why writes at p = 2 (measured on the development machine, per-variant
- * buffers, 300 iterations): the root's own block is a local copy, so with
- * sequential_read the root copies 2·n bytes (its own block, then the
- * other's) while the other process waits; with the writes the two copies
- * run on the two cores at once. At 1 MiB sequential_read takes 170 µs
- * alone (the root's core streams 4 MiB through its 2 MiB L2: its sendbuf,
- * both blocks of recvbuf and the peer's block), parallel_write 63 µs.
+ * Why writes at p = 2 (measured on the development machine, a 2-core
+ * Xeon KVM guest, 2 MiB L2 per core): the root's own block is a local copy,
+ * so with sequential_read the root copies 2·n bytes (its own block, then
+ * the other's) while the other process waits; with the writes the two
+ * copies run on the two cores at once. At 1 MiB sequential_read takes
+ * 170 µs alone (the root's core streams 4 MiB through its 2 MiB L2: its
+ * sendbuf, both blocks of recvbuf and the peer's block), parallel_write
+ * 63 µs, MPI_Gather 170 µs.
  *
- * The slow mode of sequential_read (issue 8) was not in the algorithm: in
- * the interleaved benchmark all variants shared one recvbuf, and after
- * parallel_write the root's block 1 was last written by the other core, so
- * the root's next read into it paid a cross-core ownership transfer per
- * cache line (64 KiB: 5.9 µs after mpi or itself, 12.2 µs after
- * parallel_write; MPI_Gather showed the same, 6.1 against 12.3 µs). Page
- * faults (0 per call, getrusage), THP (thp_fault_alloc unchanged during the
- * runs), context switches (< 0.01 per call) and the cores the two processes
- * ran on (always different) were ruled out. The benchmark now gives every
- * variant its own receive buffers (bench/bench_mpi.c). The same transfer
- * is why a process_vm_writev into the root cost more than the root's read
- * in that benchmark: the written lines were last owned by the root's core
- * (a single 1 MiB writev: 60 µs into lines the writer owns, 90 µs into
- * lines another core just wrote; reads 61 against 89 µs). */
+ * The slow mode of sequential_read (issue 8) was not in the algorithm but
+ * in how the benchmark measured it: all variants shared one recvbuf, and
+ * after parallel_write the root's block 1 was last written by the other
+ * core, so the root's next read into it paid a cross-core ownership
+ * transfer per cache line. At 64 KiB, split by the variant run just
+ * before: sequential_read 5.9 µs after MPI_Gather or itself, 12.2 µs after
+ * parallel_write; MPI_Gather the same, 6.1 against 12.3 µs. Ruled out, with
+ * getrusage, /proc/vmstat and sched_getcpu around every call: page faults
+ * (0 per call), transparent huge pages (thp_fault_alloc and
+ * thp_collapse_alloc unchanged over the runs: THP is madvise-only here),
+ * context switches (0.00-0.01 per call) and the two processes sharing a
+ * core (never). The same transfer is why a process_vm_writev into the root
+ * looked dearer than the root's read there: the written lines were last
+ * owned by the root's core. One copy alone, the processes pinned to the
+ * two cores: reads and writes cost the same when the lines are in the
+ * copying core's cache (64 KiB: read 3.3 µs, write 3.1 µs; 1 MiB: 57.5
+ * and 58.3 µs) and about the same more when the other core wrote them last
+ * (64 KiB: 9.4 and 10.6 µs; 1 MiB: 91.5 and 94.5 µs). kcal bench now runs
+ * an untimed call of a variant before each timed one, so every variant is
+ * timed in its own steady state (bench/bench_mpi.c). */
 #include <string.h>
 
 #include "kcoll_impl.h"

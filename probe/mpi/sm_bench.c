@@ -18,7 +18,7 @@
  *     sm_flag);
  *   - the MPI library's own collectives and every libkcoll algorithm with
  *     n bytes at the sizes of mpi_sizes[] (measure_handoff), one line per
- *     repetition with the mean over (at most 20) calls:
+ *     repetition (at most 8) with the mean over (at most 10) calls:
  *     "kcal-mpi COLL P BYTES REP SECONDS" and
  *     "kcal-kcoll COLL ALGORITHM[:K] P BYTES REP SECONDS" (the fit's
  *     mpi_<coll>_a/_b and mpi_<coll>_below). */
@@ -293,8 +293,11 @@ int main(int argc, char **argv)
          * error). */
         unsetenv("KCAL_PARAMS");
         setenv("KCOLL_STRICT", "1", 1);
-        int inner_h = inner < 20 ? inner : 20;
-        if (measure_handoff(p, rank, reps, inner_h, warmup < 5 ? warmup : 5) < 0) {
+        /* At most 8 repetitions of 10 calls per point: every algorithm
+         * with every k runs at 9 sizes, and the launch has a time limit
+         * (about 130 variants at p = 64). */
+        int reps_h = reps < 8 ? reps : 8, inner_h = inner < 10 ? inner : 10;
+        if (measure_handoff(p, rank, reps_h, inner_h, warmup < 5 ? warmup : 5) < 0) {
             if (rank == 0)
                 fprintf(stderr, "kcal-sm-bench: the hand-off measurement "
                                 "failed (out of memory, or a libkcoll call)\n");

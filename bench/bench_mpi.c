@@ -362,7 +362,7 @@ static int run(const options *o, const variant *v, buffers *b, size_t n)
     }
 }
 
-/* New send data (and for bcast the root's buffers), and with --check the
+/* New send data (and for bcast the root's buffer), and with --check the
  * built-in's result for it in b->ref. */
 static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
 {

@@ -522,14 +522,25 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
     return 0;
 }
 
+/* libkcoll's choice must beat the MPI library by more than this to count:
+ * near the crossover the two are within a few per cent, and a measurement
+ * that flips with the noise would hand a size to the slower one half of
+ * the time; a size handed to the MPI library where libkcoll was up to 5 %
+ * faster costs at most that. */
+#define HANDOFF_MARGIN 1.05
+
 /* mpi_<c>_below at the largest p measured: the smallest measured size
- * from which the fastest libkcoll algorithm (median; every pattern of
- * kcoll_<c>) beats the MPI library's median at that size and at every
- * larger one; the largest measured size when the MPI library wins there
- * too. 0 when nothing was measured, -1 out of memory. */
-static int crossover(const kcal_raw *raw, const char *name, long *below,
-                     int *at_p, char *comment, size_t commentlen)
+ * from which what libkcoll runs for algorithm NULL (the paper model's
+ * choice with the params fitted so far, prm, which it is measured under:
+ * pattern "id" or "id:k" of kcoll_<c>) is faster than the MPI library by
+ * more than HANDOFF_MARGIN at that size and at every larger one; the
+ * largest measured size when it never is. Medians. *below 0 when nothing
+ * was measured; -1 out of memory. */
+static int crossover(const kcal_raw *raw, const kcal_params *prm,
+                     kcal_coll coll, long *below, int *at_p, char *comment,
+                     size_t commentlen)
 {
+    const char *name = kcal_coll_name(coll);
     char mphase[32], kphase[32];
     snprintf(mphase, sizeof mphase, KCAL_PHASE_MPI_PREFIX "%s", name);
     snprintf(kphase, sizeof kphase, KCAL_PHASE_KCOLL_PREFIX "%s", name);
@@ -543,45 +554,37 @@ static int crossover(const kcal_raw *raw, const char *name, long *below,
     int p = 0;
     for (size_t j = 0; j < n; j++)
         p = pp[j] > p ? pp[j] : p;
-    /* The algorithms' patterns, each as its own curve. */
-    char(*pats)[24] = malloc((raw->n ? raw->n : 1) * sizeof *pats);
-    size_t npat = 0;
-    if (!pats)
-        return -1;
-    for (size_t i = 0; i < raw->n; i++) {
-        const kcal_sample *s = &raw->s[i];
-        if (strcmp(s->phase, kphase) || s->readers != p)
-            continue;
-        size_t q = 0;
-        while (q < npat && strcmp(pats[q], s->pattern))
-            q++;
-        if (q == npat)
-            snprintf(pats[npat++], sizeof pats[0], "%s", s->pattern);
-    }
-    if (p < 2 || npat == 0) {
-        free(pats);
+    if (p < 2)
         return 0;
-    }
     long sizes[MAXPTS];
-    double mpi_at[MAXPTS], best_at[MAXPTS];
+    double mpi_at[MAXPTS], ours_at[MAXPTS];
+    char ours[MAXPTS][32];
     size_t ns = 0;
-    for (size_t j = 0; j < n; j++)
-        if (pp[j] == p) {
-            sizes[ns] = nn[j];
-            mpi_at[ns] = med[j];
-            best_at[ns++] = INFINITY;
-        }
-    for (size_t q = 0; q < npat; q++) {
-        if (bytes_points(raw, kphase, pats[q], kp, kn, kmed, kse, MAXPTS, &nk) < 0) {
-            free(pats);
+    for (size_t j = 0; j < n; j++) {
+        if (pp[j] != p)
+            continue;
+        kcal_choice ch;
+        if (kcal_model_select(KCAL_MODEL_PAPER, prm, coll, p, (uint64_t)nn[j], 0,
+                              NULL, &ch) != 0 || kcal_model_is_mpi(ch.alg))
+            continue;
+        if (ch.alg->kind == KCAL_PARAM_NONE)
+            snprintf(ours[ns], sizeof ours[0], "%s", ch.alg->id);
+        else
+            snprintf(ours[ns], sizeof ours[0], "%s:%d", ch.alg->id, ch.k);
+        if (bytes_points(raw, kphase, ours[ns], kp, kn, kmed, kse, MAXPTS, &nk) < 0)
             return -1;
-        }
-        for (size_t j = 0; j < nk; j++)
-            for (size_t z = 0; z < ns; z++)
-                if (kp[j] == p && kn[j] == sizes[z] && kmed[j] < best_at[z])
-                    best_at[z] = kmed[j];
+        double t = INFINITY;
+        for (size_t q = 0; q < nk; q++)
+            if (kp[q] == p && kn[q] == nn[j])
+                t = kmed[q];
+        if (!isfinite(t))
+            continue; /* the choice was not measured at this size */
+        sizes[ns] = nn[j];
+        mpi_at[ns] = med[j];
+        ours_at[ns++] = t;
     }
-    free(pats);
+    if (ns == 0)
+        return 0;
     /* sizes ascending (insertion sort: a handful) */
     for (size_t i = 1; i < ns; i++)
         for (size_t j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
@@ -589,20 +592,22 @@ static int crossover(const kcal_raw *raw, const char *name, long *below,
             sizes[j] = sizes[j - 1], sizes[j - 1] = t;
             double u = mpi_at[j];
             mpi_at[j] = mpi_at[j - 1], mpi_at[j - 1] = u;
-            u = best_at[j];
-            best_at[j] = best_at[j - 1], best_at[j - 1] = u;
+            u = ours_at[j];
+            ours_at[j] = ours_at[j - 1], ours_at[j - 1] = u;
+            char w[32];
+            memcpy(w, ours[j], sizeof w);
+            memcpy(ours[j], ours[j - 1], sizeof w);
+            memcpy(ours[j - 1], w, sizeof w);
         }
-    if (ns == 0)
-        return 0;
     *below = sizes[ns - 1];
-    for (size_t z = ns; z-- > 0 && best_at[z] < mpi_at[z];)
+    for (size_t z = ns; z-- > 0 && ours_at[z] * HANDOFF_MARGIN < mpi_at[z];)
         *below = sizes[z];
     *at_p = p;
-    cat(comment, commentlen, "mpi_%s_below %ld: at p = %d, MPI against the "
-        "fastest libkcoll algorithm (median us):", name, *below, p);
+    cat(comment, commentlen, "mpi_%s_below %ld: at p = %d, MPI against "
+        "libkcoll's choice (median us):", name, *below, p);
     for (size_t z = 0; z < ns; z++)
-        cat(comment, commentlen, " %ld %.3g/%.3g", sizes[z], mpi_at[z] * 1e6,
-            best_at[z] * 1e6);
+        cat(comment, commentlen, " %ld %.3g/%.3g %s", sizes[z],
+            mpi_at[z] * 1e6, ours_at[z] * 1e6, ours[z]);
     cat(comment, commentlen, "\n");
     return 0;
 }
@@ -676,7 +681,8 @@ static int fit_mpi_part(const kcal_raw *raw, kcal_params *out,
             "b %.3g s/byte\n", name, n, a, b);
         long below;
         int at_p = 0;
-        if (crossover(raw, name, &below, &at_p, comment, commentlen) < 0) {
+        if (crossover(raw, out, (kcal_coll)c, &below, &at_p, comment,
+                      commentlen) < 0) {
             kcal_set_err(err, errlen, "out of memory fitting %s", phase);
             return -1;
         }

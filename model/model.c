@@ -498,20 +498,19 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
  * serves both models: the full model evaluates it at the call's β
  * (full_beta), it has no per-step messages to charge sync_step for.
  *
- * F_X, a synchronisation of pattern X through the flags: with the key
- * sm_flag (one flag seen by one polling process, measured by kcal probe),
- * F_bcast = sm_flag (every poller sees the one flag at once) and F_gather =
- * F_allgather = F_barrier = (p−1)·sm_flag (a waiter reads p−1 flags, one
- * after the other); without it, the T_sm_X of the MPI library, which the
- * flags replace. */
+ * F_X, a synchronisation of pattern X through the flags: the MPI
+ * library's T_sm_X, each of its messages replaced by a flag, so scaled by
+ * sm_flag / sync_step (one flag seen by a polling process against one
+ * 8-byte MPI message, both half of a ping-pong measured by kcal probe).
+ * Without both keys, T_sm_X. */
 static double flag_cost(const acc *a, kcal_sm_op op, int p)
 {
-    const kcal_param *f = kcal_params_find(a->prm, "sm_flag");
     if (p < 2)
         return 0;
-    if (!f || f->is_text)
-        return a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
-    return (op == KCAL_SM_BCAST ? 1 : p - 1) * f->value;
+    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    double flag = kcal_params_get(a->prm, "sm_flag", 0);
+    double step = kcal_params_get(a->prm, "sync_step", 0);
+    return flag > 0 && step > 0 ? t * flag / step : t;
 }
 
 static void add_flag(acc *a, kcal_sm_op op, int p)

@@ -45,7 +45,7 @@ static const struct {
     {"beta_hot", KCAL_KEY_NUMBER, 0},
     {"sync_step", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by
-     * one polling process (s). The MPI library's own collectives (model.md
+     * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
      * "The MPI library as a candidate"): its measured line T_mpi = a + b·v
      * (s, s/byte), and the size below which it beat every libkcoll
      * algorithm in the probe's measurement (bytes) */

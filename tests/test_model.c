@@ -107,8 +107,8 @@ static void test_hand_values(void)
 }
 
 /* The derived rows (model.md "Derived algorithms"), worked by hand on the
- * same params: without sm_flag a flag synchronisation costs T_sm_X, with it
- * sm_flag for a bcast and (p−1)·sm_flag for the others. */
+ * same params: a flag synchronisation F_X costs T_sm_X, scaled by
+ * sm_flag / sync_step when the params have both. */
 static void test_derived_rows(void)
 {
     kcal_params p = hand_params();
@@ -137,20 +137,25 @@ static void test_derived_rows(void)
     /* p = 1: the local copy */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 1, 1000, 0), 1e-6, rel);
 
-    /* With sm_flag = 0.5 µs: F_bcast 0.5, F_gather 3·0.5 at p = 4. */
+    /* sm_flag alone changes nothing: F_X is T_sm_X scaled by sm_flag /
+     * sync_step, and needs both. */
     kcal_params_set(&p, "sm_flag", 0.5e-6);
-    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_flags", 0, 4, 10000, 0), 14.62e-6, rel);
-    /* direct_split p=4: 10.8 + F_allgather 1.5 + F_barrier 1.5 */
-    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 4, 10000, 0), 13.8e-6, rel);
-    /* sm_flag 0.1 µs, ring p=6 n=1000: F_allgather 0.5 + 10.5 + the copy,
-     * since F_barrier = 0.5 µs < T_memcpy 1 µs */
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_flags", 0, 4, 10000, 0), 20.62e-6, rel);
+    /* sync_step 1 µs: F_X = T_sm_X / 2; p=4: 2 + 11 + 1.62 + 2 µs */
+    kcal_params_set(&p, "sync_step", 1e-6);
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_flags", 0, 4, 10000, 0), 16.62e-6, rel);
+    /* direct_split p=4: 10.8 + F_allgather 2 + F_barrier 2 */
+    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 4, 10000, 0), 14.8e-6, rel);
+    /* sm_flag 0.1 µs: F_X = T_sm_X / 10; ring p=6 n=1000: F_allgather
+     * sm6/10 + 10.5 + the copy, since F_barrier = sm6/10 < T_memcpy 1 µs */
     kcal_params_set(&p, "sm_flag", 0.1e-6);
-    CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 6, 1000, 0), 12e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 6, 1000, 0),
+               sm6 / 10 + 11.5e-6, rel);
     kcal_terms tm;
     const kcal_algorithm *a = kcal_model_find_algorithm(KCAL_COLL_ALLGATHER, "ring_source_read_flags");
     double s = kcal_model_time(KCAL_MODEL_PAPER, &p, KCAL_COLL_ALLGATHER, a, 0, 6, 1000, 0, &tm);
-    CHECK_NEAR(tm.copy, 6e-6, rel);   /* T_memcpy + 5·n·β */
-    CHECK_NEAR(tm.sync, 0.5e-6, rel); /* F_allgather only */
+    CHECK_NEAR(tm.copy, 6e-6, rel);      /* T_memcpy + 5·n·β */
+    CHECK_NEAR(tm.sync, sm6 / 10, rel); /* F_allgather only */
     CHECK_NEAR(tm.startup + tm.copy + tm.lock + tm.sync, s, 1e-15);
     /* The full model: the same formula (no in-cache keys here). */
     CHECK(kcal_model_time(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, a, 0, 6, 1000, 0, NULL) == s);

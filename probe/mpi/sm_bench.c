@@ -18,7 +18,7 @@
  *     sm_flag);
  *   - the MPI library's own collectives and every libkcoll algorithm with
  *     n bytes at the sizes of mpi_sizes[] (measure_handoff), one line per
- *     repetition (at most 8) with the mean over (at most 10) calls:
+ *     repetition (at most 8) with the median of its (at most 10) calls:
  *     "kcal-mpi COLL P BYTES REP SECONDS" and
  *     "kcal-kcoll COLL ALGORITHM[:K] P BYTES REP SECONDS" (the fit's
  *     mpi_<coll>_a/_b and mpi_<coll>_below). */
@@ -175,6 +175,12 @@ static hvariant *hvariants(kcal_coll c, int p, int *count)
     return v;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static int measure_handoff(int p, int rank, int reps, int inner, int warmup)
 {
     size_t max = mpi_sizes[N_MPI_SIZES - 1] * (size_t)p;
@@ -213,28 +219,33 @@ static int measure_handoff(int p, int rank, int reps, int inner, int warmup)
                 }
                 for (int o = 0; o < nv; o++) {
                     int i = order[o];
-                    double sum = 0;
+                    double t_call[16];
                     for (int it = 0; it < inner; it++) {
                         MPI_Barrier(MPI_COMM_WORLD);
                         double t0 = MPI_Wtime();
                         if (hcall((kcal_coll)c, v[i].spec, s, r[i], n) !=
                             MPI_SUCCESS)
                             return -1;
-                        double t = MPI_Wtime() - t0, tmax;
-                        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX,
-                                      MPI_COMM_WORLD);
-                        sum += tmax;
+                        double t = MPI_Wtime() - t0;
+                        MPI_Allreduce(&t, &t_call[it], 1, MPI_DOUBLE,
+                                      MPI_MAX, MPI_COMM_WORLD);
                     }
                     if (rank != 0)
                         continue;
+                    /* The median call: one preempted call (tens of µs
+                     * on a shared machine) must not move a point of a
+                     * few µs, as it moves a mean. */
+                    qsort(t_call, (size_t)inner, sizeof *t_call, cmp_double);
+                    double med = inner % 2 ? t_call[inner / 2]
+                                           : (t_call[inner / 2 - 1] +
+                                              t_call[inner / 2]) / 2;
                     if (v[i].spec[0])
                         printf("kcal-kcoll %s %s %d %zu %d %.17g\n",
                                kcal_coll_name((kcal_coll)c), v[i].spec, p, n,
-                               rep, sum / inner);
+                               rep, med);
                     else
                         printf("kcal-mpi %s %d %zu %d %.17g\n",
-                               kcal_coll_name((kcal_coll)c), p, n, rep,
-                               sum / inner);
+                               kcal_coll_name((kcal_coll)c), p, n, rep, med);
                 }
             }
         }

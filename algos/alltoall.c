@@ -7,7 +7,22 @@
  *     each rank reads its block from rank r XOR t when p is a power of two,
  *     else from r−t: every source has one reader per step, so no contention.
  *     In place, the blocks to send are first copied aside, because peers
- *     read them while this rank overwrites recvbuf. */
+ *     read them while this rank overwrites recvbuf.
+ *   pairwise_flags (derived)
+ *              F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier)
+ *              in place: p·n·β + F_allgather + (p−1)·(X(n) + l·pages(n))
+ *                        + F_barrier
+ *     pairwise with the shared-memory flags of flags.c: each rank posts its
+ *     send buffer's address, reads in the same order as pairwise, says
+ *     done, copies its own block while the others finish reading its
+ *     buffer, and waits for every other rank's done flag. Reading first
+ *     and copying last: as ring_source_read_flags (allgather.c), 6-12 %
+ *     faster than the other order and than MPI_Alltoall at p = 2 from
+ *     1 MiB to 4 MiB (159 against 174 µs, 715 against 758 µs). In place
+ *     the blocks to send are copied aside first (p·n bytes), before the
+ *     address is posted, and the own block is already in place.
+ *     pairwise's paper row leaves out its own copy and its closing
+ *     synchronisation (the code has both); this row charges them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,5 +60,37 @@ int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
     if (rc == MPI_SUCCESS)
         rc = kcoll_ctl_allstatus(c, &status);
     KCOLL_TRY(rc);
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    int p = c->size, me = c->rank, status = 0;
+    size_t n = a->n;
+    char *out = a->recvbuf;
+    const char *src = a->sendbuf;
+    int in_place = src == MPI_IN_PLACE;
+    if (in_place) {
+        char *aside = kcoll_scratch(c, (size_t)p * n);
+        if (!aside)
+            return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
+        memcpy(aside, out, (size_t)p * n);
+        src = aside;
+    }
+    kcoll_flag_post(c, kcoll_addr(src));
+    int pow2 = (p & (p - 1)) == 0;
+    for (int t = 1; t < p; t++) {
+        int s = pow2 ? me ^ t : (me - t + p) % p;
+        uint64_t from = kcoll_flag_wait_post(c, s);
+        status |= kcoll_cma_read(c->pids[s], out + (size_t)s * n,
+                                 from + (uint64_t)me * n, n) != 0;
+    }
+    kcoll_flag_done(c, status);
+    if (!in_place)
+        memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
+    for (int r = 0; r < p; r++)
+        if (r != me)
+            status |= kcoll_flag_wait_done(c, r);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

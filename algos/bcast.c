@@ -21,7 +21,21 @@
  *     in step t each rank reads chunk r−1−t from its left neighbour once
  *     that neighbour holds it. The root holds every chunk and reads none,
  *     and the rank after the root reads from it while the root is still
- *     writing: at p = 2 the two halves move at once, one by each process. */
+ *     writing: at p = 2 the two halves move at once, one by each process.
+ *   direct_split (derived)  F_allgather + max((p−1)·W(c), X(n−c) + P(p−1,n−c))
+ *                           + F_barrier,  c = ⌈n/p⌉, W(c) = X(c) + l·pages(c)
+ *     direct_read with the root's core helping: the root writes the last c
+ *     bytes into each other rank, one after the other, while every other
+ *     rank reads the first n − c bytes from the root at once, so the root
+ *     and the readers copy about the same amount ((p−1)·c against n − c).
+ *     At p = 2 the two halves move at once, one by each core, as in
+ *     scatter_allgather, with one synchronisation less: every process posts
+ *     its buffer's address (F_allgather), and at the end the root waits for
+ *     the readers' done flags (they read its buffer) and the readers for
+ *     the root's (it wrote theirs): F_barrier. The synchronisations are the
+ *     shared-memory flags of flags.c. A failed write of the root is
+ *     reported by every reader (the root's one done flag cannot say which
+ *     rank's tail it spoiled). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,4 +188,34 @@ out:
     if (rc != MPI_SUCCESS)
         return rc;
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    int p = c->size;
+    size_t tail = a->n / (size_t)p + (a->n % (size_t)p != 0);
+    size_t head = a->n - tail;
+    char *buf = a->recvbuf;
+    kcoll_flag_post(c, kcoll_addr(buf));
+    if (c->rank == a->root) {
+        int failed = 0;
+        for (int v = 1; v < p && tail > 0; v++) {
+            int r = (a->root + v) % p;
+            uint64_t dst = kcoll_flag_wait_post(c, r);
+            failed |= kcoll_cma_write(c->pids[r], buf + head, dst + head,
+                                      tail) != 0;
+        }
+        kcoll_flag_done(c, failed);
+        /* The readers read this buffer until their done flags. */
+        for (int v = 1; v < p; v++)
+            kcoll_flag_wait_done(c, (a->root + v) % p);
+        return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    uint64_t src = kcoll_flag_wait_post(c, a->root);
+    int failed = head > 0 &&
+                 kcoll_cma_read(c->pids[a->root], buf, src, head) != 0;
+    kcoll_flag_done(c, failed);
+    failed |= kcoll_flag_wait_done(c, a->root); /* the root wrote the tail */
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

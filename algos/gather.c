@@ -12,7 +12,42 @@
  *   throttled_write:k as throttled_read: T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n))
  *     At most k writers at a time, with the token chain of Section IV-A3
  *     (writer q waits for q−k, passes on to q+k; the root waits for the last
- *     k writers). Tokens carry the writers' status to the root. */
+ *     k writers). Tokens carry the writers' status to the root.
+ *   parallel_write_flags (derived)  F_bcast + X(n) + P(p−1,n) + F_gather
+ *     parallel_write with the shared-memory flags of flags.c: the root posts
+ *     its recvbuf address and copies its own block while every other rank
+ *     writes its block and says done (with its status); the root waits for
+ *     the p−1 done flags.
+ *
+ * Why writes at p = 2 (measured on the development machine, a 2-core
+ * Xeon KVM guest, 2 MiB L2 per core): the root's own block is a local copy,
+ * so with sequential_read the root copies 2·n bytes (its own block, then
+ * the other's) while the other process waits; with the writes the two
+ * copies run on the two cores at once. At 1 MiB sequential_read takes
+ * 170 µs alone (the root's core streams 4 MiB through its 2 MiB L2: its
+ * sendbuf, both blocks of recvbuf and the peer's block), parallel_write
+ * 63 µs, MPI_Gather 170 µs.
+ *
+ * The slow mode of sequential_read (issue 8) was not in the algorithm but
+ * in how the benchmark measured it: all variants shared one recvbuf, and
+ * after parallel_write the root's block 1 was last written by the other
+ * core, so the root's next read into it paid a cross-core ownership
+ * transfer per cache line. At 64 KiB, split by the variant run just
+ * before: sequential_read 5.9 µs after MPI_Gather or itself, 12.2 µs after
+ * parallel_write; MPI_Gather the same, 6.1 against 12.3 µs. Ruled out, with
+ * getrusage, /proc/vmstat and sched_getcpu around every call: page faults
+ * (0 per call), transparent huge pages (thp_fault_alloc and
+ * thp_collapse_alloc unchanged over the runs: THP is madvise-only here),
+ * context switches (0.00-0.01 per call) and the two processes sharing a
+ * core (never). The same transfer is why a process_vm_writev into the root
+ * looked dearer than the root's read there: the written lines were last
+ * owned by the root's core. One copy alone, the processes pinned to the
+ * two cores: reads and writes cost the same when the lines are in the
+ * copying core's cache (64 KiB: read 3.3 µs, write 3.1 µs; 1 MiB: 57.5
+ * and 58.3 µs) and about the same more when the other core wrote them last
+ * (64 KiB: 9.4 and 10.6 µs; 1 MiB: 91.5 and 94.5 µs). kcal bench now runs
+ * an untimed call of a variant before each timed one, so every variant is
+ * timed in its own steady state (bench/bench_mpi.c). */
 #include <string.h>
 
 #include "kcoll_impl.h"
@@ -91,4 +126,24 @@ int kcoll_gather_throttled_write(kcoll_comm *c, const kcoll_args *a)
     else
         KCOLL_TRY(kcoll_ctl_send(c, a->root, tag_done, status));
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_gather_parallel_write_flags(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    if (c->rank != a->root) {
+        uint64_t dst = kcoll_flag_wait_post(c, a->root);
+        int failed = kcoll_cma_write(c->pids[a->root], a->sendbuf,
+                                     dst + (uint64_t)c->rank * a->n,
+                                     a->n) != 0;
+        kcoll_flag_done(c, failed);
+        return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    kcoll_flag_post(c, kcoll_addr(a->recvbuf));
+    copy_own(c, a);
+    int status = 0;
+    for (int r = 0; r < c->size; r++)
+        if (r != a->root)
+            status |= kcoll_flag_wait_done(c, r);
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

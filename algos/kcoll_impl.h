@@ -5,6 +5,8 @@
  *   control messages, the peers' pids by rank, whether the processes share a
  *   node and whether CMA is permitted. Plus the small control messages.
  * - kcoll_cma_* (cma.c): the only place data moves between processes.
+ * - kcoll_flag_* (flags.c): the shared-memory control channel (one slot
+ *   per process in an MPI shared window) of the *_flags algorithms.
  * - kcoll_mpi_* (fallback.c): the MPI built-ins with byte counts > INT_MAX,
  *   used where CMA is forbidden or the model cannot choose, by the
  *   benchmark ("mpi") and by the tests.
@@ -16,6 +18,7 @@
 #ifndef KCOLL_IMPL_H
 #define KCOLL_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,8 +42,14 @@ typedef struct {
     kcal_choice choice;
 } kcoll_choice_slot;
 
+/* Calls that the model handed to the MPI library's own collective because
+ * its measured line was faster (kcoll.c): for the tests. */
+extern atomic_ulong kcoll_handoffs;
+
 /* Direct-mapped: a slot per hash of the key; a collision recomputes. */
 #define KCOLL_CHOICE_SLOTS 32
+
+typedef struct kcoll_flag_slot kcoll_flag_slot;
 
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private duplicate: our control never matches users' */
@@ -48,9 +57,13 @@ typedef struct kcoll_comm {
     pid_t *pids;     /* pid of each rank of the communicator */
     int spans_nodes; /* some processes do not share this node */
     int cma_ok;      /* a real 1-byte read worked on every process */
-    unsigned seq;    /* collective calls so far (same on every rank) */
+    uint64_t seq;    /* collective calls so far (same on every rank) */
     void *scratch;   /* temporary space of the algorithms that need it */
     size_t scratch_len;
+    kcoll_flag_slot *flags; /* one slot per rank (flags.c); NULL until an
+                             * algorithm needs them */
+    MPI_Win flag_win;
+    int flag_yield;  /* more processes than cores: yield while waiting */
     /* The model's choices on this communicator, as Open MPI's coll/tuned
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
@@ -103,6 +116,22 @@ int kcoll_outbox_finish(kcoll_outbox *o, int rc);
 /* Every process learns whether any failed: the closing synchronisation of
  * the algorithms whose model row ends with T_sm_barrier. */
 int kcoll_ctl_allstatus(kcoll_comm *c, int *status);
+
+/* The shared-memory control channel (flags.c). kcoll_flags_get makes the
+ * slots on the first call that needs them (collective over c->comm);
+ * kcoll_flags_free releases them with the communicator's state (not while
+ * MPI finalizes). Within a call (c->seq):
+ *   kcoll_flag_post       publish this process's address for the call;
+ *   kcoll_flag_wait_post  wait for rank r's, and return it;
+ *   kcoll_flag_done       say this process's part is done (and whether a
+ *                         copy of it failed);
+ *   kcoll_flag_wait_done  wait for rank r's; returns 1 when r's failed. */
+int kcoll_flags_get(kcoll_comm *c);
+void kcoll_flags_free(kcoll_comm *c, int finalizing);
+void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
+uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
+void kcoll_flag_done(kcoll_comm *c, int failed);
+int kcoll_flag_wait_done(kcoll_comm *c, int r);
 
 static inline uint64_t kcoll_addr(const void *p)
 {

@@ -52,7 +52,8 @@ static void usage(FILE *f)
             "Runs the reference collectives (libkcoll) and the MPI library's "
             "own (algorithm\n`mpi`) under `mpirun -np P`, interleaved, "
             "OSU-style (barrier, max over ranks,\nmedian/min/max over "
-            "iterations).\n\n"
+            "iterations), plus libkcoll's own choice (`auto`) and the copy\n"
+            "limit (`limit`: the busiest process's copies alone).\n\n"
             "  --coll C          scatter, gather, bcast, allgather or "
             "alltoall\n"
             "  --p P             processes (on this node; at most %d per core "
@@ -63,7 +64,8 @@ static void usage(FILE *f)
             "                    every size's buffers must fit in this "
             "machine's memory\n"
             "  --algorithm ID    only this algorithm (id or id:k; `mpi` for "
-            "the built-in only)\n"
+            "the built-in only;\n"
+            "                    mpi, auto and limit are always measured)\n"
             "  --iterations N    timed iterations per size (default 50)\n"
             "  --warmup N        untimed iterations first (default 5)\n"
             "  --cold            new send data before every iteration\n"
@@ -171,22 +173,31 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
     if (over)
         printf("# OVERSUBSCRIBED: %d processes on %d cores: these times are "
                "not contention measurements\n", p, cores);
-    printf("# vs_mpi = median of mpi / median of the algorithm (> 1: "
-           "faster than the MPI library)\n");
-    printf("%8s  %-20s %3s %12s %12s %12s %7s\n", "size", "algorithm", "k",
-           "median_us", "min_us", "max_us", "vs_mpi");
+    printf("# vs_mpi = median of mpi / median of the row (> 1: faster than "
+           "the MPI library)\n"
+           "# auto = libkcoll's own choice (algorithm NULL); limit = the "
+           "copies of the busiest\n"
+           "# process alone (docs/bench.md); x_limit = median / median of "
+           "limit\n");
+    printf("%8s  %-22s %3s %12s %12s %12s %7s %7s\n", "size", "algorithm",
+           "k", "median_us", "min_us", "max_us", "vs_mpi", "x_limit");
     for (size_t i = 0; i < n; i++) {
-        double mpi = 0;
-        for (size_t j = 0; j < n; j++)
+        double mpi = 0, limit = 0;
+        for (size_t j = 0; j < n; j++) {
             if (rows[j].size == rows[i].size && !strcmp(rows[j].alg, "mpi"))
                 mpi = rows[j].med;
-        char sz[32], ratio[16] = "-";
+            if (rows[j].size == rows[i].size && !strcmp(rows[j].alg, "limit"))
+                limit = rows[j].med;
+        }
+        char sz[32], ratio[16] = "-", xl[16] = "-";
         if (mpi > 0 && rows[i].med > 0)
             snprintf(ratio, sizeof ratio, "%.2f", mpi / rows[i].med);
-        printf("%8s  %-20s %3s %12.1f %12.1f %12.1f %7s\n",
+        if (limit > 0)
+            snprintf(xl, sizeof xl, "%.2f", rows[i].med / limit);
+        printf("%8s  %-22s %3s %12.1f %12.1f %12.1f %7s %7s\n",
                kcal_sizes_format(rows[i].size, sz, sizeof sz), rows[i].alg,
                rows[i].k[0] ? rows[i].k : "-", rows[i].med * 1e6,
-               rows[i].min * 1e6, rows[i].max * 1e6, ratio);
+               rows[i].min * 1e6, rows[i].max * 1e6, ratio, xl);
     }
     free(rows);
 }

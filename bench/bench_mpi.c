@@ -6,9 +6,34 @@
  *                  [--root R] [--quiet] [--progress]
  *
  * Measures every algorithm of the collective (every throttle factor k;
- * ring_neighbor with j = 1 unless --algorithm names another j) and the MPI
- * library's own collective as algorithm "mpi", interleaved: each iteration
- * runs every variant once, in turn, so machine noise hits all alike.
+ * ring_neighbor with j = 1 unless --algorithm names another j), the MPI
+ * library's own collective as algorithm "mpi", libkcoll's own choice
+ * (algorithm NULL, which may hand small messages to the MPI library) as
+ * "auto", and the copy limit as "limit" (below), interleaved: each
+ * iteration runs every variant once, in turn, so machine noise hits all
+ * alike. Every timed call comes right after an untimed call of the same
+ * variant, so it starts from the state the variant's own calls leave, as
+ * in a loop of that variant alone: measured in turns without that, a
+ * variant whose peers write into the receive buffer (parallel_write) left
+ * its lines owned by another core, and the next variant that wrote them
+ * locally (sequential_read, MPI_Gather) paid a cross-core transfer per
+ * line: 12 µs instead of 6 µs at 64 KiB, the slow mode of issue 8; and
+ * with a receive buffer per variant instead, how much of a variant's data
+ * the one before had left in cache made its time spread from 35 to 55 µs
+ * (bcast, 1 MiB).
+ *
+ * limit: the copies alone, as fast as the busiest process can make them:
+ * every process copies its own block locally (memcpy: the root of scatter
+ * and gather, every process of allgather and alltoall) and reads, with one
+ * process_vm_readv each, every block it receives from the process holding
+ * it (n bytes at each non-root of scatter and bcast, (p−1)·n at gather's
+ * root and at every allgather and alltoall process), all processes at
+ * once, into the collective's own buffers, with no synchronisation but the
+ * barrier before; timed like the variants (the slowest process), in the
+ * same run. It charges every copy to the process that receives the data:
+ * algorithms that split the copying between the sender's and the
+ * receiver's cores (parallel_write, direct_split, scatter_allgather) can
+ * beat it.
  * OSU-style timing: warm-up iterations, a barrier before each timed call,
  * the time of an iteration is the maximum over ranks; median, min and max
  * over iterations. --cold rewrites the send data with a new pattern before
@@ -30,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -41,10 +67,18 @@
 #include "model.h"
 #include "sizes.h"
 
+typedef enum {
+    V_MPI,    /* the MPI library's collective */
+    V_KCOLL,  /* a libkcoll algorithm, spec */
+    V_AUTO,   /* libkcoll with algorithm NULL */
+    V_LIMIT   /* the copies alone (the top of this file) */
+} variant_kind;
+
 typedef struct {
-    char spec[64]; /* kcoll algorithm; "" for the MPI built-in */
+    char spec[64]; /* kcoll algorithm (V_KCOLL) */
     const char *name;
     int k; /* -1: none */
+    variant_kind kind;
 } variant;
 
 typedef struct {
@@ -125,12 +159,13 @@ static void parse(int argc, char **argv, options *o)
         usage_error("--coll is required", NULL);
 }
 
-/* Every variant to measure: the MPI built-in first, then model.md order. */
+/* Every variant to measure: the MPI built-in first, then model.md order,
+ * then auto and the limit (always, as mpi). */
 static variant *variants(const options *o, int *count)
 {
     size_t na;
     const kcal_algorithm *algs = kcal_model_algorithms(o->coll, &na);
-    variant *v = calloc(na * (size_t)(p + 2) + 1, sizeof *v);
+    variant *v = calloc(na * (size_t)(p + 2) + 4, sizeof *v);
     int c = 0;
     const char *want = o->algorithm;
     char want_id[64] = "";
@@ -146,7 +181,7 @@ static variant *variants(const options *o, int *count)
         if (strcmp(want_id, "mpi") && !kcal_model_find_algorithm(o->coll, want_id))
             usage_error("unknown algorithm", want);
     }
-    v[c++] = (variant){"", "mpi", -1};
+    v[c++] = (variant){"", "mpi", -1, V_MPI};
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *a = &algs[i];
         if (want && strcmp(want_id, a->id))
@@ -162,6 +197,7 @@ static variant *variants(const options *o, int *count)
             if (!kcal_model_k_valid(a, p, k))
                 continue;
             variant *x = &v[c++];
+            x->kind = V_KCOLL;
             x->name = a->id;
             x->k = a->kind == KCAL_PARAM_NONE ? -1 : k;
             if (x->k < 0)
@@ -172,6 +208,8 @@ static variant *variants(const options *o, int *count)
     }
     if (want && strcmp(want_id, "mpi") && c == 1)
         usage_error("algorithm not valid at this p", want);
+    v[c++] = (variant){"", "auto", -1, V_AUTO};
+    v[c++] = (variant){"", "limit", -1, V_LIMIT};
     *count = c;
     return v;
 }
@@ -241,15 +279,72 @@ static void fill(unsigned char *b, size_t n, unsigned seed)
         b[i] = (unsigned char)(x >> (8 * (i % 8)));
 }
 
+/* One size's buffers: send and receive, the reference result of --check,
+ * and every rank's send and receive buffer addresses (for the limit). */
 typedef struct {
     unsigned char *send, *recv, *ref;
     size_t slen, rlen;
+    uint64_t *at; /* rank r's send at at[2r], its receive buffer at[2r+1] */
 } buffers;
+
+static pid_t *pids;
+
+/* The limit: the copies of the receiver-charged schedule, each process its
+ * own, with no synchronisation but the barrier before. Every process copies
+ * its own block locally (memcpy), and reads each block it receives from
+ * the process that holds it (one process_vm_readv each), into the
+ * collective's own buffers (the same bytes the collective writes there). */
+static int limit_copies(const options *o, buffers *b, size_t n)
+{
+    int root = o->root, failed = 0;
+    unsigned char *s = b->send, *r = b->recv;
+#define SEND_AT(q) (b->at[2 * (q)])
+#define RECV_AT(q) (b->at[2 * (q) + 1])
+    switch (o->coll) {
+    case KCAL_COLL_SCATTER: /* the root its block, each other its own */
+        if (me == root)
+            memcpy(r, s + (size_t)root * n, n);
+        else
+            failed = kcoll_cma_read(pids[root], r, SEND_AT(root) + (uint64_t)me * n, n);
+        break;
+    case KCAL_COLL_GATHER: /* the root: its block, then every other one */
+        if (me != root)
+            break;
+        memcpy(r + (size_t)root * n, s, n);
+        for (int q = 0; q < p && !failed; q++)
+            if (q != root)
+                failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
+        break;
+    case KCAL_COLL_BCAST: /* each other the message */
+        if (me != root)
+            failed = kcoll_cma_read(pids[root], r, RECV_AT(root), n);
+        break;
+    case KCAL_COLL_ALLGATHER: /* its block, then every other one */
+        memcpy(r + (size_t)me * n, s, n);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
+        }
+        break;
+    default: /* alltoall: its block, then every other one's block for it */
+        memcpy(r + (size_t)me * n, s + (size_t)me * n, n);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            failed = kcoll_cma_read(pids[q], r + (size_t)q * n,
+                                    SEND_AT(q) + (uint64_t)me * n, n);
+        }
+    }
+#undef SEND_AT
+#undef RECV_AT
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
 
 static int run(const options *o, const variant *v, buffers *b, size_t n)
 {
-    const char *alg = v->spec[0] ? v->spec : NULL;
-    int mpi = !v->spec[0];
+    const char *alg = v->kind == V_KCOLL ? v->spec : NULL;
+    int mpi = v->kind == V_MPI;
+    if (v->kind == V_LIMIT)
+        return limit_copies(o, b, n);
     switch (o->coll) {
     case KCAL_COLL_SCATTER:
         return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
@@ -277,7 +372,7 @@ static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
     if (o->coll == KCAL_COLL_BCAST && me == o->root)
         fill(b->recv, b->rlen, seed);
     if (o->check) {
-        variant mpi = {"", "mpi", -1};
+        variant mpi = {"", "mpi", -1, V_MPI};
         unsigned char *keep = b->recv;
         if (o->coll == KCAL_COLL_BCAST)
             memcpy(b->ref, b->recv, b->rlen);
@@ -305,8 +400,24 @@ static int verify(const options *o, const variant *v, buffers *b, size_t n)
     fprintf(stderr,
             "kcal-bench-mpi: CHECK FAILED: %s %s n=%zu rank %d: result differs "
             "from the MPI built-in at byte %zu\n",
-            kcal_coll_name(o->coll), v->spec[0] ? v->spec : "mpi", n, me, at);
+            kcal_coll_name(o->coll), v->kind == V_KCOLL ? v->spec : v->name, n,
+            me, at);
     return 1;
+}
+
+/* order = a permutation of 0..n-1 drawn from seed (Fisher-Yates on an
+ * xorshift stream): every rank draws the same one. */
+static void shuffle(int *order, int n, uint64_t seed)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) | 1;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -409,6 +520,10 @@ int main(int argc, char **argv)
     }
     int over = oversubscribed();
     const char *coll = kcal_coll_name(o.coll);
+    pids = malloc(sizeof *pids * (size_t)p);
+    pid_t mine = getpid();
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,
+                  MPI_BYTE, MPI_COMM_WORLD);
 
     /* Rows are kept until the end: a failed run prints no half table. */
     size_t rows_cap = nsizes * (size_t)nv, nrows = 0;
@@ -416,6 +531,7 @@ int main(int argc, char **argv)
     long iters = o.iterations;
     double *t = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
     double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    int *order = malloc(sizeof(int) * (size_t)nv);
     double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
     int failed = 0;
     const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
@@ -428,12 +544,17 @@ int main(int argc, char **argv)
         b.send = malloc(b.slen + 1);
         b.recv = malloc(b.rlen + 1);
         b.ref = o.check ? malloc(b.rlen + 1) : NULL;
-        if (!b.send || !b.recv || (o.check && !b.ref)) {
+        b.at = malloc(sizeof *b.at * 2 * (size_t)p);
+        if (!b.send || !b.recv || (o.check && !b.ref) || !b.at) {
             fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
                             "bytes\n", me, b.slen + b.rlen);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         memset(b.recv, 0, b.rlen);
+        uint64_t mine2[2] = {(uint64_t)(uintptr_t)b.send,
+                             (uint64_t)(uintptr_t)b.recv};
+        MPI_Allgather(mine2, 2, MPI_UINT64_T, b.at, 2, MPI_UINT64_T,
+                      MPI_COMM_WORLD);
         prepare_data(&o, &b, n, 0);
         char what[64], sz[32];
         snprintf(what, sizeof what, "%s %s", coll,
@@ -441,30 +562,43 @@ int main(int argc, char **argv)
         for (long it = -o.warmup; it < iters && !failed; it++) {
             if (o.cold && it >= 0)
                 prepare_data(&o, &b, n, (unsigned)it + 1);
-            /* Rotate which algorithm goes first: each then follows every
-             * other equally often, so what one leaves behind (caches, the
-             * peer's page tables, pending control messages) is not always
-             * charged to the same next one. */
+            /* A new order every iteration, the same on every rank: each
+             * variant then follows every other about equally often, so what
+             * one leaves behind (caches, the peer's page tables, pending
+             * control messages) is not always charged to the same next one.
+             * (Rotating a fixed order did not do that: each variant
+             * followed the same one in every iteration but one in nv.) */
+            shuffle(order, nv, (uint64_t)(it + o.warmup));
             for (int j = 0; j < nv; j++) {
-                int vi = (int)((j + it + o.warmup) % nv);
-                if (o.check)
+                int vi = order[j];
+                int checked = o.check && v[vi].kind <= V_AUTO;
+                /* One untimed call first: the timed one then starts from
+                 * the state this variant's own previous call leaves (its
+                 * steady state, as a loop of it alone would), not from
+                 * what another variant left: which core last wrote the
+                 * receive buffer, which buffers are in cache. */
+                int warm = run(&o, &v[vi], &b, n);
+                if (checked)
                     poison(&o, &b);
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 int rc = run(&o, &v[vi], &b, n);
                 double dt = MPI_Wtime() - t0;
+                if (rc == MPI_SUCCESS)
+                    rc = warm;
                 /* Test hook: spoil one byte so the --check path is tested. */
-                if (corrupt && v[vi].spec[0] && me == p - 1 && b.rlen > 0)
+                if (corrupt && v[vi].kind == V_KCOLL && me == p - 1 && b.rlen > 0)
                     b.recv[b.rlen - 1] ^= 1;
                 if (rc != MPI_SUCCESS) {
                     char es[MPI_MAX_ERROR_STRING];
                     int len;
                     MPI_Error_string(rc, es, &len);
                     fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: %s\n",
-                            coll, v[vi].spec[0] ? v[vi].spec : "mpi", n, me, es);
+                            coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name,
+                            n, me, es);
                     failed = 1;
                 }
-                if (o.check && verify(&o, &v[vi], &b, n))
+                if (checked && verify(&o, &v[vi], &b, n))
                     failed = 1;
                 if (it >= 0)
                     t[(size_t)vi * iters + it] = dt;
@@ -501,6 +635,7 @@ int main(int argc, char **argv)
         free(b.send);
         free(b.recv);
         free(b.ref);
+        free(b.at);
     }
     if (me == 0 && !failed) {
         printf("%s\n", KCAL_CSV_MEASURED_HEADER);
@@ -511,6 +646,8 @@ int main(int argc, char **argv)
     free(rows);
     free(t);
     free(tmax);
+    free(order);
+    free(pids);
     free(v);
     free(sizes);
     MPI_Finalize();

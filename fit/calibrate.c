@@ -3,6 +3,7 @@
 #include "err.h"
 #include "fit.h"
 #include "sizes.h"
+#include "model.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -463,6 +464,241 @@ static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
     return 0;
 }
 
+/* sm_flag (the derived *_flags rows): one flag in shared memory seen by a
+ * polling rank, timed by kcal-sm-bench as half a flag ping-pong (phase
+ * sm_flag) at each p it ran; the smallest p, as for sync_step. Absent
+ * samples leave the key absent. 0 or -1. */
+static int fit_sm_flag(const kcal_raw *raw, kcal_params *out, char *comment,
+                       size_t commentlen, char *err, size_t errlen)
+{
+    long pv[MAXPTS];
+    size_t np = distinct_values(raw, KCAL_PHASE_SM_FLAG, NULL, 1, pv, MAXPTS);
+    for (size_t i = 0; i < np; i++) {
+        kcal_stat st;
+        if (pv[i] < 2 || point_stat(raw, KCAL_PHASE_SM_FLAG, NULL, (int)pv[i], -1, &st) < 0)
+            continue;
+        cat(comment, commentlen, "sm_flag = median of half a shared-memory "
+            "flag ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n",
+            pv[i], st.n, st.median);
+        return set_fit(out, "sm_flag", st.median, st.se, err, errlen);
+    }
+    return 0;
+}
+
+/* Medians and standard errors of one phase's points by (readers, bytes),
+ * pattern NULL for any; *n points (at most max). 0 or -1 out of memory. */
+static int bytes_points(const kcal_raw *raw, const char *phase,
+                        const char *pattern, int *pp, long *nn, double *med,
+                        double *se, size_t max, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)))
+            continue;
+        size_t j = 0;
+        while (j < *n && !(pp[j] == s->readers && nn[j] == s->bytes))
+            j++;
+        if (j == *n && *n < max) {
+            pp[*n] = s->readers;
+            nn[(*n)++] = s->bytes;
+        }
+    }
+    double *v = malloc((raw->n ? raw->n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < *n; j++) {
+        size_t k = 0;
+        for (size_t i = 0; i < raw->n; i++) {
+            const kcal_sample *s = &raw->s[i];
+            if (!strcmp(s->phase, phase) &&
+                (!pattern || !strcmp(s->pattern, pattern)) &&
+                s->readers == pp[j] && s->bytes == nn[j])
+                v[k++] = s->seconds;
+        }
+        kcal_stat st;
+        kcal_stat_robust(v, k, &st); /* k >= 1: the point has a sample */
+        med[j] = st.median;
+        se[j] = st.se > 0 ? st.se : st.median > 0 ? 1e-3 * st.median : 1e-12;
+    }
+    free(v);
+    return 0;
+}
+
+/* libkcoll's choice must beat the MPI library by more than this to count:
+ * near the crossover the two are within a few per cent, and a measurement
+ * that flips with the noise would hand a size to the slower one half of
+ * the time; a size handed to the MPI library where libkcoll was up to 5 %
+ * faster costs at most that. */
+#define HANDOFF_MARGIN 1.05
+
+/* mpi_<c>_below at the largest p measured: the smallest measured size
+ * from which what libkcoll runs for algorithm NULL (the paper model's
+ * choice with the params fitted so far, prm, which it is measured under:
+ * pattern "id" or "id:k" of kcoll_<c>) is faster than the MPI library by
+ * more than HANDOFF_MARGIN at that size and at every larger one; the
+ * largest measured size when it never is. Medians. *below 0 when nothing
+ * was measured; -1 out of memory. */
+static int crossover(const kcal_raw *raw, const kcal_params *prm,
+                     kcal_coll coll, long *below, int *at_p, char *comment,
+                     size_t commentlen)
+{
+    const char *name = kcal_coll_name(coll);
+    char mphase[32], kphase[32];
+    snprintf(mphase, sizeof mphase, KCAL_PHASE_MPI_PREFIX "%s", name);
+    snprintf(kphase, sizeof kphase, KCAL_PHASE_KCOLL_PREFIX "%s", name);
+    int pp[MAXPTS], kp[MAXPTS];
+    long nn[MAXPTS], kn[MAXPTS];
+    double med[MAXPTS], se[MAXPTS], kmed[MAXPTS], kse[MAXPTS];
+    size_t n, nk;
+    *below = 0;
+    if (bytes_points(raw, mphase, NULL, pp, nn, med, se, MAXPTS, &n) < 0)
+        return -1;
+    int p = 0;
+    for (size_t j = 0; j < n; j++)
+        p = pp[j] > p ? pp[j] : p;
+    if (p < 2)
+        return 0;
+    long sizes[MAXPTS];
+    double mpi_at[MAXPTS], ours_at[MAXPTS];
+    char ours[MAXPTS][32];
+    size_t ns = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (pp[j] != p)
+            continue;
+        kcal_choice ch;
+        if (kcal_model_select(KCAL_MODEL_PAPER, prm, coll, p, (uint64_t)nn[j], 0,
+                              NULL, &ch) != 0 || kcal_model_is_mpi(ch.alg))
+            continue;
+        if (ch.alg->kind == KCAL_PARAM_NONE)
+            snprintf(ours[ns], sizeof ours[0], "%s", ch.alg->id);
+        else
+            snprintf(ours[ns], sizeof ours[0], "%s:%d", ch.alg->id, ch.k);
+        if (bytes_points(raw, kphase, ours[ns], kp, kn, kmed, kse, MAXPTS, &nk) < 0)
+            return -1;
+        double t = INFINITY;
+        for (size_t q = 0; q < nk; q++)
+            if (kp[q] == p && kn[q] == nn[j])
+                t = kmed[q];
+        if (!isfinite(t))
+            continue; /* the choice was not measured at this size */
+        sizes[ns] = nn[j];
+        mpi_at[ns] = med[j];
+        ours_at[ns++] = t;
+    }
+    if (ns == 0)
+        return 0;
+    /* sizes ascending (insertion sort: a handful) */
+    for (size_t i = 1; i < ns; i++)
+        for (size_t j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
+            long t = sizes[j];
+            sizes[j] = sizes[j - 1], sizes[j - 1] = t;
+            double u = mpi_at[j];
+            mpi_at[j] = mpi_at[j - 1], mpi_at[j - 1] = u;
+            u = ours_at[j];
+            ours_at[j] = ours_at[j - 1], ours_at[j - 1] = u;
+            char w[32];
+            memcpy(w, ours[j], sizeof w);
+            memcpy(ours[j], ours[j - 1], sizeof w);
+            memcpy(ours[j - 1], w, sizeof w);
+        }
+    *below = sizes[ns - 1];
+    for (size_t z = ns; z-- > 0 && ours_at[z] * HANDOFF_MARGIN < mpi_at[z];)
+        *below = sizes[z];
+    *at_p = p;
+    cat(comment, commentlen, "mpi_%s_below %ld: at p = %d, MPI against "
+        "libkcoll's choice (median us):", name, *below, p);
+    for (size_t z = 0; z < ns; z++)
+        cat(comment, commentlen, " %ld %.3g/%.3g %s", sizes[z],
+            mpi_at[z] * 1e6, ours_at[z] * 1e6, ours[z]);
+    cat(comment, commentlen, "\n");
+    return 0;
+}
+
+/* The MPI library's own collectives (model.md "The MPI library as a
+ * candidate"): per collective, the line T_mpi = a + b·v through the median
+ * of each measured (p, n) point (phase mpi_<coll>), v = (p−1)·n, or
+ * ⌈log₂ p⌉·n for bcast, weighted by the points' standard errors; a
+ * negative coefficient is held at 0 (as for T_sm). And mpi_<coll>_below,
+ * the measured crossover (crossover above), below which libkcoll hands its
+ * calls to the MPI library. Absent samples leave the keys absent (no
+ * hand-off). 0 or -1. */
+static int fit_mpi_part(const kcal_raw *raw, kcal_params *out,
+                        kcal_calibrate_notes *notes, char *comment,
+                        size_t commentlen, char *err, size_t errlen)
+{
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        const char *name = kcal_coll_name((kcal_coll)c);
+        char phase[32], ka[48], kb[48], kbelow[48];
+        snprintf(phase, sizeof phase, KCAL_PHASE_MPI_PREFIX "%s", name);
+        snprintf(ka, sizeof ka, "mpi_%s_a", name);
+        snprintf(kb, sizeof kb, "mpi_%s_b", name);
+        snprintf(kbelow, sizeof kbelow, "mpi_%s_below", name);
+        int pp[MAXPTS];
+        long nn[MAXPTS];
+        double med[MAXPTS], se[MAXPTS], x[MAXPTS], y[MAXPTS], sy[MAXPTS];
+        size_t npt, n = 0;
+        if (bytes_points(raw, phase, NULL, pp, nn, med, se, MAXPTS, &npt) < 0) {
+            kcal_set_err(err, errlen, "out of memory fitting %s", phase);
+            return -1;
+        }
+        for (size_t j = 0; j < npt; j++) {
+            if (pp[j] < 2)
+                continue;
+            int mult = c == KCAL_COLL_BCAST ? kcal_ceil_log2(pp[j]) : pp[j] - 1;
+            x[n] = (double)mult * (double)nn[j];
+            y[n] = med[j];
+            sy[n++] = se[j];
+        }
+        if (n == 0)
+            continue;
+        double a = y[0], b = 0, sa = sy[0], sb = 0;
+        if (n >= 2) {
+            kcal_linfit lf;
+            if (kcal_fit_line(x, y, sy, n, &lf) < 0) {
+                kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
+                return -1;
+            }
+            a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
+            if (b < 0) {
+                if (kcal_fit_const(y, sy, n, &a, &sa) < 0) {
+                    kcal_set_err(err, errlen, "the fit of %s with %s held at 0 "
+                                 "failed", phase, kb);
+                    return -1;
+                }
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, kb, lf.c1);
+                b = sb = 0;
+            } else if (a < 0) {
+                if (kcal_fit_origin(x, y, sy, n, &b, &sb) < 0) {
+                    kcal_set_err(err, errlen, "the fit of %s with %s held at 0 "
+                                 "failed", phase, ka);
+                    return -1;
+                }
+                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
+                     phase, ka, lf.c0);
+                a = sa = 0;
+            }
+        }
+        cat(comment, commentlen, "T_mpi_%s = a + b*v over %zu points: a %.3g s, "
+            "b %.3g s/byte\n", name, n, a, b);
+        long below;
+        int at_p = 0;
+        if (crossover(raw, out, (kcal_coll)c, &below, &at_p, comment,
+                      commentlen) < 0) {
+            kcal_set_err(err, errlen, "out of memory fitting %s", phase);
+            return -1;
+        }
+        /* Without libkcoll's side of the measurement there is no
+         * crossover, and the line alone does not hand anything off. */
+        if (set_fit(out, ka, a, sa, err, errlen) < 0 ||
+            set_fit(out, kb, b, sb, err, errlen) < 0 ||
+            (below > 0 && set_num(out, kbelow, (double)below, err, errlen) < 0))
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- issue 9: the cache knee, β(working set), concurrent copies, writes */
 
 /* The key of β at working set W bytes: beta_ws_ and W as kcal's sizes
@@ -896,7 +1132,11 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
         fit_write_part(raw, page, out, notes, comment, commentlen, err,
                        errlen) < 0)
         return -1;
-    return fit_sync_step(raw, out, comment, commentlen, err, errlen);
+    if (fit_sync_step(raw, out, comment, commentlen, err, errlen) < 0)
+        return -1;
+    if (fit_sm_flag(raw, out, comment, commentlen, err, errlen) < 0)
+        return -1;
+    return fit_mpi_part(raw, out, notes, comment, commentlen, err, errlen);
 }
 
 /* Samples ordered by point (phase, pattern, readers, pages), and within a
@@ -913,6 +1153,8 @@ static int by_point(const void *pa, const void *pb, void *ctx)
         c = (a->readers > b->readers) - (a->readers < b->readers);
     if (!c)
         c = (a->pages > b->pages) - (a->pages < b->pages);
+    if (!c) /* the MPI collectives' sizes: pages 0, bytes n */
+        c = (a->bytes > b->bytes) - (a->bytes < b->bytes);
     if (!c)
         c = (ia > ib) - (ia < ib);
     return c;
@@ -948,7 +1190,8 @@ int kcal_calibrate_write_points(FILE *f, const kcal_raw *raw)
         const kcal_sample *a = &raw->s[order[i]];
         const kcal_sample *prev = i ? &raw->s[order[i - 1]] : NULL;
         if (!prev || prev->readers != a->readers || prev->pages != a->pages ||
-            strcmp(prev->phase, a->phase) || strcmp(prev->pattern, a->pattern))
+            prev->bytes != a->bytes || strcmp(prev->phase, a->phase) ||
+            strcmp(prev->pattern, a->pattern))
             runs[n_runs++] = (point_run){order[i], i, 0};
         runs[n_runs - 1].n++;
     }

@@ -68,6 +68,15 @@
 #define KCAL_PHASE_COPY_WRITE "copy_write"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
+/* sm_flag: half a ping-pong of flags in shared memory between ranks 0 and
+ * 1 (libkcoll's control channel). mpi_<coll>: the MPI library's own
+ * collective with `bytes` bytes among `readers` ranks, each call timed
+ * alone (the slowest rank), the mean over a repetition's calls (pattern
+ * mpi); kcoll_<coll>: the same for a libkcoll algorithm, the pattern being
+ * the algorithm as libkcoll takes it ("throttled_read:2"). */
+#define KCAL_PHASE_SM_FLAG "sm_flag"
+#define KCAL_PHASE_MPI_PREFIX "mpi_"
+#define KCAL_PHASE_KCOLL_PREFIX "kcoll_"
 #define KCAL_PATTERN_MPI "mpi"
 
 /* `# meta` keys the fit reads (besides copying every entry): the page size

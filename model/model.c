@@ -16,6 +16,7 @@
 #include "grow.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,16 @@ static const char *const coll_names[KCAL_COLL_COUNT] = {
     [KCAL_COLL_BCAST] = "bcast",
     [KCAL_COLL_ALLGATHER] = "allgather",
     [KCAL_COLL_ALLTOALL] = "alltoall",
+};
+
+/* The MPI library's collective as a row (kcal_model_mpi): index -1, so it
+ * never passes is_alg_of and indexes no table. */
+static const kcal_algorithm mpi_rows[KCAL_COLL_COUNT] = {
+    [KCAL_COLL_SCATTER] = {KCAL_COLL_SCATTER, "mpi", KCAL_PARAM_NONE, -1},
+    [KCAL_COLL_GATHER] = {KCAL_COLL_GATHER, "mpi", KCAL_PARAM_NONE, -1},
+    [KCAL_COLL_BCAST] = {KCAL_COLL_BCAST, "mpi", KCAL_PARAM_NONE, -1},
+    [KCAL_COLL_ALLGATHER] = {KCAL_COLL_ALLGATHER, "mpi", KCAL_PARAM_NONE, -1},
+    [KCAL_COLL_ALLTOALL] = {KCAL_COLL_ALLTOALL, "mpi", KCAL_PARAM_NONE, -1},
 };
 
 const char *kcal_coll_name(kcal_coll c)
@@ -502,6 +513,111 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
     add_steps(a, p - 1);
 }
 
+/* ---- derived rows: libkcoll's algorithms beyond the paper ----
+ *
+ * Algorithms the paper does not have (model.md "Derived algorithms"): the
+ * *_flags rows are paper algorithms whose synchronisations go through
+ * libkcoll's shared-memory flags (algos/flags.c), direct_split is new. Each
+ * row is written for what its code does, in the paper's notation, and
+ * serves both models: the full model evaluates it at the call's β
+ * (full_beta), it has no per-step messages to charge sync_step for.
+ *
+ * F_X, a synchronisation of pattern X through the flags: the MPI
+ * library's T_sm_X, each of its messages replaced by a flag, so scaled by
+ * sm_flag / sync_step (one flag seen by a polling process against one
+ * 8-byte MPI message, both half of a ping-pong measured by kcal probe).
+ * Without both keys, T_sm_X. */
+static double flag_cost(const acc *a, kcal_sm_op op, int p)
+{
+    if (p < 2)
+        return 0;
+    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    double flag = kcal_params_get(a->prm, "sm_flag", 0);
+    double step = kcal_params_get(a->prm, "sync_step", 0);
+    return flag > 0 && step > 0 ? t * flag / step : t;
+}
+
+static void add_flag(acc *a, kcal_sm_op op, int p)
+{
+    a->t.sync += flag_cost(a, op, p);
+}
+
+/* max(T_memcpy, F_barrier): the own block is copied while the others
+ * finish reading this process's buffer. */
+static void add_memcpy_or_flag(acc *a, int p)
+{
+    double copy = a->in_place ? 0 : (double)a->n * a->beta;
+    double sync = flag_cost(a, KCAL_SM_BARRIER, p);
+    if (copy > sync)
+        a->t.copy += copy;
+    else
+        a->t.sync += sync;
+}
+
+/* parallel_read_flags, parallel_write_flags:
+ * F_bcast + X(n) + P(p−1,n) + F_gather */
+static void t_parallel_flags(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_BCAST, p);
+    add_x(a, 1);
+    add_lock(a, 1, p - 1);
+    add_flag(a, KCAL_SM_GATHER, p);
+}
+
+/* direct_split, with c = ⌈n/p⌉:
+ * F_allgather + max((p−1)·(X(c) + l·pages(c)), X(n−c) + P(p−1, n−c))
+ * + F_barrier: the root's p−1 writes of the last c bytes against every
+ * reader's read of the first n−c bytes, at the same time. */
+static void t_direct_split(acc *a, int p, int k)
+{
+    (void)k;
+    uint64_t c = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
+    acc w, r;
+    acc_init(&w, a->prm, c, 1);
+    acc_init(&r, a->prm, a->n - c, 1);
+    w.beta = r.beta = a->beta;
+    if (c > 0) {
+        add_x(&w, p - 1);
+        add_lock(&w, p - 1, 1);
+    }
+    if (a->n - c > 0) {
+        add_x(&r, 1);
+        add_lock(&r, 1, p - 1);
+    }
+    double tw = w.t.startup + w.t.copy + w.t.lock;
+    double tr = r.t.startup + r.t.copy + r.t.lock;
+    terms_add(&a->t, tw > tr ? &w.t : &r.t);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+/* ring_source_read_flags:
+ * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier) */
+static void t_ring_flags(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_memcpy_or_flag(a, p);
+}
+
+/* pairwise_flags:
+ * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier);
+ * in place the p blocks are copied aside before the address is posted and
+ * the own block is in place: p·n·β + F_allgather + ... + F_barrier */
+static void t_pairwise_flags(acc *a, int p, int k)
+{
+    (void)k;
+    if (a->in_place)
+        a->t.copy += (double)p * (double)a->n * a->beta;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_memcpy_or_flag(a, p);
+}
+
 /* ---- the registry's model half ----
  *
  * Per algorithm: its formula in each model and the shape facts of its row
@@ -818,6 +934,48 @@ static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
     facts[alg->index].full(a, p, k);
 }
 
+const kcal_algorithm *kcal_model_mpi(kcal_coll c)
+{
+    return (c >= 0 && c < KCAL_COLL_COUNT) ? &mpi_rows[c] : NULL;
+}
+
+int kcal_model_is_mpi(const kcal_algorithm *alg)
+{
+    return alg && alg >= mpi_rows && alg < mpi_rows + KCAL_COLL_COUNT;
+}
+
+/* T_mpi(p, n) = a + b·v where n < mpi_<c>_below (model.h); the terms: a
+ * as start-up, b·v as copy. */
+static double mpi_time(const kcal_params *prm, kcal_coll c, int p, uint64_t n,
+                       kcal_terms *t)
+{
+    char ka[40], kb[40], kbelow[40];
+    if (c < 0 || c >= KCAL_COLL_COUNT || p < 2)
+        return -1;
+    snprintf(ka, sizeof ka, "mpi_%s_a", coll_names[c]);
+    snprintf(kb, sizeof kb, "mpi_%s_b", coll_names[c]);
+    snprintf(kbelow, sizeof kbelow, "mpi_%s_below", coll_names[c]);
+    const kcal_param *a = kcal_params_find(prm, ka);
+    const kcal_param *b = kcal_params_find(prm, kb);
+    const kcal_param *below = kcal_params_find(prm, kbelow);
+    if (!a || !b || !below || a->is_text || b->is_text || below->is_text ||
+        !((double)n < below->value))
+        return -1;
+    double v = (double)n * (c == KCAL_COLL_BCAST ? kcal_ceil_log2(p) : p - 1);
+    double s = a->value + b->value * v;
+    if (!isfinite(s))
+        return -1;
+    if (t)
+        *t = (kcal_terms){.startup = a->value, .copy = b->value * v};
+    return s;
+}
+
+double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
+                           uint64_t n)
+{
+    return mpi_time(prm, c, p, n, NULL);
+}
+
 static int model_ok(kcal_model_kind m)
 {
     return m == KCAL_MODEL_PAPER || m == KCAL_MODEL_FULL;
@@ -944,6 +1102,25 @@ static int args_ok(kcal_model_kind model, kcal_coll c, int p)
     return model_ok(model) && c >= 0 && c < KCAL_COLL_COUNT && p >= 1;
 }
 
+/* The "mpi" row where it applies: first, ranked 1 (below the measured
+ * crossover it is the choice), the algorithms keeping their own ranks.
+ * 0, or -1 out of memory. */
+static int add_mpi_row(rank_ctx *ctx)
+{
+    kcal_prediction m = {.alg = &mpi_rows[ctx->c], .k = 0, .rank = 1};
+    m.seconds = mpi_time(ctx->prm, ctx->c, ctx->p, ctx->n, &m.terms);
+    if (m.seconds < 0)
+        return 0;
+    kcal_prediction *grown = realloc(ctx->out, (ctx->count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    ctx->out = grown;
+    memmove(ctx->out + 1, ctx->out, ctx->count * sizeof *ctx->out);
+    ctx->out[0] = m;
+    ctx->count++;
+    return 0;
+}
+
 long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out)
@@ -964,6 +1141,10 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
         ctx.out[i].rank = (i > 0 && ctx.out[i].seconds == ctx.out[i - 1].seconds)
                               ? ctx.out[i - 1].rank
                               : (int)i + 1;
+    if (add_mpi_row(&ctx) < 0) {
+        free(ctx.out);
+        return -1;
+    }
     *out = ctx.out;
     return (long)ctx.count;
 }
@@ -1019,6 +1200,11 @@ int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
                     .in_place = in_place};
     for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
+    /* Below the crossover the probe measured, the MPI library was faster
+     * than every algorithm: a measurement outranks the predictions. */
+    double t_mpi = only_alg ? -1 : mpi_time(prm, c, p, n, NULL);
+    if (t_mpi >= 0)
+        ctx.best = (kcal_choice){&mpi_rows[c], 0, t_mpi};
     if (!ctx.best.alg)
         return ctx.candidates ? KCAL_SELECT_NONFINITE : KCAL_SELECT_NONE;
     *out = ctx.best;

@@ -91,7 +91,8 @@ const char *kcal_coll_name(kcal_coll c);
 int kcal_coll_from_name(const char *name, kcal_coll *out); /* 0 or -1 */
 
 /* The algorithms of a collective, in model.md order: its rows of the
- * registry (model/algorithms.def). */
+ * registry (model/algorithms.def). The MPI library's own collective is not
+ * one of them (kcal_model_mpi). */
 const kcal_algorithm *kcal_model_algorithms(kcal_coll c, size_t *count);
 const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id);
 
@@ -136,7 +137,10 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
 
 /* Every (algorithm, k) of a collective at p: throttle factors 2..p-1 (or only
  * `only_k` when > 0), ring_neighbor with j = 1. Fills *out (malloc'ed, caller
- * frees) ranked fastest first. Returns the count, or -1 on bad arguments. */
+ * frees) ranked fastest first. Returns the count, or -1 on bad arguments.
+ * Ranks are among the registry's algorithms; where the MPI library's row
+ * applies (kcal_model_mpi_time) it comes first, with rank 1: it is the
+ * choice there, and the algorithms keep the ranks they have without it. */
 long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out);
@@ -147,6 +151,23 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
 int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
                               kcal_coll c, int p, uint64_t n, int in_place,
                               int only_k, kcal_prediction *bad);
+
+/* The MPI library's own collective as one more candidate (model.md "The
+ * MPI library as a candidate"): a row named "mpi" that is not in the
+ * registry (its index is -1: kcal_model_time, kcal_model_shape and the
+ * registry's tables know nothing of it). Where the params hold what kcal
+ * probe measured for the collective, for p >= 2 and n below
+ * mpi_<c>_below (the size from which the best libkcoll algorithm beat the
+ * MPI library at every measured size), kcal_model_select chooses it and
+ * kcal_model_rank lists it first; its time is the measured line
+ *   T_mpi(p, n) = mpi_<c>_a + mpi_<c>_b·v(p, n),
+ *   v = ⌈log₂ p⌉·n for bcast, (p−1)·n for the others.
+ * kcal_model_mpi_time returns T_mpi, or -1 where there is no such row
+ * (keys absent, p < 2, n >= mpi_<c>_below, or a time not finite). */
+const kcal_algorithm *kcal_model_mpi(kcal_coll c);
+int kcal_model_is_mpi(const kcal_algorithm *alg);
+double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
+                           uint64_t n);
 
 /* The model's choice: what kcal_model_rank would rank first. */
 typedef struct {
@@ -164,7 +185,9 @@ enum {
  * among only_alg's parameters when only_alg is not NULL (its best k). The
  * same candidates and tie order as kcal_model_rank (model.md order, then
  * smaller k), but a scan: no allocation, no shared state, so any thread may
- * call it. Candidates whose time is not finite are never chosen. Returns 0,
+ * call it. Candidates whose time is not finite are never chosen. Without
+ * only_alg, where the MPI library's row applies (kcal_model_mpi_time) it is
+ * the choice: out->alg is kcal_model_mpi(c), k 0. Returns 0,
  * KCAL_SELECT_NONE or KCAL_SELECT_NONFINITE. */
 int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
                       kcal_coll c, int p, uint64_t n, int in_place,

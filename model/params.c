@@ -55,6 +55,27 @@ static const struct {
     {"alpha_write", KCAL_KEY_NUMBER, 0},
     {"lock_write", KCAL_KEY_NUMBER, 0},
     {"beta_write", KCAL_KEY_NUMBER, 0},
+    /* libkcoll's shared-memory flags (the derived rows): one flag seen by
+     * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
+     * "The MPI library as a candidate"): its measured line T_mpi = a + b·v
+     * (s, s/byte), and the size below which it beat every libkcoll
+     * algorithm in the probe's measurement (bytes) */
+    {"sm_flag", KCAL_KEY_NUMBER, 0},
+    {"mpi_scatter_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_scatter_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_scatter_below", KCAL_KEY_NUMBER, 0},
+    {"mpi_gather_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_gather_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_gather_below", KCAL_KEY_NUMBER, 0},
+    {"mpi_bcast_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_bcast_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_bcast_below", KCAL_KEY_NUMBER, 0},
+    {"mpi_allgather_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_allgather_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_allgather_below", KCAL_KEY_NUMBER, 0},
+    {"mpi_alltoall_a", KCAL_KEY_NUMBER, 0},
+    {"mpi_alltoall_b", KCAL_KEY_NUMBER, 0},
+    {"mpi_alltoall_below", KCAL_KEY_NUMBER, 0},
     {"machine", KCAL_KEY_TEXT, 0},
     {"cpu", KCAL_KEY_TEXT, 0},
     {"cores", KCAL_KEY_TEXT, 0},

@@ -203,10 +203,14 @@ static void print_k(FILE *f, const kcal_prediction *pr)
         fprintf(f, "%d", pr->k);
 }
 
+/* CSV and JSON hold the model's algorithms only (what kcal report joins
+ * on); the MPI library's row is in the table. */
 static void print_csv(FILE *f, const options *o, uint64_t n,
                       const kcal_prediction *pr, long count)
 {
     for (long i = 0; i < count; i++) {
+        if (kcal_model_is_mpi(pr[i].alg))
+            continue;
         fprintf(f, "%s,%ld,%llu,%s,", kcal_coll_name(o->coll), o->p,
                 (unsigned long long)n, pr[i].alg->id);
         print_k(f, &pr[i]);
@@ -218,6 +222,8 @@ static void print_json(FILE *f, const options *o, uint64_t n,
                        const kcal_prediction *pr, long count, int *first)
 {
     for (long i = 0; i < count; i++) {
+        if (kcal_model_is_mpi(pr[i].alg))
+            continue;
         fprintf(f, "%s\n  {\"collective\": \"%s\", \"p\": %ld, "
                    "\"size_bytes\": %llu, \"algorithm\": \"%s\", \"k\": ",
                 *first ? "" : ",", kcal_coll_name(o->coll), o->p,
@@ -274,22 +280,34 @@ static void print_table_size(FILE *f, const options *o, uint64_t n,
     long hidden = 0;
     family_view fam[8]; /* at most one throttled family per collective */
     size_t n_fam = 0;
+    /* x_best is against the fastest algorithm; the MPI library's row, where
+     * it applies, is first (libkcoll hands the call to it: kcal probe
+     * measured it faster than every algorithm at this size). */
+    const kcal_prediction *best = pr;
+    while (best < pr + count - 1 && kcal_model_is_mpi(best->alg))
+        best++;
     for (long i = 0; i < count; i++) {
         if (!shown(o, pr, i, fam, &n_fam)) {
             hidden++;
             continue;
         }
-        char k[16] = "";
+        int mpi = kcal_model_is_mpi(pr[i].alg);
+        char k[16] = "", rank[16] = "-";
         if (pr[i].alg->kind != KCAL_PARAM_NONE)
             snprintf(k, sizeof k, "%d", pr[i].k);
-        double ratio = pr[0].seconds > 0 ? pr[i].seconds / pr[0].seconds : 1;
-        fprintf(f, "  %4d  %-20s %5s %14.3f %8.2f", pr[i].rank, pr[i].alg->id,
-                k, pr[i].seconds * 1e6, ratio);
+        if (!mpi)
+            snprintf(rank, sizeof rank, "%d", pr[i].rank);
+        double ratio = best->seconds > 0 ? pr[i].seconds / best->seconds : 1;
+        fprintf(f, "  %4s  %-20s %5s %14.3f %8.2f", rank, pr[i].alg->id, k,
+                pr[i].seconds * 1e6, ratio);
         if (o->explain)
             fprintf(f, " %11.3f %11.3f %11.3f %11.3f",
                     pr[i].terms.startup * 1e6, pr[i].terms.copy * 1e6,
                     pr[i].terms.lock * 1e6, pr[i].terms.sync * 1e6);
-        fputs(pr[i].rank == 1 ? "  <- best\n" : "\n", f);
+        fputs(mpi               ? "  <- libkcoll uses the MPI library here\n"
+              : pr[i].rank == 1 ? "  <- best\n"
+                                : "\n",
+              f);
     }
     if (hidden)
         fprintf(f, "  (%ld more rows: other throttle factors; --top N or "

@@ -20,14 +20,32 @@ typedef struct {
     char last[256]; /* the last line that was not a sample */
 } sm_output;
 
-/* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP> (fit/raw.h). */
+/* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP> (fit/raw.h),
+ * "kcal-mpi COLL P BYTES REP SECONDS" samples mpi_<COLL> with the bytes,
+ * "kcal-kcoll COLL ALG P BYTES REP SECONDS" samples kcoll_<COLL> whose
+ * pattern is the algorithm (with its k). */
 static void on_line(void *ctx, const char *line)
 {
     sm_output *o = ctx;
     char op[32];
     int np, rep;
+    long bytes;
     double sec;
-    if (sscanf(line, "kcal-sm %31s %d %d %lg", op, &np, &rep, &sec) == 4) {
+    char spec[32];
+    if (sscanf(line, "kcal-kcoll %15s %31s %d %ld %d %lg", op, spec, &np,
+               &bytes, &rep, &sec) == 6) {
+        char phase[48];
+        snprintf(phase, sizeof phase, KCAL_PHASE_KCOLL_PREFIX "%s", op);
+        if (kcal_raw_add(o->raw, phase, spec, np, 0, bytes, rep, sec) == 0)
+            o->got++;
+    } else if (sscanf(line, "kcal-mpi %15s %d %ld %d %lg", op, &np, &bytes,
+                      &rep, &sec) == 5) {
+        char phase[48];
+        snprintf(phase, sizeof phase, KCAL_PHASE_MPI_PREFIX "%s", op);
+        if (kcal_raw_add(o->raw, phase, KCAL_PATTERN_MPI, np, 0, bytes, rep,
+                         sec) == 0)
+            o->got++;
+    } else if (sscanf(line, "kcal-sm %31s %d %d %lg", op, &np, &rep, &sec) == 4) {
         char phase[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_SM_PREFIX "%s", op);
         if (kcal_raw_add(o->raw, phase, KCAL_PATTERN_MPI, np, 0, 8, rep, sec) == 0)

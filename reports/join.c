@@ -341,9 +341,12 @@ static int parse_csv(kcal_join_table *t, char *buf, const char *name,
                     f[idx[c]]);
             goto out;
         }
-        if (!strcmp(r->alg, KCAL_JOIN_MPI) && !measured) {
-            kcal_set_err(err, errlen, "%s:%d: '%s' is the MPI library's collective, "
-                    "not a model algorithm", name, lineno, KCAL_JOIN_MPI);
+        if (kcal_join_is_reference(r->alg) && !measured) {
+            kcal_set_err(err, errlen, "%s:%d: '%s' is %s, not a model algorithm",
+                    name, lineno, r->alg,
+                    !strcmp(r->alg, KCAL_JOIN_MPI) ? "the MPI library's collective"
+                    : !strcmp(r->alg, KCAL_JOIN_AUTO) ? "libkcoll's own choice"
+                                                      : "the copy limit");
             goto out;
         }
         line = next;
@@ -520,9 +523,24 @@ static int coll_order(const char *name)
     return kcal_coll_from_name(name, &c) ? KCAL_COLL_COUNT : (int)c;
 }
 
+int kcal_join_is_reference(const char *alg)
+{
+    return !strcmp(alg, KCAL_JOIN_MPI) || !strcmp(alg, KCAL_JOIN_AUTO) ||
+           !strcmp(alg, KCAL_JOIN_LIMIT);
+}
+
+/* 0 for a model algorithm, then mpi, auto, limit. */
+static int reference_order(const char *alg)
+{
+    return !strcmp(alg, KCAL_JOIN_MPI)    ? 1
+           : !strcmp(alg, KCAL_JOIN_AUTO) ? 2
+           : !strcmp(alg, KCAL_JOIN_LIMIT) ? 3
+                                           : 0;
+}
+
 /* The join's one order: collective (model order), p, then with by_alg
- * algorithm (mpi last, so a plot's reference series comes after the
- * model's) and k, then size. Without by_alg it orders the points
+ * algorithm (mpi, auto and limit last, so a plot's reference series
+ * come after the model's) and k, then size. Without by_alg it orders the points
  * (collective, p, size) the ranking groups rows by, so the ranking lists
  * collectives and p in the same order as the joined rows. */
 static int cmp_order(const kcal_join_row *a, const kcal_join_row *b,
@@ -534,8 +552,7 @@ static int cmp_order(const kcal_join_row *a, const kcal_join_row *b,
     if (a->p != b->p)
         return a->p < b->p ? -1 : 1;
     if (by_alg) {
-        int ma = !strcmp(a->alg, KCAL_JOIN_MPI);
-        int mb = !strcmp(b->alg, KCAL_JOIN_MPI);
+        int ma = reference_order(a->alg), mb = reference_order(b->alg);
         if (ma != mb)
             return ma - mb;
         int s = strcmp(a->alg, b->alg);
@@ -747,6 +764,14 @@ long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
             cur.oversubscribed |= r->oversubscribed;
             if (!strcmp(r->alg, KCAL_JOIN_MPI)) {
                 cur.mpi = r;
+                continue;
+            }
+            if (!strcmp(r->alg, KCAL_JOIN_AUTO)) {
+                cur.auto_choice = r;
+                continue;
+            }
+            if (!strcmp(r->alg, KCAL_JOIN_LIMIT)) {
+                cur.limit = r;
                 continue;
             }
             /* The predictor chose among what was measured: the lowest rank.

@@ -24,6 +24,14 @@
 /* The bench's name for the MPI library's own collective (not a model
  * algorithm: it has a measurement but never a prediction). */
 #define KCAL_JOIN_MPI "mpi"
+/* The bench's other reference rows, measured but never predicted and never
+ * a candidate of the ranking: libkcoll's own choice (algorithm NULL) and
+ * the copy limit (docs/bench.md). */
+#define KCAL_JOIN_AUTO "auto"
+#define KCAL_JOIN_LIMIT "limit"
+
+/* mpi, auto or limit: a reference row, not a model algorithm. */
+int kcal_join_is_reference(const char *alg);
 
 /* One (collective, p, size, algorithm, k) point: what was predicted, what
  * was measured, or both. k is 0 where the CSV leaves it empty. */
@@ -137,6 +145,8 @@ typedef struct {
                     * measured_best's by less than either's own noise (the
                     * difference of its halves' medians, else half its
                     * interquartile range): ranking.csv's `tie` */
+    const kcal_join_row *auto_choice;    /* `auto`, NULL when not measured */
+    const kcal_join_row *limit;          /* `limit`, NULL when not measured */
 } kcal_join_rank;
 
 /* Both return the count (>= 0) and a malloc'ed array (caller frees), or -1

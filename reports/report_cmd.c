@@ -285,7 +285,7 @@ int kcal_report_main(int argc, char **argv)
     int any_over = 0;
     for (size_t i = 0; i < t.n; i++) {
         meas_kcoll_only += t.rows[i].has_meas && !t.rows[i].has_pred &&
-                           strcmp(t.rows[i].alg, KCAL_JOIN_MPI);
+                           !kcal_join_is_reference(t.rows[i].alg);
         any_over |= t.rows[i].oversubscribed;
     }
     if (meas_kcoll_only)

@@ -199,11 +199,22 @@ static void section_speedup(kcal_doc *d, const kcal_report_input *in, int over)
                 for (long j = 0; j < in->n_ranking; j++) {
                     const kcal_join_rank *q = &in->ranking[j];
                     if (q->p == p && q->size == next && q->mpi &&
-                        !strcmp(q->coll, kcal_coll_name((kcal_coll)cols[c])))
-                        snprintf(cell[c], sizeof cell[c], "%.2f× `%s`",
-                                 q->speedup,
-                                 kcal_join_alg_label(q->measured_best, a,
-                                                     sizeof a));
+                        !strcmp(q->coll, kcal_coll_name((kcal_coll)cols[c]))) {
+                        int at = snprintf(cell[c], sizeof cell[c], "%.2f× `%s`",
+                                          q->speedup,
+                                          kcal_join_alg_label(q->measured_best,
+                                                              a, sizeof a));
+                        /* auto against mpi, and the best against the limit */
+                        if (q->auto_choice && at > 0 && at < (int)sizeof cell[c])
+                            at += snprintf(cell[c] + at, sizeof cell[c] - (size_t)at,
+                                           ", auto %.2f×", q->mpi->median_s /
+                                                               q->auto_choice->median_s);
+                        if (q->limit && q->limit->median_s > 0 && at > 0 &&
+                            at < (int)sizeof cell[c])
+                            snprintf(cell[c] + at, sizeof cell[c] - (size_t)at,
+                                     ", %.2f of limit", q->measured_best->median_s /
+                                                            q->limit->median_s);
+                    }
                 }
                 cells[1 + c] = cell[c];
             }
@@ -216,7 +227,11 @@ static void section_speedup(kcal_doc *d, const kcal_report_input *in, int over)
         kcal_doc_paras(d, "Speedup = median time of the MPI library's "
                        "collective / median time of the fastest kcoll "
                        "algorithm, with that algorithm named; above 1 kcoll "
-                       "is faster. Times in `speedup.csv`.");
+                       "is faster. Times in `speedup.csv`. Where measured, "
+                       "`auto` is the same ratio for libkcoll's own choice "
+                       "(algorithm NULL), and `of limit` the fastest "
+                       "algorithm's median over the copy limit's "
+                       "(docs/bench.md): 1 is as fast as the copies alone.");
     else
         kcal_doc_paras(d, "The MPI library's own collective (`mpi`) was not "
                           "measured, so there is no speedup to show.");

@@ -35,7 +35,10 @@ array colours[12] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", \
                      "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", \
                      "#393b79", "#000000"]
 colour(i) = colours[(i % 11) + 1]
-col(i) = (word(titles, i + 1) eq "mpi") ? "#000000" : colour(i)
+# The reference series: mpi black, auto dark grey, the copy limit light grey.
+col(i) = (word(titles, i + 1) eq "mpi") ? "#000000" : \
+         (word(titles, i + 1) eq "auto") ? "#555555" : \
+         (word(titles, i + 1) eq "limit") ? "#aaaaaa" : colour(i)
 # Series at one size are dodged sideways by a few hundredths of an octave so
 # their error bars do not hide each other; the model lines stay exact.
 dodge(i) = 2 ** (0.035 * (i - (nseries - 1) / 2.0))

@@ -34,14 +34,28 @@ bad 2 --coll scatter --p 2 --bogus 1
 cores=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)
 p=3; over=0; [ "$p" -gt "$cores" ] && over=1
 
-# A real checked run: mpi + parallel_read + sequential_write + throttled_read:2.
+# A real checked run: mpi + parallel_read + sequential_write + throttled_read:2
+# + parallel_read_flags, then auto (libkcoll's own choice, checked like the
+# others) and limit (the copy limit).
 if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 1 \
      --check --cold --format csv >"$tmp/csv" 2>"$tmp/err"; then
   header=$(head -n 1 "$tmp/csv")
   [ "$header" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s" ] ||
     { echo "FAIL: csv header: $header"; fail=1; }
   rows=$(tail -n +2 "$tmp/csv" | wc -l)
-  [ "$rows" -eq 8 ] || { echo "FAIL: $rows rows, want 8 (2 sizes x 4 variants)"; cat "$tmp/csv"; fail=1; }
+  [ "$rows" -eq 14 ] || { echo "FAIL: $rows rows, want 14 (2 sizes x (mpi, 4 algorithms, auto, limit))"; cat "$tmp/csv"; fail=1; }
+  for size in 4096 65549; do
+    for ref in auto limit; do
+      [ "$(grep -c "^scatter,3,$size,$ref,," "$tmp/csv")" -eq 1 ] ||
+        { echo "FAIL: want one $ref row at $size"; cat "$tmp/csv"; fail=1; }
+    done
+  done
+  # The limit is a time (positive, finite), and auto and limit come last.
+  awk -F, 'NR > 1 && $4 == "limit" && !($6 > 0 && $6 < 1) {bad=1} END {exit bad}' "$tmp/csv" ||
+    { echo "FAIL: a limit is not a positive time below 1 s"; cat "$tmp/csv"; fail=1; }
+  [ "$(awk -F, 'NR > 1 && $3 == 4096 {a = a $4 " "} END {print a}' "$tmp/csv")" = \
+    "mpi parallel_read sequential_write throttled_read parallel_read_flags auto limit " ] ||
+    { echo "FAIL: row order at 4K"; cat "$tmp/csv"; fail=1; }
   grep -q '^scatter,3,65549,throttled_read,2,' "$tmp/csv" || { echo "FAIL: no throttled_read k=2 row"; fail=1; }
   grep -q '^scatter,3,4096,mpi,,' "$tmp/csv" || { echo "FAIL: no mpi row"; fail=1; }
   awk -F, -v o=$over 'NR > 1 && ($10 != o || $9 != 3 || !($7 <= $6 && $6 <= $8)) {bad=1} END {exit bad}' "$tmp/csv" ||
@@ -59,6 +73,8 @@ fi
 # Table: says when it is oversubscribed; -q keeps stderr quiet.
 if "$KCAL" bench --coll allgather --p $p --sizes 4K --iterations 2 --warmup 0 -q >"$tmp/tab" 2>"$tmp/err"; then
   grep -q 'ring_neighbor' "$tmp/tab" || { echo "FAIL: table lacks ring_neighbor"; fail=1; }
+  grep -q '^ *4K  auto ' "$tmp/tab" && grep -q '^ *4K  limit .* 1.00$' "$tmp/tab" ||
+    { echo "FAIL: table lacks auto, or limit with x_limit 1.00"; cat "$tmp/tab"; fail=1; }
   if [ $over = 1 ]; then grep -q OVERSUBSCRIBED "$tmp/tab" || { echo "FAIL: table does not say oversubscribed"; fail=1; }; fi
   [ -s "$tmp/err" ] && { echo "FAIL: -q printed on stderr:"; cat "$tmp/err"; fail=1; }
 else
@@ -86,7 +102,8 @@ rc=$?
 
 # The MPI program runs directly under a launcher.
 if mpirun -np 2 "$BUILD/kcal-bench-mpi" --coll alltoall --sizes 1K --iterations 2 --quiet >"$tmp/out" 2>"$tmp/err"; then
-  [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 2 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
+  # mpi, pairwise, pairwise_flags, auto, limit
+  [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 5 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
 else
   echo "FAIL: direct run failed"; cat "$tmp/err"; fail=1
 fi

@@ -15,6 +15,12 @@
  *   choice to the model (NULL, a throttled id without k) still succeed with
  *   the MPI built-in's result, and named algorithms still run
  *   (tests/algos_mpi.sh counts the warnings).
+ * --mode handoff: under a $KCAL_PARAMS whose measured crossover
+ *   (mpi_<coll>_below) is 64 KiB for every collective (tests/algos_mpi.sh
+ *   writes it): NULL calls of every collective below that size run the MPI
+ *   library's collective (kcoll_handoffs counts each, with no warning),
+ *   those above it a libkcoll algorithm (the counter stays), and both give
+ *   the built-in's result.
  * --mode types: the MPI fallback's derived type for blocks above INT_MAX
  *   bytes, scaled down (kcoll_mpi_max_count, kcoll_mpi_piece) so that every
  *   path of the five kcoll_mpi_* functions runs on kilobytes; plus the type
@@ -508,6 +514,37 @@ static void modelless(void)
     run_case(GATHER, NULL, 4097, 0, 0, MPI_COMM_WORLD, "world");
 }
 
+/* The model hands small messages to the MPI library: count the calls
+ * that went to it, per size, on every rank. */
+static void handoff(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    static const size_t small[] = {1, 1024, 4097}, large[] = {65549 + 65536};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++) {
+            for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+                unsigned long before = atomic_load(&kcoll_handoffs);
+                run_case(coll, NULL, small[i], p - 1, ip, MPI_COMM_WORLD, "world");
+                if (atomic_load(&kcoll_handoffs) != before + 1) {
+                    char d[80];
+                    snprintf(d, sizeof d, "n=%zu: %lu calls handed to MPI, want 1",
+                             small[i], atomic_load(&kcoll_handoffs) - before);
+                    fail(coll_names[coll], d);
+                }
+            }
+            unsigned long before = atomic_load(&kcoll_handoffs);
+            run_case(coll, NULL, large[0], p - 1, ip, MPI_COMM_WORLD, "world");
+            if (atomic_load(&kcoll_handoffs) != before)
+                fail(coll_names[coll], "n=131085 went to MPI: want a libkcoll algorithm");
+        }
+    /* A named algorithm never goes to the MPI library. */
+    unsigned long before = atomic_load(&kcoll_handoffs);
+    run_case(GATHER, "parallel_write_flags", 1024, 0, 0, MPI_COMM_WORLD, "world");
+    if (atomic_load(&kcoll_handoffs) != before)
+        fail("gather parallel_write_flags n=1024", "went to MPI: want the named algorithm");
+}
+
 /* One fallback case with a scaled-down type: kcoll_mpi_<coll> against the
  * MPI built-in called with plain MPI_BYTE counts (n is small here). */
 static void types_case(int coll, size_t n, int root, int in_place)
@@ -665,6 +702,8 @@ int main(int argc, char **argv)
         strict();
     } else if (!strcmp(mode, "modelless")) {
         modelless();
+    } else if (!strcmp(mode, "handoff")) {
+        handoff();
     } else if (!strcmp(mode, "types")) {
         types();
     } else if (!strcmp(mode, "big")) {

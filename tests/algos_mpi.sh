@@ -74,6 +74,21 @@ printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 
 modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
   "kcoll: warning: $tmp/nan.params: every predicted time of scatter throttled_read at p = 3, n = 4097 overflows" 3
 
+# Small messages go to the MPI library below the crossover kcal probe
+# measured (mpi_<coll>_below, here 64 KiB for every collective; its line
+# mpi_<coll>_a/_b is only the row's predicted time), on the embedded KNL
+# parameters.
+if [ $cma_ok = 1 ]; then
+  { sed -n '/^format/,$p' data/knl.params
+    for c in scatter gather bcast allgather alltoall; do
+      printf 'mpi_%s_a 1e-6\nmpi_%s_b 1e-10\nmpi_%s_below 65536\n' $c $c $c
+    done; } >"$tmp/handoff.params"
+  run "p=3 MPI hand-off" timeout 120 "${mpi[@]}" -np 3 -x KCAL_PARAMS="$tmp/handoff.params" "$prog" --mode handoff
+  if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL hand-off: warned"; cat "$tmp/err"; fail=1; fi
+else
+  echo "skip MPI hand-off: CMA is forbidden here"
+fi
+
 # The fallback's derived type for blocks above INT_MAX bytes, scaled down.
 run "p=3 fallback types" timeout 120 "${mpi[@]}" -np 3 "$prog" --mode types
 

@@ -78,8 +78,9 @@ bad "size 1G is inf: its copy (beta) term overflows" \
 "$KCAL" predict --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/csv" 2>"$tmp/err"
 [ $? -eq 0 ] && ok || no "csv run"
 [ "$(head -n 1 "$tmp/csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "csv header"
-# 14 sizes x (parallel_read + sequential_write + 62 throttle factors)
-[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 64)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
+# 14 sizes x (parallel_read + sequential_write + 62 throttle factors
+# + the derived parallel_read_flags)
+[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 65)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
 awk -F, 'NR > 1 && $4 == "throttled_read" && ($5 < 2 || $5 > 63) { bad = 1 }
          NR > 1 && $4 != "throttled_read" && $5 != "" { bad = 1 }
          NR > 1 && $7 == 1 { ones[$3]++ } END { exit bad || length(ones) != 14 }' "$tmp/csv" && ok || no "csv k column / one rank 1 per size"
@@ -89,12 +90,12 @@ awk -F, '$3 == 1048576 && $7 == 1 { print $4, $5 }' "$tmp/csv" | grep -Eq '^thro
 
 "$KCAL" predict --coll allgather --p 6 --size 1M --format json >"$tmp/json" 2>/dev/null
 if ! command -v python3 >/dev/null; then
-  [ "$(grep -c '"algorithm"' "$tmp/json")" -eq 5 ] && ok || no "json records (grep)"
+  [ "$(grep -c '"algorithm"' "$tmp/json")" -eq 6 ] && ok || no "json records (grep)"
 else python3 -c "
 import json,sys
 r=json.load(open('$tmp/json'))
-assert len(r)==5, r
-assert {x['algorithm'] for x in r}=={'ring_neighbor','ring_source_read','ring_source_write','recursive_doubling','bruck'}
+assert len(r)==6, r
+assert {x['algorithm'] for x in r}=={'ring_neighbor','ring_source_read','ring_source_write','recursive_doubling','bruck','ring_source_read_flags'}
 assert all(set(x)=={'collective','p','size_bytes','algorithm','k','predicted_s','rank'} for x in r)
 assert [x['k'] for x in r if x['algorithm']=='ring_neighbor']==[1]
 " && ok || no "json records"
@@ -113,7 +114,7 @@ grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'f
 "$KCAL" predict --model full --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/fcsv" 2>"$tmp/ferr"
 [ $? -eq 0 ] && ok || no "--model full csv run: $(cat "$tmp/ferr")"
 [ "$(head -n 1 "$tmp/fcsv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "full csv header"
-[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 64)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
+[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 65)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
 grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -q "warning: model full: no sync_step" "$tmp/ferr" && ok || no "full fallback notes: $(cat "$tmp/ferr")"
 # pairwise is the paper's row plus its own block's local copy (issue 9:
 # alltoall.c copies it): without the full keys exactly n*beta more (the
@@ -133,7 +134,21 @@ printf 'l3_cache 33554432\nbeta_hot 3e-11\nsync_step 2e-7\n' >>"$tmp/full.params
 [ $? -eq 0 ] && ok || no "--model full table run"
 grep -q 'model full' "$tmp/ftable" && grep -q 'startup_us.*copy_us.*lock_us.*sync_us' "$tmp/ftable" && ok || no "full table header / --explain"
 grep -q 'warning' "$tmp/ferr" && no "full with every key warns: $(cat "$tmp/ferr")" || ok
-"$KCAL" predict --model full --coll allgather --p 4 --size 1M --format json --params "$tmp/full.params" 2>/dev/null | grep -c '"algorithm"' | grep -qx 5 && ok || no "full json"
+"$KCAL" predict --model full --coll allgather --p 4 --size 1M --format json --params "$tmp/full.params" 2>/dev/null | grep -c '"algorithm"' | grep -qx 6 && ok || no "full json"
+
+# The MPI library's row: with what kcal probe measures (its line and the
+# crossover mpi_gather_below) the table shows `mpi` first below 4K, marked
+# as libkcoll's choice, and the crossover summary names it; CSV and JSON
+# keep the model's algorithms only (kcal report joins on them).
+cp "$(dirname "$0")/../data/broadwell.params" "$tmp/mpi.params"
+printf 'mpi_gather_a 1e-6\nmpi_gather_b 1e-10\nmpi_gather_below 4096\n' >>"$tmp/mpi.params"
+"$KCAL" predict --coll gather --p 2 --sizes 1K,4K --params "$tmp/mpi.params" >"$tmp/mtab" 2>/dev/null
+[ "$(grep -c '^ *- *mpi .*<- libkcoll uses the MPI library here' "$tmp/mtab")" -eq 1 ] &&
+  grep -A2 'fastest algorithm' "$tmp/mtab" | grep -Eq '^  1K +mpi$' && ok || no "mpi row below the crossover: $(cat "$tmp/mtab")"
+"$KCAL" predict --coll gather --p 2 --sizes 1K,4K --params "$tmp/mpi.params" --format csv 2>/dev/null | grep -q ',mpi,' &&
+  no "mpi row in the CSV" || ok
+"$KCAL" predict --coll gather --p 2 --sizes 1K,4K --params "$tmp/mpi.params" --format json 2>/dev/null | grep -q '"mpi"' &&
+  no "mpi row in the JSON" || ok
 
 # Unknown keys are kept with a warning naming file and line; --params wins over --machine.
 cp "$(dirname "$0")/../data/broadwell.params" "$tmp/x.params"; echo "future_key 7" >>"$tmp/x.params"

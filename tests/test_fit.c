@@ -494,6 +494,93 @@ static void test_issue9(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* libkcoll's hand-off (model.md "The MPI library as a candidate"): sm_flag
+ * is the median of its phase at the smallest p; the MPI line is fitted
+ * through the medians of mpi_<coll> over v = (p−1)·n; mpi_<coll>_below is
+ * the smallest size from which libkcoll's choice (the paper model's with
+ * the fitted params) beats the MPI library by more than 5 % at that size
+ * and every larger one. Gather, worked by hand: MPI 1 µs + 0.1 ns/B;
+ * parallel_write 2 µs + 0.05 ns/B; parallel_write_flags, the model's
+ * choice here (P(1, n) against parallel_write's P(2, n)), 1.5 µs +
+ * 0.05 ns/B:
+ *   n      MPI     best kcoll
+ *   256    1.026   1.513   MPI
+ *   1K     1.102   1.551   MPI
+ *   4K     1.410   1.705   MPI
+ *   16K    2.638   2.319   kcoll (flags)
+ *   64K    7.554   4.777   kcoll
+ * so mpi_gather_below = 16384. Alltoall: the model chooses pairwise
+ * (its paper row has no synchronisation but the address allgather, which
+ * these params leave at 0), measured 1.5x MPI up to 4K, 1.03x faster at
+ * 16K (within the margin) and 1.2x faster at 64K; pairwise_flags, twice
+ * as fast everywhere, is not what libkcoll runs: mpi_alltoall_below =
+ * 65536. A collective without libkcoll's samples gets its line but no
+ * crossover (no hand-off). */
+static void test_handoff_fit(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 3);
+    static const long sizes[] = {256, 1024, 4096, 16384, 65536};
+    for (int k = 0; k < REPS; k++) {
+        kcal_raw_add(&r, "sm_flag", "mpi", 2, 0, 8, k, 1.5e-7 + gsl_ran_gaussian(rng, 2e-9));
+        kcal_raw_add(&r, "sm_flag", "mpi", 3, 0, 8, k, 4e-7 + gsl_ran_gaussian(rng, 2e-9));
+        for (size_t i = 0; i < 5; i++) {
+            double n = (double)sizes[i];
+            kcal_raw_add(&r, "mpi_gather", "mpi", 2, 0, sizes[i], k,
+                         1e-6 + 1e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            kcal_raw_add(&r, "kcoll_gather", "parallel_write", 2, 0, sizes[i], k,
+                         2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            kcal_raw_add(&r, "kcoll_gather", "parallel_write_flags", 2, 0, sizes[i], k,
+                         1.5e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            kcal_raw_add(&r, "mpi_scatter", "mpi", 2, 0, sizes[i], k,
+                         5e-7 + 2e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            double m = 1e-6 + 1e-10 * n;
+            double pw = sizes[i] <= 4096 ? 1.5 * m : sizes[i] == 16384 ? m / 1.03 : m / 1.2;
+            kcal_raw_add(&r, "mpi_alltoall", "mpi", 2, 0, sizes[i], k, m);
+            kcal_raw_add(&r, "kcoll_alltoall", "pairwise", 2, 0, sizes[i], k, pw);
+            kcal_raw_add(&r, "kcoll_alltoall", "pairwise_flags", 2, 0, sizes[i], k, m / 2);
+        }
+    }
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_calibrate_notes notes;
+    char comment[8192] = "", err[256] = "";
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err, sizeof err) == 0);
+    CHECK_NEAR(kcal_params_get(&p, "sm_flag", -1), 1.5e-7, 0.02);
+    CHECK(kcal_params_get(&p, "sm_flag_stderr", -1) > 0);
+    CHECK_NEAR(kcal_params_get(&p, "mpi_gather_a", -1), 1e-6, 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "mpi_gather_b", -1), 1e-10, 0.02);
+    CHECK(kcal_params_get(&p, "mpi_gather_a_stderr", -1) > 0);
+    CHECK(kcal_params_get(&p, "mpi_gather_below", -1) == 16384);
+    CHECK(kcal_params_get(&p, "mpi_alltoall_below", -1) == 65536);
+    CHECK_NEAR(kcal_params_get(&p, "mpi_scatter_b", -1), 2e-10, 0.02);
+    CHECK(kcal_params_find(&p, "mpi_scatter_below") == NULL);
+    CHECK(kcal_params_find(&p, "mpi_bcast_a") == NULL);
+    CHECK(strstr(comment, "mpi_gather_below 16384: at p = 2") != NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* --points keeps the MPI collectives' sizes apart (pages 0, bytes n). */
+static void test_points_bytes(void)
+{
+    kcal_raw r;
+    kcal_raw_init(&r);
+    kcal_raw_add(&r, "mpi_gather", "mpi", 2, 0, 256, 0, 1e-6);
+    kcal_raw_add(&r, "mpi_gather", "mpi", 2, 0, 1024, 0, 2e-6);
+    kcal_raw_add(&r, "mpi_gather", "mpi", 2, 0, 256, 1, 3e-6);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(kcal_calibrate_write_points(m, &r) == 0);
+    fclose(m);
+    CHECK_STR(buf, KCAL_POINTS_HEADER "\n"
+              "mpi_gather,mpi,2,0,256,2,2e-06,1.4826e-06,1.31392e-06\n"
+              "mpi_gather,mpi,2,0,1024,1,2e-06,0,0\n");
+    free(buf);
+    kcal_raw_free(&r);
+}
+
 int main(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -508,6 +595,8 @@ int main(void)
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     test_issue9(rng);
+    test_handoff_fit(rng);
+    test_points_bytes();
     gsl_rng_free(rng);
     return check_report();
 }

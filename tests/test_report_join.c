@@ -458,11 +458,74 @@ static void test_noise(void)
     kcal_join_free(&t);
 }
 
+/* The bench's auto and limit rows: measured, never predicted, never a
+ * candidate of the ranking (limit is faster than every algorithm here and
+ * auto as fast as the best), kept with the point for the report's tables,
+ * after mpi in the key order, and refused in a predicted CSV. */
+static void test_reference_rows(void)
+{
+    kcal_join_table t;
+    char err[512] = "";
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, PH
+                                    "gather,2,65536,parallel_write,,5e-6,1\n"
+                                    "gather,2,65536,sequential_read,,6e-6,2\n",
+                                    "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, MH
+                                   "gather,2,65536,limit,,3e-6,2e-6,4e-6,10,0\n"
+                                   "gather,2,65536,auto,,4e-6,3e-6,5e-6,10,0\n"
+                                   "gather,2,65536,parallel_write,,4e-6,3e-6,5e-6,10,0\n"
+                                   "gather,2,65536,sequential_read,,7e-6,6e-6,8e-6,10,0\n"
+                                   "gather,2,65536,mpi,,8e-6,7e-6,9e-6,10,0\n",
+                                   "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    /* 2 joined + mpi, auto, limit measured only; sorted after the model's
+     * algorithms in the order mpi, auto, limit. */
+    CHECK(t.n == 5 && t.meas_only == 3);
+    if (t.n == 5) {
+        CHECK_STR(t.rows[2].alg, "mpi");
+        CHECK_STR(t.rows[3].alg, "auto");
+        CHECK_STR(t.rows[4].alg, "limit");
+    }
+    CHECK(kcal_join_is_reference("auto") && kcal_join_is_reference("limit") &&
+          kcal_join_is_reference("mpi") && !kcal_join_is_reference("direct_split"));
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    CHECK(nr == 1);
+    if (nr == 1) {
+        char a[64];
+        /* The measured best is parallel_write (4 µs), not limit (3 µs) nor
+         * auto (4 µs, listed first); speedup 8/4 = 2. */
+        CHECK_STR(kcal_join_alg_label(r[0].measured_best, a, sizeof a), "parallel_write");
+        CHECK_NEAR(r[0].speedup, 2.0, 1e-12);
+        CHECK(r[0].auto_choice && r[0].auto_choice->median_s == 4e-6);
+        CHECK(r[0].limit && r[0].limit->median_s == 3e-6);
+        CHECK(r[0].mpi && r[0].mpi->median_s == 8e-6);
+    }
+    free(r);
+    kcal_join_summary *sm;
+    long ns = kcal_join_summarise(&t, &sm);
+    CHECK(ns == 2); /* parallel_write and sequential_read only */
+    free(sm);
+    kcal_join_free(&t);
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, PH "gather,2,1024,auto,,1e-6,1\n", "x.csv",
+                                    err, sizeof err) == -1);
+    CHECK(strstr(err, "x.csv:2: 'auto' is libkcoll's own choice") == err);
+    kcal_join_free(&t);
+    kcal_join_init(&t);
+    CHECK(kcal_join_parse_predicted(&t, PH "gather,2,1024,limit,,1e-6,1\n", "x.csv",
+                                    err, sizeof err) == -1);
+    CHECK(strstr(err, "x.csv:2: 'limit' is the copy limit") == err);
+    kcal_join_free(&t);
+}
+
 int main(void)
 {
     test_bytes();
     test_noise();
     test_join();
+    test_reference_rows();
     test_plot_series();
     test_tie();
     test_errors();

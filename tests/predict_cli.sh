@@ -122,7 +122,10 @@ grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -
 # copies).
 "$KCAL" predict --coll alltoall --p 8 --format csv >"$tmp/a2a" 2>/dev/null
 "$KCAL" predict --model full --coll alltoall --p 8 --format csv >"$tmp/fa2a" 2>/dev/null
-paste -d, "$tmp/a2a" "$tmp/fa2a" | awk -F, 'NR > 1 { d = $13 - $6; w = $3 / 3.29e9;
+# (pairwise rows only: the derived pairwise_flags ranks beside it.)
+paste -d, <(grep ',pairwise,' "$tmp/a2a") <(grep ',pairwise,' "$tmp/fa2a") |
+  awk -F, '{ d = $13 - $6; w = $3 / 3.29e9;
+    if ($4 != "pairwise" || $11 != "pairwise" || $3 != $10) bad = 1;
     if (d < w * (1 - 1e-6) || d > w * (1 + 1e-6)) bad = 1; n++ }
     END { exit bad || n != 14 }' && ok || no "full pairwise = paper + n*beta without the full keys"
 join -t, <(awk -F, '$4 == "sequential_write" { print $3 "," $6 }' "$tmp/csv" | sort) \

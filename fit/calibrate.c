@@ -492,10 +492,20 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
                         double *se, size_t max, size_t *n)
 {
     *n = 0;
+    /* The phase's samples once, so each point looks at them only. */
+    size_t *idx = malloc((raw->n ? raw->n : 1) * sizeof *idx);
+    double *v = malloc((raw->n ? raw->n : 1) * sizeof *v);
+    if (!idx || !v) {
+        free(idx);
+        free(v);
+        return -1;
+    }
+    size_t m = 0;
     for (size_t i = 0; i < raw->n; i++) {
         const kcal_sample *s = &raw->s[i];
         if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)))
             continue;
+        idx[m++] = i;
         size_t j = 0;
         while (j < *n && !(pp[j] == s->readers && nn[j] == s->bytes))
             j++;
@@ -504,16 +514,11 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
             nn[(*n)++] = s->bytes;
         }
     }
-    double *v = malloc((raw->n ? raw->n : 1) * sizeof *v);
-    if (!v)
-        return -1;
     for (size_t j = 0; j < *n; j++) {
         size_t k = 0;
-        for (size_t i = 0; i < raw->n; i++) {
-            const kcal_sample *s = &raw->s[i];
-            if (!strcmp(s->phase, phase) &&
-                (!pattern || !strcmp(s->pattern, pattern)) &&
-                s->readers == pp[j] && s->bytes == nn[j])
+        for (size_t q = 0; q < m; q++) {
+            const kcal_sample *s = &raw->s[idx[q]];
+            if (s->readers == pp[j] && s->bytes == nn[j])
                 v[k++] = s->seconds;
         }
         kcal_stat st;
@@ -521,6 +526,7 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
         med[j] = st.median;
         se[j] = st.se > 0 ? st.se : st.median > 0 ? 1e-3 * st.median : 1e-12;
     }
+    free(idx);
     free(v);
     return 0;
 }

@@ -531,9 +531,10 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
 /* libkcoll's choice must beat the MPI library by more than this to count:
  * near the crossover the two are within a few per cent, and a measurement
  * that flips with the noise would hand a size to the slower one half of
- * the time; a size handed to the MPI library where libkcoll was up to 5 %
- * faster costs at most that. */
-#define HANDOFF_MARGIN 1.05
+ * the time (allgather 2 KiB at p = 2: 3 % apart in one probe, 12 % the
+ * other way in the benchmark that followed); a size handed to the MPI
+ * library where libkcoll was up to 10 % faster costs at most that. */
+#define HANDOFF_MARGIN 1.10
 
 /* mpi_<c>_below at the largest p measured: the smallest measured size
  * from which what libkcoll runs for algorithm NULL (the paper model's

@@ -400,7 +400,7 @@ static void test_stat_and_growth(gsl_rng *rng)
  * is the median of its phase at the smallest p; the MPI line is fitted
  * through the medians of mpi_<coll> over v = (p−1)·n; mpi_<coll>_below is
  * the smallest size from which libkcoll's choice (the paper model's with
- * the fitted params) beats the MPI library by more than 5 % at that size
+ * the fitted params) beats the MPI library by more than 10 % at that size
  * and every larger one. Gather, worked by hand: MPI 1 µs + 0.1 ns/B;
  * parallel_write 2 µs + 0.05 ns/B; parallel_write_flags, the model's
  * choice here (P(1, n) against parallel_write's P(2, n)), 1.5 µs +

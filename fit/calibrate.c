@@ -144,6 +144,44 @@ static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
     return 0;
 }
 
+/* y = a + b·x through (x, y, se), both coefficients ≥ 0 (params are): a
+ * negative free coefficient is held at 0 and the other refitted, with a
+ * note naming its key (ka for a, kb for b). 0, or -1 with err. */
+static int fit_line_nonneg(const double *x, const double *y, const double *se,
+                           size_t n, const char *phase, const char *ka,
+                           const char *kb, kcal_calibrate_notes *notes,
+                           double *a, double *b, double *sa, double *sb,
+                           char *err, size_t errlen)
+{
+    kcal_linfit lf;
+    if (kcal_fit_line(x, y, se, n, &lf) < 0) {
+        kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
+        return -1;
+    }
+    *a = lf.c0, *b = lf.c1, *sa = lf.se0, *sb = lf.se1;
+    const char *held = NULL;
+    double free_value = 0;
+    if (lf.c1 < 0) {
+        held = kb, free_value = lf.c1;
+        if (kcal_fit_const(y, se, n, a, sa) < 0)
+            goto fail;
+        *b = *sb = 0;
+    } else if (lf.c0 < 0) {
+        held = ka, free_value = lf.c0;
+        if (kcal_fit_origin(x, y, se, n, b, sb) < 0)
+            goto fail;
+        *a = *sa = 0;
+    }
+    if (held)
+        note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0", phase,
+             held, free_value);
+    return 0;
+fail:
+    kcal_set_err(err, errlen, "the fit of %s with %s held at 0 failed", phase,
+                 held);
+    return -1;
+}
+
 /* Batch means (fit.h): the passes of the probe run in time order
  * (rep = pass), so fitting each fifth of them separately shows the
  * machine's drift. */
@@ -353,31 +391,9 @@ static int fit_sm_part(const kcal_raw *raw, kcal_params *out,
                  "(the log2 p growth needs at least 2 values of p)", phase,
                  exp2(x[0]), ka, kb);
         } else if (n >= 2) {
-            kcal_linfit lf;
-            if (kcal_fit_line(x, y, se, n, &lf) < 0) {
-                kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
+            if (fit_line_nonneg(x, y, se, n, phase, ka, kb, notes, &a, &b,
+                                &sa, &sb, err, errlen) < 0)
                 return -1;
-            }
-            a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
-            if (b < 0) {
-                if (kcal_fit_const(y, se, n, &a, &sa) < 0) {
-                    kcal_set_err(err, errlen, "the fit of %s with %s held "
-                                 "at 0 failed", phase, kb);
-                    return -1;
-                }
-                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
-                     phase, kb, lf.c1);
-                b = sb = 0;
-            } else if (a < 0) {
-                if (kcal_fit_origin(x, y, se, n, &b, &sb) < 0) {
-                    kcal_set_err(err, errlen, "the fit of %s with %s held "
-                                 "at 0 failed", phase, ka);
-                    return -1;
-                }
-                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
-                     phase, ka, lf.c0);
-                a = sa = 0;
-            }
         } else {
             continue;
         }
@@ -662,33 +678,9 @@ static int fit_mpi_part(const kcal_raw *raw, kcal_params *out,
         if (n == 0)
             continue;
         double a = y[0], b = 0, sa = sy[0], sb = 0;
-        if (n >= 2) {
-            kcal_linfit lf;
-            if (kcal_fit_line(x, y, sy, n, &lf) < 0) {
-                kcal_set_err(err, errlen, "the linear fit of %s failed", phase);
-                return -1;
-            }
-            a = lf.c0, b = lf.c1, sa = lf.se0, sb = lf.se1;
-            if (b < 0) {
-                if (kcal_fit_const(y, sy, n, &a, &sa) < 0) {
-                    kcal_set_err(err, errlen, "the fit of %s with %s held at 0 "
-                                 "failed", phase, kb);
-                    return -1;
-                }
-                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
-                     phase, kb, lf.c1);
-                b = sb = 0;
-            } else if (a < 0) {
-                if (kcal_fit_origin(x, y, sy, n, &b, &sb) < 0) {
-                    kcal_set_err(err, errlen, "the fit of %s with %s held at 0 "
-                                 "failed", phase, ka);
-                    return -1;
-                }
-                note(notes, "%s: the free fit gave %s = %.3g < 0; held at 0",
-                     phase, ka, lf.c0);
-                a = sa = 0;
-            }
-        }
+        if (n >= 2 && fit_line_nonneg(x, y, sy, n, phase, ka, kb, notes, &a,
+                                      &b, &sa, &sb, err, errlen) < 0)
+            return -1;
         cat(comment, commentlen, "T_mpi_%s = a + b*v over %zu points: a %.3g s, "
             "b %.3g s/byte\n", name, n, a, b);
         long below;

@@ -459,46 +459,48 @@ static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
                    err, errlen);
 }
 
-/* sync_step (the full model): one point-to-point control message between
- * two ranks, timed by kcal-sm-bench as half an 8-byte ping-pong (phase
- * sm_step) at each p it ran; the smallest p is the cleanest (no idle ranks
- * competing for cores). Absent samples leave the key absent. 0 or -1. */
-static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
-                         size_t commentlen, char *err, size_t errlen)
+/* A ping-pong key: the median of phase's samples (half a ping-pong) at the
+ * smallest p of 2 or more it was measured at; the smallest p is the
+ * cleanest (no idle ranks competing for cores). `what` says what bounced.
+ * Absent samples leave the key absent. 0 or -1. */
+static int fit_ping_pong(const kcal_raw *raw, const char *phase,
+                         const char *key, const char *what, kcal_params *out,
+                         char *comment, size_t commentlen, char *err,
+                         size_t errlen)
 {
     long pv[MAXPTS];
-    size_t np = distinct_values(raw, KCAL_PHASE_SM_STEP, NULL, 1, pv, MAXPTS);
+    size_t np = distinct_values(raw, phase, NULL, 1, pv, MAXPTS);
     for (size_t i = 0; i < np; i++) {
         kcal_stat st;
-        if (pv[i] < 2 || point_stat(raw, KCAL_PHASE_SM_STEP, NULL, (int)pv[i], -1, &st) < 0)
+        if (pv[i] < 2 || point_stat(raw, phase, NULL, (int)pv[i], -1, &st) < 0)
             continue;
-        cat(comment, commentlen, "sync_step = median of half an 8-byte "
-            "ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n", pv[i],
-            st.n, st.median);
-        return set_fit(out, "sync_step", st.median, st.se, err, errlen);
+        cat(comment, commentlen, "%s = median of half %s ping-pong between "
+            "2 of %ld ranks, %zu samples: %.3g s\n", key, what, pv[i], st.n,
+            st.median);
+        return set_fit(out, key, st.median, st.se, err, errlen);
     }
     return 0;
 }
 
+/* sync_step (the full model): one point-to-point control message between
+ * two ranks, timed by kcal-sm-bench as half an 8-byte ping-pong (phase
+ * sm_step). */
+static int fit_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
+                         size_t commentlen, char *err, size_t errlen)
+{
+    return fit_ping_pong(raw, KCAL_PHASE_SM_STEP, "sync_step", "an 8-byte",
+                         out, comment, commentlen, err, errlen);
+}
+
 /* sm_flag (the derived *_flags rows): one flag in shared memory seen by a
  * polling rank, timed by kcal-sm-bench as half a flag ping-pong (phase
- * sm_flag) at each p it ran; the smallest p, as for sync_step. Absent
- * samples leave the key absent. 0 or -1. */
+ * sm_flag). */
 static int fit_sm_flag(const kcal_raw *raw, kcal_params *out, char *comment,
                        size_t commentlen, char *err, size_t errlen)
 {
-    long pv[MAXPTS];
-    size_t np = distinct_values(raw, KCAL_PHASE_SM_FLAG, NULL, 1, pv, MAXPTS);
-    for (size_t i = 0; i < np; i++) {
-        kcal_stat st;
-        if (pv[i] < 2 || point_stat(raw, KCAL_PHASE_SM_FLAG, NULL, (int)pv[i], -1, &st) < 0)
-            continue;
-        cat(comment, commentlen, "sm_flag = median of half a shared-memory "
-            "flag ping-pong between 2 of %ld ranks, %zu samples: %.3g s\n",
-            pv[i], st.n, st.median);
-        return set_fit(out, "sm_flag", st.median, st.se, err, errlen);
-    }
-    return 0;
+    return fit_ping_pong(raw, KCAL_PHASE_SM_FLAG, "sm_flag",
+                         "a shared-memory flag", out, comment, commentlen,
+                         err, errlen);
 }
 
 /* Medians and standard errors of one phase's points by (readers, bytes),

@@ -108,6 +108,18 @@ int kcoll_bcast_knomial(kcoll_comm *c, const kcoll_args *a)
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
+/* scatter_allgather: this rank's own chunk has come from the root (wait for
+ * the root's word); then tell the right neighbour, whose ring step t needs
+ * this rank's step t−1 (the root needs no token). */
+static int own_chunk_arrived(kcoll_comm *c, int root, int right,
+                             int tag_chunk, int tag_ring, int *status)
+{
+    KCOLL_TRY(kcoll_ctl_recv(c, root, tag_chunk, status));
+    if (right != root)
+        KCOLL_TRY(kcoll_ctl_send(c, right, tag_ring, *status));
+    return MPI_SUCCESS;
+}
+
 int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a)
 {
     int tag_chunk = kcoll_tag(c, 0), tag_ring = kcoll_tag(c, 1);
@@ -142,13 +154,10 @@ int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a)
          * other rank waits for its own chunk, then for tokens. */
         int have_own = 0;
         if (left != root) {
-            if ((rc = kcoll_ctl_recv(c, root, tag_chunk, &status)) != MPI_SUCCESS)
+            if ((rc = own_chunk_arrived(c, root, right, tag_chunk, tag_ring,
+                                        &status)) != MPI_SUCCESS)
                 goto out;
             have_own = 1;
-            /* Step t of the right neighbour needs step t−1 of this rank. */
-            if (right != root &&
-                (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
-                goto out;
         }
         for (int t = 0; t < p - 1; t++) {
             if (left != root &&
@@ -160,12 +169,10 @@ int kcoll_bcast_scatter_allgather(kcoll_comm *c, const kcoll_args *a)
                                      addr[left] + CHUNK_LO(b),
                                      CHUNK_LEN(b)) != 0;
             if (!have_own) {
-                if ((rc = kcoll_ctl_recv(c, root, tag_chunk, &status)) != MPI_SUCCESS)
+                if ((rc = own_chunk_arrived(c, root, right, tag_chunk,
+                                            tag_ring, &status)) != MPI_SUCCESS)
                     goto out;
                 have_own = 1;
-                if (right != root &&
-                    (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)
-                    goto out;
             }
             if (t + 1 < p - 1 && right != root &&
                 (rc = kcoll_ctl_send(c, right, tag_ring, status)) != MPI_SUCCESS)

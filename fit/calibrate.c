@@ -115,6 +115,26 @@ static size_t curve(const kcal_raw *raw, const char *phase,
     return curve_reps(raw, phase, pattern, 0, -1, x, y, se);
 }
 
+/* The copy term's points: T4 − T3 at every page count both curves have
+ * (x pages, y seconds, se), over N·s bytes, with their combined standard
+ * error. Writes at most n4 points into bx, by, bs; returns how many. */
+static size_t copy_minus_lock(const double *x, const double *y,
+                              const double *se, size_t n, const double *x4,
+                              const double *y4, const double *se4, size_t n4,
+                              double page, double *bx, double *by, double *bs)
+{
+    size_t nb = 0;
+    for (size_t i = 0; i < n4; i++)
+        for (size_t j = 0; j < n; j++)
+            if (x[j] == x4[i]) {
+                bx[nb] = x4[i] * page;
+                by[nb] = y4[i] - y[j];
+                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
+                nb++;
+            }
+    return nb;
+}
+
 /* l (slope of T3) and β (slope of T4 − T3 over N·s) from the samples with
  * rep in [lo, hi). 0 or -1. */
 static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
@@ -128,14 +148,7 @@ static int lock_beta_reps(const kcal_raw *raw, const char *lock_pat,
     kcal_linfit lf, bf;
     if (n < 3 || kcal_fit_line(x, y, se, n, &lf) < 0)
         return -1;
-    for (size_t i = 0; i < n4; i++)
-        for (size_t j = 0; j < n; j++)
-            if (x[j] == x4[i]) {
-                bx[nb] = x4[i] * page;
-                by[nb] = y4[i] - y[j];
-                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
-                nb++;
-            }
+    nb = copy_minus_lock(x, y, se, n, x4, y4, se4, n4, page, bx, by, bs);
     if (nb < 3 || kcal_fit_line(bx, by, bs, nb, &bf) < 0)
         return -1;
     *alpha = lf.c0;
@@ -937,14 +950,7 @@ static int fit_write_part(const kcal_raw *raw, double page, kcal_params *out,
                          ? KCAL_PATTERN_COLD
                          : KCAL_PATTERN_HOT;
     size_t n4 = curve(raw, KCAL_PHASE_COPY_WRITE, cp, x4, y4, se4);
-    for (size_t i = 0; i < n4; i++)
-        for (size_t j = 0; j < n; j++)
-            if (x[j] == x4[i]) {
-                bx[nb] = x4[i] * page;
-                by[nb] = y4[i] - y[j];
-                bs[nb] = sqrt(se4[i] * se4[i] + se[j] * se[j]);
-                nb++;
-            }
+    nb = copy_minus_lock(x, y, se, n, x4, y4, se4, n4, page, bx, by, bs);
     int have_beta = nb >= 2 && kcal_fit_line(bx, by, bs, nb, &bf) == 0 &&
                     bf.c1 > 0;
     const struct {

@@ -120,7 +120,9 @@ grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -
 # sequential_write is not (p - 1 copies).
 "$KCAL" predict --coll alltoall --p 8 --format csv >"$tmp/a2a" 2>/dev/null
 "$KCAL" predict --model full --coll alltoall --p 8 --format csv >"$tmp/fa2a" 2>/dev/null
-cmp -s "$tmp/a2a" "$tmp/fa2a" && ok || no "full pairwise = paper without the full keys"
+# (pairwise_flags, derived, differs: its full row charges what its code does)
+cmp -s <(grep -v ',pairwise_flags,' "$tmp/a2a" | cut -d, -f1-6) <(grep -v ',pairwise_flags,' "$tmp/fa2a" | cut -d, -f1-6) &&
+  [ "$(grep -c ',pairwise,' "$tmp/a2a")" -eq 14 ] && ok || no "full pairwise = paper without the full keys"
 join -t, <(awk -F, '$4 == "sequential_write" { print $3 "," $6 }' "$tmp/csv" | sort) \
          <(awk -F, '$4 == "sequential_write" { print $3 "," $6 }' "$tmp/fcsv" | sort) |
   awk -F, '!($3 < $2) { bad = 1 } END { exit bad || NR != 14 }' && ok || no "full sequential_write charges p-1 copies"

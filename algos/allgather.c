@@ -35,8 +35,10 @@
  *     round i a rank appends the first min(2^i, p−2^i) blocks of rank r+2^i,
  *     then rotates the result down by r blocks (the second n·β).
  *   ring_source_read_flags (derived)
- *                      F_allgather + (p−1)·(X(n) + l·pages(n))
- *                      + max(T_memcpy, F_barrier)
+ *                paper: T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n))
+ *                       + F_barrier  (the ring row with F_X for T_sm_X)
+ *                full:  F_allgather + (p−1)·(X(n) + l·pages(n))
+ *                       + max(T_memcpy, F_barrier)
  *     ring_source_read with the shared-memory flags of flags.c: each rank
  *     posts where its block is, reads block r−t from rank r−t in step
  *     t = 1..p−1 as soon as that rank's address is there, says done (with
@@ -47,7 +49,8 @@
  *     than the other order (and than MPI_Allgather) at p = 2 from 1 MiB to
  *     4 MiB on the development machine (139 against 148 µs at 1 MiB, 703
  *     against 743 µs at 4 MiB, medians of 200, two runs); the model has no
- *     term for that, it charges the copy where it overlaps the wait. */
+ *     term for that, the full row charges the copy where it overlaps the
+ *     wait. */
 #include <stdlib.h>
 #include <string.h>
 

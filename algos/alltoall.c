@@ -9,9 +9,10 @@
  *     In place, the blocks to send are first copied aside, because peers
  *     read them while this rank overwrites recvbuf.
  *   pairwise_flags (derived)
- *              F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier)
- *              in place: p·n·β + F_allgather + (p−1)·(X(n) + l·pages(n))
- *                        + F_barrier
+ *        paper: F_allgather + (p−1)·(X(n) + l·pages(n))  (pairwise's row)
+ *        full:  F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier)
+ *               in place: p·n·β + F_allgather + (p−1)·(X(n) + l·pages(n))
+ *                         + F_barrier
  *     pairwise with the shared-memory flags of flags.c: each rank posts its
  *     send buffer's address, reads in the same order as pairwise, says
  *     done, copies its own block while the others finish reading its
@@ -22,7 +23,7 @@
  *     the blocks to send are copied aside first (p·n bytes), before the
  *     address is posted, and the own block is already in place.
  *     pairwise's paper row leaves out its own copy and its closing
- *     synchronisation (the code has both); this row charges them. */
+ *     synchronisation (the code has both); the full row charges them. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -13,7 +13,9 @@
  *     At most k writers at a time, with the token chain of Section IV-A3
  *     (writer q waits for q−k, passes on to q+k; the root waits for the last
  *     k writers). Tokens carry the writers' status to the root.
- *   parallel_write_flags (derived)  F_bcast + X(n) + P(p−1,n) + F_gather
+ *   parallel_write_flags (derived)  as parallel_read_flags (scatter.c):
+ *                     paper: F_bcast + X(n) + P(p,n) + F_gather
+ *                     full:  F_bcast + X(n) + P(p−1,n) + F_gather
  *     parallel_write with the shared-memory flags of flags.c: the root posts
  *     its recvbuf address and copies its own block while every other rank
  *     writes its block and says done (with its status); the root waits for

@@ -11,6 +11,7 @@
  * library's own collective (kcoll_handoffs counts these, for the tests). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -77,6 +78,36 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* A counter for tests, not a lock-prefixed add on every call. */
+static void count_handoff(void)
+{
+    atomic_store_explicit(&kcoll_handoffs,
+                          atomic_load_explicit(&kcoll_handoffs,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* The size below which the model hands coll's calls on c to the MPI
+ * library (kcal_model_select chooses "mpi" exactly there: mpi_<coll>_below
+ * with the line's keys, p >= 2), 0 for none; worked out once per
+ * communicator and collective. */
+static uint64_t handoff_below(kcoll_comm *c, kcal_coll coll)
+{
+    if (!(c->handoff_known & (1u << coll))) {
+        const kcal_params *prm = get_params();
+        char key[40];
+        snprintf(key, sizeof key, "mpi_%s_below", kcal_coll_name(coll));
+        double below = prm ? kcal_params_get(prm, key, 0) : 0;
+        c->handoff[coll] = 0;
+        if (below >= 1 && kcal_model_mpi_time(prm, coll, c->size, 0) >= 0)
+            c->handoff[coll] = below >= 18446744073709551615.0
+                                   ? UINT64_MAX
+                                   : (uint64_t)ceil(below);
+        c->handoff_known |= 1u << coll;
+    }
+    return c->handoff[coll];
+}
+
 /* The slot of a key: a multiplicative hash of (coll, n, in_place, only). */
 static kcoll_choice_slot *choice_slot(kcoll_comm *c, kcal_coll coll,
                                       uint64_t n, int in_place,
@@ -117,12 +148,8 @@ static int choose(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
     if (s->rc != 0)
         return MPI_ERR_ARG; /* no valid (alg, k) at this p */
     if (kcal_model_is_mpi(s->choice.alg)) {
-        /* The measured MPI line beats every algorithm here: hand off. */
-        /* A counter for tests, not a lock-prefixed add on every call. */
-        atomic_store_explicit(&kcoll_handoffs,
-                              atomic_load_explicit(&kcoll_handoffs,
-                                                   memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        /* Below the crossover kcal probe measured: hand off. */
+        count_handoff();
         *use_mpi = 1;
         return MPI_SUCCESS;
     }
@@ -207,6 +234,14 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
         if (env_on("KCOLL_STRICT"))
             return MPI_ERR_OTHER;
         warn_no_cma();
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    if (!algorithm && (uint64_t)n < handoff_below(*c, coll)) {
+        /* The model's choice below the measured crossover, without asking
+         * it: these calls are a microsecond, and the question was a tenth
+         * of what libkcoll added to them. */
+        count_handoff();
         *use_mpi = 1;
         return MPI_SUCCESS;
     }

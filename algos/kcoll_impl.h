@@ -68,6 +68,10 @@ typedef struct kcoll_comm {
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
     kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
+    /* Per collective, the size below which algorithm NULL hands the call
+     * to the MPI library (0: never), once handoff_known has its bit. */
+    uint64_t handoff[KCAL_COLL_COUNT];
+    unsigned handoff_known;
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code. */

@@ -14,15 +14,18 @@
  *     (0..p−2, counted from root+1) waits for a token from reader q−k, reads,
  *     and passes the token to reader q+k; the root waits only for the last k
  *     readers, which finish after every earlier one.
- *   parallel_read_flags (derived)  F_bcast + X(n) + P(p−1,n) + F_gather
+ *   parallel_read_flags (derived)
+ *                     paper: F_bcast + X(n) + P(p,n) + F_gather
+ *                     full:  F_bcast + X(n) + P(p−1,n) + F_gather
  *     parallel_read with its two synchronisations made through the
  *     shared-memory flags of flags.c instead of MPI messages: the root posts
  *     its sendbuf address, every other rank reads its block and says done,
  *     the root copies its own block meanwhile and waits for the p−1 done
- *     flags. F_X is a flag synchronisation (model.md: sm_flag, else T_sm_X);
- *     P(p−1, n): the root reads nothing, so p−1 copies contend. At p = 2 on
- *     the development machine: 1.2 µs at 4 KiB where parallel_read takes
- *     1.8 µs and MPI_Scatter 2.0 µs. */
+ *     flags. F_X is a flag synchronisation (model.md: T_sm_X scaled by
+ *     sm_flag / sync_step); the paper row is parallel_read's with F_X, the
+ *     full one has P(p−1, n): the root reads nothing, so p−1 copies
+ *     contend. At p = 2 on the development machine: 1.2 µs at 4 KiB where
+ *     parallel_read takes 1.8 µs and MPI_Scatter 2.0 µs. */
 #include <string.h>
 
 #include "kcoll_impl.h"

@@ -515,12 +515,16 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
 
 /* ---- derived rows: libkcoll's algorithms beyond the paper ----
  *
- * Algorithms the paper does not have (model.md "Derived algorithms"): the
+ * Algorithms the paper does not have (model.md "Derived algorithms"). The
  * *_flags rows are paper algorithms whose synchronisations go through
- * libkcoll's shared-memory flags (algos/flags.c), direct_split is new. Each
- * row is written for what its code does, in the paper's notation, and
- * serves both models: the full model evaluates it at the call's β
- * (full_beta), it has no per-step messages to charge sync_step for.
+ * libkcoll's shared-memory flags (algos/flags.c): in the paper model each
+ * is its twin's row with every T_sm_X replaced by F_X, the paper's own
+ * omissions included, so the paper model compares the two on their
+ * synchronisation alone; the full model charges what their code does
+ * (p−1 contending copies, the own copy overlapping the closing wait,
+ * pairwise's copy and closing synchronisation). direct_split has no twin:
+ * one row, written for its code, in both models. They have no per-step
+ * messages to charge sync_step for.
  *
  * F_X, a synchronisation of pattern X through the flags: the MPI
  * library's T_sm_X, each of its messages replaced by a flag, so scaled by
@@ -555,8 +559,18 @@ static void add_memcpy_or_flag(acc *a, int p)
 }
 
 /* parallel_read_flags, parallel_write_flags:
- * F_bcast + X(n) + P(p−1,n) + F_gather */
+ * paper  F_bcast + X(n) + P(p,n) + F_gather  (parallel_read's row)
+ * full   F_bcast + X(n) + P(p−1,n) + F_gather */
 static void t_parallel_flags(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_BCAST, p);
+    add_x(a, 1);
+    add_lock(a, 1, p);
+    add_flag(a, KCAL_SM_GATHER, p);
+}
+
+static void t_full_parallel_flags(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_BCAST, p);
@@ -593,8 +607,20 @@ static void t_direct_split(acc *a, int p, int k)
 }
 
 /* ring_source_read_flags:
- * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier) */
+ * paper  T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n)) + F_barrier
+ *        (the ring row)
+ * full   F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier) */
 static void t_ring_flags(acc *a, int p, int k)
+{
+    (void)k;
+    add_memcpy(a);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+static void t_full_ring_flags(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_ALLGATHER, p);
@@ -604,10 +630,20 @@ static void t_ring_flags(acc *a, int p, int k)
 }
 
 /* pairwise_flags:
- * F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier);
- * in place the p blocks are copied aside before the address is posted and
- * the own block is in place: p·n·β + F_allgather + ... + F_barrier */
+ * paper  F_allgather + (p−1)·(X(n) + l·pages(n))  (pairwise's row)
+ * full   F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier);
+ *        in place the p blocks are copied aside before the address is
+ *        posted and the own block is in place:
+ *        p·n·β + F_allgather + ... + F_barrier */
 static void t_pairwise_flags(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_x(a, p - 1);
+    add_lock(a, p - 1, 1);
+}
+
+static void t_full_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;
     if (a->in_place)

@@ -1,0 +1,75 @@
+# mpi_flavor.sh: the shell face of the MPI seam (common/mpi_flavor.h is
+# kcal's, common/mpi_flavor.mk make's), sourced by the MPI test scripts,
+# reports/make-report and scripts/bench-*:
+#
+#   . "$root/common/mpi_flavor.sh"     # with $KCAL_MPI: openmpi (default) or mpich
+#
+# It checks $KCAL_MPI, exports it (kcal bench and kcal probe read it too),
+# exports what the launcher needs (Open MPI's permission to run as root,
+# where unset) and sets:
+#   mpi_title     Open MPI, MPICH
+#   mpi_launcher  the launcher: mpirun.openmpi, else mpirun; mpiexec.mpich,
+#                 else mpiexec.hydra, else mpiexec (empty: none found)
+#   mpi_run       array: the launcher with what a test run of more ranks
+#                 than cores needs: Open MPI --oversubscribe, yield when
+#                 idle, no binding; MPICH's hydra none (it oversubscribes
+#                 and does not bind by default; MPICH 4's ch4 device has no
+#                 yield setting, so oversubscribed ranks spin: ~2x slower)
+#   mpi_x         the launcher option that sets a variable in every rank,
+#                 followed by NAME=VALUE: -x (Open MPI), -genv (hydra)
+#   mpi_cc        the compiler wrapper: mpicc.openmpi (else mpicc), mpicc.mpich
+#   mpi_lib       libkcoll's name: libkcoll, libkcoll-mpich
+#   mpi_build     the folder of the MPI programs: $BUILD for openmpi,
+#                 $BUILD-mpich for mpich ($BUILD default build)
+# and defines mpi_require, which exits 77 (skip) with the reason when this
+# flavor's launcher is not installed.
+KCAL_MPI=${KCAL_MPI:-openmpi}
+case $KCAL_MPI in
+  openmpi)
+    mpi_title="Open MPI"
+    mpi_launcher=mpirun.openmpi
+    command -v "$mpi_launcher" >/dev/null 2>&1 || mpi_launcher=mpirun
+    mpi_cc=mpicc.openmpi
+    command -v "$mpi_cc" >/dev/null 2>&1 || mpi_cc=mpicc
+    mpi_run=("$mpi_launcher" --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
+    mpi_x=-x
+    mpi_lib=libkcoll
+    mpi_build=${BUILD:-build}
+    if [ "$(id -u)" = 0 ]; then
+      export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
+      export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+    fi
+    ;;
+  mpich)
+    mpi_title="MPICH"
+    mpi_launcher=
+    for l in mpiexec.mpich mpiexec.hydra mpiexec; do
+      command -v "$l" >/dev/null 2>&1 && { mpi_launcher=$l; break; }
+    done
+    mpi_cc=mpicc.mpich
+    mpi_run=("$mpi_launcher")
+    mpi_x=-genv
+    mpi_lib=libkcoll-mpich
+    mpi_build=${BUILD:-build}-mpich
+    ;;
+  *)
+    echo "mpi_flavor.sh: KCAL_MPI=$KCAL_MPI: openmpi or mpich" >&2
+    exit 2
+    ;;
+esac
+export KCAL_MPI
+
+mpi_require() {
+  local what
+  case $KCAL_MPI in
+    openmpi) what="mpirun.openmpi or mpirun" ;;
+    mpich) what="mpiexec.mpich (or mpiexec.hydra)"
+           # Plain mpiexec may be another library's: take it only when
+           # MPICH's pkg-config says MPICH is here.
+           [ "$mpi_launcher" = mpiexec ] && ! pkg-config --exists mpich 2>/dev/null && mpi_launcher= ;;
+  esac
+  if [ -z "$mpi_launcher" ] || ! command -v "$mpi_launcher" >/dev/null 2>&1; then
+    echo "skip: $mpi_title is not installed ($what not found; MPI=$KCAL_MPI scripts/install-deps installs it)"
+    exit 77
+  fi
+}

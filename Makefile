@@ -11,13 +11,15 @@
 SHELL   := /bin/bash
 BUILD   ?= build
 CC      ?= cc
-STAMP   := $(BUILD)/.deps-installed
+
+# MPI=openmpi (default) or MPI=mpich: MPI_CFLAGS, MPI_LIBS, MPI_BUILD (where
+# the MPI programs go) and KCOLL_LIB (libkcoll's name) of that library.
+include common/mpi_flavor.mk
+STAMP   := $(MPI_BUILD)/.deps-installed
 
 # Recursive (=) so pkg-config runs after install-deps has made it available.
 PKG_CFLAGS = $(shell pkg-config --cflags gsl hwloc)
 PKG_LIBS   = $(shell pkg-config --libs gsl hwloc) -lm
-MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
-MPI_LIBS   = $(shell pkg-config --libs ompi-c)
 
 WARN      := -Wall -Wextra -Werror
 CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -I$(BUILD)/gen
@@ -59,8 +61,8 @@ help:
 	@echo "make clean      remove build/, kcal, algos/libkcoll.*, reports/out/"
 
 deps $(STAMP): scripts/install-deps
-	@scripts/install-deps
-	@mkdir -p $(BUILD) && touch $(STAMP)
+	@MPI=$(MPI) scripts/install-deps
+	@mkdir -p $(@D) && touch $(STAMP)
 
 run: all
 	./kcal predict --coll scatter --p 64
@@ -98,14 +100,43 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 -include probe/module.mk
 -include tests/fuzz/module.mk
 
-test: $(STAMP) kcal lib $(BUILD)/asan/kcal $(TEST_BINS) $(TEST_EXTRA_BINS)
-	@KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD) \
-	  scripts/run-tests $(TEST_BINS) $(TEST_SH)
+# The MPICH suite (docs/testing.md): these scripts run again against the
+# MPICH build, as "x.sh [mpich]". make test builds that build (a make
+# MPI=mpich of its own: other flags, other folder) when MPICH is installed;
+# without it they skip (exit 77) and say why. make test-mpich (or make
+# MPI=mpich test) runs them alone.
+MPICH_TESTS := tests/algos_mpi.sh tests/algos_bench.sh tests/algos_example.sh \
+               tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh
+MPICH_RUNS  := $(addprefix mpich:,$(MPICH_TESTS))
+HAVE_MPICH   = $(shell pkg-config --exists mpich && echo yes)
+# What the MPI test scripts run, of this run's library.
+MPI_TEST_PROGS := lib $(SM_BENCH) $(MPI_BUILD)/tests/algos_check
+TEST_ENV = KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD)
+
+.PHONY: test-mpich mpich-progs mpi-test-progs
+mpi-test-progs: $(MPI_TEST_PROGS)
+
+# The model objects both builds share are made here first, so the MPICH
+# make never builds them at the same time as this one.
+mpich-progs: $(KCOLL_MODEL_OBJS) $(KCOLL_MODEL_ASAN_OBJS) $(KCOLL_CHECK_ASAN_OBJS)
+	$(if $(HAVE_MPICH),+@$(MAKE) --no-print-directory MPI=mpich mpi-test-progs,@echo "make: MPICH is not installed (pkg-config mpich): its tests will skip")
+
+ifeq ($(MPI),openmpi)
+test: $(STAMP) kcal lib $(BUILD)/asan/kcal $(TEST_BINS) $(TEST_EXTRA_BINS) mpich-progs
+	@$(TEST_ENV) scripts/run-tests $(TEST_BINS) $(TEST_SH) $(MPICH_RUNS)
+
+test-mpich: $(STAMP) kcal $(BUILD)/asan/kcal mpich-progs
+	@$(TEST_ENV) scripts/run-tests $(MPICH_RUNS)
+else
+test test-mpich: $(STAMP) kcal $(BUILD)/asan/kcal mpi-test-progs
+	@$(TEST_ENV) scripts/run-tests $(MPICH_RUNS)
+endif
 
 bench: all
 	@for b in scripts/bench-*; do echo "== $$b"; $$b || exit 1; done
 
 clean:
-	rm -rf $(BUILD) kcal algos/libkcoll.a algos/libkcoll.so reports/out
+	rm -rf $(BUILD) $(MPICH_BUILD) kcal algos/libkcoll.a algos/libkcoll.so \
+	  algos/libkcoll-mpich.a algos/libkcoll-mpich.so reports/out
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(sort $(BUILD) $(MPI_BUILD)) -name '*.d' 2>/dev/null)

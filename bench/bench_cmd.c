@@ -2,20 +2,25 @@
  *
  *   kcal bench --coll C --p P [--sizes LIST|MIN:MAX] [--algorithm ID]
  *              [--iterations N] [--warmup N] [--cold] [--check]
- *              [--format table|csv] [--mpirun CMD] [--timeout S] [-q] [-v]
+ *              [--format table|csv] [--mpi NAME] [--mpirun CMD]
+ *              [--timeout S] [-q] [-v]
+ *   kcal bench --library [--mpi NAME] [--mpirun CMD]
  *
  * Checks the options, and that the run fits this machine (the process count
  * and every size's buffers: common/capacity.h), then runs `CMD -np P
  * [--oversubscribe] kcal-bench-mpi ...` through common/launch.h (CMD:
- * --mpirun, else $KCAL_MPIRUN, else mpirun; its own process group, ended at
- * the timeout or when kcal is stopped). It draws the program's progress on
+ * --mpirun, else $KCAL_MPIRUN, else the launcher of the MPI library of
+ * --mpi, else $KCAL_MPI, else Open MPI: common/mpi_flavor.h; its own
+ * process group, ended at the timeout or when kcal is stopped). It draws the program's progress on
  * stderr and prints its CSV, or a table with the speed-up of each algorithm
  * over the MPI library's own collective. Nothing reaches stdout unless the
  * run succeeded. mpirun's own messages are kept out of the way: a failure
  * is one line (the program's own message) naming a file with all of them;
  * -v shows them as they come. The benchmark program is $KCAL_BENCH_MPI,
  * else kcal-bench-mpi next to this executable or in its build directory
- * (build/kcal-bench-mpi after `make`). */
+ * (build/kcal-bench-mpi after `make`, build-mpich/kcal-bench-mpi after
+ * `make MPI=mpich`); it checks that it runs with that library, as one job
+ * of P processes, and names the library in the table's header. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -31,6 +36,7 @@
 #include "grow.h"
 #include "launch.h"
 #include "model.h"
+#include "mpi_flavor.h"
 #include "sizes.h"
 
 #define CMD "bench"
@@ -47,13 +53,16 @@ static void usage(FILE *f)
             "[--algorithm ID]\n"
             "                  [--iterations N] [--warmup N] [--cold] "
             "[--check]\n"
-            "                  [--format table|csv] [--mpirun CMD] "
-            "[--timeout S] [-q] [-v]\n\n"
+            "                  [--format table|csv] [--mpi NAME] "
+            "[--mpirun CMD]\n"
+            "                  [--timeout S] [-q] [-v]\n"
+            "       kcal bench --library [--mpi NAME] [--mpirun CMD]\n\n"
             "Runs the reference collectives (libkcoll) and the MPI library's "
-            "own (algorithm\n`mpi`) under `mpirun -np P`, interleaved, "
-            "OSU-style (barrier, max over ranks,\nmedian/min/max over "
-            "iterations), plus libkcoll's own choice (`auto`) and the copy\n"
-            "limit (`limit`: the busiest process's copies alone).\n\n"
+            "own (algorithm\n`mpi`) under its launcher with P processes, "
+            "interleaved, OSU-style (barrier,\nmax over ranks, "
+            "median/min/max over iterations), plus libkcoll's own choice\n"
+            "(`auto`) and the copy limit (`limit`: the busiest process's "
+            "copies alone).\n\n"
             "  --coll C          scatter, gather, bcast, allgather or "
             "alltoall\n"
             "  --p P             processes (on this node; at most %d per core "
@@ -72,8 +81,17 @@ static void usage(FILE *f)
             "  --check           compare every result with the MPI built-in; "
             "fail on mismatch\n"
             "  --format F        table (default) or csv\n"
+            "  --mpi NAME        the MPI library: openmpi (default; "
+            "$KCAL_MPI) or mpich (the\n"
+            "                    MPICH ABI): its build of the benchmark "
+            "(make, make MPI=mpich)\n"
+            "                    under its launcher (mpirun.openmpi, "
+            "mpiexec.mpich); `mpi` is its\n"
+            "                    collective\n"
+            "  --library         print the MPI library the benchmark runs "
+            "with, and exit\n"
             "  --mpirun CMD      launcher (default $KCAL_MPIRUN, else "
-            "mpirun); gets -np P\n"
+            "--mpi's); gets -np P\n"
             "  --timeout S       end the run after S seconds, exit 1 "
             "(default %d: a stopped\n"
             "                    or deadlocked rank would hang forever, and "
@@ -111,6 +129,7 @@ typedef struct {
     text out;
     kcal_progress pr;
     int progressed, oom;
+    char library[256]; /* the "#library" line: the MPI library's name */
 } job_output;
 
 static void on_line(void *ctx, const char *line)
@@ -123,6 +142,10 @@ static void on_line(void *ctx, const char *line)
             kcal_progress_update(&j->pr, what, done, total);
             j->progressed = 1;
         }
+        return;
+    }
+    if (!strncmp(line, "#library ", 9)) {
+        snprintf(j->library, sizeof j->library, "%s", line + 9);
         return;
     }
     if (text_add(&j->out, line, strlen(line)) || text_add(&j->out, "\n", 1))
@@ -138,7 +161,7 @@ typedef struct {
 } row;
 
 static void print_table(const char *csv, const char *coll, int p, int cores,
-                        long warmup)
+                        long warmup, const char *library)
 {
     row *rows = NULL;
     size_t n = 0, cap = 0;
@@ -170,6 +193,8 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
     printf("# kcal bench: %s, p = %d, %ld iterations after %ld warm-up, "
            "times in microseconds\n",
            coll, p, n ? rows[0].iters : 0L, warmup);
+    if (*library)
+        printf("# MPI library: %s (`mpi` is its collective)\n", library);
     if (over)
         printf("# OVERSUBSCRIBED: %d processes on %d cores: these times are "
                "not contention measurements\n", p, cores);
@@ -203,9 +228,9 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
 }
 
 typedef struct {
-    const char *coll_s, *sizes, *alg, *format, *launcher;
+    const char *coll_s, *sizes, *alg, *format, *launcher, *mpi;
     long p, iters, warmup, timeout;
-    int cold, check, quiet, verbose;
+    int cold, check, quiet, verbose, library;
 } options;
 
 /* 0, 1 (--help printed) or -1 (the error line printed). */
@@ -222,6 +247,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"check", no_argument, 0, 'K'},
         {"format", required_argument, 0, 'f'},
         {"mpirun", required_argument, 0, 'm'},
+        {"mpi", required_argument, 0, 'M'},
+        {"library", no_argument, 0, 'L'},
         {"timeout", required_argument, 0, 't'},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
@@ -243,6 +270,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'K': o->check = 1; break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
+        case 'M': o->mpi = optarg; break;
+        case 'L': o->library = 1; break;
         case 'm':
             if (!*optarg) {
                 kcal_cli_error(CMD, "--mpirun needs a command");
@@ -342,25 +371,25 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
 }
 
 /* One line for a run that did not succeed: the program's own message (not
- * mpirun's frames around it), and where mpirun's whole output went. */
+ * the launcher's frames around it), and where the launcher's whole output
+ * went. launcher: the command that ran. */
 static int report_failure(const options *o, const kcal_launch_result *r,
-                          int check)
+                          int check, const char *launcher)
 {
     char line[512], log[PATH_MAX], where[PATH_MAX + 64] = "";
     const char *own = kcal_launch_err_line(r, "kcal-bench-mpi: ", line,
                                            sizeof line);
     if (!o->verbose && kcal_launch_save_err(r, CMD, log, sizeof log) == 0)
-        snprintf(where, sizeof where, "; mpirun's output: %s", log);
+        snprintf(where, sizeof where, "; the launcher's output: %s", log);
     if (r->exec_errno) {
-        kcal_cli_error(CMD, "cannot run the launcher '%s': %s (--mpirun or "
-                       "$KCAL_MPIRUN)",
-                       o->launcher && *o->launcher ? o->launcher : "mpirun",
+        kcal_cli_error(CMD, "cannot run the launcher '%s': %s (--mpirun, "
+                       "$KCAL_MPIRUN or --mpi)", launcher,
                        strerror(r->exec_errno));
         return KCAL_EXIT_FAIL;
     }
     if (r->timed_out) {
         kcal_cli_error(CMD, "no result after --timeout %ld s (a rank stopped "
-                       "or hung?): ended mpirun and its ranks%s",
+                       "or hung?): ended the launcher and its ranks%s",
                        o->timeout, where);
         return KCAL_EXIT_FAIL;
     }
@@ -383,12 +412,70 @@ static int report_failure(const options *o, const kcal_launch_result *r,
     return KCAL_EXIT_FAIL;
 }
 
+/* The launcher's words: --mpirun or $KCAL_MPIRUN, else the flavor's. */
+static const char *launcher_words(const options *o, const kcal_mpi_flavor *f,
+                                  char *buf, size_t len)
+{
+    if (o->launcher && *o->launcher)
+        return o->launcher;
+    return kcal_mpi_flavor_launcher(f, buf, len);
+}
+
+/* The benchmark program of flavor f into prog; 0, or -1 after the error
+ * line. */
+static int find_program(const kcal_mpi_flavor *f, char *prog, size_t len)
+{
+    if (kcal_mpi_flavor_program(f, "KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
+                                len) == 0)
+        return 0;
+    kcal_cli_error(CMD, "benchmark program %s not found (run %s, or set "
+                        "KCAL_BENCH_MPI)", prog, f->make_hint);
+    return -1;
+}
+
+/* --library: one launch at p = 1 that prints the library's line. */
+static int show_library(const options *o, const kcal_mpi_flavor *f)
+{
+    char prog[PATH_MAX], err[256], lw[256];
+    if (find_program(f, prog, sizeof prog) != 0)
+        return KCAL_EXIT_FAIL;
+    char *args[] = {prog, "--library", "--mpi", (char *)f->name,
+                    "--expect-p", "1", NULL};
+    job_output job = {0};
+    kcal_progress_init(&job.pr, CMD, 1);
+    kcal_launch_spec spec = {o->launcher, 1, 0, args, (double)o->timeout, 0,
+                             o->verbose, on_line, &job, f};
+    kcal_launch_result r;
+    if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
+        kcal_cli_error(CMD, "cannot launch the benchmark: %s", err);
+        free(job.out.data);
+        return KCAL_EXIT_FAIL;
+    }
+    int rc = KCAL_EXIT_OK;
+    if (r.status != 0 || r.exec_errno || r.timed_out || !job.out.data)
+        rc = report_failure(o, &r, 0, launcher_words(o, f, lw, sizeof lw));
+    else
+        fputs(job.out.data, stdout);
+    kcal_launch_result_free(&r);
+    free(job.out.data);
+    return rc;
+}
+
 int kcal_bench_main(int argc, char **argv)
 {
     options o;
     int prc = parse_options(argc, argv, &o);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
+    char ferr[256];
+    const kcal_mpi_flavor *flavor = kcal_mpi_flavor_choose(o.mpi, ferr,
+                                                           sizeof ferr);
+    if (!flavor) {
+        kcal_cli_error(CMD, "%s", ferr);
+        return KCAL_EXIT_USAGE;
+    }
+    if (o.library)
+        return show_library(&o, flavor);
     kcal_coll coll;
     if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
         kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
@@ -431,19 +518,16 @@ int kcal_bench_main(int argc, char **argv)
     if (fits != 0)
         return KCAL_EXIT_USAGE;
     char prog[PATH_MAX];
-    if (kcal_exe_find("KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
-                      sizeof prog) != 0) {
-        kcal_cli_error(CMD, "benchmark program %s not found (run make, or "
-                            "set KCAL_BENCH_MPI)", prog);
+    if (find_program(flavor, prog, sizeof prog) != 0)
         return KCAL_EXIT_FAIL;
-    }
     int over = cores > 0 && o.p > cores;
 
     /* The program and its options; launch.h puts the launcher before. */
-    char it[32], wu[32];
+    char it[32], wu[32], np[32];
     snprintf(it, sizeof it, "%ld", o.iters);
     snprintf(wu, sizeof wu, "%ld", o.warmup);
-    char *args[24];
+    snprintf(np, sizeof np, "%ld", o.p);
+    char *args[32];
     int na = 0;
     args[na++] = prog;
     args[na++] = "--coll";
@@ -462,17 +546,26 @@ int kcal_bench_main(int argc, char **argv)
         args[na++] = "--cold";
     if (o.check)
         args[na++] = "--check";
-    args[na++] = o.quiet ? "--quiet" : "--progress";
+    /* --progress: the "#library" line always, "#progress" unless quiet;
+     * --mpi and --expect-p make a mismatched build or launcher fail. */
+    args[na++] = "--progress";
+    if (o.quiet)
+        args[na++] = "--quiet";
+    args[na++] = "--mpi";
+    args[na++] = (char *)flavor->name;
+    args[na++] = "--expect-p";
+    args[na++] = np;
     args[na] = NULL;
 
     job_output job = {0};
     kcal_progress_init(&job.pr, CMD, o.quiet);
     kcal_launch_spec spec = {o.launcher, (int)o.p, cores, args,
-                             (double)o.timeout, 0, o.verbose, on_line, &job};
+                             (double)o.timeout, 0, o.verbose, on_line, &job,
+                             flavor};
+    char line[8192];
+    kcal_launch_describe(&spec, line, sizeof line);
     if (!o.quiet) {
-        char line[8192];
-        fprintf(stderr, "kcal bench: running %s\n",
-                kcal_launch_describe(&spec, line, sizeof line));
+        fprintf(stderr, "kcal bench: running %s\n", line);
         if (over)
             kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
                                "times are not contention measurements",
@@ -492,7 +585,8 @@ int kcal_bench_main(int argc, char **argv)
     } else if (r.status != 0 || r.exec_errno || r.timed_out || !job.out.data ||
                strncmp(job.out.data, KCAL_CSV_MEASURED_HEADER "\n",
                        strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
-        rc = report_failure(&o, &r, o.check);
+        rc = report_failure(&o, &r, o.check,
+                            launcher_words(&o, flavor, line, sizeof line));
     } else {
         if (job.progressed)
             kcal_progress_finish(&job.pr, "done");
@@ -500,7 +594,7 @@ int kcal_bench_main(int argc, char **argv)
             fputs(job.out.data, stdout);
         else
             print_table(job.out.data, kcal_coll_name(coll), (int)o.p, cores,
-                        o.warmup);
+                        o.warmup, job.library);
         rc = KCAL_EXIT_OK;
     }
     kcal_launch_result_free(&r);

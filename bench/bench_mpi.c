@@ -4,6 +4,7 @@
  *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID]
  *                  [--iterations N] [--warmup N] [--cold] [--check]
  *                  [--root R] [--quiet] [--progress]
+ *                  [--mpi NAME] [--expect-p P] [--library]
  *
  * Measures every algorithm of the collective (every throttle factor k;
  * ring_neighbor with j = 1 unless --algorithm names another j), the MPI
@@ -48,7 +49,13 @@
  * `oversubscribed` is 1 when this node runs more ranks than it has cores
  * (common/cores.h, the rule kcal bench uses for --oversubscribe).
  * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
- * lines on stdout for `kcal bench` to draw. Exit 0, 1 (a failed call or
+ * lines on stdout for `kcal bench` to draw, after one "#library TEXT" line
+ * naming the MPI library (common/mpi_flavor.h: "MPICH 4.0.2 (ch4:ucx)").
+ * --mpi NAME (openmpi, mpich) and --expect-p P, which kcal bench passes,
+ * make a run under the wrong launcher fail at once (exit 2) instead of
+ * measuring nonsense: a launcher of one MPI library starts a program built
+ * for another as P singletons, each with an MPI_COMM_WORLD of 1 process.
+ * --library prints the library's line and exits. Exit 0, 1 (a failed call or
  * check), 2 (bad options, or a size whose buffers overflow or do not fit in
  * the node's memory: common/capacity.h), 3 (CMA is forbidden here). */
 #include <stdint.h>
@@ -65,6 +72,7 @@
 #include "kcoll.h"
 #include "kcoll_impl.h"
 #include "model.h"
+#include "mpi_flavor.h"
 #include "sizes.h"
 
 typedef enum {
@@ -86,6 +94,9 @@ typedef struct {
     const char *sizes, *algorithm;
     long iterations, warmup;
     int cold, check, root, quiet, progress;
+    const char *mpi; /* the MPI family kcal bench built this for, or NULL */
+    long expect_p;   /* the world size kcal bench launched, or 0 */
+    int library;     /* print the library and exit */
 } options;
 
 static int me, p;
@@ -141,6 +152,16 @@ static void parse(int argc, char **argv, options *o)
             o->quiet = 1;
         } else if (!strcmp(a, "--progress")) {
             o->progress = 1;
+        } else if (!strcmp(a, "--mpi")) {
+            if (!v || !kcal_mpi_flavor_find(v))
+                usage_error("unknown MPI library (openmpi, mpich)", v);
+            o->mpi = v;
+            i++;
+        } else if (!strcmp(a, "--expect-p")) {
+            o->expect_p = num(v, 1, 1 << 30, a);
+            i++;
+        } else if (!strcmp(a, "--library")) {
+            o->library = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             if (me == 0)
                 printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
@@ -155,8 +176,37 @@ static void parse(int argc, char **argv, options *o)
             usage_error("unknown option", a);
         }
     }
-    if (o->coll == KCAL_COLL_COUNT)
+    if (o->coll == KCAL_COLL_COUNT && !o->library)
         usage_error("--coll is required", NULL);
+}
+
+/* The MPI library this program runs with, as one line (mpi_flavor.h), and
+ * whether it is the one kcal bench built it for, launched as one job of
+ * the processes it asked for. A mismatch ends the run (exit 2): every
+ * process sees the same library; a singleton is its own rank 0 and says
+ * so, which is the message kcal bench shows. */
+static void check_library(const options *o, char *library, size_t len)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int vlen = 0;
+    MPI_Get_library_version(version, &vlen);
+    kcal_mpi_flavor_describe_version(version, library, len);
+    const kcal_mpi_flavor *want = o->mpi ? kcal_mpi_flavor_find(o->mpi) : NULL;
+    const kcal_mpi_flavor *got = kcal_mpi_flavor_of_version(version);
+    char msg[512];
+    if (want && got != want) {
+        snprintf(msg, sizeof msg, "this program runs with %s, not %s (--mpi "
+                 "%s): build it with %s", library, want->title, want->name,
+                 want->make_hint);
+        usage_error(msg, NULL);
+    }
+    if (o->expect_p && p != o->expect_p) {
+        snprintf(msg, sizeof msg, "MPI_COMM_WORLD has %d process%s, not "
+                 "%ld: the launcher started them as separate jobs (a "
+                 "launcher of another MPI library than this program's %s?)",
+                 p, p == 1 ? "" : "es", o->expect_p, library);
+        usage_error(msg, NULL);
+    }
 }
 
 /* Every variant to measure: the MPI built-in first, then model.md order,
@@ -499,6 +549,18 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     options o;
     parse(argc, argv, &o);
+    char library[256];
+    check_library(&o, library, sizeof library);
+    if (o.library) {
+        if (me == 0)
+            printf("%s\n", library);
+        MPI_Finalize();
+        return 0;
+    }
+    if (me == 0 && o.progress) {
+        printf("#library %s\n", library);
+        fflush(stdout);
+    }
     uint64_t *sizes;
     size_t nsizes;
     char err[256];

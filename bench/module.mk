@@ -1,13 +1,15 @@
 # bench/: the benchmark driver. bench/bench_cmd.c is `kcal bench` (compiled
 # into kcal, see KCAL_SRCS); bench/bench_mpi.c is the MPI program it launches
-# under mpirun, $(BUILD)/kcal-bench-mpi, linked against libkcoll.a and the
-# two common/ modules it shares with kcal bench: cores (the core count, with
-# hwloc) and capacity (the size checks), so both decide alike.
+# under the MPI launcher, $(MPI_BUILD)/kcal-bench-mpi (build/ or, with
+# MPI=mpich, build-mpich/), linked against $(KCOLL_LIB).a and the
+# common/ modules it shares with kcal bench: cores (the core count, with
+# hwloc) and capacity (the size checks), so both decide alike, and
+# mpi_flavor (with exe), which names the MPI library it runs with.
 HWLOC_LIBS = $(shell pkg-config --libs hwloc)
-KCOLL_BENCH := $(BUILD)/kcal-bench-mpi
-BENCH_COMMON_OBJS := $(BUILD)/kcoll/common/cores.o $(BUILD)/kcoll/common/capacity.o
+KCOLL_BENCH := $(MPI_BUILD)/kcal-bench-mpi
+BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores capacity mpi_flavor exe)
 
 lib: $(KCOLL_BENCH)
 
-$(KCOLL_BENCH): $(BUILD)/kcoll/bench/bench_mpi.o $(BENCH_COMMON_OBJS) algos/libkcoll.a
-	$(CC) $(CFLAGS) -o $@ $< $(BENCH_COMMON_OBJS) algos/libkcoll.a $(MPI_LIBS) $(HWLOC_LIBS) -lm
+$(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
+	$(CC) $(CFLAGS) -o $@ $< $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm

@@ -2,6 +2,7 @@
 #include "launch.h"
 #include "grow.h"
 #include "err.h"
+#include "mpi_flavor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,18 +29,30 @@ static double now(void)
 
 /* ---- the command ------------------------------------------------------ */
 
-static int is_mpirun(const char *word)
+/* The rules of the job's MPI library: Open MPI's unless the spec names
+ * another. */
+static const kcal_mpi_flavor *flavor_of(const kcal_launch_spec *s)
 {
-    const char *base = strrchr(word, '/');
-    base = base ? base + 1 : word;
-    return !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") ||
-           !strcmp(base, "orterun");
+    return s->mpi ? s->mpi : kcal_mpi_flavor_find("openmpi");
+}
+
+/* The launcher's words: the spec's, else the flavor's default launcher
+ * (found on PATH), else, with no flavor named, "mpirun". */
+static const char *launcher_of(const kcal_launch_spec *s, char *buf,
+                               size_t len)
+{
+    if (s->launcher && *s->launcher)
+        return s->launcher;
+    if (s->mpi)
+        return kcal_mpi_flavor_launcher(s->mpi, buf, len);
+    return "mpirun";
 }
 
 typedef struct {
     char *words; /* the launcher's words, split in place */
     char **argv;
     char np[16];
+    char oversubscribe[64];
 } command;
 
 static void command_free(command *c)
@@ -52,7 +65,8 @@ static void command_free(command *c)
 static int command_build(const kcal_launch_spec *s, command *c)
 {
     memset(c, 0, sizeof *c);
-    c->words = strdup(s->launcher && *s->launcher ? s->launcher : "mpirun");
+    char dflt[256];
+    c->words = strdup(launcher_of(s, dflt, sizeof dflt));
     size_t nprog = 0;
     while (s->prog && s->prog[nprog])
         nprog++;
@@ -77,8 +91,11 @@ static int command_build(const kcal_launch_spec *s, command *c)
     snprintf(c->np, sizeof c->np, "%d", s->np);
     c->argv[n++] = "-np";
     c->argv[n++] = c->np;
-    if (over)
-        c->argv[n++] = "--oversubscribe";
+    if (over) {
+        snprintf(c->oversubscribe, sizeof c->oversubscribe, "%s",
+                 flavor_of(s)->oversubscribe);
+        c->argv[n++] = c->oversubscribe;
+    }
     for (size_t i = 0; i < nprog; i++)
         c->argv[n++] = s->prog[i];
     c->argv[n] = NULL;
@@ -89,11 +106,12 @@ int kcal_launch_oversubscribes(const kcal_launch_spec *s)
 {
     if (s->cores <= 0 || s->np <= s->cores)
         return 0;
-    const char *l = s->launcher && *s->launcher ? s->launcher : "mpirun";
+    char dflt[256];
+    const char *l = launcher_of(s, dflt, sizeof dflt);
     char first[4096];
     snprintf(first, sizeof first, "%.*s", (int)strcspn(l + strspn(l, " \t"), " \t"),
              l + strspn(l, " \t"));
-    return is_mpirun(first);
+    return kcal_mpi_flavor_oversubscribing(flavor_of(s), first);
 }
 
 char *kcal_launch_describe(const kcal_launch_spec *s, char *buf, size_t len)
@@ -114,23 +132,26 @@ char *kcal_launch_describe(const kcal_launch_spec *s, char *buf, size_t len)
     return buf;
 }
 
-/* The job's environment: kcal's, plus Open MPI's root permission as root
- * where the user has not set it (built before fork: no setenv in the
- * child). */
-static char **job_environ(void)
+/* The job's environment: kcal's, plus what the flavor's launcher needs to
+ * run as root (Open MPI's permission) where the user has not set it (built
+ * before fork: no setenv in the child). */
+static char **job_environ(const kcal_mpi_flavor *f)
 {
-    size_t n = 0;
+    size_t n = 0, nroot = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 3, sizeof *env);
+    while (f->root_env[nroot])
+        nroot++;
+    char **env = calloc(n + nroot + 1, sizeof *env);
     if (!env)
         return NULL;
     memcpy(env, environ, n * sizeof *env);
-    if (geteuid() == 0) {
-        if (!getenv("OMPI_ALLOW_RUN_AS_ROOT"))
-            env[n++] = "OMPI_ALLOW_RUN_AS_ROOT=1";
-        if (!getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))
-            env[n++] = "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    for (size_t i = 0; geteuid() == 0 && i < nroot; i++) {
+        const char *kv = f->root_env[i];
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(kv, "="), kv);
+        if (!getenv(name))
+            env[n++] = (char *)kv;
     }
     env[n] = NULL;
     return env;
@@ -467,7 +488,7 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
         kcal_set_err(err, errlen, "empty launcher command");
         return -1;
     }
-    char **env = job_environ();
+    char **env = job_environ(flavor_of(s));
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, stp[2] = {-1, -1};
     int rc = -1;
     if (!env) {

@@ -1,15 +1,21 @@
-/* launch: run an MPI job under a launcher (mpirun, or the command the user
- * names) so that kcal always ends it, and collect what it prints. The one
- * implementation behind kcal bench and kcal probe's T_sm launches.
+/* launch: run an MPI job under a launcher (the MPI library's, or the
+ * command the user names) so that kcal always ends it, and collect what it
+ * prints. The one implementation behind kcal bench and kcal probe's T_sm
+ * launches. What differs between MPI libraries comes from the spec's
+ * flavor (common/mpi_flavor.h; NULL: Open MPI's rules, launcher `mpirun`).
  *
- *   - Command: the launcher's words (split at blanks; "mpirun" when none),
- *     -np P, --oversubscribe when the launcher is mpirun, mpiexec or orterun
- *     and P exceeds the cores (Open MPI refuses more ranks than slots), then
- *     the program and its arguments.
+ *   - Command: the launcher's words (split at blanks; when none, the
+ *     flavor's launcher: mpirun.openmpi or mpirun, mpiexec.mpich or
+ *     mpiexec.hydra or mpiexec), -np P, the flavor's oversubscribe flag
+ *     (Open MPI: --oversubscribe, when the launcher is its mpirun, mpiexec,
+ *     orterun or prterun, as Open MPI refuses more ranks than slots; MPICH's
+ *     hydra needs none) when P exceeds the cores, then the program and its
+ *     arguments.
  *   - Open MPI refuses to run as root unless OMPI_ALLOW_RUN_AS_ROOT=1 and
- *     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1: when euid is 0 they are added to the
- *     job's environment where absent; a value the user set is kept (setting
- *     them to anything else is how a user says "not as root").
+ *     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1: when euid is 0 the flavor's root
+ *     variables are added to the job's environment where absent; a value
+ *     the user set is kept (setting them to anything else is how a user
+ *     says "not as root"). MPICH needs none.
  *   - The job runs in its own process group, stdin from /dev/null (a
  *     background group that reads a terminal would be stopped).
  *   - Ending it (timeout, or kcal gets SIGTERM, SIGINT or SIGHUP): SIGTERM
@@ -30,13 +36,15 @@
 
 #include <stddef.h>
 
+#include "mpi_flavor.h"
+
 #define KCAL_LAUNCH_GRACE 3.0          /* seconds between SIGTERM and SIGKILL */
 #define KCAL_LAUNCH_ERR_KEEP (1 << 20) /* bytes of stderr kept */
 
 typedef struct {
-    const char *launcher; /* NULL or "": "mpirun" */
+    const char *launcher; /* NULL or "": the flavor's (mpirun without one) */
     int np;
-    int cores;            /* > 0: --oversubscribe (mpirun) when np > cores */
+    int cores;            /* > 0: the oversubscribe flag when np > cores */
     char *const *prog;    /* program and arguments, NULL-terminated */
     double timeout;       /* seconds; <= 0: none */
     int unbind;           /* give the job every CPU (the probe binds itself) */
@@ -44,6 +52,7 @@ typedef struct {
     /* Each line of the job's stdout, without its newline. */
     void (*on_line)(void *ctx, const char *line);
     void *ctx;
+    const kcal_mpi_flavor *mpi; /* NULL: Open MPI's rules, `mpirun` */
 } kcal_launch_spec;
 
 typedef struct {

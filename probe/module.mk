@@ -3,11 +3,11 @@
 # algorithms (it links libkcoll.a), the MPI library's own collectives. It
 # lives in probe/mpi/ so the wildcard probe/*.c that makes up kcal does not
 # pick it up.
-SM_BENCH := $(BUILD)/kcal-sm-bench
+SM_BENCH := $(MPI_BUILD)/kcal-sm-bench
 
-$(SM_BENCH): probe/mpi/sm_bench.c algos/libkcoll.a | $(STAMP)
+$(SM_BENCH): probe/mpi/sm_bench.c $(KCOLL_LIB).a | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< algos/libkcoll.a $(MPI_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(KCOLL_LIB).a $(MPI_LIBS) -lm
 
 all: $(SM_BENCH)
 TEST_EXTRA_BINS += $(SM_BENCH)

@@ -28,6 +28,7 @@
 #include "err.h"
 #include "knee.h"
 #include "load.h"
+#include "mpi_flavor.h"
 #include "phases.h"
 #include "raw.h"
 #include "sm.h"
@@ -44,13 +45,14 @@ typedef struct {
     int quiet, quick, hot, no_sm;
     long max_readers; /* 0: the core count */
     const char *mpirun, *raw_path;
+    const kcal_mpi_flavor *mpi; /* --mpi, $KCAL_MPI, else Open MPI */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kcal probe [--quick] [--hot] [--max-readers C] [--mpirun CMD]\n"
-        "                  [--no-sm] [--raw RAW.csv] [-q] > machine.params\n"
+        "usage: kcal probe [--quick] [--hot] [--max-readers C] [--mpi NAME]\n"
+        "                  [--mpirun CMD] [--no-sm] [--raw RAW.csv] [-q] > machine.params\n"
         "\n"
         "Measure the CMA cost model of this machine (alpha, beta, lock, page,\n"
         "gamma_a, gamma_b, sm_*) and print a params file with standard errors.\n"
@@ -62,8 +64,12 @@ static void usage(FILE *f)
         "                   for --model full)\n"
         "  --max-readers C  concurrent readers for gamma(c), c = 1..C (default:\n"
         "                   the number of cores)\n"
+        "  --mpi NAME       the MPI library whose T_sm, sync_step and hand-off sizes\n"
+        "                   (sm_*, mpi_* keys) are measured: openmpi (default;\n"
+        "                   $KCAL_MPI) or mpich (kcal-sm-bench of make MPI=mpich)\n"
         "  --mpirun CMD     launcher for the T_sm collectives (default $KCAL_MPIRUN,\n"
-        "                   else mpirun); if it fails the sm_* keys stay 0\n"
+        "                   else --mpi's: mpirun.openmpi, mpiexec.mpich); if it\n"
+        "                   fails the sm_* keys stay 0\n"
         "  --no-sm          do not launch MPI; the sm_* keys stay 0\n"
         "  --raw FILE       also save every raw sample (kcal fit FILE re-fits it)\n"
         "  -q, --quiet      no progress on stderr\n"
@@ -77,12 +83,14 @@ static int parse_options(int argc, char **argv, options *o)
         {"hot", no_argument, 0, 'H'},
         {"max-readers", required_argument, 0, 'c'},
         {"mpirun", required_argument, 0, 'm'},
+        {"mpi", required_argument, 0, 'M'},
         {"no-sm", no_argument, 0, 'n'},
         {"raw", required_argument, 0, 'r'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
+    const char *mpi = NULL;
     opterr = 0;
     optind = 1;
     int c;
@@ -93,6 +101,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'n': o->no_sm = 1; break;
         case 'q': o->quiet = 1; break;
         case 'r': o->raw_path = optarg; break;
+        case 'M': mpi = optarg; break;
         case 'm':
             if (!*optarg) {
                 kcal_cli_error(CMD, "--mpirun needs a command");
@@ -111,6 +120,12 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
+    char ferr[256];
+    o->mpi = kcal_mpi_flavor_choose(mpi, ferr, sizeof ferr);
+    if (!o->mpi) {
+        kcal_cli_error(CMD, "%s", ferr);
+        return -1;
+    }
     /* A bad --raw path now, not after the whole measurement. */
     char err[KCAL_ERRLEN];
     if (o->raw_path &&
@@ -282,8 +297,10 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     meta_text(raw, "machine", host);
-    kcal_raw_set_meta(raw, "source", o->quick ? "kcal probe " KCAL_VERSION " --quick"
-                                              : "kcal probe " KCAL_VERSION);
+    /* The sm_* and mpi_* keys are the MPI library's: say which. */
+    snprintf(buf, sizeof buf, "kcal probe %s%s --mpi %s", KCAL_VERSION,
+             o->quick ? " --quick" : "", o->mpi->name);
+    kcal_raw_set_meta(raw, "source", buf);
     kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
     meta_text(raw, "hostname", host);
     kcal_raw_set_meta(raw, "date", date);
@@ -664,14 +681,15 @@ static void run_sm(probe_run *r)
     }
     char helper[4096];
     kcal_sm_setup ss = {
-        .mpirun = r->o->mpirun, .helper = NULL, .ps = pl->ps,
+        .mpirun = r->o->mpirun, .mpi = r->o->mpi, .helper = NULL, .ps = pl->ps,
         .n_ps = pl->n_ps, .reps = pl->sm_reps, .inner = pl->sm_inner,
         .warmup = pl->sm_warmup, .timeout = 60, .meter = &r->meter,
         .tick_units = pl->sm_units};
-    ss.helper = kcal_sm_find_helper(helper, sizeof helper);
+    ss.helper = kcal_sm_find_helper(r->o->mpi, helper, sizeof helper);
     if (!ss.helper)
-        kcal_cli_warn(CMD, "kcal-sm-bench not found (make builds it; or "
-                      "set KCAL_SM_BENCH): sm_* keys left 0");
+        kcal_cli_warn(CMD, "kcal-sm-bench not found (%s builds it; or "
+                      "set KCAL_SM_BENCH): sm_* keys left 0",
+                      r->o->mpi->make_hint);
     else if (kcal_sm_measure(&ss, &r->raw, r->err, sizeof r->err) < 0)
         kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
                       "data", r->err);

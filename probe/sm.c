@@ -1,4 +1,4 @@
-/* sm: T_sm_X by launching an MPI helper with mpirun (see sm.h). */
+/* sm: T_sm_X by launching an MPI helper under the MPI launcher (see sm.h). */
 #include "sm.h"
 #include "err.h"
 #include "exe.h"
@@ -7,9 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *kcal_sm_find_helper(char *buf, size_t len)
+const char *kcal_sm_find_helper(const kcal_mpi_flavor *mpi, char *buf,
+                                size_t len)
 {
-    return kcal_exe_find("KCAL_SM_BENCH", "kcal-sm-bench", buf, len) == 0
+    if (!mpi)
+        mpi = kcal_mpi_flavor_find("openmpi");
+    return kcal_mpi_flavor_program(mpi, "KCAL_SM_BENCH", "kcal-sm-bench", buf,
+                                   len) == 0
                ? buf
                : NULL;
 }
@@ -18,6 +22,8 @@ typedef struct {
     kcal_raw *raw;
     int got;
     char last[256]; /* the last line that was not a sample */
+    int p;          /* the ranks launched */
+    int other_p;    /* a sample of another p: not one job of p ranks */
 } sm_output;
 
 /* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP> (fit/raw.h),
@@ -32,6 +38,15 @@ static void on_line(void *ctx, const char *line)
     long bytes;
     double sec;
     char spec[32];
+    /* A launcher of another MPI library than the helper's starts p
+     * singletons: their samples say p = 1 and are not T_sm at p. */
+    if ((sscanf(line, "kcal-kcoll %15s %31s %d", op, spec, &np) == 3 ||
+         sscanf(line, "kcal-mpi %15s %d", op, &np) == 2 ||
+         sscanf(line, "kcal-sm %31s %d", op, &np) == 2) &&
+        np != o->p) {
+        o->other_p = np;
+        return;
+    }
     if (sscanf(line, "kcal-kcoll %15s %31s %d %ld %d %lg", op, spec, &np,
                &bytes, &rep, &sec) == 6) {
         char phase[48];
@@ -55,7 +70,7 @@ static void on_line(void *ctx, const char *line)
     }
 }
 
-/* One mpirun launch at p ranks (common/launch.h: own process group, the
+/* One launch at p ranks (common/launch.h: own process group, the
  * timeout, Open MPI's root variables); parse its samples into raw. */
 static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
                   size_t errlen)
@@ -65,20 +80,24 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
     snprintf(nb[1], sizeof nb[1], "%d", s->inner);
     snprintf(nb[2], sizeof nb[2], "%d", s->warmup);
     char *prog[] = {(char *)s->helper, nb[0], nb[1], nb[2], NULL};
-    sm_output o = {raw, 0, ""};
+    sm_output o = {raw, 0, "", p, 0};
     /* The probe is bound to one core; mpirun and its ranks would inherit
      * that (unbind), and a launcher that does not bind would stack every
      * rank on one core. cores 0: p stays within the cores, no
      * --oversubscribe. */
     kcal_launch_spec spec = {s->mpirun, p, 0, prog, s->timeout, 1, 0,
-                             on_line, &o};
+                             on_line, &o, s->mpi};
     kcal_launch_result r;
     size_t n0 = raw->n; /* a failed launch leaves no samples */
     if (kcal_launch_run(&spec, &r, err, errlen) != 0) {
         raw->n = n0;
         return -1;
     }
-    char own[256], log[4096], where[4200] = "";
+    /* How messages name the launch: Open MPI's "mpirun" as before, else
+     * the library's launcher. */
+    const char *what = s->mpi && strcmp(s->mpi->name, "openmpi")
+                           ? s->mpi->launchers[0] : "mpirun";
+    char own[256], log[4096], where[4200] = "", dflt[256];
     const char *line = kcal_launch_err_line(&r, "kcal-sm-bench", own,
                                             sizeof own);
     if (!line && *o.last)
@@ -86,19 +105,27 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
     int rc = -1;
     if (r.exec_errno) {
         char word[256];
-        const char *l = s->mpirun ? s->mpirun : "mpirun";
+        const char *l = s->mpirun ? s->mpirun
+                        : s->mpi ? kcal_mpi_flavor_launcher(s->mpi, dflt,
+                                                            sizeof dflt)
+                                 : "mpirun";
         l += strspn(l, " \t");
         snprintf(word, sizeof word, "%.*s", (int)strcspn(l, " \t"), l);
         kcal_set_err(err, errlen, "cannot run '%s': %s", word,
                      strerror(r.exec_errno));
+    } else if (o.other_p) {
+        kcal_set_err(err, errlen, "%s -np %d started jobs of %d process(es), "
+                     "not one of %d: a launcher of another MPI library than "
+                     "kcal-sm-bench's (%s)?", what, p, o.other_p, p,
+                     s->helper);
     } else if (r.timed_out || r.status != 0 || o.got == 0) {
         if (kcal_launch_save_err(&r, "probe", log, sizeof log) == 0)
-            snprintf(where, sizeof where, "; mpirun's output: %s", log);
+            snprintf(where, sizeof where, "; %s's output: %s", what, log);
         if (r.timed_out)
-            kcal_set_err(err, errlen, "mpirun -np %d took longer than %.0f s; "
-                         "ended it%s", p, s->timeout, where);
+            kcal_set_err(err, errlen, "%s -np %d took longer than %.0f s; "
+                         "ended it%s", what, p, s->timeout, where);
         else
-            kcal_set_err(err, errlen, "mpirun -np %d failed (%s %d)%s%s%s", p,
+            kcal_set_err(err, errlen, "%s -np %d failed (%s %d)%s%s%s", what, p,
                          r.term_signal ? "signal" : "exit",
                          r.term_signal ? r.term_signal : r.status,
                          line ? ": " : "", line ? line : "", where);
@@ -117,7 +144,7 @@ int kcal_sm_measure(const kcal_sm_setup *s, kcal_raw *raw, char *err,
     for (size_t i = 0; i < s->n_ps; i++) {
         if (launch(s, (int)s->ps[i], raw, err, errlen) < 0)
             return -1;
-        kcal_meter_tick(s->meter, "T_sm (mpirun)", s->tick_units);
+        kcal_meter_tick(s->meter, "T_sm (MPI)", s->tick_units);
     }
     return 0;
 }

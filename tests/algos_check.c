@@ -27,8 +27,10 @@
  *   itself at real sizes (no memory needed) and the refused piece counts.
  * --mode big: p = 2, messages above 2 GiB in total, checked against the
  *   pattern (no reference copy, to halve the memory).
- * Rank 0 prints "algos_check p=P mode=M: N cases, F failed"; exit 1 on any
- * failure. */
+ * Rank 0 prints "algos_check p=P mode=M (LIBRARY): N cases, F failed", LIBRARY
+ * naming the MPI library it ran with (common/mpi_flavor.h: "MPICH 4.0.2
+ * (ch4:ucx)"), so tests/algos_mpi.sh sees which library and how many
+ * processes really ran; exit 1 on any failure. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +41,7 @@
 
 #include "kcoll.h"
 #include "kcoll_impl.h"
+#include "mpi_flavor.h"
 
 enum { SCATTER, GATHER, BCAST, ALLGATHER, ALLTOALL, NCOLL };
 static const char *coll_names[NCOLL] = {"scatter", "gather", "bcast",
@@ -718,10 +721,14 @@ int main(int argc, char **argv)
     MPI_Reduce(tot, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     long fails = failures, anyfail;
     MPI_Allreduce(&fails, &anyfail, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "", library[256];
+    int vlen = 0;
+    MPI_Get_library_version(version, &vlen);
+    kcal_mpi_flavor_describe_version(version, library, sizeof library);
     if (world_rank == 0)
-        printf("algos_check p=%d mode=%s: %ld cases (summed over ranks), %ld "
-               "failed, %.1f s\n",
-               p, mode, sum[0], sum[1], MPI_Wtime() - t0);
+        printf("algos_check p=%d mode=%s (%s): %ld cases (summed over ranks), "
+               "%ld failed, %.1f s\n",
+               p, mode, library, sum[0], sum[1], MPI_Wtime() - t0);
     MPI_Finalize();
     return anyfail ? 1 : 0;
 }

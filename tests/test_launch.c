@@ -1,4 +1,5 @@
-/* common/launch: the command line (-np, --oversubscribe only for mpirun),
+/* common/launch: the command line (-np, --oversubscribe only for mpirun;
+ * MPICH's launcher and its default, no flag, no Open MPI root variables),
  * stdout line by line, stderr kept and the job's own line found in it, a
  * launcher that cannot start, Open MPI's root variables (added, never
  * overridden), the timeout ending the whole tree (its own process group and
@@ -44,7 +45,8 @@ static int run_sh(const char *script, double timeout, got *g,
                   kcal_launch_result *r)
 {
     char *prog[] = {"/bin/sh", "-c", (char *)script, NULL};
-    kcal_launch_spec s = {launcher, 2, 0, prog, timeout, 0, 0, on_line, g};
+    kcal_launch_spec s = {launcher, 2, 0, prog, timeout, 0, 0, on_line, g,
+                          NULL};
     memset(g, 0, sizeof *g);
     char err[256];
     return kcal_launch_run(&s, r, err, sizeof err);
@@ -85,12 +87,14 @@ int main(void)
     /* The command line. */
     char *prog[] = {"prog", "a", NULL};
     char line[512];
-    kcal_launch_spec s = {"mpirun -x FOO", 3, 2, prog, 0, 0, 0, NULL, NULL};
+    kcal_launch_spec s = {"mpirun -x FOO", 3, 2, prog, 0, 0, 0, NULL, NULL,
+                          NULL};
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "mpirun -x FOO -np 3 --oversubscribe prog a");
     s.np = 2;
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -x FOO -np 2 prog a");
-    s = (kcal_launch_spec){"/usr/bin/mpiexec", 3, 2, prog, 0, 0, 0, NULL, NULL};
+    s = (kcal_launch_spec){"/usr/bin/mpiexec", 3, 2, prog, 0, 0, 0, NULL, NULL,
+                           NULL};
     CHECK(kcal_launch_oversubscribes(&s));
     s.launcher = "srun --mpi=pmix"; /* not Open MPI's: no such option */
     CHECK(!kcal_launch_oversubscribes(&s));
@@ -98,6 +102,34 @@ int main(void)
     s.cores = 0; /* unknown cores: never */
     CHECK(!kcal_launch_oversubscribes(&s));
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -np 3 prog a");
+
+    /* Flavors: Open MPI's named explicitly keeps its rules (and names its
+     * own launcher: mpirun.openmpi where Debian installs it beside
+     * another MPI); MPICH's hydra takes no oversubscribe flag, even named
+     * mpiexec, and its default launcher is mpiexec.mpich or another
+     * hydra. */
+    const kcal_mpi_flavor *ompi = kcal_mpi_flavor_find("openmpi");
+    const kcal_mpi_flavor *mpich = kcal_mpi_flavor_find("mpich");
+    CHECK(ompi && mpich && ompi != mpich);
+    s = (kcal_launch_spec){"mpirun.openmpi", 3, 2, prog, 0, 0, 0, NULL, NULL,
+                           ompi};
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "mpirun.openmpi -np 3 --oversubscribe prog a");
+    s.mpi = mpich;
+    s.launcher = "mpiexec.mpich -genv A=1";
+    CHECK(!kcal_launch_oversubscribes(&s));
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "mpiexec.mpich -genv A=1 -np 3 prog a");
+    s.launcher = "/usr/bin/mpiexec";
+    CHECK(!kcal_launch_oversubscribes(&s));
+    s.launcher = NULL;
+    char dflt[256];
+    kcal_mpi_flavor_launcher(mpich, dflt, sizeof dflt);
+    CHECK(!strcmp(dflt, "mpiexec.mpich") || !strcmp(dflt, "mpiexec.hydra") ||
+          !strcmp(dflt, "mpiexec"));
+    char want[300];
+    snprintf(want, sizeof want, "%s -np 3 prog a", dflt);
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line), want);
 
     /* Output: lines in order (the last without its newline), stderr kept,
      * the job's own line found among others, the exit status. */
@@ -132,7 +164,7 @@ int main(void)
 
     /* A launcher that does not exist. */
     kcal_launch_spec bad = {"/nonexistent/mpirun --flag", 2, 0, prog, 0, 0, 0,
-                            NULL, NULL};
+                            NULL, NULL, NULL};
     char err[256];
     CHECK(kcal_launch_run(&bad, &r, err, sizeof err) == 0);
     CHECK(r.exec_errno == ENOENT && r.status == 127);
@@ -151,6 +183,18 @@ int main(void)
     CHECK_STR(g.lines[0], "[0]");
     CHECK(getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == NULL); /* kcal's own: untouched */
     unsetenv("OMPI_ALLOW_RUN_AS_ROOT");
+    /* MPICH runs as root as it is: nothing added for it. */
+    {
+        char *sh[] = {"/bin/sh", "-c",
+                      "echo \"[$OMPI_ALLOW_RUN_AS_ROOT][$OMPI_ALLOW_RUN_AS_ROOT_CONFIRM]\"",
+                      NULL};
+        kcal_launch_spec m = {launcher, 2, 0, sh, 0, 0, 0, on_line, &g, mpich};
+        memset(&g, 0, sizeof g);
+        CHECK(kcal_launch_run(&m, &r, err, sizeof err) == 0);
+        CHECK(g.n == 1);
+        CHECK_STR(g.lines[0], "[][]");
+        kcal_launch_result_free(&r);
+    }
 
     /* The timeout ends the job's group and a process that left it (as
      * mpirun's ranks do: setsid), stopped or not. */

@@ -3,14 +3,18 @@
 # checked run (CSV columns, one row per size and variant, the oversubscribed
 # flag), the table, a result that differs from the MPI built-in (exit 1,
 # nothing on stdout), the launcher override, and the MPI program run directly.
+# Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh; kcal bench
+# reads it too): the table and --library name that library, and the other
+# library's build, where there is one, is refused with one line.
 set -u
 KCAL=${KCAL:-./kcal}
 BUILD=${BUILD:-build}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
-command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+export ASAN_OPTIONS=detect_leaks=0
+mpi_require
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export TMPDIR=$tmp # the failing runs below keep mpirun's output in a file
+export TMPDIR=$tmp # the failing runs below keep the launcher's output in a file
 bad() { # expected exit, then args
   local want=$1; shift
   "$KCAL" bench "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
@@ -70,9 +74,11 @@ else
   echo "FAIL: checked run failed:"; cat "$tmp/err"; fail=1
 fi
 
-# Table: says when it is oversubscribed; -q keeps stderr quiet.
+# Table: says when it is oversubscribed and which library `mpi` is; -q
+# keeps stderr quiet.
 if "$KCAL" bench --coll allgather --p $p --sizes 4K --iterations 2 --warmup 0 -q >"$tmp/tab" 2>"$tmp/err"; then
   grep -q 'ring_neighbor' "$tmp/tab" || { echo "FAIL: table lacks ring_neighbor"; fail=1; }
+  grep -q "^# MPI library: $mpi_title " "$tmp/tab" || { echo "FAIL: table does not name $mpi_title"; cat "$tmp/tab"; fail=1; }
   grep -q '^ *4K  auto ' "$tmp/tab" && grep -q '^ *4K  limit .* 1.00$' "$tmp/tab" ||
     { echo "FAIL: table lacks auto, or limit with x_limit 1.00"; cat "$tmp/tab"; fail=1; }
   if [ $over = 1 ]; then grep -q OVERSUBSCRIBED "$tmp/tab" || { echo "FAIL: table does not say oversubscribed"; fail=1; }; fi
@@ -83,7 +89,7 @@ fi
 
 # A wrong result fails loudly and prints nothing on stdout.
 KCAL_BENCH_CORRUPT_FOR_TEST=1 "$KCAL" bench --coll scatter --p 2 --sizes 4K --iterations 2 --check \
-  --mpirun "mpirun -x KCAL_BENCH_CORRUPT_FOR_TEST" >"$tmp/out" 2>"$tmp/err"
+  --mpirun "$mpi_launcher $mpi_x KCAL_BENCH_CORRUPT_FOR_TEST=1" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q 'CHECK FAILED' "$tmp/err"; then
   echo "FAIL: corrupted result: exit $rc, stdout $(wc -c <"$tmp/out") bytes"; cat "$tmp/err"; fail=1
@@ -91,7 +97,7 @@ fi
 
 # Where CMA is forbidden there is nothing to measure: exit 3.
 KCOLL_SIMULATE_NO_CMA=1 "$KCAL" bench --coll bcast --p 2 --sizes 4K -q \
-  --mpirun "mpirun -x KCOLL_SIMULATE_NO_CMA" >"$tmp/out" 2>"$tmp/err"
+  --mpirun "$mpi_launcher $mpi_x KCOLL_SIMULATE_NO_CMA=1" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 3 ] && [ ! -s "$tmp/out" ] || { echo "FAIL: CMA forbidden: exit $rc (want 3)"; cat "$tmp/err"; fail=1; }
 
@@ -100,8 +106,41 @@ KCAL_MPIRUN=false "$KCAL" bench --coll bcast --p 2 --sizes 4K -q >"$tmp/out" 2>"
 rc=$?
 [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] || { echo "FAIL: KCAL_MPIRUN=false: exit $rc"; fail=1; }
 
+# --library: one line naming this flavor's library.
+if "$KCAL" bench --library >"$tmp/out" 2>"$tmp/err"; then
+  [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q "^$mpi_title " "$tmp/out" ||
+    { echo "FAIL: --library printed:"; cat "$tmp/out"; fail=1; }
+else
+  echo "FAIL: --library failed"; cat "$tmp/err"; fail=1
+fi
+
+# The other library's build under this one's launcher, or this one's
+# build under the other library's launcher (P singletons): exit 1, one
+# line that says what is wrong, nothing on stdout.
+other=; other_launcher=
+case $KCAL_MPI in
+  openmpi) other=${BUILD}-mpich/kcal-bench-mpi; other_launcher=mpiexec.mpich ;;
+  mpich) other=$BUILD/kcal-bench-mpi; other_launcher=mpirun.openmpi ;;
+esac
+if [ -x "$other" ]; then
+  KCAL_BENCH_MPI=$other "$KCAL" bench --coll bcast --p 2 --sizes 4K -q >"$tmp/out" 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+     ! grep -q "this program runs with .*, not $mpi_title (--mpi $KCAL_MPI)" "$tmp/err"; then
+    echo "FAIL: the other library's build: exit $rc (want 1), stderr:"; cat "$tmp/err"; fail=1
+  fi
+fi
+if command -v "$other_launcher" >/dev/null; then
+  # (Open MPI's launcher, as root, needs its permission whatever it runs.)
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    "$KCAL" bench --coll bcast --p 2 --sizes 4K -q --mpirun "$other_launcher" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+     ! grep -q "MPI_COMM_WORLD has 1 process, not 2" "$tmp/err"; then
+    echo "FAIL: under $other_launcher: exit $rc (want 1), stderr:"; cat "$tmp/err"; fail=1
+  fi
+fi
+
 # The MPI program runs directly under a launcher.
-if mpirun -np 2 "$BUILD/kcal-bench-mpi" --coll alltoall --sizes 1K --iterations 2 --quiet >"$tmp/out" 2>"$tmp/err"; then
+if "$mpi_launcher" -np 2 "$mpi_build/kcal-bench-mpi" --coll alltoall --sizes 1K --iterations 2 --quiet >"$tmp/out" 2>"$tmp/err"; then
   # mpi, pairwise, pairwise_flags, auto, limit
   [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 5 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
 else

@@ -1,25 +1,40 @@
 #!/usr/bin/env bash
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
-# mpirun per p in {1,2,3,4,5,8} running the whole matrix, the fallback path
-# (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, a
-# $KCAL_PARAMS the model cannot use, the fallback's types above INT_MAX
-# (scaled down), and, when the machine has the memory, messages above 2 GiB
-# at p = 2.
+# launch per p in {1,2,3,4,5,8} (MPICH: {1,2,3,4,5}) running the whole
+# matrix, the fallback path (KCOLL_SIMULATE_NO_CMA=1, one warning per
+# process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot use, the
+# fallback's types above INT_MAX (scaled down), and, when the machine has
+# the memory, messages above 2 GiB at p = 2. Against the MPI library of
+# $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's build in
+# $BUILD-mpich); every run must say it ran as one job of p processes with
+# that library (a launcher of another library starts p singletons, which
+# would pass at p = 1).
 set -u
 BUILD=${BUILD:-build}
-prog=$BUILD/tests/algos_check
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+mpi_require
+prog=$mpi_build/tests/algos_check
 [ -x "$prog" ] || { echo "algos_mpi: $prog not built (make test builds it)"; exit 1; }
-command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Open MPI's own allocations are reported as leaks; our code is checked by
-# ASan's other checks. Oversubscribed ranks must yield or they spin.
+# The MPI libraries' own allocations are reported as leaks; our code is
+# checked by ASan's other checks. Oversubscribed ranks must yield or they
+# spin (Open MPI; mpi_flavor.sh says what MPICH does).
 export ASAN_OPTIONS=detect_leaks=0
-mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
+mpi=("${mpi_run[@]}")
+ps=(1 2 3 4 5 8)
+# MPICH 4's ch4 device spins without yielding when oversubscribed (about
+# twice Open MPI's time at p = 5 on two cores): p = 8 would add minutes.
+[ "$KCAL_MPI" = mpich ] && ps=(1 2 3 4 5)
+echo "algos_mpi: $mpi_title, ${mpi[*]}, $prog"
 fail=0
 run() { # name, then the command
   local name=$1; shift
-  local start=$SECONDS
+  local start=$SECONDS np
+  np=$(awk '{for (i = 1; i < NF; i++) if ($i == "-np") print $(i + 1)}' <<<"$*")
   if "$@" >"$tmp/out" 2>"$tmp/err"; then
+    if ! tail -n 1 "$tmp/out" | grep -q "^algos_check p=$np mode=[a-z]* ($mpi_title"; then
+      echo "FAIL $name: not one job of $np processes of $mpi_title: $(tail -n 1 "$tmp/out")"; fail=1
+      return
+    fi
     echo "ok   $name ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
   else
     echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
@@ -28,20 +43,20 @@ run() { # name, then the command
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 cma_ok=1
-for p in 1 2 3 4 5 8; do
+for p in "${ps[@]}"; do
   run "p=$p full matrix" timeout 600 "${mpi[@]}" -np "$p" "$prog" --mode full
   grep -q 'kcoll: warning' "$tmp/err" && cma_ok=0 && echo "     note: CMA is forbidden here, so p=$p ran the MPI fallback only"
 done
 
 # Fallback: still right, and exactly one warning per process.
-run "p=3 fallback" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_SIMULATE_NO_CMA=1 "$prog" --mode fallback
+run "p=3 fallback" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$prog" --mode fallback
 warnings=$(grep -c 'kcoll: warning: process_vm_readv is not permitted' "$tmp/err")
 if [ "$warnings" -ne 3 ]; then
   echo "FAIL fallback: $warnings warnings on stderr, want 3 (one per process)"; fail=1
 else
   echo "ok   fallback warned once per process"
 fi
-run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_SIMULATE_NO_CMA=1 -x KCOLL_STRICT=1 "$prog" --mode strict
+run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1 "$prog" --mode strict
 if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL strict: warned instead of failing"; fail=1; fi
 
 # A $KCAL_PARAMS the model cannot use: calls that need its choice run the
@@ -54,7 +69,7 @@ modelless() { # name, params file, the warning (a grep pattern), p
   local name=$1 params=$2 want=$3 np=$4 all matching
   # Without CMA every call takes the MPI built-in before the model is asked.
   [ $cma_ok = 1 ] || { echo "skip $name: CMA is forbidden here"; return; }
-  run "p=$np $name" timeout 120 "${mpi[@]}" -np "$np" -x KCAL_PARAMS="$params" "$prog" --mode modelless
+  run "p=$np $name" timeout 120 "${mpi[@]}" -np "$np" "$mpi_x" KCAL_PARAMS="$params" "$prog" --mode modelless
   all=$(grep -c 'kcoll: warning' "$tmp/err")
   matching=$(grep -c -- "$want" "$tmp/err")
   if [ "$all" -ne "$np" ] || [ "$matching" -ne "$np" ]; then
@@ -83,7 +98,7 @@ if [ $cma_ok = 1 ]; then
     for c in scatter gather bcast allgather alltoall; do
       printf 'mpi_%s_a 1e-6\nmpi_%s_b 1e-10\nmpi_%s_below 65536\n' $c $c $c
     done; } >"$tmp/handoff.params"
-  run "p=3 MPI hand-off" timeout 120 "${mpi[@]}" -np 3 -x KCAL_PARAMS="$tmp/handoff.params" "$prog" --mode handoff
+  run "p=3 MPI hand-off" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCAL_PARAMS="$tmp/handoff.params" "$prog" --mode handoff
   if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL hand-off: warned"; cat "$tmp/err"; fail=1; fi
 else
   echo "skip MPI hand-off: CMA is forbidden here"

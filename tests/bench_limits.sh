@@ -9,7 +9,8 @@
 set -u
 KCAL=${KCAL:-./kcal}
 BUILD=${BUILD:-build}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+export ASAN_OPTIONS=detect_leaks=0
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
@@ -76,8 +77,8 @@ refused "'--sizes' needs a value" --coll scatter --p 2 --sizes
 refused "unexpected argument 'extra'" --coll scatter --p 2 extra
 
 # Defence in depth: the MPI program checks the sizes itself.
-if command -v mpirun >/dev/null; then
-  mpirun -np 2 "$BUILD/kcal-bench-mpi" --coll alltoall --sizes 8388608T --algorithm mpi \
+if command -v "$mpi_launcher" >/dev/null; then
+  "$mpi_launcher" -np 2 "$mpi_build/kcal-bench-mpi" --coll alltoall --sizes 8388608T --algorithm mpi \
     --check --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
   if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q '^kcal-bench-mpi: size 8388608T' "$tmp/err"; then
     echo "FAIL: kcal-bench-mpi with 8388608T: exit $rc (want 2), stdout:"; cat "$tmp/out" "$tmp/err"; fail=1

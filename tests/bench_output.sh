@@ -7,7 +7,8 @@
 # messages as they come instead (and keeps no file).
 set -u
 KCAL=${KCAL:-./kcal}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+export ASAN_OPTIONS=detect_leaks=0
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp/logs
@@ -21,7 +22,7 @@ fi
 "$KCAL" --help >"$tmp/out" 2>"$tmp/err" && grep -q '^  bench ' "$tmp/out" ||
   { echo "FAIL: kcal --help does not list the commands"; fail=1; }
 
-command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+mpi_require
 
 # one_line WANT_EXIT WANT_IN_LINE WANT_IN_LOG ARGS...: exit, one line on
 # stderr holding WANT_IN_LINE and naming a log in $TMPDIR holding WANT_IN_LOG.
@@ -39,7 +40,7 @@ one_line() {
     echo "FAIL: kcal bench -q $*: no log with '$inlog' named in: $(cat "$tmp/err")"; fail=1
   fi
 }
-no_cma=(--coll bcast --p 2 --sizes 4K --mpirun "mpirun -x KCOLL_SIMULATE_NO_CMA")
+no_cma=(--coll bcast --p 2 --sizes 4K --mpirun "$mpi_launcher $mpi_x KCOLL_SIMULATE_NO_CMA=1")
 KCOLL_SIMULATE_NO_CMA=1 one_line 3 "CMA (process_vm_readv) is not permitted" \
   "kcal-bench-mpi: process_vm_readv is not permitted" "${no_cma[@]}"
 # The log keeps mpirun's own report of the failed job, which stderr lost.
@@ -47,7 +48,7 @@ grep -q 'mpirun' "$TMPDIR"/kcal-bench-*.log 2>/dev/null ||
   { echo "FAIL: the log lacks mpirun's messages"; cat "$TMPDIR"/* 2>/dev/null; fail=1; }
 
 KCAL_BENCH_CORRUPT_FOR_TEST=1 one_line 1 "kcal-bench-mpi: CHECK FAILED" "CHECK FAILED" \
-  --coll scatter --p 2 --sizes 4K --iterations 2 --check --mpirun "mpirun -x KCAL_BENCH_CORRUPT_FOR_TEST"
+  --coll scatter --p 2 --sizes 4K --iterations 2 --check --mpirun "$mpi_launcher $mpi_x KCAL_BENCH_CORRUPT_FOR_TEST=1"
 
 # -v: mpirun's messages as they come, no file.
 rm -f "$TMPDIR"/*

@@ -6,11 +6,14 @@
 # does not hang it: --timeout 5 ends the job, exit 1, one line.
 # The processes are found by a tag in their environment that only this
 # script's kcal (and what it starts) carries, so other jobs on the machine
-# are never matched; whatever carries it is killed on exit.
+# are never matched; whatever carries it is killed on exit. With
+# $KCAL_MPI=mpich the launcher is MPICH's hydra (mpiexec.mpich and its
+# hydra_pmi_proxy), with the same promises.
 set -u
 KCAL=${KCAL:-./kcal}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
-command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+export ASAN_OPTIONS=detect_leaks=0
+mpi_require
 fail=0
 tmp=$(mktemp -d)
 export TMPDIR=$tmp

@@ -4,8 +4,13 @@
 # may hold it there), standard errors and metadata present; `kcal fit` on the
 # raw samples it saved writes the very same params file; `kcal predict`
 # accepts the file. Skips (77) where CMA is forbidden (some CI containers).
+# The sm_* keys are measured with the MPI library of $KCAL_MPI
+# (common/mpi_flavor.sh; kcal probe reads it too), which the file's source
+# names.
 set -u
 KCAL=${KCAL:-./kcal}
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+mpi_require
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -43,6 +48,7 @@ for k in cpu cores sockets numa kernel hostname date l1d_cache l2_cache \
   grep -q "^$k " "$tmp/p.params" || fail "metadata key $k missing"
 done
 [ "$(val beta_cache)" = cold ] || fail "beta_cache should be cold by default"
+grep -q "^source .*--mpi $KCAL_MPI" "$tmp/p.params" || fail "source does not name --mpi $KCAL_MPI: $(grep '^source' "$tmp/p.params")"
 # The full model's keys: beta_hot always (measured next to the cold beta);
 # sync_step when mpirun ran (the sm_* keys above say it did).
 for k in beta_hot beta_hot_stderr sync_step sync_step_stderr; do

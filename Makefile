@@ -106,7 +106,8 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 # without it they skip (exit 77) and say why. make test-mpich (or make
 # MPI=mpich test) runs them alone.
 MPICH_TESTS := tests/algos_mpi.sh tests/algos_bench.sh tests/algos_example.sh \
-               tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh
+               tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh \
+               tests/report_pipeline.sh
 MPICH_RUNS  := $(addprefix mpich:,$(MPICH_TESTS))
 HAVE_MPICH   = $(shell pkg-config --exists mpich && echo yes)
 # What the MPI test scripts run, of this run's library.

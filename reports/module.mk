@@ -5,6 +5,8 @@
 #   make report QUICK=1      p = 2, four sizes, under 3 minutes
 #   make report OVERSUB=8    also p = cores+1 .. 8, labelled oversubscribed
 #   make report PARAMS=f     use these params instead of data/<host>.params
+#   make report MPI=mpich    against MPICH (its build, params probed with it:
+#                            data/<host>-mpich.params; reports/out-mpich/)
 report: all
-	@QUICK='$(QUICK)' OVERSUB='$(OVERSUB)' PARAMS='$(PARAMS)' \
+	@QUICK='$(QUICK)' OVERSUB='$(OVERSUB)' PARAMS='$(PARAMS)' KCAL_MPI='$(MPI)' \
 	  KCAL='$(CURDIR)/kcal' reports/make-report

@@ -32,7 +32,7 @@ static const char *const CMD = "report";
 
 typedef struct {
     const char *measured, *predicted, *predicted_full, *params_file, *machine,
-        *out, *scripts;
+        *out, *scripts, *mpi_library;
     int no_plots, quiet;
 } options;
 
@@ -42,7 +42,8 @@ static void usage(FILE *f)
         "usage: kcal report --measured BENCH.csv --predicted PREDICT.csv\n"
         "                   [--predicted-full FULL.csv]\n"
         "                   [--params FILE | --machine knl|broadwell|power8]\n"
-        "                   [--out DIR] [--scripts DIR] [--no-plots] [-q]\n"
+        "                   [--mpi-library TEXT] [--out DIR] [--scripts DIR]\n"
+        "                   [--no-plots] [-q]\n"
         "\n"
         "Join the CSV of `kcal bench --format csv` with that of `kcal predict\n"
         "--format csv` on collective,p,size_bytes,algorithm,k and write into DIR\n"
@@ -60,6 +61,9 @@ static void usage(FILE *f)
         "Oversubscribed runs (more ranks than cores) go to *-oversubscribed.csv\n"
         "and are labelled in every plot and table. --params must name the\n"
         "params the predictions were made with (shown in the report).\n"
+        "  --mpi-library TEXT  the MPI library `mpi` was measured with (`kcal\n"
+        "                 bench --library` says, e.g. \"MPICH 4.0.2 (ch4:ucx)\"): named\n"
+        "                 in the machine table, the speedup section and plots\n"
         "  --scripts DIR  the gnuplot scripts (default: $KCAL_REPORTS_DIR, else\n"
         "                 reports/ beside the kcal binary, else ./reports)\n"
         "  --no-plots     tables and report only (no gnuplot)\n"
@@ -76,6 +80,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"machine", required_argument, 0, 'M'},
         {"out", required_argument, 0, 'o'},
         {"scripts", required_argument, 0, 's'},
+        {"mpi-library", required_argument, 0, 'L'},
         {"no-plots", no_argument, 0, 'n'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
@@ -94,6 +99,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'M': o->machine = optarg; break;
         case 'o': o->out = optarg; break;
         case 's': o->scripts = optarg; break;
+        case 'L': o->mpi_library = *optarg ? optarg : NULL; break;
         case 'n': o->no_plots = 1; break;
         case 'q': o->quiet = 1; break;
         default:
@@ -397,7 +403,8 @@ int kcal_report_main(int argc, char **argv)
         for (size_t i = 0; i < n_speed; i++, done++) {
             kcal_report_plot *pl = &speed[i];
             snprintf(title, sizeof title, "speedup of the best kcoll algorithm "
-                     "over the MPI library's collective, p = %d — %s (%s)%s",
+                     "over %s's collective, p = %d — %s (%s)%s",
+                     o.mpi_library ? o.mpi_library : "the MPI library",
                      pl->p, mach.host, cpu,
                      pl->oversubscribed ? "\nOVERSUBSCRIBED: not a contention "
                                           "measurement" : "");
@@ -437,7 +444,7 @@ int kcal_report_main(int argc, char **argv)
         .n_times = n_times, .speedup = speed, .n_speedup = n_speed,
         .generated = generated, .full_table = o.predicted_full ? &tf : NULL,
         .full_summary = fsum, .n_full_summary = nfs, .full_ranking = frank,
-        .n_full_ranking = nfr};
+        .n_full_ranking = nfr, .mpi_library = o.mpi_library};
     char mdpath[PATH_MAX], htmlpath[PATH_MAX];
     snprintf(mdpath, sizeof mdpath, "%s/report.md", o.out);
     snprintf(htmlpath, sizeof htmlpath, "%s/index.html", o.out);

@@ -46,10 +46,12 @@ static void section_machine(kcal_doc *d, const kcal_report_input *in)
     const char *rows[][2] = {
         {"host", m->host}, {"CPU", m->cpu}, {"cores", cores},
         {"sockets", sockets}, {"last-level cache", llc},
-        {"cache knee, measured", knee}, {"kernel", m->kernel}};
+        {"cache knee, measured", knee}, {"kernel", m->kernel},
+        {"MPI library (`mpi`)", in->mpi_library}};
     kcal_doc_table(d, 2, head);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        kcal_doc_row(d, 2, rows[i]);
+        if (rows[i][1]) /* the MPI library only when given */
+            kcal_doc_row(d, 2, rows[i]);
     kcal_doc_table_end(d);
     if (disagree) {
         char para[400];
@@ -223,7 +225,18 @@ static void section_speedup(kcal_doc *d, const kcal_report_input *in, int over)
         }
         kcal_doc_table_end(d);
     }
-    if (any)
+    if (any && in->mpi_library) {
+        char para[1024];
+        snprintf(para, sizeof para, "Speedup = median time of the MPI "
+                 "library's collective (%s) / median time of the fastest "
+                 "kcoll algorithm, with that algorithm named; above 1 kcoll "
+                 "is faster. Times in `speedup.csv`. Where measured, `auto` "
+                 "is the same ratio for libkcoll's own choice (algorithm "
+                 "NULL), and `of limit` the fastest algorithm's median over "
+                 "the copy limit's (docs/bench.md): 1 is as fast as the "
+                 "copies alone.", in->mpi_library);
+        kcal_doc_paras(d, para);
+    } else if (any)
         kcal_doc_paras(d, "Speedup = median time of the MPI library's "
                        "collective / median time of the fastest kcoll "
                        "algorithm, with that algorithm named; above 1 kcoll "

@@ -39,6 +39,9 @@ typedef struct {
     long n_full_summary;
     const kcal_join_rank *full_ranking;
     long n_full_ranking;
+    /* The MPI library `mpi` was measured with ("MPICH 4.0.2 (ch4:ucx)",
+     * kcal report --mpi-library), or NULL when not given. */
+    const char *mpi_library;
 } kcal_report_input;
 
 #endif

@@ -3,10 +3,14 @@
 # p = 2 and two sizes, the paper's KNL params (so no probe is needed), real
 # kcal bench runs under mpirun. Checks that every collective has its plot as
 # a complete 1000x700 PNG, that the CSVs parse and hold one row per measured
-# point, and that report.md names the numbers. Skips (77) when this build has
-# no `kcal bench` (the reference collectives are another part of kcal).
+# point, and that report.md names the numbers and the MPI library measured
+# ($KCAL_MPI's, common/mpi_flavor.sh: Open MPI, or MPICH as `make report
+# MPI=mpich`). Skips (77) when this build has no `kcal bench` (the reference
+# collectives are another part of kcal) or the library is not installed.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/common/mpi_flavor.sh"
+mpi_require
 KCAL=$(realpath "${KCAL_RELEASE:-$root/kcal}")
 if ! "$KCAL" bench --help >/dev/null 2>&1; then
   echo "skip: this kcal has no 'bench' command (reference collectives not built in)"
@@ -61,6 +65,9 @@ for f in "$out"/*.csv; do
   check "$f parses (same field count as its header)" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"
 done
 check "report.md headline" grep -q '^Median model error: [0-9.]* %' "$out/report.md"
+check "report.md names $mpi_title" grep -q "^| MPI library (\`mpi\`) | $mpi_title [0-9v]" "$out/report.md"
+check "the speedup text names $mpi_title" grep -q "median time of the MPI library's collective ($mpi_title " "$out/report.md"
+check "make-report said which library" grep -q "^make-report: MPI library: $mpi_title " "$tmp/stderr"
 # The full model is predicted and compared too.
 check "predicted-full header" [ "$(head -1 "$out/predicted-full.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
 check "predicted-full rows = predicted rows" [ "$(wc -l <"$out/predicted-full.csv")" -eq "$(wc -l <"$out/predicted.csv")" ]

@@ -24,9 +24,9 @@ static const char *const none[] = {NULL};
 
 static const kcal_mpi_flavor flavors[] = {
     {"openmpi", "Open MPI", ompi_launchers, ompi_oversub, "--oversubscribe",
-     ompi_root, "build", "libkcoll", "make"},
+     ompi_root, "build", "", "libkcoll", "make"},
     {"mpich", "MPICH", mpich_launchers, NULL, NULL, none, "build-mpich",
-     "libkcoll-mpich", "make MPI=mpich"},
+     "-mpich", "libkcoll-mpich", "make MPI=mpich"},
 };
 #define NFLAVORS (sizeof flavors / sizeof flavors[0])
 

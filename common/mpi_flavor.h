@@ -37,6 +37,7 @@ typedef struct {
     /* NAME=VALUE the launcher needs to run as root, set where unset. */
     const char *const *root_env;
     const char *build_dir; /* make's folder of its MPI programs */
+    const char *suffix;    /* of its library names: "", "-mpich" */
     const char *lib;       /* libkcoll's name: libkcoll, libkcoll-mpich */
     const char *make_hint; /* how to build its programs */
 } kcal_mpi_flavor;

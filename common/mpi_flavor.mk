@@ -12,21 +12,24 @@
 #                        $(BUILD)-mpich/, algos/libkcoll-mpich.{a,so}
 #
 # The two ABIs differ (MPI_Comm is an int in MPICH, a pointer in Open MPI),
-# so each build has its own folder and library name and both live side by
-# side. A new MPI-specific program adds its rule with $(MPI_BUILD),
-# $(MPI_CFLAGS) and $(MPI_LIBS) and is built for both.
+# so each build has its own folder and library names and both live side by
+# side. A new MPI-specific program or library (the PMPI interposer, say)
+# puts its objects under $(MPI_BUILD)/, compiles with $(MPI_CFLAGS), links
+# $(MPI_LIBS), names a library algos/libNAME$(MPI_SUFFIX).so, and joins
+# `lib:`; then `make MPI=mpich` builds it for MPICH too (docs/mpi.md).
 MPI ?= openmpi
 ifeq ($(MPI),openmpi)
-MPI_PKG   := ompi-c
-MPI_BUILD := $(BUILD)
-KCOLL_LIB := algos/libkcoll
+MPI_PKG    := ompi-c
+MPI_SUFFIX :=
+MPI_BUILD  := $(BUILD)
 else ifeq ($(MPI),mpich)
-MPI_PKG   := mpich
-MPI_BUILD := $(BUILD)-mpich
-KCOLL_LIB := algos/libkcoll-mpich
+MPI_PKG    := mpich
+MPI_SUFFIX := -mpich
+MPI_BUILD  := $(BUILD)-mpich
 else
 $(error MPI=$(MPI): say MPI=openmpi (the default) or MPI=mpich)
 endif
+KCOLL_LIB := algos/libkcoll$(MPI_SUFFIX)
 # The MPICH build folder, whatever this run builds: make test runs the
 # MPICH suite from it when MPICH is installed.
 MPICH_BUILD := $(BUILD)-mpich

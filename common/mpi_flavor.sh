@@ -18,7 +18,8 @@
 #   mpi_x         the launcher option that sets a variable in every rank,
 #                 followed by NAME=VALUE: -x (Open MPI), -genv (hydra)
 #   mpi_cc        the compiler wrapper: mpicc.openmpi (else mpicc), mpicc.mpich
-#   mpi_lib       libkcoll's name: libkcoll, libkcoll-mpich
+#   mpi_suffix    of the MPI build's library names: empty, -mpich
+#   mpi_lib       libkcoll's name: libkcoll$mpi_suffix
 #   mpi_build     the folder of the MPI programs: $BUILD for openmpi,
 #                 $BUILD-mpich for mpich ($BUILD default build)
 # and defines mpi_require, which exits 77 (skip) with the reason when this
@@ -33,7 +34,7 @@ case $KCAL_MPI in
     command -v "$mpi_cc" >/dev/null 2>&1 || mpi_cc=mpicc
     mpi_run=("$mpi_launcher" --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
     mpi_x=-x
-    mpi_lib=libkcoll
+    mpi_suffix=
     mpi_build=${BUILD:-build}
     if [ "$(id -u)" = 0 ]; then
       export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
@@ -49,7 +50,7 @@ case $KCAL_MPI in
     mpi_cc=mpicc.mpich
     mpi_run=("$mpi_launcher")
     mpi_x=-genv
-    mpi_lib=libkcoll-mpich
+    mpi_suffix=-mpich
     mpi_build=${BUILD:-build}-mpich
     ;;
   *)
@@ -58,6 +59,7 @@ case $KCAL_MPI in
     ;;
 esac
 export KCAL_MPI
+mpi_lib=libkcoll$mpi_suffix
 
 mpi_require() {
   local what

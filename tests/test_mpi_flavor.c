@@ -36,6 +36,8 @@ int main(void)
     CHECK_STR(mpich->build_dir, "build-mpich");
     CHECK_STR(mpich->lib, "libkcoll-mpich");
     CHECK_STR(ompi->lib, "libkcoll");
+    CHECK_STR(ompi->suffix, "");
+    CHECK_STR(mpich->suffix, "-mpich");
 
     /* --mpi wins over $KCAL_MPI; $KCAL_MPI over the default Open MPI. */
     unsetenv("KCAL_MPI");

@@ -51,14 +51,16 @@ all: $(STAMP) kcal lib
 help:
 	@echo "make            build kcal, algos/libkcoll.{a,so} and the MPI benchmark (installs deps first)"
 	@echo "make run        the main job: ./kcal predict --coll scatter --p 64 on the embedded default"
-	@echo "make test       build with ASan+UBSan and run every test (tests/)"
-	@echo "make report     measure, predict and compare: reports/out/report.md (QUICK=1, OVERSUB=P, PARAMS=file)"
+	@echo "make MPI=mpich  the same against MPICH: algos/libkcoll-mpich.{a,so}, build-mpich/ (docs/mpi.md)"
+	@echo "make test       build with ASan+UBSan and run every test (tests/); the MPI ones against MPICH too when installed"
+	@echo "make test-mpich only the MPI tests against MPICH"
+	@echo "make report     measure, predict and compare: reports/out/report.md (QUICK=1, OVERSUB=P, PARAMS=file, MPI=mpich)"
 	@echo "make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_S seconds each (default 60; FUZZ_TARGETS=...)"
 	@echo "make fuzz-smoke every fuzz target for 10 s (what CI runs after make test)"
 	@echo "make bench      scripts/bench-*: performance benchmarks (not tests)"
 	@echo "make deps       install the Debian packages kcal needs (scripts/install-deps)"
 	@echo "make print-ldflags  what a static link against libkcoll.a needs"
-	@echo "make clean      remove build/, kcal, algos/libkcoll.*, reports/out/"
+	@echo "make clean      remove build/, build-mpich/, kcal, algos/libkcoll*.*, reports/out/"
 
 deps $(STAMP): scripts/install-deps
 	@MPI=$(MPI) scripts/install-deps
@@ -138,6 +140,6 @@ bench: all
 
 clean:
 	rm -rf $(BUILD) $(MPICH_BUILD) kcal algos/libkcoll.a algos/libkcoll.so \
-	  algos/libkcoll-mpich.a algos/libkcoll-mpich.so reports/out
+	  algos/libkcoll-mpich.a algos/libkcoll-mpich.so reports/out reports/out-mpich
 
 -include $(shell find $(sort $(BUILD) $(MPI_BUILD)) -name '*.d' 2>/dev/null)

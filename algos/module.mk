@@ -50,3 +50,4 @@ $(MPI_BUILD)/tests/algos_cma_check: tests/algos_cma_check.c $(MPI_BUILD)/kcoll-a
 	$(CC) $(CPPFLAGS) -Itests $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(MPI_BUILD)/kcoll-asan/algos/cma.o
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check

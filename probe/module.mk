@@ -11,4 +11,5 @@ $(SM_BENCH): probe/mpi/sm_bench.c $(KCOLL_LIB).a | $(STAMP)
 
 all: $(SM_BENCH)
 TEST_EXTRA_BINS += $(SM_BENCH)
+MPI_TEST_PROGS += $(SM_BENCH)
 kcal: | $(SM_BENCH)

@@ -27,6 +27,9 @@
  *   call, an `mpi` rule is not counted as the model's hand-off), calls no
  *   rule matches (another p, a size outside the rules) are left to the
  *   model, and every result equals the MPI built-in's.
+ * --mode tabled: under a $KCOLL_TABLE with a rule for every size of every
+ *   collective at this p (kcal tune's, tests/tune_cli.sh): every NULL call
+ *   is decided by the table, with the built-in's result.
  * --mode badtable: under a $KCOLL_TABLE that does not read: modelless's
  *   calls, results still right, and no call decided by the table
  *   (tests/algos_mpi.sh counts the warnings).
@@ -642,6 +645,16 @@ static void table(void)
         fail("scatter parallel_read", "a named algorithm went through the table");
 }
 
+/* Every NULL call on world decided by the table, results right. */
+static void tabled(void)
+{
+    static const size_t ns[] = {0, 1, 4097, 65549, (1u << 20) + 5};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                table_case(coll, ns[i], ip, MPI_COMM_WORLD, "world", 1);
+}
+
 /* One fallback case with a scaled-down type: kcoll_mpi_<coll> against the
  * MPI built-in called with plain MPI_BYTE counts (n is small here). */
 static void types_case(int coll, size_t n, int root, int in_place)
@@ -803,6 +816,8 @@ int main(int argc, char **argv)
         handoff();
     } else if (!strcmp(mode, "table")) {
         table();
+    } else if (!strcmp(mode, "tabled")) {
+        tabled();
     } else if (!strcmp(mode, "badtable")) {
         modelless();
         cases++;

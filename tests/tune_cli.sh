@@ -67,7 +67,7 @@ start=$SECONDS
   >"$tmp/guided.table" 2>"$tmp/err"; rc=$?
 echo "guided run: exit $rc in $((SECONDS - start)) s"
 head -n 1 "$tmp/guided.table"
-if [ $rc -ne 0 ] || ! head -n 1 "$tmp/guided.table" | grep -q '^kcoll-table 1 kcal tune on .*p = 2, not oversubscribed, the model.s 3 best and mpi, median of 5 iterations'; then
+if [ $rc -ne 0 ] || ! head -n 1 "$tmp/guided.table" | grep -q '^kcoll-table 1 kcal tune on .*p = 2, not oversubscribed, the paper model.s 3 best and mpi, median of 5 iterations'; then
   echo "FAIL: guided run: exit $rc, table:"; cat "$tmp/guided.table" "$tmp/err"; fail=1
 fi
 rules=$(grep -v '^#' "$tmp/guided.table" | tail -n +2)
@@ -87,7 +87,7 @@ if grep -q 'regret' "$tmp/err"; then echo "FAIL: a guided run speaks of regret";
 # every NULL call (each decided by it), and stderr has the counts and the
 # regret.
 start=$SECONDS
-"$KCAL" tune -q --p 2 --sizes 4K,64K --iters 5 --warmup 2 --exhaustive \
+"$KCAL" tune -q --p 2 --machine knl --sizes 4K,64K --iters 5 --warmup 2 --exhaustive \
   >"$tmp/all.table" 2>"$tmp/err"; rc=$?
 echo "exhaustive run: exit $rc in $((SECONDS - start)) s"
 cat "$tmp/err"
@@ -95,15 +95,17 @@ line=$(grep '^kcal tune: measurements: exhaustive ' "$tmp/err")
 ex=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\1/p')
 gu=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\2/p')
 # At p = 2 the bench runs 3 + 3 + 4 + 6 + 2 candidates and mpi per size;
-# the guided table needs 3 (2 for alltoall) and mpi.
-if [ $rc -ne 0 ] || [ "$ex" != 46 ] || [ "$gu" != 38 ]; then
-  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 46) and '$gu' (want 38)"; fail=1
+# the guided table needs 3 (2 for alltoall) and mpi, more where the
+# model's times tie (docs/tune.md), at most all.
+if [ $rc -ne 0 ] || [ "$ex" != 46 ] || [ -z "$gu" ] || [ "$gu" -lt 38 ] || [ "$gu" -gt 46 ]; then
+  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 46) and '$gu' (want 38..46)"; fail=1
 fi
 if ! grep -Eq '^kcal tune: regret of the model-guided table against the exhaustive one over 10 points: mean [0-9]+\.[0-9]+ %, max [0-9]+\.[0-9]+ %$' "$tmp/err"; then
   echo "FAIL: no regret line"; fail=1
 fi
-if ! grep -q '^kcal tune: with 2 candidates + mpi: 30 measurements' "$tmp/err"; then
-  echo "FAIL: no line for 2 candidates (30 measurements)"; fail=1
+two=$(sed -n 's/^kcal tune: with 2 candidates + mpi: \([0-9]*\) measurements = .*/\1/p' "$tmp/err")
+if [ -z "$two" ] || [ "$two" -lt 30 ] || [ "$two" -gt "${gu:-0}" ]; then
+  echo "FAIL: the line for 2 candidates: '$two' measurements (want 30..$gu)"; fail=1
 fi
 run() { # name, then the command
   local name=$1; shift

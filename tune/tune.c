@@ -23,8 +23,8 @@ static int same(const kcal_tune_cand *a, const kcal_tune_cand *b)
     return a->alg == b->alg && a->k == b->k;
 }
 
-int kcal_tune_guide(kcal_tune_point *pt, const kcal_params *prm, int p,
-                    int want)
+int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
+                    const kcal_params *prm, int p, int want)
 {
     free(pt->guided);
     pt->guided = NULL;
@@ -32,21 +32,28 @@ int kcal_tune_guide(kcal_tune_point *pt, const kcal_params *prm, int p,
     if (want < 1)
         return -1;
     kcal_prediction *pred;
-    long n = kcal_model_rank(KCAL_MODEL_PAPER, prm, pt->coll, p, pt->n, 0, 0,
-                             &pred);
+    long n = kcal_model_rank(model, prm, pt->coll, p, pt->n, 0, 0, &pred);
     if (n < 0)
         return -1;
-    pt->guided = calloc((size_t)want, sizeof *pt->guided);
+    pt->guided = calloc((size_t)(n > 0 ? n : 1), sizeof *pt->guided);
     if (!pt->guided) {
         free(pred);
         return -1;
     }
-    /* The ranking lists each (algorithm, k) once, fastest first. */
-    for (long i = 0; i < n && pt->n_guided < want; i++) {
+    /* The ranking lists each (algorithm, k) once, fastest first. Those
+     * tied with the want-th come too: the model cannot tell them apart
+     * (the three ring allgathers share one formula), and which of them
+     * the tie order happens to list first says nothing about the
+     * machine. */
+    double last = 0;
+    for (long i = 0; i < n; i++) {
         if (kcal_model_is_mpi(pred[i].alg) || !isfinite(pred[i].seconds) ||
             pred[i].seconds < 0)
             continue;
+        if (pt->n_guided >= want && pred[i].seconds != last)
+            break;
         pt->guided[pt->n_guided++] = (kcal_tune_cand){pred[i].alg, pred[i].k};
+        last = pred[i].seconds;
     }
     free(pred);
     return pt->n_guided;

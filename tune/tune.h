@@ -43,13 +43,15 @@ typedef struct {
 char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len);
 
 /* The point's guided candidates: the `want` fastest distinct (algorithm,
- * k) of the paper model's ranking at (coll, p, n) with the params prm
- * (the same ranking and ties as kcal predict and libkcoll), leaving out
- * the MPI library's row and candidates whose time is not finite. Returns
- * how many (fewer than want where the collective has fewer at p; 0 when
- * every time is inf or NaN), or -1 out of memory or on bad arguments. */
-int kcal_tune_guide(kcal_tune_point *pt, const kcal_params *prm, int p,
-                    int want);
+ * k) of the model's ranking at (coll, p, n) with the params prm (the
+ * same ranking and ties as kcal predict; libkcoll's is the paper model's),
+ * and any whose predicted time equals the want-th's (a tie the model
+ * cannot break), leaving out the MPI library's row and candidates whose
+ * time is not finite. Returns how many (fewer than want where the
+ * collective has fewer at p; 0 when every time is inf or NaN), or -1 out
+ * of memory or on bad arguments. */
+int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
+                    const kcal_params *prm, int p, int want);
 
 /* Record a measured median for cand at the point (a second one for the
  * same candidate replaces the first). 0, or -1 out of memory. */

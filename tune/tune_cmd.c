@@ -1,13 +1,14 @@
 /* tune_cmd: `kcal tune`, model-guided tuning into a selection table.
  *
  *   kcal tune --p P [--colls LIST] [--sizes LIST|MIN:MAX] [--candidates N]
- *             [--exhaustive] [--params FILE | --machine NAME] [--iters N]
- *             [--warmup N]
+ *             [--model paper|full] [--exhaustive]
+ *             [--params FILE | --machine NAME] [--iters N] [--warmup N]
  *             [--mpirun CMD] [--timeout S] [-q] [-v]  > table
  *
- * For each collective and size (a point) the paper model, with the params
- * libkcoll would use ($KCAL_PARAMS or the embedded default; --params),
- * ranks the algorithms at p, and only its N best (algorithm, k) and the
+ * For each collective and size (a point) the paper model (or --model
+ * full), with the params libkcoll would use ($KCAL_PARAMS or the embedded
+ * default; --params), ranks the algorithms at p, and only its N best
+ * (algorithm, k) and the
  * MPI library's own collective are measured (tune.h). The measuring is
  * `kcal bench`'s: kcal-bench-mpi under the launcher (bench_run.h), one
  * interleaved run per collective and set of candidates, over the sizes
@@ -45,6 +46,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kcal tune --p P [--colls LIST] [--sizes LIST|MIN:MAX] "
             "[--candidates N]\n"
+            "                 [--model paper|full]"
+            "\n"
             "                 [--exhaustive] [--params FILE | --machine "
             "NAME]\n"
             "                 [--iters N] [--warmup N] [--mpirun CMD] "
@@ -66,6 +69,9 @@ static void usage(FILE *f)
             "                   from 0, the last with no upper end\n"
             "  --candidates N   the model's N best (algorithm, k) per size "
             "(default %d)\n"
+            "  --model M        the model that ranks them: paper (default, "
+            "libkcoll's choice)\n"
+            "                   or full (docs/model.md)\n"
             "  --exhaustive     measure every candidate instead; print that "
             "table, and on\n"
             "                   stderr the measurements each needed and the "
@@ -96,6 +102,7 @@ typedef struct {
     const char *colls, *sizes, *params, *machine, *launcher;
     long p, candidates, iters, warmup, timeout;
     int exhaustive, quiet, verbose;
+    kcal_model_kind model;
 } options;
 
 /* 0, 1 (--help printed) or -1 (the error line printed). */
@@ -106,6 +113,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"colls", required_argument, 0, 'c'},
         {"sizes", required_argument, 0, 's'},
         {"candidates", required_argument, 0, 'n'},
+        {"model", required_argument, 0, 'o'},
         {"exhaustive", no_argument, 0, 'e'},
         {"params", required_argument, 0, 'P'},
         {"machine", required_argument, 0, 'M'},
@@ -130,6 +138,13 @@ static int parse_options(int argc, char **argv, options *o)
         case 'c': o->colls = optarg; break;
         case 's': o->sizes = optarg; break;
         case 'e': o->exhaustive = 1; break;
+        case 'o':
+            if (kcal_model_from_name(optarg, &o->model) != 0) {
+                kcal_cli_error(CMD, "--model: '%s' is not paper or full",
+                               optarg);
+                return -1;
+            }
+            break;
         case 'P': o->params = optarg; break;
         case 'M': o->machine = optarg; break;
         case 'q': o->quiet = 1; break;
@@ -271,7 +286,8 @@ static void guided_list(const kcal_tune_point *pt, char *buf, size_t len)
 }
 
 /* How many candidates the exhaustive run measures for coll at p: every
- * (algorithm, k) the model ranks, as kcal-bench-mpi runs them. */
+ * (algorithm, k) the model ranks (both models rank the same ones), as
+ * kcal-bench-mpi runs them. */
 static int all_candidates(const kcal_params *prm, kcal_coll coll, int p)
 {
     kcal_prediction *pred;
@@ -346,8 +362,8 @@ static void describe(const options *o, int cores, int over,
     if (o->exhaustive)
         snprintf(cand, sizeof cand, "every candidate");
     else
-        snprintf(cand, sizeof cand, "the model's %ld best and mpi",
-                 o->candidates);
+        snprintf(cand, sizeof cand, "the %s model's %ld best and mpi",
+                 kcal_model_name(o->model), o->candidates);
     char cores_s[64];
     if (cores > 0)
         snprintf(cores_s, sizeof cores_s, "%d cores", cores);
@@ -412,7 +428,7 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
     /* Fewer candidates, from the same measurements. */
     for (long n = 1; n < o->candidates; n++) {
         for (size_t i = 0; i < npts; i++)
-            kcal_tune_guide(&pts[i], prm, (int)o->p, (int)n);
+            kcal_tune_guide(&pts[i], o->model, prm, (int)o->p, (int)n);
         kcal_tune_compare(pts, npts, &g);
         fprintf(stderr, "kcal tune: with %ld candidate%s + mpi: %zu "
                 "measurements = %.2f of exhaustive, regret mean %.2f %%, max "
@@ -485,7 +501,8 @@ int kcal_tune_main(int argc, char **argv)
             kcal_tune_point *pt = &pts[(size_t)c * nsizes + i];
             pt->coll = colls[c];
             pt->n = sizes[i];
-            int got = kcal_tune_guide(pt, &prm, (int)o.p, (int)o.candidates);
+            int got = kcal_tune_guide(pt, o.model, &prm, (int)o.p,
+                                      (int)o.candidates);
             if (got < 0) {
                 kcal_cli_error(CMD, "out of memory");
                 goto done;

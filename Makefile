@@ -22,19 +22,19 @@ PKG_CFLAGS = $(shell pkg-config --cflags gsl hwloc)
 PKG_LIBS   = $(shell pkg-config --libs gsl hwloc) -lm
 
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -I$(BUILD)/gen
+CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -Itune -I$(BUILD)/gen
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c) bench/bench_cmd.c
+KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 
 KCAL_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 KCAL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 # libkcoll carries only what choosing an algorithm needs (no GSL, no CLI).
-KCOLL_MODEL_SRCS := model/params.c model/model.c common/sizes.c common/err.c common/grow.c
+KCOLL_MODEL_SRCS := model/params.c model/model.c model/table.c common/sizes.c common/err.c common/grow.c
 KCOLL_MODEL_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
 TEST_C_SRCS := $(wildcard tests/test_*.c)
@@ -112,7 +112,7 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 # MPI=mpich test) runs them alone.
 MPICH_TESTS := tests/algos_mpi.sh tests/algos_bench.sh tests/algos_example.sh \
                tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh \
-               tests/report_pipeline.sh
+               tests/report_pipeline.sh tests/tune_cli.sh
 MPICH_RUNS  := $(addprefix mpich:,$(MPICH_TESTS))
 HAVE_MPICH   = $(shell pkg-config --exists mpich && echo yes)
 TEST_ENV = KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD)

@@ -23,6 +23,8 @@
 #include "kcoll_impl.h"
 #include "model.h"
 #include "params.h"
+#include "stats.h"
+#include "tuned.h"
 
 atomic_ulong kcoll_handoffs;
 
@@ -71,6 +73,15 @@ static void warn_nonfinite(kcal_coll coll, const kcal_algorithm *only, int p,
                 only ? only->id : "", p, (unsigned long long)n,
                 (long)getpid());
 }
+
+/* What this thread's current call ran, for KCOLL_STATS (stats.h): set by
+ * prepare() once it knows, read by the entry points' record(). name NULL:
+ * the call failed before it chose (nothing is recorded). */
+typedef struct {
+    const char *name;
+    int k, p;
+} call_record;
+static _Thread_local call_record last;
 
 static int env_on(const char *name)
 {
@@ -216,6 +227,7 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
                    kcoll_comm **c, const kcal_algorithm **alg, int *k,
                    int *use_mpi)
 {
+    last.name = NULL;
     KCOLL_TRY(kcoll_comm_get(comm, c));
     int p = (*c)->size;
     if (rooted && (root < 0 || root >= p))
@@ -235,14 +247,23 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
             return MPI_ERR_OTHER;
         warn_no_cma();
         *use_mpi = 1;
+        last = (call_record){"mpi", 0, p};
         return MPI_SUCCESS;
     }
-    if (!algorithm && (uint64_t)n < handoff_below(*c, coll)) {
+    /* Left to libkcoll: a rule of $KCOLL_TABLE decides first (tuned.h). */
+    if (!algorithm &&
+        kcoll_tuned_decide(coll, p, n, alg, k) == KCOLL_TUNED_MPI) {
+        *use_mpi = 1;
+        last = (call_record){"mpi", 0, p};
+        return MPI_SUCCESS;
+    }
+    if (!*alg && (uint64_t)n < handoff_below(*c, coll)) {
         /* The model's choice below the measured crossover, without asking
          * it: these calls are a microsecond, and the question was a tenth
          * of what libkcoll added to them. */
         count_handoff();
         *use_mpi = 1;
+        last = (call_record){"mpi", 0, p};
         return MPI_SUCCESS;
     }
     if (*k < 0) { /* NULL, or a throttled id without k */
@@ -253,7 +274,19 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
             *k = ch.k;
         }
     }
+    last = *use_mpi ? (call_record){"mpi", 0, p}
+                    : (call_record){(*alg)->id, *k, p};
     return MPI_SUCCESS;
+}
+
+/* The KCOLL_STATS record of the call that began at t0 (blocks: p blocks of
+ * n bytes, or 1 for bcast). */
+static void record(kcal_coll coll, size_t n, int blocks, double t0)
+{
+    if (last.name)
+        kcoll_stats_add(coll, last.p == 1 ? "local" : last.name, last.k,
+                        (uint64_t)n * (uint64_t)(blocks ? last.p : 1),
+                        kcoll_stats_now() - t0);
 }
 
 static int run(kcoll_comm *c, const kcal_algorithm *alg, const kcoll_args *a)
@@ -262,7 +295,7 @@ static int run(kcoll_comm *c, const kcal_algorithm *alg, const kcoll_args *a)
     return dispatch[alg->index](c, a);
 }
 
-int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
+static int scatter_call(const void *sendbuf, void *recvbuf, size_t n, int root,
                   MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
@@ -284,7 +317,7 @@ int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
     return run(c, alg, &a);
 }
 
-int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
+static int gather_call(const void *sendbuf, void *recvbuf, size_t n, int root,
                  MPI_Comm comm, const char *algorithm)
 {
     kcoll_comm *c;
@@ -305,7 +338,7 @@ int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
     return run(c, alg, &a);
 }
 
-int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
+static int bcast_call(void *buf, size_t n, int root, MPI_Comm comm,
                 const char *algorithm)
 {
     kcoll_comm *c;
@@ -348,16 +381,62 @@ static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
     return run(c, alg, &a);
 }
 
-int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+static int allgather_call(const void *sendbuf, void *recvbuf, size_t n,
                     MPI_Comm comm, const char *algorithm)
 {
     return everyone(KCAL_COLL_ALLGATHER, kcoll_mpi_allgather, sendbuf,
                     recvbuf, n, comm, algorithm);
 }
 
-int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
+static int alltoall_call(const void *sendbuf, void *recvbuf, size_t n,
                    MPI_Comm comm, const char *algorithm)
 {
     return everyone(KCAL_COLL_ALLTOALL, kcoll_mpi_alltoall, sendbuf, recvbuf,
                     n, comm, algorithm);
+}
+
+/* The entry points: the call, and its KCOLL_STATS record when asked for. */
+#define WITH_STATS(coll, n, blocks, call)                                    \
+    do {                                                                     \
+        if (!kcoll_stats_on())                                               \
+            return call;                                                     \
+        double t0_ = kcoll_stats_now();                                      \
+        int rc_ = call;                                                      \
+        record(coll, n, blocks, t0_);                                        \
+        return rc_;                                                          \
+    } while (0)
+
+int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
+                  MPI_Comm comm, const char *algorithm)
+{
+    WITH_STATS(KCAL_COLL_SCATTER, n, 1,
+               scatter_call(sendbuf, recvbuf, n, root, comm, algorithm));
+}
+
+int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
+                 MPI_Comm comm, const char *algorithm)
+{
+    WITH_STATS(KCAL_COLL_GATHER, n, 1,
+               gather_call(sendbuf, recvbuf, n, root, comm, algorithm));
+}
+
+int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
+                const char *algorithm)
+{
+    WITH_STATS(KCAL_COLL_BCAST, n, 0,
+               bcast_call(buf, n, root, comm, algorithm));
+}
+
+int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
+                    MPI_Comm comm, const char *algorithm)
+{
+    WITH_STATS(KCAL_COLL_ALLGATHER, n, 1,
+               allgather_call(sendbuf, recvbuf, n, comm, algorithm));
+}
+
+int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
+                   MPI_Comm comm, const char *algorithm)
+{
+    WITH_STATS(KCAL_COLL_ALLTOALL, n, 1,
+               alltoall_call(sendbuf, recvbuf, n, comm, algorithm));
 }

@@ -1,0 +1,39 @@
+/* stats: what libkcoll did with each process's calls, for KCOLL_STATS=1.
+ *
+ * Every public entry point (and the LD_PRELOAD interposer, and the
+ * two-level path) adds one record per call: collective, the name of what
+ * ran ("parallel_read", "throttled_read:4", "mpi" for the MPI library's own
+ * collective, "two_level:<intra id>"), the bytes of the call's whole buffer
+ * (p blocks of n, or bcast's n) and the wall time spent in it. At
+ * MPI_Finalize, rank 0 of MPI_COMM_WORLD prints its table on stderr: the
+ * calls that rank took part in (every collective's rows are the same on
+ * every rank of its communicator; a sub-communicator without rank 0 is not
+ * shown). Off (KCOLL_STATS unset, empty or "0"): one load and a branch. */
+#ifndef KCOLL_STATS_H
+#define KCOLL_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* Whether KCOLL_STATS is on (read once per process). */
+int kcoll_stats_on(void);
+
+/* Seconds on the clock the records use (MPI_Wtime). */
+double kcoll_stats_now(void);
+
+/* One call. name is copied (at most KCOLL_STATS_NAME - 1 bytes); k > 0 is
+ * appended as ":k". Safe from any thread. Calls after the table is full
+ * (KCOLL_STATS_ROWS distinct rows) are counted in one "other" row. */
+#define KCOLL_STATS_NAME 48
+#define KCOLL_STATS_ROWS 64
+void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
+                     double seconds);
+
+/* The table as text ("collective algorithm calls bytes seconds" rows under
+ * a header), for the finalize hook and the tests; returns the length
+ * snprintf would have written. */
+size_t kcoll_stats_format(char *buf, size_t len);
+
+#endif

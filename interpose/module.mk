@@ -1,0 +1,29 @@
+# interpose/: libkcoll_pmpi.so, the LD_PRELOAD interposer (docs/interpose.md):
+# MPI_Bcast ... MPI_Alltoall and their Fortran names, over libkcoll's
+# objects linked in (hidden: exports.map exports only the MPI names), so it
+# is one file to preload. It lives in $(BUILD), beside the MPI programs kcal
+# launches, where `kcal run` finds it (common/exe.h). The interposer's own
+# test program is built here; tests/interpose*.sh run it.
+PMPI_LIB := $(BUILD)/libkcoll_pmpi.so
+INTERPOSE_SRCS := interpose/wrap.c interpose/layout.c interpose/fortran.c
+INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/kcoll/%.o,$(INTERPOSE_SRCS))
+
+$(INTERPOSE_OBJS): CFLAGS += -fvisibility=hidden
+$(INTERPOSE_OBJS): interpose/module.mk
+
+# -z defs: every symbol resolves in libkcoll's objects or the MPI library.
+$(PMPI_LIB): $(INTERPOSE_OBJS) $(KCOLL_OBJS) $(KCOLL_MODEL_OBJS) interpose/exports.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libkcoll_pmpi.so \
+	  -Wl,--version-script=interpose/exports.map -Wl,-z,defs \
+	  -o $@ $(filter %.o,$^) $(MPI_LIBS) -lm
+
+lib: $(PMPI_LIB)
+
+# The test program calls MPI_* only (and PMPI_* for its reference results),
+# like an application that knows nothing of kcoll: no libkcoll, no ASan (it
+# runs with the interposer preloaded).
+$(BUILD)/tests/interpose_check: tests/interpose_check.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
+
+TEST_EXTRA_BINS += $(PMPI_LIB) $(BUILD)/tests/interpose_check

@@ -15,6 +15,7 @@ int kcal_probe_main(int argc, char **argv);
 int kcal_fit_main(int argc, char **argv);
 int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
+int kcal_run_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -31,6 +32,8 @@ static const struct {
      "time libkcoll's algorithms and the MPI library's own (mpirun)"},
     {"report", kcal_report_main,
      "join measured and predicted times: model error, selection regret, plots"},
+    {"run", kcal_run_main,
+     "run an MPI application with libkcoll's collectives preloaded"},
 };
 
 static void usage(FILE *f)
@@ -52,8 +55,8 @@ int main(int argc, char **argv)
     if (argc < 2) {
         /* Bad input gets one line, like every other usage error; the
          * command list is what --help is for. */
-        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench "
-                        "or report; kcal --help says more)\n");
+        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, "
+                        "report or run; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The LD_PRELOAD interposer (libkcoll_pmpi.so, docs/interpose.md) under
+# tests/interpose_check.c, a program that calls only MPI_* (and PMPI_* for
+# its reference results):
+#   - the library exports exactly the MPI and Fortran names it replaces, and
+#     no object of libkcoll calls the five MPI_ names itself (they would
+#     recurse into the interposer);
+#   - the matrix at p = 1, 2, 3, 4 without the interposer (the program's own
+#     checks against Open MPI) and with it, every call byte for byte equal to
+#     PMPI's; its KCOLL_STATS table counts, per collective, exactly the calls
+#     rank 0 made, taken by kcoll (an algorithm's row), "local" (one process)
+#     or handed to the MPI library as "mpi(intercomm)", as the program says
+#     they must be (types that are not contiguous, on some processes or on
+#     all, are packed and still take kcoll);
+#   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
+#   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT (the
+#     calls are recorded as mpi(invalid)); the default handler aborts; an
+#     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
+#     reaches the communicator's own handler once per call and is returned,
+#     or aborts the job under MPI_ERRORS_ARE_FATAL.
+# A bad KCOLL_TABLE (one line, the job still runs on the MPI library) is
+# tested with kcal tune's table reader, not here.
+set -u
+BUILD=${BUILD:-build}
+prog=$BUILD/tests/interpose_check
+lib=$BUILD/libkcoll_pmpi.so
+for f in "$prog" "$lib"; do
+  [ -e "$f" ] || { echo "interpose: $f not built (make test builds it)"; exit 1; }
+done
+lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+command -v nm >/dev/null || { echo "nm not found"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_STRICT KCOLL_SIMULATE_NO_CMA
+mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL $*"; fail=1; }
+
+# ---- the library's symbols ------------------------------------------------
+want=$(for c in bcast scatter gather allgather alltoall; do
+  C=$(echo "$c" | tr a-z A-Z)
+  echo "MPI_${C:0:1}${c:1}" "MPI_$C" "mpi_$c" "mpi_${c}_" "mpi_${c}__" "ompi_${c}_f"
+done | tr ' ' '\n' | sort | xargs)
+got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort | xargs)
+[ "$got" = "$want" ] && echo "ok   $lib exports the 5 C and 25 Fortran names only" \
+  || bad "$lib exports '$got', want '$want'"
+objs=$(ls "$BUILD"/kcoll/algos/*.o)
+calls=$(for o in $objs; do nm -u "$o" | awk -v o="$(basename "$o")" \
+  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall)$/ {print o ": " $2}'; done)
+[ -z "$calls" ] && echo "ok   libkcoll's objects call the five collectives through PMPI_" \
+  || bad "libkcoll calls the interposed names: $calls"
+
+# ---- the matrix ------------------------------------------------------------
+# check_stats OUT ERR: every "expect COLL WHAT N" line of OUT against the
+# table in ERR. WHAT kcoll is the sum of the collective's rows that are an
+# algorithm (not local, not mpi...); where CMA is forbidden libkcoll runs
+# the MPI library instead, recorded as "mpi". No other rows may appear.
+check_stats() {
+  local out=$1 err=$2 cma=$3
+  awk -v cma="$cma" '
+    FNR == NR && $1 == "expect" { want[$2 " " $3] = $4; total[$2] += $4; next }
+    FNR != NR && /^kcoll stats/ { on = 1; tables++; next }
+    FNR != NR && on && NF == 5 && $1 != "collective" {
+      what = $2
+      if (what != "local" && what !~ /^mpi\(/ && (what != "mpi" || cma == 0)) what = "kcoll"
+      got[$1 " " what] += $3; seen[$1] += $3
+    }
+    END {
+      bad = 0
+      if (tables != 1) { print "  " tables + 0 " stats tables, want 1"; bad = 1 }
+      for (k in want) if (got[k] != want[k]) { print "  " k ": " got[k] + 0 " calls, want " want[k]; bad = 1 }
+      for (c in seen) if (seen[c] != total[c]) { print "  " c ": " seen[c] " calls in the table, want " total[c] + 0; bad = 1 }
+      exit bad
+    }' "$out" "$err"
+}
+
+cma=1
+for p in 1 2 3 4; do
+  if timeout 300 "${mpi[@]}" -np $p "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p without the interposer: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p without the interposer"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+  start=$SECONDS
+  if timeout 300 "${mpi[@]}" -np $p -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p with the interposer ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p with the interposer"; tail -n 20 "$tmp/out" "$tmp/err"; continue
+  fi
+  if grep -q 'kcoll: warning: process_vm_readv is not permitted' "$tmp/err"; then
+    cma=0; echo "     note: CMA is forbidden here: libkcoll ran the MPI library's collectives"
+  fi
+  if check_stats "$tmp/out" "$tmp/err" $cma >"$tmp/why"; then
+    echo "ok   p=$p KCOLL_STATS: $(awk '$1 == "expect" {printf "%s%s %s %s", s, $2, $3, $4; s = ", "}' "$tmp/out")"
+  else
+    bad "p=$p KCOLL_STATS does not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
+  fi
+done
+
+# Packing in pieces of at most 100 bytes (several elements per MPI_Pack),
+# and at most 16 (a 24-byte vector element goes through a send to itself).
+for limit in 100 16; do
+  if timeout 300 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" -x KCOLL_PACK_LIMIT=$limit "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=3 KCOLL_PACK_LIMIT=$limit: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+done
+
+# ---- errors ----------------------------------------------------------------
+if timeout 120 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 "$prog" --mode errors >"$tmp/out" 2>"$tmp/err" &&
+   [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 3 ]; then
+  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class"
+else
+  bad "MPI_ERRORS_RETURN"; cat "$tmp/out" "$tmp/err"
+fi
+for c in bcast scatter gather allgather; do
+  grep -Eq "^$c +mpi\(invalid\) +1 " "$tmp/err" || bad "errors: no '$c mpi(invalid) 1' row in the stats"
+done
+
+# fatal_run NAME MARKER EXTRA...: must abort (non-zero exit, not by the
+# timeout, no crash, and no MARKER line, which the program prints after
+# the calls).
+# Open MPI's own abort message is not checked: with several processes
+# aborting at once its show_help sometimes loses it.
+fatal_run() {
+  local name=$1 marker=$2; shift 2
+  timeout 120 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && ! grep -q "^$marker" "$tmp/out" &&
+     ! grep -Eqi 'segmentation|signal 11' "$tmp/err"; then
+    echo "ok   $name: the job aborted (exit $rc)"
+  else
+    bad "$name: exit $rc, want an abort"; cat "$tmp/out" "$tmp/err"
+  fi
+}
+fatal_run "a bad root under MPI_ERRORS_ARE_FATAL" survived "$prog" --mode fatal
+
+if [ $cma = 1 ]; then
+  # libkcoll's own error: KCOLL_STRICT=1 where CMA is "forbidden".
+  strict=(-x KCOLL_SIMULATE_NO_CMA=1 -x KCOLL_STRICT=1)
+  if timeout 120 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" "${strict[@]}" "$prog" --mode strict >"$tmp/out" 2>"$tmp/err" &&
+     [ "$(grep -c '^strict: calls 5 errors 5 class MPI_ERR_OTHER handler 5 last same$' "$tmp/out")" -eq 3 ]; then
+    echo "ok   libkcoll's error reaches the communicator's handler once per call and is returned"
+  else
+    bad "libkcoll's error through the communicator's handler:"; cat "$tmp/out" "$tmp/err"
+  fi
+  fatal_run "libkcoll's error under MPI_ERRORS_ARE_FATAL" "strict:" "${strict[@]}" "$prog" --mode strict-fatal
+fi
+exit $fail

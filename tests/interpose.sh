@@ -36,6 +36,7 @@ mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/interpose_stats.bash"
 
 # ---- the library's symbols ------------------------------------------------
 want=$(for c in bcast scatter gather allgather alltoall; do
@@ -52,29 +53,6 @@ calls=$(for o in $objs; do nm -u "$o" | awk -v o="$(basename "$o")" \
   || bad "libkcoll calls the interposed names: $calls"
 
 # ---- the matrix ------------------------------------------------------------
-# check_stats OUT ERR: every "expect COLL WHAT N" line of OUT against the
-# table in ERR. WHAT kcoll is the sum of the collective's rows that are an
-# algorithm (not local, not mpi...); where CMA is forbidden libkcoll runs
-# the MPI library instead, recorded as "mpi". No other rows may appear.
-check_stats() {
-  local out=$1 err=$2 cma=$3
-  awk -v cma="$cma" '
-    FNR == NR && $1 == "expect" { want[$2 " " $3] = $4; total[$2] += $4; next }
-    FNR != NR && /^kcoll stats/ { on = 1; tables++; next }
-    FNR != NR && on && NF == 5 && $1 != "collective" {
-      what = $2
-      if (what != "local" && what !~ /^mpi\(/ && (what != "mpi" || cma == 0)) what = "kcoll"
-      got[$1 " " what] += $3; seen[$1] += $3
-    }
-    END {
-      bad = 0
-      if (tables != 1) { print "  " tables + 0 " stats tables, want 1"; bad = 1 }
-      for (k in want) if (got[k] != want[k]) { print "  " k ": " got[k] + 0 " calls, want " want[k]; bad = 1 }
-      for (c in seen) if (seen[c] != total[c]) { print "  " c ": " seen[c] " calls in the table, want " total[c] + 0; bad = 1 }
-      exit bad
-    }' "$out" "$err"
-}
-
 cma=1
 for p in 1 2 3 4; do
   if timeout 300 "${mpi[@]}" -np $p "$prog" >"$tmp/out" 2>"$tmp/err"; then

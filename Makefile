@@ -47,7 +47,7 @@ ALL_TARGETS := kcal
 all: $(STAMP) kcal lib
 
 help:
-	@echo "make            build kcal, algos/libkcoll.{a,so} and the MPI benchmark (installs deps first)"
+	@echo "make            build kcal, algos/libkcoll.{a,so}, build/libkcoll_pmpi.so and the MPI programs (installs deps first)"
 	@echo "make run        the main job: ./kcal predict --coll scatter --p 64 on the embedded default"
 	@echo "make test       build with ASan+UBSan and run every test (tests/)"
 	@echo "make report     measure, predict and compare: reports/out/report.md (QUICK=1, OVERSUB=P, PARAMS=file)"
@@ -55,6 +55,8 @@ help:
 	@echo "make fuzz-smoke every fuzz target for 10 s (what CI runs after make test)"
 	@echo "make bench      scripts/bench-*: performance benchmarks (not tests)"
 	@echo "make deps       install the Debian packages kcal needs (scripts/install-deps)"
+	@echo "make install    install kcal, libkcoll, the interposer, kcoll.h, kcoll.pc (PREFIX=/usr/local, DESTDIR)"
+	@echo "make uninstall  remove what make install installed (same PREFIX, DESTDIR)"
 	@echo "make print-ldflags  what a static link against libkcoll.a needs"
 	@echo "make clean      remove build/, kcal, algos/libkcoll.*, reports/out/"
 
@@ -98,6 +100,7 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 -include probe/module.mk
 -include tests/fuzz/module.mk
 -include interpose/module.mk
+-include install.mk
 
 test: $(STAMP) kcal lib $(BUILD)/asan/kcal $(TEST_BINS) $(TEST_EXTRA_BINS)
 	@KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD) \

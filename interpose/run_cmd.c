@@ -1,7 +1,7 @@
 /* run_cmd: `kcal run`, an application under mpirun with libkcoll's
  * collectives preloaded.
  *
- *   kcal run [--np P] [--table FILE | --params FILE] [--stats]
+ *   kcal run [--np P] [--table FILE] [--params FILE] [--stats]
  *            [--oversubscribe] [--timeout S] [--mpirun CMD] -- APP [ARGS]
  *
  * Runs `CMD -np P [--oversubscribe --bind-to none --mca
@@ -40,7 +40,7 @@ static const char *const forwarded[] = {"KCOLL_TABLE", "KCAL_PARAMS",
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kcal run [--np P] [--table FILE | --params FILE] "
+            "usage: kcal run [--np P] [--table FILE] [--params FILE] "
             "[--stats]\n"
             "                [--oversubscribe] [--timeout S] [--mpirun CMD] "
             "-- APP [ARGS]\n\n"
@@ -54,8 +54,10 @@ static void usage(FILE *f)
             "  --np P            processes (default: the cores of this "
             "machine)\n"
             "  --table FILE      selection table of kcal tune "
-            "(KCOLL_TABLE=FILE)\n"
-            "  --params FILE     params for the model's choice "
+            "(KCOLL_TABLE=FILE): its rows\n"
+            "                    decide, the model the calls it has no row "
+            "for\n"
+            "  --params FILE     params of the model and the MPI hand-off "
             "(KCAL_PARAMS=FILE)\n"
             "  --stats           rank 0 prints what ran at MPI_Finalize "
             "(KCOLL_STATS=1)\n"
@@ -165,12 +167,6 @@ int kcal_run_main(int argc, char **argv)
     if (first >= argc) {
         kcal_cli_error(CMD, "no application given (kcal run [options] -- "
                             "APP [ARGS])");
-        return KCAL_EXIT_USAGE;
-    }
-    if (o.table && o.params) {
-        kcal_cli_error(CMD, "--table and --params: give one (the table "
-                            "decides where it has a row, the model "
-                            "elsewhere)");
         return KCAL_EXIT_USAGE;
     }
     char table[PATH_MAX], params[PATH_MAX];

@@ -244,7 +244,6 @@ static int derived_contiguous(MPI_Datatype t)
 
 int kcoll_layout_of(MPI_Datatype type, size_t count, kcoll_layout *out)
 {
-    pthread_once(&once, init);
     out->type = type;
     out->count = count;
     if (type == MPI_DATATYPE_NULL)
@@ -256,6 +255,7 @@ int kcoll_layout_of(MPI_Datatype type, size_t count, kcoll_layout *out)
         out->contiguous = 1;
         return MPI_SUCCESS;
     }
+    pthread_once(&once, init); /* the keyval of the cached verdicts */
     MPI_Aint lb;
     if (PMPI_Type_size_x(type, &out->size) != MPI_SUCCESS ||
         out->size == MPI_UNDEFINED ||

@@ -27,3 +27,10 @@ $(BUILD)/tests/interpose_check: tests/interpose_check.c | $(STAMP)
 	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
 
 TEST_EXTRA_BINS += $(PMPI_LIB) $(BUILD)/tests/interpose_check
+
+# scripts/bench-interposer's program: the interposer's overhead on calls it
+# hands to the MPI library (not part of `make`).
+INTERPOSE_BENCH := $(BUILD)/kcal-interpose-bench
+$(INTERPOSE_BENCH): interpose/overhead_bench.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)

@@ -13,6 +13,7 @@
 #     they must be (types that are not contiguous, on some processes or on
 #     all, are packed and still take kcoll);
 #   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
+#   - a C++ program (mpicxx) calls the same C names;
 #   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT (the
 #     calls are recorded as mpi(invalid)); the default handler aborts; an
 #     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
@@ -85,6 +86,40 @@ for limit in 100 16; do
     bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
   fi
 done
+
+# C++: a program compiled with mpicxx calls the same C names.
+if command -v mpicxx >/dev/null; then
+  cat >"$tmp/app.cc" <<'CC'
+#include <mpi.h>
+#include <cstdio>
+#include <vector>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    std::vector<double> mine(5000, rank + 0.5), all(5000 * p);
+    MPI_Allgather(mine.data(), 5000, MPI_DOUBLE, all.data(), 5000, MPI_DOUBLE, MPI_COMM_WORLD);
+    int bad = 0;
+    for (int r = 0; r < p; r++)
+        bad += all[5000 * r + 4999] != r + 0.5;
+    std::printf("c++ rank %d: %d wrong\n", rank, bad);
+    MPI_Finalize();
+    return bad != 0;
+}
+CC
+  if mpicxx -O1 -o "$tmp/app_cc" "$tmp/app.cc" 2>"$tmp/err" &&
+     timeout 60 "${mpi[@]}" -np 2 -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 "$tmp/app_cc" >"$tmp/out" 2>"$tmp/err" &&
+     [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 2 ] &&
+     grep -Eq '^allgather +[a-z_]+(:[0-9]+)? +1 +80000 ' "$tmp/err" && ! grep -Eq '^allgather +mpi' "$tmp/err"; then
+    echo "ok   C++ (mpicxx): $(grep -E '^allgather ' "$tmp/err")"
+  elif [ $cma = 0 ]; then
+    echo "     note: C++ not checked: CMA is forbidden here"
+  else
+    bad "C++ under the interposer:"; cat "$tmp/out" "$tmp/err"
+  fi
+fi
 
 # ---- errors ----------------------------------------------------------------
 if timeout 120 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 "$prog" --mode errors >"$tmp/out" 2>"$tmp/err" &&

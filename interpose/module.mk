@@ -26,7 +26,23 @@ $(BUILD)/tests/interpose_check: tests/interpose_check.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
 
-TEST_EXTRA_BINS += $(PMPI_LIB) $(BUILD)/tests/interpose_check
+# The same library with AddressSanitizer + UBSan, for tests/interpose.sh,
+# which preloads the sanitizer runtimes before it (the program itself is
+# not sanitized). Not named libkcoll_pmpi.so beside build/asan/kcal, where
+# kcal run would find it.
+PMPI_ASAN_LIB := $(BUILD)/pic-asan/libkcoll_pmpi.so
+PMPI_ASAN_OBJS := $(patsubst %.c,$(BUILD)/pic-asan/%.o,$(INTERPOSE_SRCS) $(KCOLL_SRCS) $(KCOLL_MODEL_SRCS) $(GEN_SRCS))
+
+$(BUILD)/pic-asan/%.o: %.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(PMPI_ASAN_LIB): $(PMPI_ASAN_OBJS) interpose/exports.map
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,libkcoll_pmpi.so \
+	  -Wl,--version-script=interpose/exports.map \
+	  -o $@ $(filter %.o,$^) $(MPI_LIBS) -lm
+
+TEST_EXTRA_BINS += $(PMPI_LIB) $(PMPI_ASAN_LIB) $(BUILD)/tests/interpose_check
 
 # scripts/bench-interposer's program: the interposer's overhead on calls it
 # hands to the MPI library (not part of `make`).

@@ -13,6 +13,7 @@
 #     they must be (types that are not contiguous, on some processes or on
 #     all, are packed and still take kcoll);
 #   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
+#   - the matrix again with the interposer built with ASan + UBSan;
 #   - a C++ program (mpicxx) calls the same C names;
 #   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT (the
 #     calls are recorded as mpi(invalid)); the default handler aborts; an
@@ -86,6 +87,26 @@ for limit in 100 16; do
     bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
   fi
 done
+
+# The interposer and libkcoll built with AddressSanitizer + UBSan, their
+# runtimes preloaded first: the matrix and the piecewise packing again.
+asan_lib=$BUILD/pic-asan/libkcoll_pmpi.so
+runtimes="$(cc -print-file-name=libasan.so):$(cc -print-file-name=libubsan.so)"
+if [ -e "$asan_lib" ]; then
+  for limit in none 16; do
+    extra=() label=
+    [ $limit = none ] || { extra=(-x KCOLL_PACK_LIMIT=$limit); label=" (KCOLL_PACK_LIMIT=$limit)"; }
+    if timeout 600 "${mpi[@]}" -np 3 -x ASAN_OPTIONS=detect_leaks=0 "${extra[@]}" \
+         -x LD_PRELOAD="$runtimes:$(realpath "$asan_lib")" "$prog" >"$tmp/out" 2>"$tmp/err" &&
+       ! grep -q 'Sanitizer' "$tmp/err"; then
+      echo "ok   p=3 sanitized interposer$label: $(tail -n 1 "$tmp/out")"
+    else
+      bad "p=3 sanitized interposer$label:"; tail -n 30 "$tmp/out" "$tmp/err"
+    fi
+  done
+else
+  bad "$asan_lib not built (make test builds it)"
+fi
 
 # C++: a program compiled with mpicxx calls the same C names.
 if command -v mpicxx >/dev/null; then

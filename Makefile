@@ -20,19 +20,19 @@ MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
 
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -I$(BUILD)/gen
+CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -Itune -I$(BUILD)/gen
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c) bench/bench_cmd.c interpose/run_cmd.c
+KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c interpose/run_cmd.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 
 KCAL_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 KCAL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 # libkcoll carries only what choosing an algorithm needs (no GSL, no CLI).
-KCOLL_MODEL_SRCS := model/params.c model/model.c common/sizes.c common/err.c common/grow.c
+KCOLL_MODEL_SRCS := model/params.c model/model.c model/table.c common/sizes.c common/err.c common/grow.c
 KCOLL_MODEL_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
 TEST_C_SRCS := $(wildcard tests/test_*.c)

@@ -16,6 +16,7 @@ int kcal_fit_main(int argc, char **argv);
 int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
 int kcal_run_main(int argc, char **argv);
+int kcal_tune_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -32,6 +33,8 @@ static const struct {
      "time libkcoll's algorithms and the MPI library's own (mpirun)"},
     {"report", kcal_report_main,
      "join measured and predicted times: model error, selection regret, plots"},
+    {"tune", kcal_tune_main,
+     "measure the model's best candidates into a selection table (KCOLL_TABLE)"},
     {"run", kcal_run_main,
      "run an MPI application with libkcoll's collectives preloaded"},
 };
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
         /* Bad input gets one line, like every other usage error; the
          * command list is what --help is for. */
         fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, "
-                        "report or run; kcal --help says more)\n");
+                        "report, tune or run; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

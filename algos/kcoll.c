@@ -24,6 +24,7 @@
 #include "model.h"
 #include "params.h"
 #include "stats.h"
+#include "tuned.h"
 
 atomic_ulong kcoll_handoffs;
 
@@ -249,7 +250,14 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
         last = (call_record){"mpi", 0, p};
         return MPI_SUCCESS;
     }
-    if (!algorithm && (uint64_t)n < handoff_below(*c, coll)) {
+    /* Left to libkcoll: a rule of $KCOLL_TABLE decides first (tuned.h). */
+    if (!algorithm &&
+        kcoll_tuned_decide(coll, p, n, alg, k) == KCOLL_TUNED_MPI) {
+        *use_mpi = 1;
+        last = (call_record){"mpi", 0, p};
+        return MPI_SUCCESS;
+    }
+    if (!*alg && (uint64_t)n < handoff_below(*c, coll)) {
         /* The model's choice below the measured crossover, without asking
          * it: these calls are a microsecond, and the question was a tenth
          * of what libkcoll added to them. */

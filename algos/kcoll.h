@@ -26,7 +26,8 @@
  *
  * Environment: KCOLL_STRICT=1 (error instead of falling back to the MPI
  * built-in where CMA is forbidden), KCOLL_SIMULATE_NO_CMA=1 (behave as if
- * CMA were forbidden: for tests), KCAL_PARAMS (params for NULL algorithm). */
+ * CMA were forbidden: for tests), KCAL_PARAMS (params for NULL algorithm),
+ * KCOLL_STATS=1 (rank 0 prints what its calls ran at MPI_Finalize). */
 #ifndef KCOLL_H
 #define KCOLL_H
 

@@ -6,7 +6,7 @@
  *
  * Checks the options, and that the run fits this machine (the process count
  * and every size's buffers: common/capacity.h), then runs `CMD -np P
- * [--oversubscribe] kcal-bench-mpi ...` through common/launch.h (CMD:
+ * [--oversubscribe] kcal-bench-mpi ...` through bench_run.h (CMD:
  * --mpirun, else $KCAL_MPIRUN, else mpirun; its own process group, ended at
  * the timeout or when kcal is stopped). It draws the program's progress on
  * stderr and prints its CSV, or a table with the speed-up of each algorithm
@@ -16,20 +16,16 @@
  * -v shows them as they come. The benchmark program is $KCAL_BENCH_MPI,
  * else kcal-bench-mpi next to this executable or in its build directory
  * (build/kcal-bench-mpi after `make`). */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_run.h"
 #include "capacity.h"
 #include "cli.h"
-#include "columns.h"
 #include "cores.h"
-#include "exe.h"
 #include "grow.h"
-#include "launch.h"
 #include "model.h"
 #include "sizes.h"
 
@@ -88,78 +84,19 @@ static void usage(FILE *f)
             KCAL_CAPACITY_OVERSUB, KCAL_DEFAULT_SIZES, DEFAULT_TIMEOUT);
 }
 
-typedef struct {
-    char *data;
-    size_t len, cap;
-} text;
-
-static int text_add(text *t, const char *s, size_t n)
-{
-    char *d = kcal_grow_to(t->data, &t->cap, t->len + n + 1, 1, 4096);
-    if (!d)
-        return -1;
-    t->data = d;
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-    t->data[t->len] = '\0';
-    return 0;
-}
-
-/* What the job's stdout lines drive: "#progress" lines the progress
- * display, the rest (the CSV) is kept. */
-typedef struct {
-    text out;
-    kcal_progress pr;
-    int progressed, oom;
-} job_output;
-
-static void on_line(void *ctx, const char *line)
-{
-    job_output *j = ctx;
-    double done, total;
-    char what[128];
-    if (!strncmp(line, "#progress ", 10)) {
-        if (sscanf(line + 10, "%lf %lf %127[^\n]", &done, &total, what) == 3) {
-            kcal_progress_update(&j->pr, what, done, total);
-            j->progressed = 1;
-        }
-        return;
-    }
-    if (text_add(&j->out, line, strlen(line)) || text_add(&j->out, "\n", 1))
-        j->oom = 1;
-}
-
-typedef struct {
-    char alg[64], k[16];
-    unsigned long long size;
-    double med, min, max;
-    long iters;
-    int over;
-} row;
-
 static void print_table(const char *csv, const char *coll, int p, int cores,
                         long warmup)
 {
-    row *rows = NULL;
+    kcal_bench_row *rows = NULL;
     size_t n = 0, cap = 0;
     const char *s = strchr(csv, '\n'); /* skip the header */
     while (s && *++s) {
-        row r = {0};
-        char c[32];
-        int pp;
-        if (sscanf(s, "%31[^,],%d,%llu,%63[^,],%15[^,],%lf,%lf,%lf,%ld,%d", c,
-                   &pp, &r.size, r.alg, r.k, &r.med, &r.min, &r.max, &r.iters,
-                   &r.over) != 10) {
-            /* k is empty where it does not apply: read without it. */
-            r.k[0] = '\0';
-            if (sscanf(s, "%31[^,],%d,%llu,%63[^,],,%lf,%lf,%lf,%ld,%d", c,
-                       &pp, &r.size, r.alg, &r.med, &r.min, &r.max, &r.iters,
-                       &r.over) != 9) {
-                s = strchr(s, '\n');
-                continue;
-            }
+        kcal_bench_row r;
+        if (kcal_bench_parse_row(s, &r) != 0) {
+            s = strchr(s, '\n');
+            continue;
         }
-        row *grown = kcal_grow(rows, &cap, n, sizeof *grown, 64);
+        kcal_bench_row *grown = kcal_grow(rows, &cap, n, sizeof *grown, 64);
         if (!grown)
             break; /* out of memory: the table shows the rows read so far */
         rows = grown;
@@ -341,48 +278,6 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
     return 0;
 }
 
-/* One line for a run that did not succeed: the program's own message (not
- * mpirun's frames around it), and where mpirun's whole output went. */
-static int report_failure(const options *o, const kcal_launch_result *r,
-                          int check)
-{
-    char line[512], log[PATH_MAX], where[PATH_MAX + 64] = "";
-    const char *own = kcal_launch_err_line(r, "kcal-bench-mpi: ", line,
-                                           sizeof line);
-    if (!o->verbose && kcal_launch_save_err(r, CMD, log, sizeof log) == 0)
-        snprintf(where, sizeof where, "; mpirun's output: %s", log);
-    if (r->exec_errno) {
-        kcal_cli_error(CMD, "cannot run the launcher '%s': %s (--mpirun or "
-                       "$KCAL_MPIRUN)",
-                       o->launcher && *o->launcher ? o->launcher : "mpirun",
-                       strerror(r->exec_errno));
-        return KCAL_EXIT_FAIL;
-    }
-    if (r->timed_out) {
-        kcal_cli_error(CMD, "no result after --timeout %ld s (a rank stopped "
-                       "or hung?): ended mpirun and its ranks%s",
-                       o->timeout, where);
-        return KCAL_EXIT_FAIL;
-    }
-    if (r->status == KCAL_EXIT_FORBIDDEN) {
-        kcal_cli_error(CMD, "CMA (process_vm_readv) is not permitted on this "
-                       "machine: see kcal probe%s", where);
-        return KCAL_EXIT_FORBIDDEN;
-    }
-    if (r->status == 0)
-        kcal_cli_error(CMD, "the benchmark printed no results%s", where);
-    else if (own)
-        kcal_cli_error(CMD, "%s (exit %d%s)", own, r->status, where);
-    else
-        kcal_cli_error(CMD, check && r->status == 1
-                       ? "the run failed (exit %d): a result differed from "
-                         "the MPI built-in or a call failed%s"
-                       : "the benchmark failed (exit %d)%s",
-                       r->status, *where ? where
-                       : o->verbose ? "; see the messages above" : "");
-    return KCAL_EXIT_FAIL;
-}
-
 int kcal_bench_main(int argc, char **argv)
 {
     options o;
@@ -430,13 +325,6 @@ int kcal_bench_main(int argc, char **argv)
     free(list);
     if (fits != 0)
         return KCAL_EXIT_USAGE;
-    char prog[PATH_MAX];
-    if (kcal_exe_find("KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
-                      sizeof prog) != 0) {
-        kcal_cli_error(CMD, "benchmark program %s not found (run make, or "
-                            "set KCAL_BENCH_MPI)", prog);
-        return KCAL_EXIT_FAIL;
-    }
     int over = cores > 0 && o.p > cores;
 
     /* The program and its options; launch.h puts the launcher before. */
@@ -445,7 +333,6 @@ int kcal_bench_main(int argc, char **argv)
     snprintf(wu, sizeof wu, "%ld", o.warmup);
     char *args[24];
     int na = 0;
-    args[na++] = prog;
     args[na++] = "--coll";
     args[na++] = (char *)kcal_coll_name(coll);
     args[na++] = "--sizes";
@@ -465,45 +352,25 @@ int kcal_bench_main(int argc, char **argv)
     args[na++] = o.quiet ? "--quiet" : "--progress";
     args[na] = NULL;
 
-    job_output job = {0};
-    kcal_progress_init(&job.pr, CMD, o.quiet);
-    kcal_launch_spec spec = {o.launcher, (int)o.p, cores, args,
-                             (double)o.timeout, 0, o.verbose, on_line, &job};
-    if (!o.quiet) {
-        char line[8192];
-        fprintf(stderr, "kcal bench: running %s\n",
-                kcal_launch_describe(&spec, line, sizeof line));
-        if (over)
-            kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
-                               "times are not contention measurements",
-                          o.p, cores);
-    }
-    fflush(stderr);
-    kcal_launch_result r;
-    if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
-        kcal_cli_error(CMD, "cannot launch the benchmark: %s", err);
-        free(job.out.data);
-        return KCAL_EXIT_FAIL;
-    }
-    int rc;
-    if (job.oom) {
-        kcal_cli_error(CMD, "out of memory for the benchmark's output");
-        rc = KCAL_EXIT_FAIL;
-    } else if (r.status != 0 || r.exec_errno || r.timed_out || !job.out.data ||
-               strncmp(job.out.data, KCAL_CSV_MEASURED_HEADER "\n",
-                       strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
-        rc = report_failure(&o, &r, o.check);
-    } else {
-        if (job.progressed)
-            kcal_progress_finish(&job.pr, "done");
-        if (!strcmp(o.format, "csv"))
-            fputs(job.out.data, stdout);
-        else
-            print_table(job.out.data, kcal_coll_name(coll), (int)o.p, cores,
-                        o.warmup);
-        rc = KCAL_EXIT_OK;
-    }
-    kcal_launch_result_free(&r);
-    free(job.out.data);
-    return rc;
+    if (!o.quiet && over)
+        kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
+                           "times are not contention measurements",
+                      o.p, cores);
+    kcal_progress pr;
+    kcal_progress_init(&pr, CMD, o.quiet);
+    kcal_bench_job job = {CMD, o.launcher, (int)o.p, cores, args, o.timeout,
+                          o.verbose, o.check, !o.quiet, &pr, 0, 0};
+    char *csv;
+    int progressed;
+    int rc = kcal_bench_run(&job, &csv, &progressed);
+    if (rc != KCAL_EXIT_OK)
+        return rc;
+    if (progressed)
+        kcal_progress_finish(&pr, "done");
+    if (!strcmp(o.format, "csv"))
+        fputs(csv, stdout);
+    else
+        print_table(csv, kcal_coll_name(coll), (int)o.p, cores, o.warmup);
+    free(csv);
+    return KCAL_EXIT_OK;
 }

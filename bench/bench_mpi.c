@@ -1,9 +1,9 @@
 /* kcal-bench-mpi: the MPI benchmark program behind `kcal bench`; it also runs
  * directly under any launcher (mpirun, srun):
  *
- *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID]
+ *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID[,ID...]]
  *                  [--iterations N] [--warmup N] [--cold] [--check]
- *                  [--root R] [--quiet] [--progress]
+ *                  [--root R] [--no-auto-limit] [--quiet] [--progress]
  *
  * Measures every algorithm of the collective (every throttle factor k;
  * ring_neighbor with j = 1 unless --algorithm names another j), the MPI
@@ -34,6 +34,9 @@
  * algorithms that split the copying between the sender's and the
  * receiver's cores (parallel_write, direct_split, scatter_allgather) can
  * beat it.
+ * --algorithm ID[,ID...] measures only those (an id without k: every k),
+ * besides mpi; --no-auto-limit leaves out auto and limit: `kcal tune`
+ * measures only the candidates it chose, and counts them.
  * OSU-style timing: warm-up iterations, a barrier before each timed call,
  * the time of an iteration is the maximum over ranks; median, min and max
  * over iterations. --cold rewrites the send data with a new pattern before
@@ -85,7 +88,7 @@ typedef struct {
     kcal_coll coll;
     const char *sizes, *algorithm;
     long iterations, warmup;
-    int cold, check, root, quiet, progress;
+    int cold, check, root, quiet, progress, no_auto_limit;
 } options;
 
 static int me, p;
@@ -135,6 +138,8 @@ static void parse(int argc, char **argv, options *o)
             i++;
         } else if (!strcmp(a, "--cold")) {
             o->cold = 1;
+        } else if (!strcmp(a, "--no-auto-limit")) {
+            o->no_auto_limit = 1;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -144,9 +149,10 @@ static void parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             if (me == 0)
                 printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
-                       "[--algorithm ID] [--iterations N]\n"
-                       "       [--warmup N] [--cold] [--check] [--root R] "
-                       "[--quiet] [--progress]\n"
+                       "[--algorithm ID[,ID...]]\n"
+                       "       [--iterations N] [--warmup N] [--cold] "
+                       "[--check] [--root R] [--no-auto-limit]\n"
+                       "       [--quiet] [--progress]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
                        "`kcal bench --help`).\n");
             MPI_Finalize();
@@ -159,42 +165,84 @@ static void parse(int argc, char **argv, options *o)
         usage_error("--coll is required", NULL);
 }
 
-/* Every variant to measure: the MPI built-in first, then model.md order,
- * then auto and the limit (always, as mpi). */
+/* One item of --algorithm: an id (or mpi) and k, 0 for every k. */
+typedef struct {
+    char item[128], id[64];
+    int k, matched;
+} wanted;
+
+/* --algorithm's comma-separated items; *count of them (0 without it). */
+static wanted *parse_wanted(const options *o, int *count)
+{
+    *count = 0;
+    if (!o->algorithm)
+        return NULL;
+    const char *s = o->algorithm;
+    int n = 1;
+    for (const char *c = s; *c; c++)
+        n += *c == ',';
+    wanted *w = calloc((size_t)n, sizeof *w);
+    if (!w)
+        usage_error("out of memory", NULL);
+    for (int i = 0; i < n; i++) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        char *item = w[i].item;
+        if (len == 0 || len >= sizeof w[i].item)
+            usage_error("unknown algorithm", o->algorithm);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        const char *colon = strchr(item, ':');
+        size_t idlen = colon ? (size_t)(colon - item) : len;
+        if (idlen == 0 || idlen >= sizeof w[i].id)
+            usage_error("unknown algorithm", item);
+        memcpy(w[i].id, item, idlen);
+        w[i].id[idlen] = '\0';
+        w[i].k = colon ? (int)num(colon + 1, 1, 1 << 30, "--algorithm") : 0;
+        if (strcmp(w[i].id, "mpi") &&
+            !kcal_model_find_algorithm(o->coll, w[i].id))
+            usage_error("unknown algorithm", item);
+        s = end ? end + 1 : s + len;
+    }
+    *count = n;
+    return w;
+}
+
+/* Every variant to measure: the MPI built-in first, then model.md order
+ * (only --algorithm's items when given), then auto and the limit (always,
+ * as mpi, unless --no-auto-limit). */
 static variant *variants(const options *o, int *count)
 {
     size_t na;
     const kcal_algorithm *algs = kcal_model_algorithms(o->coll, &na);
     variant *v = calloc(na * (size_t)(p + 2) + 4, sizeof *v);
-    int c = 0;
-    const char *want = o->algorithm;
-    char want_id[64] = "";
-    int want_k = 0;
-    if (want) {
-        const char *colon = strchr(want, ':');
-        size_t len = colon ? (size_t)(colon - want) : strlen(want);
-        if (len >= sizeof want_id)
-            usage_error("unknown algorithm", want);
-        memcpy(want_id, want, len);
-        want_id[len] = '\0';
-        want_k = colon ? (int)num(colon + 1, 1, 1 << 30, "--algorithm") : 0;
-        if (strcmp(want_id, "mpi") && !kcal_model_find_algorithm(o->coll, want_id))
-            usage_error("unknown algorithm", want);
-    }
+    int c = 0, nwant;
+    wanted *want = parse_wanted(o, &nwant);
     v[c++] = (variant){"", "mpi", -1, V_MPI};
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *a = &algs[i];
-        if (want && strcmp(want_id, a->id))
-            continue;
         int lo = 0, hi = 0;
         if (a->kind == KCAL_PARAM_THROTTLE)
             lo = 2, hi = p - 1;
         else if (a->kind == KCAL_PARAM_STRIDE)
             lo = hi = 1;
-        if (want_k)
-            lo = hi = want_k;
+        /* A stride other than 1 is measured only when asked for. */
+        for (int w = 0; w < nwant && a->kind == KCAL_PARAM_STRIDE; w++)
+            if (!strcmp(want[w].id, a->id) && want[w].k > 0) {
+                lo = lo < want[w].k ? lo : want[w].k;
+                hi = hi > want[w].k ? hi : want[w].k;
+            }
         for (int k = lo; k <= hi; k++) {
             if (!kcal_model_k_valid(a, p, k))
+                continue;
+            int take = !want;
+            for (int w = 0; w < nwant; w++)
+                if (!strcmp(want[w].id, a->id) &&
+                    (want[w].k == 0 || want[w].k == k)) {
+                    want[w].matched = 1;
+                    take = 1;
+                }
+            if (!take)
                 continue;
             variant *x = &v[c++];
             x->kind = V_KCOLL;
@@ -206,10 +254,14 @@ static variant *variants(const options *o, int *count)
                 snprintf(x->spec, sizeof x->spec, "%s:%d", a->id, k);
         }
     }
-    if (want && strcmp(want_id, "mpi") && c == 1)
-        usage_error("algorithm not valid at this p", want);
-    v[c++] = (variant){"", "auto", -1, V_AUTO};
-    v[c++] = (variant){"", "limit", -1, V_LIMIT};
+    for (int w = 0; w < nwant; w++)
+        if (strcmp(want[w].id, "mpi") && !want[w].matched)
+            usage_error("algorithm not valid at this p", want[w].item);
+    free(want);
+    if (!o->no_auto_limit) {
+        v[c++] = (variant){"", "auto", -1, V_AUTO};
+        v[c++] = (variant){"", "limit", -1, V_LIMIT};
+    }
     *count = c;
     return v;
 }

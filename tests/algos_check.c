@@ -21,6 +21,18 @@
  *   library's collective (kcoll_handoffs counts each, with no warning),
  *   those above it a libkcoll algorithm (the counter stays), and both give
  *   the built-in's result.
+ * --mode table: at p = 3 under the $KCOLL_TABLE that tests/algos_mpi.sh
+ *   writes: NULL calls that a rule matches follow it (kcoll_tuned_decide
+ *   says what the rule gives, kcoll_tuned_decisions counts every such
+ *   call, an `mpi` rule is not counted as the model's hand-off), calls no
+ *   rule matches (another p, a size outside the rules) are left to the
+ *   model, and every result equals the MPI built-in's.
+ * --mode tabled: under a $KCOLL_TABLE with a rule for every size of every
+ *   collective at this p (kcal tune's, tests/tune_cli.sh): every NULL call
+ *   is decided by the table, with the built-in's result.
+ * --mode badtable: under a $KCOLL_TABLE that does not read: modelless's
+ *   calls, results still right, and no call decided by the table
+ *   (tests/algos_mpi.sh counts the warnings).
  * --mode types: the MPI fallback's derived type for blocks above INT_MAX
  *   bytes, scaled down (kcoll_mpi_max_count, kcoll_mpi_piece) so that every
  *   path of the five kcoll_mpi_* functions runs on kilobytes; plus the type
@@ -39,6 +51,7 @@
 
 #include "kcoll.h"
 #include "kcoll_impl.h"
+#include "tuned.h"
 
 enum { SCATTER, GATHER, BCAST, ALLGATHER, ALLTOALL, NCOLL };
 static const char *coll_names[NCOLL] = {"scatter", "gather", "bcast",
@@ -545,6 +558,103 @@ static void handoff(void)
         fail("gather parallel_write_flags n=1024", "went to MPI: want the named algorithm");
 }
 
+/* What the table of tests/algos_mpi.sh gives one call: want is "mpi",
+ * "none" (no rule) or "id:k" (k -1: the model's best k). */
+static void check_decision(kcal_coll coll, int p, uint64_t n, const char *want)
+{
+    const kcal_algorithm *alg = NULL;
+    int k = -2;
+    char got[80];
+    kcoll_tuned_verdict v = kcoll_tuned_decide(coll, p, n, &alg, &k);
+    if (v == KCOLL_TUNED_MPI)
+        snprintf(got, sizeof got, "mpi");
+    else if (v == KCOLL_TUNED_NONE)
+        snprintf(got, sizeof got, "none");
+    else
+        snprintf(got, sizeof got, "%s:%d", alg ? alg->id : "?", k);
+    cases++;
+    if (strcmp(got, want)) {
+        char d[200];
+        snprintf(d, sizeof d, "p=%d n=%llu: the table gives %s, want %s", p,
+                 (unsigned long long)n, got, want);
+        fail(kcal_coll_name(coll), d);
+    }
+}
+
+/* NULL calls under the forcing table: each decided by a rule (counted)
+ * or not, with the built-in's result either way. */
+static void table_case(int coll, size_t n, int ip, MPI_Comm comm,
+                       const char *name, int decided)
+{
+    unsigned long d0 = atomic_load(&kcoll_tuned_decisions);
+    unsigned long h0 = atomic_load(&kcoll_handoffs);
+    int p;
+    MPI_Comm_size(comm, &p);
+    run_case(coll, NULL, n, p - 1, ip, comm, name);
+    unsigned long d = atomic_load(&kcoll_tuned_decisions) - d0;
+    if (d != (unsigned long)decided || atomic_load(&kcoll_handoffs) != h0) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "n=%zu on %s: %lu calls decided by "
+                 "the table (want %d), %lu handed off by the model (want 0)",
+                 n, name, d, decided, atomic_load(&kcoll_handoffs) - h0);
+        fail(coll_names[coll], detail);
+    }
+}
+
+static void table(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p != 3) {
+        if (world_rank == 0)
+            fprintf(stderr, "algos_check: --mode table wants p = 3\n");
+        failures++;
+        return;
+    }
+    /* The rules of tests/algos_mpi.sh's table, as the lookup gives them. */
+    check_decision(KCAL_COLL_SCATTER, 3, 4095, "mpi");
+    check_decision(KCAL_COLL_SCATTER, 3, 4096, "sequential_write:0");
+    check_decision(KCAL_COLL_SCATTER, 2, 4096, "none");
+    check_decision(KCAL_COLL_GATHER, 3, 1, "throttled_write:2");
+    check_decision(KCAL_COLL_BCAST, 3, 65549, "knomial:-1"); /* k 5 > p - 1 */
+    check_decision(KCAL_COLL_BCAST, 8, 65549, "knomial:5");
+    check_decision(KCAL_COLL_BCAST, 3, 1 << 20, "none");
+    check_decision(KCAL_COLL_ALLGATHER, 3, 7, "ring_neighbor:2");
+    check_decision(KCAL_COLL_ALLGATHER, 4, 7, "ring_neighbor:-1"); /* gcd 2 */
+    check_decision(KCAL_COLL_ALLTOALL, 3, 4097, "none");
+    check_decision(KCAL_COLL_ALLTOALL, 2, 4097, "mpi");
+    static const size_t ns[] = {1, 4095, 4096, 65549};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                table_case(coll, ns[i], ip, MPI_COMM_WORLD, "world",
+                           coll != ALLTOALL);
+    /* bcast above the rule's sizes: the model's choice. */
+    table_case(BCAST, (1u << 20) + 5, 0, MPI_COMM_WORLD, "world", 0);
+    /* A communicator of 2 (and one of 1): alltoall's p 1..2 rule applies
+     * there, the p = 3 rules do not. */
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank == 0, world_rank, &sub);
+    for (int coll = 0; coll < NCOLL; coll++)
+        table_case(coll, 4097, 0, sub, "split", coll == ALLTOALL);
+    MPI_Comm_free(&sub);
+    /* A named algorithm is run as asked: no rule consulted. */
+    unsigned long d0 = atomic_load(&kcoll_tuned_decisions);
+    run_case(SCATTER, "parallel_read", 65549, 0, 0, MPI_COMM_WORLD, "world");
+    if (atomic_load(&kcoll_tuned_decisions) != d0)
+        fail("scatter parallel_read", "a named algorithm went through the table");
+}
+
+/* Every NULL call on world decided by the table, results right. */
+static void tabled(void)
+{
+    static const size_t ns[] = {0, 1, 4097, 65549, (1u << 20) + 5};
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                table_case(coll, ns[i], ip, MPI_COMM_WORLD, "world", 1);
+}
+
 /* One fallback case with a scaled-down type: kcoll_mpi_<coll> against the
  * MPI built-in called with plain MPI_BYTE counts (n is small here). */
 static void types_case(int coll, size_t n, int root, int in_place)
@@ -704,6 +814,15 @@ int main(int argc, char **argv)
         modelless();
     } else if (!strcmp(mode, "handoff")) {
         handoff();
+    } else if (!strcmp(mode, "table")) {
+        table();
+    } else if (!strcmp(mode, "tabled")) {
+        tabled();
+    } else if (!strcmp(mode, "badtable")) {
+        modelless();
+        cases++;
+        if (atomic_load(&kcoll_tuned_decisions) != 0)
+            fail("bad table", "a call was decided by a table that does not read");
     } else if (!strcmp(mode, "types")) {
         types();
     } else if (!strcmp(mode, "big")) {

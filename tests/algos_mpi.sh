@@ -2,7 +2,8 @@
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
 # mpirun per p in {1,2,3,4,5,8} running the whole matrix, the fallback path
 # (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, a
-# $KCAL_PARAMS the model cannot use, the fallback's types above INT_MAX
+# $KCAL_PARAMS the model cannot use, a $KCOLL_TABLE that forces algorithms
+# and one that does not read, the fallback's types above INT_MAX
 # (scaled down), and, when the machine has the memory, messages above 2 GiB
 # at p = 2.
 set -u
@@ -102,6 +103,45 @@ if [ $cma_ok = 1 ]; then
   else echo "FAIL KCOLL_STATS table:"; cat "$tmp/err"; fail=1; fi
 else
   echo "skip MPI hand-off: CMA is forbidden here"
+fi
+
+# A selection table ($KCOLL_TABLE, docs/tune.md) decides the NULL calls it
+# has a rule for, before the model: algorithms forced per collective, p and
+# size, results byte for byte the built-in's, each decision counted; no
+# warning. A table that does not read: one warning per process naming
+# file:line, and the NULL calls run the MPI library's own collectives.
+if [ $cma_ok = 1 ]; then
+  cat >"$tmp/force.table" <<'EOF2'
+kcoll-table 1 tests/algos_mpi.sh: forces algorithms at p = 3 (not measured)
+scatter    3     0..4095      mpi
+scatter    3     4K..         sequential_write
+gather     3     *            throttled_write:2
+bcast      3..8  0..1048575   knomial:5      # k > p - 1 at p = 3: the model's k
+allgather  3..4  *            ring_neighbor:2
+alltoall   1..2  *            mpi            # not p = 3: the model decides
+EOF2
+  run "p=3 KCOLL_TABLE forcing algorithms" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_STATS=1 -x KCOLL_TABLE="$tmp/force.table" "$prog" --mode table
+  if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL KCOLL_TABLE: warned"; cat "$tmp/err"; fail=1; fi
+  # What ran, by KCOLL_STATS (rank 0): the rules' algorithms, knomial with
+  # the model's k at p = 3, and alltoall (no rule at p = 3) the model's.
+  table_ok=1
+  for row in 'scatter +mpi +4 ' 'scatter +sequential_write +4 ' 'gather +throttled_write:2 +8 ' \
+             'bcast +knomial:2 +4 ' 'allgather +ring_neighbor:2 +8 ' 'alltoall +pairwise +8 '; do
+    grep -Eq "^$row" "$tmp/err" || { echo "FAIL KCOLL_TABLE: no KCOLL_STATS row '$row'"; table_ok=0; }
+  done
+  [ $table_ok = 1 ] && echo "ok   KCOLL_TABLE: KCOLL_STATS shows the table's algorithms ran" || { cat "$tmp/err"; fail=1; }
+  printf 'kcoll-table 1 broken on purpose\nscatter 3 * mpi\ngather 3 * parallel_read\n' >"$tmp/bad.table"
+  run "p=3 bad KCOLL_TABLE" timeout 120 "${mpi[@]}" -np 3 -x KCOLL_TABLE="$tmp/bad.table" "$prog" --mode badtable
+  all=$(grep -c 'kcoll: warning' "$tmp/err")
+  matching=$(grep -c -F -- "kcoll: warning: \$KCOLL_TABLE: $tmp/bad.table:3: 'parallel_read' is not an algorithm of gather (nor mpi); calls that leave the algorithm to libkcoll use the MPI library's own collectives" "$tmp/err")
+  if [ "$all" -ne 3 ] || [ "$matching" -ne 3 ]; then
+    echo "FAIL bad KCOLL_TABLE: $all warning lines ($matching naming bad.table:3), want 3 (one per process):"
+    cat "$tmp/err"; fail=1
+  else
+    echo "ok   bad KCOLL_TABLE: one warning per process, naming file:line"
+  fi
+else
+  echo "skip KCOLL_TABLE: CMA is forbidden here"
 fi
 
 # The fallback's derived type for blocks above INT_MAX bytes, scaled down.

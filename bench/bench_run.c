@@ -1,0 +1,178 @@
+/* bench_run: see bench_run.h. */
+#include "bench_run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columns.h"
+#include "exe.h"
+#include "grow.h"
+#include "launch.h"
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} text;
+
+static int text_add(text *t, const char *s, size_t n)
+{
+    char *d = kcal_grow_to(t->data, &t->cap, t->len + n + 1, 1, 4096);
+    if (!d)
+        return -1;
+    t->data = d;
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+    return 0;
+}
+
+/* What the job's stdout lines drive: "#progress" lines the progress
+ * display, the rest (the CSV) is kept. */
+typedef struct {
+    const kcal_bench_job *job;
+    text out;
+    int progressed, oom;
+} job_output;
+
+static void on_line(void *ctx, const char *line)
+{
+    job_output *j = ctx;
+    double done, total;
+    char what[128];
+    if (!strncmp(line, "#progress ", 10)) {
+        if (j->job->pr &&
+            sscanf(line + 10, "%lf %lf %127[^\n]", &done, &total, what) == 3) {
+            if (j->job->total > 0) {
+                done += j->job->done_before;
+                total = j->job->total;
+                if (done > total)
+                    done = total;
+            }
+            kcal_progress_update(j->job->pr, what, done, total);
+            j->progressed = 1;
+        }
+        return;
+    }
+    if (text_add(&j->out, line, strlen(line)) || text_add(&j->out, "\n", 1))
+        j->oom = 1;
+}
+
+/* One line for a run that did not succeed: the program's own message (not
+ * mpirun's frames around it), and where mpirun's whole output went. */
+static int report_failure(const kcal_bench_job *j, const kcal_launch_result *r)
+{
+    char line[512], log[PATH_MAX], where[PATH_MAX + 64] = "";
+    const char *own = kcal_launch_err_line(r, "kcal-bench-mpi: ", line,
+                                           sizeof line);
+    if (!j->verbose && kcal_launch_save_err(r, j->cmd, log, sizeof log) == 0)
+        snprintf(where, sizeof where, "; mpirun's output: %s", log);
+    if (r->exec_errno) {
+        kcal_cli_error(j->cmd, "cannot run the launcher '%s': %s (--mpirun "
+                       "or $KCAL_MPIRUN)",
+                       j->launcher && *j->launcher ? j->launcher : "mpirun",
+                       strerror(r->exec_errno));
+        return KCAL_EXIT_FAIL;
+    }
+    if (r->timed_out) {
+        kcal_cli_error(j->cmd, "no result after --timeout %ld s (a rank "
+                       "stopped or hung?): ended mpirun and its ranks%s",
+                       j->timeout, where);
+        return KCAL_EXIT_FAIL;
+    }
+    if (r->status == KCAL_EXIT_FORBIDDEN) {
+        kcal_cli_error(j->cmd, "CMA (process_vm_readv) is not permitted on "
+                       "this machine: see kcal probe%s", where);
+        return KCAL_EXIT_FORBIDDEN;
+    }
+    if (r->status == 0)
+        kcal_cli_error(j->cmd, "the benchmark printed no results%s", where);
+    else if (own)
+        kcal_cli_error(j->cmd, "%s (exit %d%s)", own, r->status, where);
+    else
+        kcal_cli_error(j->cmd, j->check && r->status == 1
+                       ? "the run failed (exit %d): a result differed from "
+                         "the MPI built-in or a call failed%s"
+                       : "the benchmark failed (exit %d)%s",
+                       r->status, *where ? where
+                       : j->verbose ? "; see the messages above" : "");
+    return KCAL_EXIT_FAIL;
+}
+
+int kcal_bench_run(const kcal_bench_job *j, char **csv, int *progressed)
+{
+    *csv = NULL;
+    if (progressed)
+        *progressed = 0;
+    char prog[PATH_MAX];
+    if (kcal_exe_find("KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
+                      sizeof prog) != 0) {
+        kcal_cli_error(j->cmd, "benchmark program %s not found (run make, "
+                       "or set KCAL_BENCH_MPI)", prog);
+        return KCAL_EXIT_FAIL;
+    }
+    size_t na = 0;
+    while (j->args[na])
+        na++;
+    char **argv = calloc(na + 2, sizeof *argv);
+    if (!argv) {
+        kcal_cli_error(j->cmd, "out of memory");
+        return KCAL_EXIT_FAIL;
+    }
+    argv[0] = prog;
+    memcpy(argv + 1, j->args, na * sizeof *argv);
+    job_output out = {.job = j};
+    kcal_launch_spec spec = {j->launcher, j->p, j->cores, argv,
+                             (double)j->timeout, 0, j->verbose, on_line, &out};
+    if (j->announce) {
+        char line[8192];
+        fprintf(stderr, "kcal %s: running %s\n", j->cmd,
+                kcal_launch_describe(&spec, line, sizeof line));
+    }
+    fflush(stderr);
+    kcal_launch_result r;
+    char err[256];
+    int rc;
+    if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
+        kcal_cli_error(j->cmd, "cannot launch the benchmark: %s", err);
+        free(out.out.data);
+        free(argv);
+        return KCAL_EXIT_FAIL;
+    }
+    if (out.oom) {
+        kcal_cli_error(j->cmd, "out of memory for the benchmark's output");
+        rc = KCAL_EXIT_FAIL;
+    } else if (r.status != 0 || r.exec_errno || r.timed_out || !out.out.data ||
+               strncmp(out.out.data, KCAL_CSV_MEASURED_HEADER "\n",
+                       strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
+        rc = report_failure(j, &r);
+    } else {
+        *csv = out.out.data;
+        out.out.data = NULL;
+        rc = KCAL_EXIT_OK;
+    }
+    if (progressed)
+        *progressed = out.progressed;
+    kcal_launch_result_free(&r);
+    free(out.out.data);
+    free(argv);
+    return rc;
+}
+
+int kcal_bench_parse_row(const char *s, kcal_bench_row *r)
+{
+    *r = (kcal_bench_row){0};
+    if (sscanf(s, "%31[^,],%d,%llu,%63[^,],%15[^,],%lf,%lf,%lf,%ld,%d",
+               r->coll, &r->p, &r->size, r->alg, r->k, &r->med, &r->min,
+               &r->max, &r->iters, &r->over) == 10)
+        return 0;
+    /* k is empty where it does not apply: read without it. */
+    r->k[0] = '\0';
+    if (sscanf(s, "%31[^,],%d,%llu,%63[^,],,%lf,%lf,%lf,%ld,%d", r->coll,
+               &r->p, &r->size, r->alg, &r->med, &r->min, &r->max, &r->iters,
+               &r->over) == 9)
+        return 0;
+    return -1;
+}

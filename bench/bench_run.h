@@ -1,0 +1,55 @@
+/* bench_run: one run of the benchmark program kcal-bench-mpi under the
+ * launcher, and its CSV rows: what `kcal bench` and `kcal tune` share.
+ *
+ * kcal_bench_run finds the program ($KCAL_BENCH_MPI, else kcal-bench-mpi
+ * next to kcal or in its build directory), runs `LAUNCHER -np P
+ * [--oversubscribe] PROGRAM ARGS` through common/launch.h (its own process
+ * group, ended at the timeout or when kcal is stopped), draws the
+ * program's "#progress" lines and keeps the rest of its stdout, the CSV.
+ * A run that fails is one line on stderr: the program's own message (not
+ * mpirun's frames around it), naming a file that keeps all of mpirun's
+ * output (-v: they are shown as they come instead). Command code: it
+ * prints that line itself. */
+#ifndef KCAL_BENCH_RUN_H
+#define KCAL_BENCH_RUN_H
+
+#include <stdint.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *cmd;      /* the command, for messages: "bench", "tune" */
+    const char *launcher; /* --mpirun or $KCAL_MPIRUN; NULL: mpirun */
+    int p, cores;         /* cores > 0: --oversubscribe when p > cores */
+    char *const *args;    /* the program's options, NULL-terminated */
+    long timeout;         /* seconds; 0: none */
+    int verbose;          /* mpirun's messages as they come */
+    int check;            /* --check ran: exit 1 means a wrong result */
+    int announce;         /* first say on stderr what runs */
+    /* The program's progress, added to done_before out of total (total 0:
+     * the run's own); pr NULL: not shown. */
+    kcal_progress *pr;
+    double done_before, total;
+} kcal_bench_job;
+
+/* Run the job. KCAL_EXIT_OK with *csv (malloc'd: the measured CSV, its
+ * header first), or the exit status for the failure after printing its
+ * line (KCAL_EXIT_FAIL; KCAL_EXIT_FORBIDDEN where CMA is not permitted).
+ * *progressed says whether the program drew progress (may be NULL). */
+int kcal_bench_run(const kcal_bench_job *job, char **csv, int *progressed);
+
+/* One row of the measured CSV (docs/model.md, columns.h). k is "" where
+ * the algorithm takes none; times in seconds. */
+typedef struct {
+    char coll[32], alg[64], k[16];
+    int p;
+    unsigned long long size;
+    double med, min, max;
+    long iters;
+    int over;
+} kcal_bench_row;
+
+/* Parse the line at s (up to its newline). 0, or -1 when it is not a row. */
+int kcal_bench_parse_row(const char *s, kcal_bench_row *r);
+
+#endif

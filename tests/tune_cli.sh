@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# kcal tune: bad options are one line on stderr, exit 2, nothing on stdout;
+# a small real run (p = 2, two sizes, two collectives, few iterations)
+# prints a table libkcoll reads and then follows for every call it leaves
+# to libkcoll (tests/algos_check --mode tabled: each call decided by the
+# table, results byte for byte the MPI built-in's); --exhaustive also says
+# how many measurements each table needed and the guided table's regret;
+# a run that fails prints nothing on stdout; an oversubscribed run says so
+# in the table and on stderr.
+set -u
+KCAL=${KCAL:-./kcal}
+BUILD=${BUILD:-build}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp
+
+bad() { # want-in-line, then the arguments
+  local want=$1; shift
+  "$KCAL" tune "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+     ! grep -qF -- "kcal tune: $want" "$tmp/err"; then
+    echo "FAIL: kcal tune $* -> exit $rc (want 2), stdout $(wc -c <"$tmp/out") bytes, stderr (want one line with '$want'):"
+    cat "$tmp/err"; fail=1
+  fi
+}
+bad "--p is required" --colls bcast
+bad "--p: '1' is not a process count >= 2" --p 1
+bad "--p: 'x' is not a process count >= 2" --p x
+bad "--colls: 'reduce' is not a collective" --p 2 --colls bcast,reduce
+bad "--colls: bcast is listed twice" --p 2 --colls bcast,scatter,bcast
+bad "--colls: '' is not a collective" --p 2 --colls bcast,
+bad "--sizes: " --p 2 --sizes 0
+bad "--sizes: " --p 2 --sizes 4K:1K
+bad "--candidates: '0' is not a count >= 1" --p 2 --candidates 0
+bad "--iters: '0' is not a count >= 1" --p 2 --iters 0
+bad "--warmup: '-1' is not a count >= 0" --p 2 --warmup -1
+bad "--timeout: 'soon' is not a number of seconds >= 0" --p 2 --timeout soon
+bad "--mpirun needs a command" --p 2 --mpirun ""
+bad "unexpected argument 'extra'" --p 2 extra
+bad "unknown option '--bogus'" --p 2 --bogus
+bad "/nonexistent.params: cannot open" --p 2 --params /nonexistent.params
+bad "--p 100000: at most" --p 100000
+bad "--sizes: 16T needs" --p 2 --sizes 16T
+"$KCAL" tune --help >"$tmp/out" 2>&1 && grep -q -- '--exhaustive' "$tmp/out" ||
+  { echo "FAIL: kcal tune --help"; fail=1; }
+"$KCAL" --help | grep -q '^  tune ' || { echo "FAIL: kcal --help does not list tune"; fail=1; }
+"$KCAL" 2>&1 | grep -q 'report or tune' || { echo "FAIL: kcal's usage line does not name tune"; fail=1; }
+
+command -v mpirun >/dev/null || { echo "mpirun not found"; exit 77; }
+check=$BUILD/tests/algos_check
+[ -x "$check" ] || { echo "tune_cli: $check not built (make test builds it)"; exit 1; }
+mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
+
+# A run that fails (CMA forbidden, simulated) prints nothing on stdout.
+KCOLL_SIMULATE_NO_CMA=1 "$KCAL" tune -q --p 2 --colls bcast --sizes 4K --iters 2 \
+  --mpirun "mpirun -x KCOLL_SIMULATE_NO_CMA" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -ne 3 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+  echo "FAIL: tune where CMA is forbidden: exit $rc (want 3), stdout $(wc -c <"$tmp/out") bytes, stderr:"
+  cat "$tmp/err"; fail=1
+fi
+
+# The model-guided run: a table the reader takes, for these collectives
+# and p only, with both sizes' ranges (from 0, the last open).
+start=$SECONDS
+"$KCAL" tune --p 2 --colls scatter,allgather --sizes 64K,4K --iters 5 --warmup 2 \
+  >"$tmp/guided.table" 2>"$tmp/err"; rc=$?
+echo "guided run: exit $rc in $((SECONDS - start)) s"
+head -n 1 "$tmp/guided.table"
+if [ $rc -ne 0 ] || ! head -n 1 "$tmp/guided.table" | grep -q '^kcoll-table 1 kcal tune on .*p = 2, not oversubscribed, the paper model.s 3 best and mpi, median of 5 iterations'; then
+  echo "FAIL: guided run: exit $rc, table:"; cat "$tmp/guided.table" "$tmp/err"; fail=1
+fi
+rules=$(grep -v '^#' "$tmp/guided.table" | tail -n +2)
+if [ -z "$rules" ] || echo "$rules" | awk '$1 != "scatter" && $1 != "allgather" || $2 != "2" { bad = 1 } END { exit !bad }'; then
+  echo "FAIL: rules for other collectives or p:"; echo "$rules"; fail=1
+fi
+for c in scatter allgather; do
+  first=$(echo "$rules" | awk -v c=$c '$1 == c { print $3; exit }')
+  last=$(echo "$rules" | awk -v c=$c '$1 == c { s = $3 } END { print s }')
+  case $first in '*'|0..*) ;; *) echo "FAIL: $c's first rule starts at '$first', want 0"; fail=1 ;; esac
+  case $last in '*'|*..) ;; *) echo "FAIL: $c's last rule ends at '$last', want no end"; fail=1 ;; esac
+done
+grep -q 'measurements (the model.s best and mpi)' "$tmp/err" || { echo "FAIL: no plan on stderr"; cat "$tmp/err"; fail=1; }
+if grep -q 'regret' "$tmp/err"; then echo "FAIL: a guided run speaks of regret"; fail=1; fi
+
+# The exhaustive run of all five collectives: its table is followed by
+# every NULL call (each decided by it), and stderr has the counts and the
+# regret.
+start=$SECONDS
+"$KCAL" tune -q --p 2 --machine knl --sizes 4K,64K --iters 5 --warmup 2 --exhaustive \
+  >"$tmp/all.table" 2>"$tmp/err"; rc=$?
+echo "exhaustive run: exit $rc in $((SECONDS - start)) s"
+cat "$tmp/err"
+line=$(grep '^kcal tune: measurements: exhaustive ' "$tmp/err")
+ex=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\1/p')
+gu=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\2/p')
+# At p = 2 the bench runs 3 + 3 + 4 + 6 + 2 candidates and mpi per size;
+# the guided table needs 3 (2 for alltoall) and mpi, more where the
+# model's times tie (docs/tune.md), at most all.
+if [ $rc -ne 0 ] || [ "$ex" != 46 ] || [ -z "$gu" ] || [ "$gu" -lt 38 ] || [ "$gu" -gt 46 ]; then
+  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 46) and '$gu' (want 38..46)"; fail=1
+fi
+if ! grep -Eq '^kcal tune: regret of the model-guided table against the exhaustive one over 10 points: mean [0-9]+\.[0-9]+ %, max [0-9]+\.[0-9]+ %$' "$tmp/err"; then
+  echo "FAIL: no regret line"; fail=1
+fi
+two=$(sed -n 's/^kcal tune: with 2 candidates + mpi: \([0-9]*\) measurements = .*/\1/p' "$tmp/err")
+if [ -z "$two" ] || [ "$two" -lt 30 ] || [ "$two" -gt "${gu:-0}" ]; then
+  echo "FAIL: the line for 2 candidates: '$two' measurements (want 30..$gu)"; fail=1
+fi
+run() { # name, then the command
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err2" && ! grep -q 'kcoll: warning' "$tmp/err2"; then
+    echo "ok   $name: $(tail -n 1 "$tmp/out")"
+  else
+    echo "FAIL $name"; tail -n 20 "$tmp/out" "$tmp/err2"; fail=1
+  fi
+}
+run "KCOLL_TABLE=kcal tune's table" timeout 120 "${mpi[@]}" -np 2 -x KCOLL_TABLE="$tmp/all.table" "$check" --mode tabled
+# The same program without the table fails its count: the test can fail.
+if timeout 120 "${mpi[@]}" -np 2 "$check" --mode tabled >"$tmp/out" 2>&1; then
+  echo "FAIL: --mode tabled passed without a table"; fail=1
+fi
+
+# Oversubscribed: said in the table's header and on stderr.
+cores=$(nproc)
+"$KCAL" tune --p $((cores + 1)) --colls gather --sizes 4K --iters 3 --warmup 1 \
+  >"$tmp/over.table" 2>"$tmp/err"; rc=$?
+if [ $rc -ne 0 ] || ! head -n 1 "$tmp/over.table" | grep -q "OVERSUBSCRIBED ($((cores + 1)) processes on" ||
+   ! grep -q '^# OVERSUBSCRIBED' "$tmp/over.table" || ! grep -q 'oversubscribed' "$tmp/err"; then
+  echo "FAIL: oversubscribed run: exit $rc:"; cat "$tmp/over.table" "$tmp/err"; fail=1
+fi
+[ $fail -eq 0 ] && echo "kcal tune: all checks passed"
+exit $fail

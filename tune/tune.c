@@ -1,0 +1,170 @@
+/* tune: see tune.h. */
+#include "tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "grow.h"
+
+char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len)
+{
+    if (c->k > 0)
+        snprintf(buf, len, "%s:%d", c->alg->id, c->k);
+    else
+        snprintf(buf, len, "%s", c->alg->id);
+    return buf;
+}
+
+static int same(const kcal_tune_cand *a, const kcal_tune_cand *b)
+{
+    return a->alg == b->alg && a->k == b->k;
+}
+
+int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
+                    const kcal_params *prm, int p, int want)
+{
+    free(pt->guided);
+    pt->guided = NULL;
+    pt->n_guided = 0;
+    if (want < 1)
+        return -1;
+    kcal_prediction *pred;
+    long n = kcal_model_rank(model, prm, pt->coll, p, pt->n, 0, 0, &pred);
+    if (n < 0)
+        return -1;
+    pt->guided = calloc((size_t)(n > 0 ? n : 1), sizeof *pt->guided);
+    if (!pt->guided) {
+        free(pred);
+        return -1;
+    }
+    /* The ranking lists each (algorithm, k) once, fastest first. Those
+     * tied with the want-th come too: the model cannot tell them apart
+     * (the three ring allgathers share one formula), and which of them
+     * the tie order happens to list first says nothing about the
+     * machine. */
+    double last = 0;
+    for (long i = 0; i < n; i++) {
+        if (kcal_model_is_mpi(pred[i].alg) || !isfinite(pred[i].seconds) ||
+            pred[i].seconds < 0)
+            continue;
+        if (pt->n_guided >= want && pred[i].seconds != last)
+            break;
+        pt->guided[pt->n_guided++] = (kcal_tune_cand){pred[i].alg, pred[i].k};
+        last = pred[i].seconds;
+    }
+    free(pred);
+    return pt->n_guided;
+}
+
+int kcal_tune_record(kcal_tune_point *pt, const kcal_tune_cand *cand,
+                     double median)
+{
+    for (size_t i = 0; i < pt->n_times; i++)
+        if (same(&pt->times[i].cand, cand)) {
+            pt->times[i].median = median;
+            return 0;
+        }
+    kcal_tune_time *grown = kcal_grow(pt->times, &pt->cap_times, pt->n_times,
+                                      sizeof *grown, 8);
+    if (!grown)
+        return -1;
+    pt->times = grown;
+    pt->times[pt->n_times++] = (kcal_tune_time){*cand, median};
+    return 0;
+}
+
+int kcal_tune_is_guided(const kcal_tune_point *pt, const kcal_tune_cand *c)
+{
+    if (kcal_model_is_mpi(c->alg))
+        return 1;
+    for (int i = 0; i < pt->n_guided; i++)
+        if (same(&pt->guided[i], c))
+            return 1;
+    return 0;
+}
+
+const kcal_tune_time *kcal_tune_best(const kcal_tune_point *pt,
+                                     int guided_only)
+{
+    const kcal_tune_time *best = NULL;
+    for (size_t i = 0; i < pt->n_times; i++) {
+        const kcal_tune_time *t = &pt->times[i];
+        if (guided_only && !kcal_tune_is_guided(pt, &t->cand))
+            continue;
+        if (!isfinite(t->median) || t->median < 0)
+            continue;
+        if (!best || t->median < best->median)
+            best = t;
+    }
+    return best;
+}
+
+int kcal_tune_table_add(kcal_table *t, const kcal_tune_point *pts,
+                        size_t count, int p, int guided_only, char *err,
+                        size_t errlen)
+{
+    size_t i = 0;
+    while (i < count) {
+        const kcal_tune_time *w = kcal_tune_best(&pts[i], guided_only);
+        if (!w) {
+            kcal_set_err(err, errlen, "%s at %llu bytes: nothing measured",
+                         kcal_coll_name(pts[i].coll),
+                         (unsigned long long)pts[i].n);
+            return -1;
+        }
+        /* The run of neighbours this winner also wins. */
+        size_t j = i + 1;
+        for (; j < count; j++) {
+            const kcal_tune_time *x = kcal_tune_best(&pts[j], guided_only);
+            if (!x || !same(&x->cand, &w->cand))
+                break;
+        }
+        kcal_table_rule r = {
+            .coll = pts[i].coll, .p_lo = p, .p_hi = p,
+            .n_lo = i == 0 ? 0 : pts[i].n,
+            .n_hi = j < count ? pts[j].n - 1 : KCAL_TABLE_N_OPEN,
+            .alg = w->cand.alg, .k = w->cand.k};
+        if (kcal_table_add(t, &r, err, errlen) != 0)
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+void kcal_tune_compare(const kcal_tune_point *pts, size_t count,
+                       kcal_tune_regret *out)
+{
+    *out = (kcal_tune_regret){0};
+    double sum = 0;
+    for (size_t i = 0; i < count; i++) {
+        const kcal_tune_time *best = kcal_tune_best(&pts[i], 0);
+        const kcal_tune_time *g = kcal_tune_best(&pts[i], 1);
+        if (!best || !g || best->median <= 0)
+            continue;
+        size_t guided = 0;
+        for (size_t m = 0; m < pts[i].n_times; m++)
+            guided += (size_t)kcal_tune_is_guided(&pts[i],
+                                                  &pts[i].times[m].cand);
+        double r = (g->median - best->median) / best->median;
+        sum += r;
+        if (r > out->max)
+            out->max = r;
+        out->points++;
+        out->guided_measurements += guided;
+        out->exhaustive_measurements += pts[i].n_times;
+    }
+    out->mean = out->points ? sum / (double)out->points : 0;
+}
+
+void kcal_tune_point_free(kcal_tune_point *pt)
+{
+    free(pt->guided);
+    free(pt->times);
+    pt->guided = NULL;
+    pt->times = NULL;
+    pt->n_guided = 0;
+    pt->n_times = pt->cap_times = 0;
+}

@@ -1,0 +1,98 @@
+/* tune: what `kcal tune` decides, apart from running anything (that is
+ * tune_cmd.c): the candidates the model proposes for one point (a
+ * collective and a size at p), the measured times of a point and its
+ * winner, the selection table made of the winners (model/table.h), and
+ * the cost and regret of the model-guided choice against the exhaustive
+ * one. Library code: no printing, no MPI. docs/tune.md has the method. */
+#ifndef KCAL_TUNE_H
+#define KCAL_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "params.h"
+#include "table.h"
+
+/* One candidate: an algorithm of the registry with its k (0 where it
+ * takes none), or kcal_model_mpi(coll) for the MPI library's own. */
+typedef struct {
+    const kcal_algorithm *alg;
+    int k;
+} kcal_tune_cand;
+
+/* One measured candidate: its median time (seconds). */
+typedef struct {
+    kcal_tune_cand cand;
+    double median;
+} kcal_tune_time;
+
+/* One point: coll at n bytes (p is the run's). guided: the model's
+ * candidates (mpi, always measured, is not among them); times: what was
+ * measured, mpi included. */
+typedef struct {
+    kcal_coll coll;
+    uint64_t n;
+    kcal_tune_cand *guided;
+    int n_guided;
+    kcal_tune_time *times;
+    size_t n_times, cap_times;
+} kcal_tune_point;
+
+/* "id", "id:k" or "mpi", into buf. Returns buf. */
+char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len);
+
+/* The point's guided candidates: the `want` fastest distinct (algorithm,
+ * k) of the model's ranking at (coll, p, n) with the params prm (the
+ * same ranking and ties as kcal predict; libkcoll's is the paper model's),
+ * and any whose predicted time equals the want-th's (a tie the model
+ * cannot break), leaving out the MPI library's row and candidates whose
+ * time is not finite. Returns how many (fewer than want where the
+ * collective has fewer at p; 0 when every time is inf or NaN), or -1 out
+ * of memory or on bad arguments. */
+int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
+                    const kcal_params *prm, int p, int want);
+
+/* Record a measured median for cand at the point (a second one for the
+ * same candidate replaces the first). 0, or -1 out of memory. */
+int kcal_tune_record(kcal_tune_point *pt, const kcal_tune_cand *cand,
+                     double median);
+
+/* Whether cand is one the guided run measures: mpi or a guided one. */
+int kcal_tune_is_guided(const kcal_tune_point *pt, const kcal_tune_cand *c);
+
+/* The fastest measured candidate (lowest median; a tie keeps the first
+ * recorded), among every measured one or, guided_only, among mpi and the
+ * guided ones. NULL when none was measured. */
+const kcal_tune_time *kcal_tune_best(const kcal_tune_point *pt,
+                                     int guided_only);
+
+/* Add to t the rules for one collective at p from its points (sorted by
+ * n, all of that collective), each winning (kcal_tune_best) from its size
+ * to the next point's size minus 1, the first from 0, the last with no
+ * upper end; neighbours with the same winner become one rule. 0, or -1
+ * with why in err (a point without measurements, or kcal_table_add's
+ * reason). */
+int kcal_tune_table_add(kcal_table *t, const kcal_tune_point *pts,
+                        size_t count, int p, int guided_only, char *err,
+                        size_t errlen);
+
+/* The guided choice against the exhaustive one, both from the points'
+ * measurements: per point r = (t_guided − t_best) / t_best, where t_best
+ * is the fastest measured time and t_guided the fastest among mpi and the
+ * guided candidates; mean and max over the points, and how many
+ * measurements each needed (the guided: mpi and its candidates per point;
+ * the exhaustive: every measured one). Points where either is missing
+ * are left out; *points says how many counted. */
+typedef struct {
+    size_t points;
+    size_t guided_measurements, exhaustive_measurements;
+    double mean, max;
+} kcal_tune_regret;
+
+void kcal_tune_compare(const kcal_tune_point *pts, size_t count,
+                       kcal_tune_regret *out);
+
+void kcal_tune_point_free(kcal_tune_point *pt);
+
+#endif

@@ -20,8 +20,9 @@
 #     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
 #     reaches the communicator's own handler once per call and is returned,
 #     or aborts the job under MPI_ERRORS_ARE_FATAL.
-# A bad KCOLL_TABLE (one line, the job still runs on the MPI library) is
-# tested with kcal tune's table reader, not here.
+#   - a KCOLL_TABLE decides the interposed calls; one that does not read
+#     gives one warning per process, and the application still runs right,
+#     on the MPI library's collectives.
 set -u
 BUILD=${BUILD:-build}
 prog=$BUILD/tests/interpose_check
@@ -87,6 +88,55 @@ for limit in 100 16; do
     bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
   fi
 done
+
+# A KCOLL_TABLE that does not read: one warning line per process, and the
+# application still runs right, every call on the MPI library's
+# collectives (no algorithm row in the stats).
+if [ $cma = 1 ]; then
+  printf 'kcoll-table 1\nthis is not a rule\n' >"$tmp/bad.table"
+  if timeout 300 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 -x KCOLL_TABLE="$tmp/bad.table" \
+       "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    warned=$(grep -c "^kcoll: warning: \$KCOLL_TABLE: $tmp/bad.table:[0-9]*: " "$tmp/err")
+    others=$(grep -c 'kcoll: warning' "$tmp/err")
+    algs=$(sed -n '/^kcoll stats/,$p' "$tmp/err" | awk 'NF == 5 && $1 != "collective" && $2 != "local" && $2 !~ /^mpi/' | wc -l)
+    if [ "$warned" -eq 3 ] && [ "$others" -eq 3 ] && [ "$algs" -eq 0 ] && check_stats "$tmp/out" "$tmp/err" 0 >"$tmp/why"; then
+      echo "ok   a bad KCOLL_TABLE: one warning per process, $(tail -n 1 "$tmp/out" | sed 's/.*: //'), every call on the MPI library"
+    else
+      bad "a bad KCOLL_TABLE: $warned table warnings ($others in all), $algs algorithm rows:"; cat "$tmp/why" "$tmp/err"
+    fi
+  else
+    bad "a bad KCOLL_TABLE stopped the application:"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+fi
+
+# A KCOLL_TABLE that reads: its rules decide the calls through the
+# interposer (every kcoll call of each collective runs the rule's choice,
+# alltoall's 'mpi' the MPI library), and the results stay right.
+if [ $cma = 1 ]; then
+  cat >"$tmp/good.table" <<'T'
+kcoll-table 1 by hand for tests/interpose.sh
+scatter    *  *  sequential_write
+gather     *  *  sequential_read
+bcast      *  *  direct_write
+allgather  *  *  bruck
+alltoall   *  *  mpi
+T
+  if timeout 300 "${mpi[@]}" -np 3 -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 -x KCOLL_TABLE="$tmp/good.table" \
+       "$prog" >"$tmp/out" 2>"$tmp/err" && ! grep -q 'kcoll: warning' "$tmp/err" &&
+     awk 'FNR == NR && $1 == "expect" && $3 == "kcoll" { want[$2] = $4; next }
+          FNR != NR && /^kcoll stats/ { on = 1; next }
+          FNR != NR && on && NF == 5 { got[$1 " " $2] = $3 }
+          END {
+            split("scatter sequential_write gather sequential_read bcast direct_write allgather bruck alltoall mpi", r, " ")
+            for (i = 1; i < 10; i += 2) if (got[r[i] " " r[i + 1]] != want[r[i]]) {
+              print "  " r[i] " " r[i + 1] ": " got[r[i] " " r[i + 1]] + 0 " calls, want " want[r[i]]; bad = 1 }
+            exit bad
+          }' "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    echo "ok   KCOLL_TABLE's rules decide the interposed calls: $(tail -n 1 "$tmp/out" | sed 's/.*: //')"
+  else
+    bad "KCOLL_TABLE through the interposer:"; cat "$tmp/why" "$tmp/out" "$tmp/err" | tail -n 30
+  fi
+fi
 
 # The interposer and libkcoll built with AddressSanitizer + UBSan, their
 # runtimes preloaded first: the matrix and the piecewise packing again.

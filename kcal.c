@@ -58,8 +58,8 @@ int main(int argc, char **argv)
     if (argc < 2) {
         /* Bad input gets one line, like every other usage error; the
          * command list is what --help is for. */
-        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, "
-                        "report, tune or run; kcal --help says more)\n");
+        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, run, "
+                        "report or tune; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

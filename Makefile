@@ -27,7 +27,7 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c
+KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c interpose/run_cmd.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 
@@ -52,7 +52,7 @@ ALL_TARGETS := kcal
 all: $(STAMP) kcal lib
 
 help:
-	@echo "make            build kcal, algos/libkcoll.{a,so} and the MPI benchmark (installs deps first)"
+	@echo "make            build kcal, algos/libkcoll.{a,so}, build/libkcoll_pmpi.so and the MPI programs (installs deps first)"
 	@echo "make run        the main job: ./kcal predict --coll scatter --p 64 on the embedded default"
 	@echo "make MPI=mpich  the same against MPICH: algos/libkcoll-mpich.{a,so}, build-mpich/ (docs/mpi.md)"
 	@echo "make test       build with ASan+UBSan and run every test (tests/); the MPI ones against MPICH too when installed"
@@ -62,6 +62,8 @@ help:
 	@echo "make fuzz-smoke every fuzz target for 10 s (what CI runs after make test)"
 	@echo "make bench      scripts/bench-*: performance benchmarks (not tests)"
 	@echo "make deps       install the Debian packages kcal needs (scripts/install-deps)"
+	@echo "make install    install kcal, libkcoll, the interposer, kcoll.h, kcoll.pc (PREFIX=/usr/local, DESTDIR)"
+	@echo "make uninstall  remove what make install installed (same PREFIX, DESTDIR)"
 	@echo "make print-ldflags  what a static link against libkcoll.a needs"
 	@echo "make clean      remove build/, build-mpich/, kcal, algos/libkcoll*.*, reports/out/"
 
@@ -104,6 +106,8 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 -include reports/module.mk
 -include probe/module.mk
 -include tests/fuzz/module.mk
+-include interpose/module.mk
+-include install.mk
 
 # The MPICH suite (docs/testing.md): these scripts run again against the
 # MPICH build, as "x.sh [mpich]". make test builds that build (a make
@@ -112,7 +116,8 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 # MPI=mpich test) runs them alone.
 MPICH_TESTS := tests/algos_mpi.sh tests/algos_bench.sh tests/algos_example.sh \
                tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh \
-               tests/report_pipeline.sh tests/tune_cli.sh
+               tests/report_pipeline.sh tests/tune_cli.sh tests/interpose.sh \
+               tests/interpose_fortran.sh tests/run_cli.sh
 MPICH_RUNS  := $(addprefix mpich:,$(MPICH_TESTS))
 HAVE_MPICH   = $(shell pkg-config --exists mpich && echo yes)
 TEST_ENV = KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD)

@@ -15,6 +15,7 @@ int kcal_probe_main(int argc, char **argv);
 int kcal_fit_main(int argc, char **argv);
 int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
+int kcal_run_main(int argc, char **argv);
 int kcal_tune_main(int argc, char **argv);
 
 static const struct {
@@ -34,6 +35,8 @@ static const struct {
      "join measured and predicted times: model error, selection regret, plots"},
     {"tune", kcal_tune_main,
      "measure the model's best candidates into a selection table (KCOLL_TABLE)"},
+    {"run", kcal_run_main,
+     "run an MPI application with libkcoll's collectives preloaded"},
 };
 
 static void usage(FILE *f)
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         /* Bad input gets one line, like every other usage error; the
          * command list is what --help is for. */
-        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, "
+        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, run, "
                         "report or tune; kcal --help says more)\n");
         return KCAL_EXIT_USAGE;
     }

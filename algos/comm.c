@@ -121,6 +121,12 @@ static int build_state(MPI_Comm comm, kcoll_comm **out)
         return MPI_ERR_NO_MEM;
     c->comm = MPI_COMM_NULL;
     int rc = MPI_Comm_dup(comm, &c->comm);
+    /* The duplicate inherits comm's error handler, by default
+     * MPI_ERRORS_ARE_FATAL: an error of a control message would abort
+     * inside libkcoll, which returns its errors (and the interposer then
+     * raises them once, on the user's communicator). */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_rank(c->comm, &c->rank);
     if (rc == MPI_SUCCESS)

@@ -284,7 +284,8 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
 static void record(kcal_coll coll, size_t n, int blocks, double t0)
 {
     if (last.name)
-        kcoll_stats_add(coll, last.p == 1 ? "local" : last.name, last.k,
+        kcoll_stats_add(coll, last.p == 1 ? "local" : last.name,
+                        last.p == 1 ? 0 : last.k, /* no ring stride alone */
                         (uint64_t)n * (uint64_t)(blocks ? last.p : 1),
                         kcoll_stats_now() - t0);
 }

@@ -28,6 +28,20 @@
 #include "kcoll.h"
 #include "model.h"
 
+/* libkcoll's own calls of the five collectives it implements (its control
+ * messages, and the MPI built-ins of fallback.c) go to the MPI library's
+ * profiling entry points. In libkcoll_pmpi.so (interpose/) the names
+ * MPI_Bcast ... MPI_Alltoall are the interposer's, which call kcoll: an
+ * MPI_Bcast of a control word there would recurse into kcoll. The same in
+ * every build, so no file of libkcoll depends on who defines the MPI_
+ * names; tests/interpose.sh checks that no libkcoll object still
+ * references them. */
+#define MPI_Bcast PMPI_Bcast
+#define MPI_Scatter PMPI_Scatter
+#define MPI_Gather PMPI_Gather
+#define MPI_Allgather PMPI_Allgather
+#define MPI_Alltoall PMPI_Alltoall
+
 /* One remembered choice of the model (kcoll.c): for calls of `coll` with n
  * bytes and in_place, among every algorithm (only = NULL, the user's
  * algorithm NULL) or among one throttled algorithm's k. rc is

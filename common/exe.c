@@ -36,7 +36,12 @@ int kcal_exe_find(const char *env_var, const char *name, char *out,
         snprintf(out, len, "%s", name);
         return -1;
     }
-    static const char *const rel[] = {"%s/%s", "%s/build/%s", "%s/../%s"};
+    /* Beside kcal, its build directory, one up (build/asan/kcal), and the
+     * installed layout of `make install`: PREFIX/bin/kcal with the helper
+     * programs in PREFIX/libexec/kcal and the libraries in PREFIX/lib. */
+    static const char *const rel[] = {"%s/%s", "%s/build/%s", "%s/../%s",
+                                      "%s/../libexec/kcal/%s",
+                                      "%s/../lib/%s"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         int n = snprintf(out, len, rel[i], dir, name);
         if (n > 0 && (size_t)n < len && access(out, X_OK) == 0)

@@ -458,7 +458,8 @@ static void child(const kcal_launch_spec *s, char **argv, char **env,
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
         dup2(null, STDIN_FILENO);
-    dup2(out_w, STDOUT_FILENO);
+    if (out_w >= 0)
+        dup2(out_w, STDOUT_FILENO);
     if (err_w >= 0)
         dup2(err_w, STDERR_FILENO);
     if (s->unbind)
@@ -495,7 +496,7 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
         kcal_set_err(err, errlen, "out of memory");
         goto out;
     }
-    if (pipe2(outp, O_CLOEXEC) || pipe2(stp, O_CLOEXEC) ||
+    if ((s->on_line && pipe2(outp, O_CLOEXEC)) || pipe2(stp, O_CLOEXEC) ||
         (!s->pass_stderr && pipe2(errp, O_CLOEXEC))) {
         kcal_set_err(err, errlen, "pipe: %s", strerror(errno));
         goto out;
@@ -520,7 +521,8 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
     setpgid(pid, pid); /* also here: no signal may find the group missing */
     job_pgid = pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
-    close(outp[1]);
+    if (outp[1] >= 0)
+        close(outp[1]);
     close(stp[1]);
     outp[1] = stp[1] = -1;
     if (errp[1] >= 0) {

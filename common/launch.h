@@ -28,8 +28,9 @@
  *   - When kcal dies of SIGKILL, the kernel sends the launcher SIGTERM
  *     (PR_SET_PDEATHSIG, which survives exec: a wrapper script must exec
  *     mpirun) and mpirun takes its ranks down.
- *   - stdout goes to a callback line by line; stderr is kept in memory (the
- *     first KCAL_LAUNCH_ERR_KEEP bytes) or, with pass_stderr, is kcal's.
+ *   - stdout goes to a callback line by line or, without one, is kcal's;
+ *     stderr is kept in memory (the first KCAL_LAUNCH_ERR_KEEP
+ *     bytes) or, with pass_stderr, is kcal's.
  * Library code: returns errors, never prints. */
 #ifndef KCAL_LAUNCH_H
 #define KCAL_LAUNCH_H
@@ -49,7 +50,8 @@ typedef struct {
     double timeout;       /* seconds; <= 0: none */
     int unbind;           /* give the job every CPU (the probe binds itself) */
     int pass_stderr;      /* 1: the job's stderr is kcal's; 0: kept */
-    /* Each line of the job's stdout, without its newline. */
+    /* Each line of the job's stdout, without its newline; NULL: the job's
+     * stdout is kcal's. */
     void (*on_line)(void *ctx, const char *line);
     void *ctx;
     const kcal_mpi_flavor *mpi; /* NULL: Open MPI's rules, `mpirun` */

@@ -18,15 +18,17 @@ static const char *const ompi_oversub[] = {"mpirun", "mpiexec", "orterun",
 static const char *const ompi_root[] = {"OMPI_ALLOW_RUN_AS_ROOT=1",
                                         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                                         NULL};
+static const char *const ompi_shared[] = {"--bind-to", "none", "--mca",
+                                          "mpi_yield_when_idle", "1", NULL};
 static const char *const mpich_launchers[] = {"mpiexec.mpich", "mpiexec.hydra",
                                               "mpiexec", NULL};
 static const char *const none[] = {NULL};
 
 static const kcal_mpi_flavor flavors[] = {
     {"openmpi", "Open MPI", ompi_launchers, ompi_oversub, "--oversubscribe",
-     ompi_root, "build", "", "libkcoll", "make"},
-    {"mpich", "MPICH", mpich_launchers, NULL, NULL, none, "build-mpich",
-     "-mpich", "libkcoll-mpich", "make MPI=mpich"},
+     ompi_root, "-x", ompi_shared, "build", "", "libkcoll", "make"},
+    {"mpich", "MPICH", mpich_launchers, NULL, NULL, none, "-genv", none,
+     "build-mpich", "-mpich", "libkcoll-mpich", "make MPI=mpich"},
 };
 #define NFLAVORS (sizeof flavors / sizeof flavors[0])
 

@@ -36,6 +36,13 @@ typedef struct {
     const char *oversubscribe; /* the flag, or NULL */
     /* NAME=VALUE the launcher needs to run as root, set where unset. */
     const char *const *root_env;
+    /* The launcher option that sets NAME=VALUE (its next word) in every
+     * rank: Open MPI's -x, hydra's -genv. */
+    const char *env_flag;
+    /* What a rank that waits needs when ranks share cores: Open MPI's
+     * --bind-to none --mca mpi_yield_when_idle 1; none for MPICH 4 (its
+     * ch4 device has no yield setting; hydra does not bind by default). */
+    const char *const *shared_core_args;
     const char *build_dir; /* make's folder of its MPI programs */
     const char *suffix;    /* of its library names: "", "-mpich" */
     const char *lib;       /* libkcoll's name: libkcoll, libkcoll-mpich */

@@ -17,7 +17,9 @@
 #                 yield setting, so oversubscribed ranks spin: ~2x slower)
 #   mpi_x         the launcher option that sets a variable in every rank,
 #                 followed by NAME=VALUE: -x (Open MPI), -genv (hydra)
-#   mpi_cc        the compiler wrapper: mpicc.openmpi (else mpicc), mpicc.mpich
+#   mpi_cc, mpi_cxx, mpi_fc  the compiler wrappers: mpicc.openmpi (else
+#                 mpicc), mpicxx.openmpi, mpifort.openmpi; mpicc.mpich,
+#                 mpicxx.mpich, mpifort.mpich
 #   mpi_suffix    of the MPI build's library names: empty, -mpich
 #   mpi_lib       libkcoll's name: libkcoll$mpi_suffix
 #   mpi_build     the folder of the MPI programs: $BUILD for openmpi,
@@ -30,8 +32,10 @@ case $KCAL_MPI in
     mpi_title="Open MPI"
     mpi_launcher=mpirun.openmpi
     command -v "$mpi_launcher" >/dev/null 2>&1 || mpi_launcher=mpirun
-    mpi_cc=mpicc.openmpi
+    mpi_cc=mpicc.openmpi mpi_cxx=mpicxx.openmpi mpi_fc=mpifort.openmpi
     command -v "$mpi_cc" >/dev/null 2>&1 || mpi_cc=mpicc
+    command -v "$mpi_cxx" >/dev/null 2>&1 || mpi_cxx=mpicxx
+    command -v "$mpi_fc" >/dev/null 2>&1 || mpi_fc=mpifort
     mpi_run=("$mpi_launcher" --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
     mpi_x=-x
     mpi_suffix=
@@ -47,7 +51,7 @@ case $KCAL_MPI in
     for l in mpiexec.mpich mpiexec.hydra mpiexec; do
       command -v "$l" >/dev/null 2>&1 && { mpi_launcher=$l; break; }
     done
-    mpi_cc=mpicc.mpich
+    mpi_cc=mpicc.mpich mpi_cxx=mpicxx.mpich mpi_fc=mpifort.mpich
     mpi_run=("$mpi_launcher")
     mpi_x=-genv
     mpi_suffix=-mpich

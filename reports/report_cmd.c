@@ -140,7 +140,8 @@ static int mkdir_p(const char *dir)
 }
 
 /* The gnuplot scripts: --scripts, $KCAL_REPORTS_DIR, reports/ beside the
- * binary (./kcal) or two levels up (build/asan/kcal), else ./reports. */
+ * binary (./kcal) or two levels up (build/asan/kcal), share/kcal/reports
+ * of an installed kcal (make install), else ./reports. */
 static const char *find_scripts(const char *opt, char *buf, size_t len)
 {
     if (opt)
@@ -150,8 +151,9 @@ static const char *find_scripts(const char *opt, char *buf, size_t len)
         return env;
     char exe[PATH_MAX];
     if (kcal_exe_dir(exe, sizeof exe) == 0) {
-        static const char *const rel[] = {"reports", "../../reports"};
-        for (size_t i = 0; i < 2; i++) {
+        static const char *const rel[] = {"reports", "../../reports",
+                                          "../share/kcal/reports"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             struct stat st;
             char gp[PATH_MAX + 32];
             if (snprintf(buf, len, "%s/%s", exe, rel[i]) >= (int)len ||

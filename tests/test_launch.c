@@ -1,12 +1,14 @@
 /* common/launch: the command line (-np, --oversubscribe only for mpirun;
  * MPICH's launcher and its default, no flag, no Open MPI root variables),
- * stdout line by line, stderr kept and the job's own line found in it, a
+ * stdout line by line (or passed through), stderr kept and the job's own
+ * line found in it, a
  * launcher that cannot start, Open MPI's root variables (added, never
  * overridden), the timeout ending the whole tree (its own process group and
  * a process that left it), and a signal to kcal ending the job before it is
  * delivered. The "launcher" is a script that drops -np N and execs the
  * program, so no MPI is needed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +173,30 @@ int main(void)
     kcal_launch_result_free(&r);
     bad.launcher = "   ";
     CHECK(kcal_launch_run(&bad, &r, err, sizeof err) < 0);
+
+    /* Without a callback the job's stdout is ours, byte for byte (kcal
+     * run): here a file in place of the test's stdout. */
+    char outpath[512], content[64] = "";
+    snprintf(outpath, sizeof outpath, "%s/stdout", dir);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    char *say[] = {"/bin/sh", "-c", "printf 'straight\\nthrough'; exit 3", NULL};
+    kcal_launch_spec pass = {launcher, 2, 0, say, 0, 0, 0, NULL, NULL, NULL};
+    int prc = kcal_launch_run(&pass, &r, err, sizeof err);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    CHECK(prc == 0 && r.status == 3);
+    FILE *of = fopen(outpath, "r");
+    CHECK(of && fread(content, 1, sizeof content - 1, of) > 0);
+    if (of)
+        fclose(of);
+    CHECK_STR(content, "straight\nthrough");
+    unlink(outpath);
+    kcal_launch_result_free(&r);
 
     /* Root: Open MPI's variables are added, a value the user set stays. */
     unsetenv("OMPI_ALLOW_RUN_AS_ROOT");

@@ -38,6 +38,10 @@ int main(void)
     CHECK_STR(ompi->lib, "libkcoll");
     CHECK_STR(ompi->suffix, "");
     CHECK_STR(mpich->suffix, "-mpich");
+    CHECK_STR(ompi->env_flag, "-x");
+    CHECK_STR(mpich->env_flag, "-genv");
+    CHECK_STR(ompi->shared_core_args[3], "mpi_yield_when_idle");
+    CHECK(mpich->shared_core_args[0] == NULL);
 
     /* --mpi wins over $KCAL_MPI; $KCAL_MPI over the default Open MPI. */
     unsetenv("KCAL_MPI");

@@ -1,0 +1,79 @@
+/* interpose: what the files of libkcoll_pmpi.so share (not installed).
+ *
+ * libkcoll_pmpi.so is the LD_PRELOAD interposer: it defines MPI_Bcast,
+ * MPI_Scatter, MPI_Gather, MPI_Allgather and MPI_Alltoall (wrap.c) and the
+ * Fortran symbols Open MPI's mpif.h, `use mpi` and `use mpi_f08` bindings
+ * call (fortran.c), and hands each call to libkcoll (algorithm NULL: its
+ * own choice, table, model or MPI library) or, where kcoll does not apply,
+ * to the MPI library's PMPI_ entry point unchanged. The rules, and why they
+ * are the same on every process: docs/interpose.md.
+ *
+ *   - kcoll_ip_* (wrap.c): one function per collective with the MPI
+ *     signature, for the C and the Fortran entry points alike.
+ *   - kcoll_layout_* (layout.c): where the data of (count, datatype) lie,
+ *     and packing them into / out of a contiguous buffer for a process
+ *     whose datatype is not contiguous.
+ * Nothing but the MPI and Fortran names is exported (interpose/exports.map):
+ * libkcoll's objects are linked in, hidden. */
+#ifndef KCOLL_INTERPOSE_H
+#define KCOLL_INTERPOSE_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "kcoll_impl.h"
+
+int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
+                   MPI_Comm comm);
+int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm);
+int kcoll_ip_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm);
+int kcoll_ip_allgather(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm);
+int kcoll_ip_alltoall(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm);
+
+/* count elements of one datatype, as one process passes them. */
+typedef struct {
+    MPI_Datatype type;
+    size_t count;     /* elements (a root's p blocks: p times the count) */
+    MPI_Count size;   /* bytes of data in one element */
+    MPI_Aint extent;  /* from one element to the next */
+    int contiguous;   /* the data are the bytes [buf, buf + count·size) in
+                       * type-map order: raw bytes are the packed form */
+} kcoll_layout;
+
+/* The layout of count elements of type: MPI_SUCCESS, or MPI_ERR_TYPE for
+ * MPI_DATATYPE_NULL or a type whose size or extent MPI cannot tell. A
+ * verdict on a derived type is worked out once and cached on the type (an
+ * attribute, copied by MPI_Type_dup, freed with the type). */
+int kcoll_layout_of(MPI_Datatype type, size_t count, kcoll_layout *out);
+
+/* The bytes of l: l->count * l->size (no overflow: the caller checked). */
+static inline size_t kcoll_layout_bytes(const kcoll_layout *l)
+{
+    return l->count * (size_t)l->size;
+}
+
+/* Pack the l->count elements at buf into out (kcoll_layout_bytes(l)
+ * bytes), or unpack them from in into buf, touching nothing of buf but
+ * the type map's bytes. MPI_Pack and MPI_Unpack in pieces whose packed size
+ * fits an int; an element larger than that goes through a send to itself
+ * on c's private communicator. MPI_SUCCESS or an MPI error code. */
+int kcoll_layout_pack(kcoll_comm *c, const kcoll_layout *l, const void *buf,
+                      void *out);
+int kcoll_layout_unpack(kcoll_comm *c, const kcoll_layout *l, const void *in,
+                        void *buf);
+
+/* For tests: the largest packed piece (default INT_MAX bytes), from
+ * $KCOLL_PACK_LIMIT when it is set, so the piecewise and the send-to-self
+ * paths run on small types. */
+extern size_t kcoll_pack_limit;
+
+#endif

@@ -1,0 +1,561 @@
+/* wrap: MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Allgather and
+ * MPI_Alltoall of libkcoll_pmpi.so (see interpose.h; the rules in
+ * docs/interpose.md).
+ *
+ * Every process of a collective must take the same path, kcoll or the MPI
+ * library, or they deadlock. So the path depends only on what every
+ * process knows alike: the communicator (an intracommunicator whose
+ * processes share a node: comm.c works it out collectively, once) and the
+ * root. Datatypes never decide it: MPI lets each process describe its data
+ * with its own type map of the same signature, so a process whose data are
+ * not contiguous packs them into a contiguous buffer (MPI_Pack), or
+ * receives into one and unpacks, and takes the kcoll path like the others.
+ * The byte count n is the same on every process of a correct program (the
+ * signatures match), and so is libkcoll's choice for it (table, model, or
+ * the MPI library below the measured crossover).
+ *
+ * A call whose arguments MPI says are erroneous at this process (a bad
+ * root, a negative count, MPI_DATATYPE_NULL, MPI_IN_PLACE where MPI does not
+ * allow it, send and receive sizes that differ) goes to the MPI library
+ * unchanged, which reports it as it always does. Arguments MPI says a
+ * process ignores (the send side at non-roots of a scatter, the receive
+ * side at non-roots of a gather, the send count and type with MPI_IN_PLACE)
+ * are never looked at.
+ *
+ * Errors of the kcoll path go through the communicator's error handler,
+ * as the MPI library's would: MPI_ERRORS_ARE_FATAL aborts, MPI_ERRORS_RETURN
+ * returns the code. With KCOLL_STATS=1 a call handed to the MPI library here
+ * is recorded as "mpi(<why>)"; libkcoll records the others itself. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose.h"
+#include "stats.h"
+
+/* Why a call went to the MPI library unchanged (KCOLL_STATS rows). */
+static const char why_intercomm[] = "mpi(intercomm)";
+static const char why_multinode[] = "mpi(multinode)";
+static const char why_invalid[] = "mpi(invalid)";
+
+/* libkcoll's state of comm when kcoll takes calls on it; else *why says
+ * why not (the same on every process of comm). MPI_SUCCESS or an error of
+ * building the state. */
+static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
+{
+    *c = NULL;
+    *why = NULL;
+    if (comm == MPI_COMM_NULL) {
+        *why = why_invalid;
+        return MPI_SUCCESS;
+    }
+    int rc = kcoll_comm_get(comm, c);
+    if (rc == MPI_ERR_COMM) { /* kcoll_comm_get refuses intercommunicators */
+        int inter = 0;
+        *why = PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter
+                   ? why_intercomm
+                   : why_invalid;
+        *c = NULL;
+        return MPI_SUCCESS;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* libkcoll refuses communicators that span nodes (MPI_ERR_COMM) until
+     * it has two-level collectives; this line goes when it has. */
+    if ((*c)->spans_nodes)
+        *why = why_multinode;
+    return MPI_SUCCESS;
+}
+
+/* An error of the kcoll path, through comm's error handler. */
+static int raise_error(MPI_Comm comm, int rc)
+{
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* The KCOLL_STATS bytes of a call handed on: blocks of count elements of
+ * type (one block for bcast, the group's size otherwise). */
+static uint64_t pass_bytes(MPI_Comm comm, const char *why, int count,
+                           MPI_Datatype type, int blocks)
+{
+    MPI_Count size = 0;
+    int p = 1, inter = 0;
+    if (why == why_invalid || count < 0 || type == MPI_DATATYPE_NULL ||
+        PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
+        return 0;
+    if (blocks && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS)
+        (inter ? PMPI_Comm_remote_size : PMPI_Comm_size)(comm, &p);
+    return (uint64_t)count * (uint64_t)size * (uint64_t)p;
+}
+
+/* Hand the call to the MPI library unchanged (it reports its own errors
+ * through comm's handler), recorded as why when KCOLL_STATS is on. */
+#define PASS(coll, why, bytes, call)                                         \
+    do {                                                                     \
+        if (!kcoll_stats_on())                                               \
+            return call;                                                     \
+        double t0_ = kcoll_stats_now();                                      \
+        int rc_ = call;                                                      \
+        kcoll_stats_add(coll, why, 0, bytes, kcoll_stats_now() - t0_);       \
+        return rc_;                                                          \
+    } while (0)
+
+/* ---- buffers of the packed data ----------------------------------------- */
+
+/* Kept per thread between calls, as libkcoll keeps its scratch: a fresh
+ * buffer per call would give peers new, unfaulted pages to copy. Buffers
+ * above SCRATCH_KEEP are freed after their call. */
+#define SCRATCH_KEEP ((size_t)64 << 20)
+enum { SEND_TMP, RECV_TMP };
+
+typedef struct {
+    void *buf[2];
+    size_t len[2];
+} scratch_set;
+
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static pthread_key_t scratch_key;
+
+static void scratch_free(void *p)
+{
+    scratch_set *s = p;
+    free(s->buf[0]);
+    free(s->buf[1]);
+    free(s);
+}
+
+static void scratch_init(void)
+{
+    pthread_key_create(&scratch_key, scratch_free);
+}
+
+static scratch_set *scratch_mine(void)
+{
+    pthread_once(&scratch_once, scratch_init);
+    scratch_set *s = pthread_getspecific(scratch_key);
+    if (!s && (s = calloc(1, sizeof *s)) && pthread_setspecific(scratch_key, s)) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static void *scratch(int which, size_t len)
+{
+    scratch_set *s = scratch_mine();
+    if (!s)
+        return NULL;
+    if (len > s->len[which]) {
+        free(s->buf[which]); /* nothing in it outlives a call */
+        s->buf[which] = malloc(len);
+        s->len[which] = s->buf[which] ? len : 0;
+    }
+    return s->buf[which];
+}
+
+static void scratch_done(void)
+{
+    pthread_once(&scratch_once, scratch_init); /* the key, before reading it */
+    scratch_set *s = pthread_getspecific(scratch_key);
+    for (int i = 0; s && i < 2; i++)
+        if (s->len[i] > SCRATCH_KEEP) {
+            free(s->buf[i]);
+            s->buf[i] = NULL;
+            s->len[i] = 0;
+        }
+}
+
+/* The element offset of block b of l (b blocks of per elements). */
+static void *block_at(const void *buf, const kcoll_layout *l, size_t b,
+                      size_t per)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)((MPI_Aint)(b * per) * l->extent));
+}
+
+/* l reduced to one block of per elements (pack one process's block). */
+static kcoll_layout one_block(const kcoll_layout *l, size_t per)
+{
+    kcoll_layout b = *l;
+    b.count = per;
+    return b;
+}
+
+/* rc, or the first error of rc2: a failed pack still takes part in the
+ * collective (the others would wait for it forever), then reports. */
+static int first_error(int rc, int rc2)
+{
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* n * p bytes without overflow (else SIZE_MAX: refused by the caller). */
+static size_t times(size_t n, size_t p)
+{
+    size_t t;
+    return __builtin_mul_overflow(n, p, &t) ? SIZE_MAX : t;
+}
+
+/* ---- the collectives ---------------------------------------------------- */
+
+int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
+                   MPI_Comm comm)
+{
+    kcoll_comm *c;
+    const char *why;
+    kcoll_layout l;
+    int rc = comm_state(comm, &c, &why);
+    if (rc != MPI_SUCCESS)
+        return raise_error(comm, rc);
+    if (!why && (count < 0 || root < 0 || root >= c->size ||
+                 buf == MPI_IN_PLACE ||
+                 kcoll_layout_of(type, (size_t)count, &l) != MPI_SUCCESS ||
+                 times((size_t)count, (size_t)l.size) == SIZE_MAX))
+        why = why_invalid;
+    if (why)
+        PASS(KCAL_COLL_BCAST, why, pass_bytes(comm, why, count, type, 0),
+             PMPI_Bcast(buf, count, type, root, comm));
+    size_t n = kcoll_layout_bytes(&l);
+    if (l.contiguous || n == 0)
+        return raise_error(comm, kcoll_bcast(buf, n, root, comm, NULL));
+    void *tmp = scratch(SEND_TMP, n);
+    if (!tmp)
+        return raise_error(comm, MPI_ERR_NO_MEM);
+    if (c->rank == root)
+        rc = kcoll_layout_pack(c, &l, buf, tmp);
+    rc = first_error(rc, kcoll_bcast(tmp, n, root, comm, NULL));
+    if (rc == MPI_SUCCESS && c->rank != root)
+        rc = kcoll_layout_unpack(c, &l, tmp, buf);
+    scratch_done();
+    return raise_error(comm, rc);
+}
+
+int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm)
+{
+    kcoll_comm *c;
+    const char *why;
+    kcoll_layout s, r;
+    int rc = comm_state(comm, &c, &why);
+    if (rc != MPI_SUCCESS)
+        return raise_error(comm, rc);
+    int is_root = 0, in_place = 0;
+    size_t n = 0, p = c ? (size_t)c->size : 0;
+    if (!why && (root < 0 || root >= c->size))
+        why = why_invalid;
+    if (!why) {
+        is_root = c->rank == root;
+        in_place = is_root && recvbuf == MPI_IN_PLACE;
+        if (is_root) {
+            /* The root's block n is the send side's; its receive side, if
+             * any, must hold as many bytes. */
+            if (sendbuf == MPI_IN_PLACE || sendcount < 0 ||
+                kcoll_layout_of(sendtype, p * (size_t)sendcount, &s) !=
+                    MPI_SUCCESS ||
+                times(times((size_t)sendcount, (size_t)s.size), p) ==
+                    SIZE_MAX)
+                why = why_invalid;
+            else
+                n = (size_t)sendcount * (size_t)s.size;
+            if (!why && !in_place &&
+                (recvcount < 0 ||
+                 kcoll_layout_of(recvtype, (size_t)recvcount, &r) !=
+                     MPI_SUCCESS ||
+                 times((size_t)recvcount, (size_t)r.size) != n))
+                why = why_invalid;
+        } else if (recvbuf == MPI_IN_PLACE || recvcount < 0 ||
+                   kcoll_layout_of(recvtype, (size_t)recvcount, &r) !=
+                       MPI_SUCCESS ||
+                   times(times((size_t)recvcount, (size_t)r.size), p) ==
+                       SIZE_MAX) {
+            why = why_invalid;
+        } else {
+            n = kcoll_layout_bytes(&r);
+        }
+    }
+    if (why) {
+        int rank = -1;
+        if (why != why_invalid)
+            PMPI_Comm_rank(comm, &rank);
+        PASS(KCAL_COLL_SCATTER, why,
+             rank == root ? pass_bytes(comm, why, sendcount, sendtype, 1)
+                          : pass_bytes(comm, why, recvcount, recvtype, 1),
+             PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, root, comm));
+    }
+    if (n == 0)
+        return raise_error(comm, kcoll_scatter(sendbuf, recvbuf, 0, root,
+                                               comm, NULL));
+    if (!is_root) {
+        if (r.contiguous)
+            return raise_error(comm, kcoll_scatter(sendbuf, recvbuf, n, root,
+                                                   comm, NULL));
+        void *tmp = scratch(RECV_TMP, n);
+        if (!tmp)
+            return raise_error(comm, MPI_ERR_NO_MEM);
+        rc = kcoll_scatter(sendbuf, tmp, n, root, comm, NULL);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_layout_unpack(c, &r, tmp, recvbuf);
+        scratch_done();
+        return raise_error(comm, rc);
+    }
+    /* The root sends from a contiguous buffer (its own, or the packed
+     * blocks) and receives in place unless its receive side is contiguous
+     * too; then its block goes where its receive type says. */
+    const void *sb = sendbuf;
+    if (!s.contiguous) {
+        void *tmp = scratch(SEND_TMP, n * p);
+        if (!tmp)
+            return raise_error(comm, MPI_ERR_NO_MEM);
+        rc = kcoll_layout_pack(c, &s, sendbuf, tmp);
+        sb = tmp;
+    }
+    int own_after = !in_place && !r.contiguous;
+    void *rb = in_place || own_after ? MPI_IN_PLACE : recvbuf;
+    rc = first_error(rc, kcoll_scatter(sb, rb, n, root, comm, NULL));
+    if (rc == MPI_SUCCESS && own_after)
+        rc = kcoll_layout_unpack(c, &r, (const char *)sb + (size_t)root * n,
+                                 recvbuf);
+    scratch_done();
+    return raise_error(comm, rc);
+}
+
+int kcoll_ip_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm)
+{
+    kcoll_comm *c;
+    const char *why;
+    kcoll_layout s, r;
+    int rc = comm_state(comm, &c, &why);
+    if (rc != MPI_SUCCESS)
+        return raise_error(comm, rc);
+    int is_root = 0, in_place = 0;
+    size_t n = 0, p = c ? (size_t)c->size : 0;
+    if (!why && (root < 0 || root >= c->size))
+        why = why_invalid;
+    if (!why) {
+        is_root = c->rank == root;
+        in_place = is_root && sendbuf == MPI_IN_PLACE;
+        if (is_root) {
+            if (recvbuf == MPI_IN_PLACE || recvcount < 0 ||
+                kcoll_layout_of(recvtype, p * (size_t)recvcount, &r) !=
+                    MPI_SUCCESS ||
+                times(times((size_t)recvcount, (size_t)r.size), p) ==
+                    SIZE_MAX)
+                why = why_invalid;
+            else
+                n = (size_t)recvcount * (size_t)r.size;
+            if (!why && !in_place &&
+                (sendcount < 0 ||
+                 kcoll_layout_of(sendtype, (size_t)sendcount, &s) !=
+                     MPI_SUCCESS ||
+                 times((size_t)sendcount, (size_t)s.size) != n))
+                why = why_invalid;
+        } else if (sendbuf == MPI_IN_PLACE || sendcount < 0 ||
+                   kcoll_layout_of(sendtype, (size_t)sendcount, &s) !=
+                       MPI_SUCCESS ||
+                   times(times((size_t)sendcount, (size_t)s.size), p) ==
+                       SIZE_MAX) {
+            why = why_invalid;
+        } else {
+            n = kcoll_layout_bytes(&s);
+        }
+    }
+    if (why) {
+        int rank = -1;
+        if (why != why_invalid)
+            PMPI_Comm_rank(comm, &rank);
+        PASS(KCAL_COLL_GATHER, why,
+             rank == root ? pass_bytes(comm, why, recvcount, recvtype, 1)
+                          : pass_bytes(comm, why, sendcount, sendtype, 1),
+             PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm));
+    }
+    if (n == 0)
+        return raise_error(comm, kcoll_gather(sendbuf, recvbuf, 0, root, comm,
+                                              NULL));
+    if (!is_root) {
+        if (s.contiguous)
+            return raise_error(comm, kcoll_gather(sendbuf, recvbuf, n, root,
+                                                  comm, NULL));
+        void *tmp = scratch(SEND_TMP, n);
+        if (!tmp)
+            return raise_error(comm, MPI_ERR_NO_MEM);
+        rc = kcoll_layout_pack(c, &s, sendbuf, tmp);
+        rc = first_error(rc, kcoll_gather(tmp, recvbuf, n, root, comm, NULL));
+        scratch_done();
+        return raise_error(comm, rc);
+    }
+    if (r.contiguous && (in_place || s.contiguous))
+        return raise_error(comm, kcoll_gather(sendbuf, recvbuf, n, root, comm,
+                                              NULL));
+    /* The root gathers in place into a contiguous buffer (recvbuf, or one
+     * to unpack from) after putting its own block there. */
+    void *rb = recvbuf;
+    if (!r.contiguous && !(rb = scratch(RECV_TMP, n * p)))
+        return raise_error(comm, MPI_ERR_NO_MEM);
+    void *own = (char *)rb + (size_t)root * n;
+    kcoll_layout rblock = one_block(&r, (size_t)recvcount);
+    if (in_place) /* recv not contiguous: its own block is in recvbuf */
+        rc = kcoll_layout_pack(c, &rblock,
+                               block_at(recvbuf, &r, (size_t)root,
+                                        (size_t)recvcount),
+                               own);
+    else if (s.contiguous)
+        memcpy(own, sendbuf, n);
+    else
+        rc = kcoll_layout_pack(c, &s, sendbuf, own);
+    rc = first_error(rc, kcoll_gather(MPI_IN_PLACE, rb, n, root, comm, NULL));
+    if (rc == MPI_SUCCESS && !r.contiguous)
+        rc = kcoll_layout_unpack(c, &r, rb, recvbuf);
+    scratch_done();
+    return raise_error(comm, rc);
+}
+
+/* allgather and alltoall: every process sends and receives; MPI_IN_PLACE
+ * (at every process, MPI's rule) leaves the send side to recvbuf.
+ * send_blocks: 1 for allgather, p for alltoall. */
+typedef int (*everyone_fn)(const void *, void *, size_t, MPI_Comm,
+                           const char *);
+
+static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
+                    int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    kcoll_comm *c;
+    const char *why;
+    kcoll_layout s, r;
+    int rc = comm_state(comm, &c, &why);
+    if (rc != MPI_SUCCESS)
+        return raise_error(comm, rc);
+    int in_place = sendbuf == MPI_IN_PLACE;
+    int alltoall = coll == KCAL_COLL_ALLTOALL;
+    size_t n = 0, p = c ? (size_t)c->size : 0, send_blocks = alltoall ? p : 1;
+    if (!why) {
+        if (recvbuf == MPI_IN_PLACE || recvcount < 0 ||
+            kcoll_layout_of(recvtype, p * (size_t)recvcount, &r) !=
+                MPI_SUCCESS ||
+            times(times((size_t)recvcount, (size_t)r.size), p) == SIZE_MAX)
+            why = why_invalid;
+        else
+            n = (size_t)recvcount * (size_t)r.size;
+        if (!why && !in_place &&
+            (sendcount < 0 ||
+             kcoll_layout_of(sendtype, send_blocks * (size_t)sendcount, &s) !=
+                 MPI_SUCCESS ||
+             times((size_t)sendcount, (size_t)s.size) != n))
+            why = why_invalid;
+    }
+    if (why)
+        PASS(coll, why, pass_bytes(comm, why, recvcount, recvtype, 1),
+             (alltoall ? PMPI_Alltoall : PMPI_Allgather)(
+                 sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                 comm));
+    if (n == 0 || (r.contiguous && (in_place || s.contiguous)))
+        return raise_error(comm, fn(sendbuf, recvbuf, n, comm, NULL));
+    void *rb = recvbuf;
+    if (!r.contiguous) {
+        if (!(rb = scratch(RECV_TMP, n * p)))
+            return raise_error(comm, MPI_ERR_NO_MEM);
+        /* In place, what this process sends is in recvbuf: its own block
+         * (allgather) or every block (alltoall). */
+        if (in_place && alltoall) {
+            rc = kcoll_layout_pack(c, &r, recvbuf, rb);
+        } else if (in_place) {
+            kcoll_layout own = one_block(&r, (size_t)recvcount);
+            rc = kcoll_layout_pack(
+                c, &own,
+                block_at(recvbuf, &r, (size_t)c->rank, (size_t)recvcount),
+                (char *)rb + (size_t)c->rank * n);
+        }
+    }
+    const void *sb = sendbuf;
+    if (!in_place && !s.contiguous) {
+        void *tmp = scratch(SEND_TMP, n * send_blocks);
+        if (!tmp) {
+            scratch_done();
+            return raise_error(comm, MPI_ERR_NO_MEM);
+        }
+        rc = first_error(rc, kcoll_layout_pack(c, &s, sendbuf, tmp));
+        sb = tmp;
+    }
+    rc = first_error(rc, fn(sb, rb, n, comm, NULL));
+    if (rc == MPI_SUCCESS && !r.contiguous)
+        rc = kcoll_layout_unpack(c, &r, rb, recvbuf);
+    scratch_done();
+    return raise_error(comm, rc);
+}
+
+int kcoll_ip_allgather(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return everyone(KCAL_COLL_ALLGATHER, kcoll_allgather, sendbuf, sendcount,
+                    sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int kcoll_ip_alltoall(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return everyone(KCAL_COLL_ALLTOALL, kcoll_alltoall, sendbuf, sendcount,
+                    sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+/* ---- the C entry points -------------------------------------------------- */
+
+/* kcoll_impl.h sends libkcoll's own uses of these names to PMPI_; here
+ * they are the interposer's definitions. */
+#undef MPI_Bcast
+#undef MPI_Scatter
+#undef MPI_Gather
+#undef MPI_Allgather
+#undef MPI_Alltoall
+
+#define KCOLL_EXPORT __attribute__((visibility("default")))
+
+KCOLL_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype,
+                           int root, MPI_Comm comm)
+{
+    return kcoll_ip_bcast(buffer, count, datatype, root, comm);
+}
+
+KCOLL_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm)
+{
+    return kcoll_ip_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm);
+}
+
+KCOLL_EXPORT int MPI_Gather(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm)
+{
+    return kcoll_ip_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm);
+}
+
+KCOLL_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm)
+{
+    return kcoll_ip_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                              recvcount, recvtype, comm);
+}
+
+KCOLL_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    return kcoll_ip_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm);
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# The LD_PRELOAD interposer (libkcoll_pmpi.so, docs/interpose.md) under
+# tests/interpose_check.c, a program that calls only MPI_* (and PMPI_* for
+# its reference results):
+#   - the library exports exactly the MPI and Fortran names it replaces, and
+#     no object of libkcoll calls the five MPI_ names itself (they would
+#     recurse into the interposer);
+#   - the matrix at p = 1, 2, 3, 4 without the interposer (the program's own
+#     checks against the MPI library) and with it, every call byte for byte equal to
+#     PMPI's; its KCOLL_STATS table counts, per collective, exactly the calls
+#     rank 0 made, taken by kcoll (an algorithm's row), "local" (one process)
+#     or handed to the MPI library as "mpi(intercomm)", as the program says
+#     they must be (types that are not contiguous, on some processes or on
+#     all, are packed and still take kcoll);
+#   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
+#   - the matrix again with the interposer built with ASan + UBSan;
+#   - a C++ program (mpicxx) calls the same C names;
+#   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT (the
+#     calls are recorded as mpi(invalid)); the default handler aborts; an
+#     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
+#     reaches the communicator's own handler once per call and is returned,
+#     or aborts the job under MPI_ERRORS_ARE_FATAL.
+#   - a KCOLL_TABLE decides the interposed calls; one that does not read
+#     gives one warning per process, and the application still runs right,
+#     on the MPI library's collectives.
+# Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or
+# MPICH's build of the interposer in $BUILD-mpich).
+set -u
+BUILD=${BUILD:-build}
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+mpi_require
+prog=$mpi_build/tests/interpose_check
+lib=$mpi_build/libkcoll_pmpi.so
+for f in "$prog" "$lib"; do
+  [ -e "$f" ] || { echo "interpose: $f not built (make test builds it)"; exit 1; }
+done
+lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+command -v nm >/dev/null || { echo "nm not found"; exit 77; }
+unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_STRICT KCOLL_SIMULATE_NO_CMA
+mpi=("${mpi_run[@]}")
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/interpose_stats.bash"
+
+# ---- the library's symbols ------------------------------------------------
+want=$(for c in bcast scatter gather allgather alltoall; do
+  C=$(echo "$c" | tr a-z A-Z)
+  echo "MPI_${C:0:1}${c:1}" "MPI_$C" "mpi_$c" "mpi_${c}_" "mpi_${c}__" "ompi_${c}_f"
+done | tr ' ' '\n' | sort | xargs)
+got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort | xargs)
+[ "$got" = "$want" ] && echo "ok   $lib exports the 5 C and 25 Fortran names only" \
+  || bad "$lib exports '$got', want '$want'"
+objs=$(ls "$mpi_build"/kcoll/algos/*.o)
+calls=$(for o in $objs; do nm -u "$o" | awk -v o="$(basename "$o")" \
+  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall)$/ {print o ": " $2}'; done)
+[ -z "$calls" ] && echo "ok   libkcoll's objects call the five collectives through PMPI_" \
+  || bad "libkcoll calls the interposed names: $calls"
+
+# ---- the matrix ------------------------------------------------------------
+cma=1
+for p in 1 2 3 4; do
+  if timeout 300 "${mpi[@]}" -np $p "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p without the interposer: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p without the interposer"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+  start=$SECONDS
+  if timeout 300 "${mpi[@]}" -np $p "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p with the interposer ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p with the interposer"; tail -n 20 "$tmp/out" "$tmp/err"; continue
+  fi
+  if grep -q 'kcoll: warning: process_vm_readv is not permitted' "$tmp/err"; then
+    cma=0; echo "     note: CMA is forbidden here: libkcoll ran the MPI library's collectives"
+  fi
+  if check_stats "$tmp/out" "$tmp/err" $cma >"$tmp/why"; then
+    echo "ok   p=$p KCOLL_STATS: $(awk '$1 == "expect" {printf "%s%s %s %s", s, $2, $3, $4; s = ", "}' "$tmp/out")"
+  else
+    bad "p=$p KCOLL_STATS does not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
+  fi
+done
+
+# Packing in pieces of at most 100 bytes (several elements per MPI_Pack),
+# and at most 16 (a 24-byte vector element goes through a send to itself).
+for limit in 100 16; do
+  if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_PACK_LIMIT=$limit "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=3 KCOLL_PACK_LIMIT=$limit: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+done
+
+# A KCOLL_TABLE that does not read: one warning line per process, and the
+# application still runs right, every call on the MPI library's
+# collectives (no algorithm row in the stats).
+if [ $cma = 1 ]; then
+  printf 'kcoll-table 1\nthis is not a rule\n' >"$tmp/bad.table"
+  if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_TABLE="$tmp/bad.table" \
+       "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    warned=$(grep -c "^kcoll: warning: \$KCOLL_TABLE: $tmp/bad.table:[0-9]*: " "$tmp/err")
+    others=$(grep -c 'kcoll: warning' "$tmp/err")
+    algs=$(sed -n '/^kcoll stats/,$p' "$tmp/err" | awk 'NF == 5 && $1 != "collective" && $2 != "local" && $2 !~ /^mpi/' | wc -l)
+    if [ "$warned" -eq 3 ] && [ "$others" -eq 3 ] && [ "$algs" -eq 0 ] && check_stats "$tmp/out" "$tmp/err" 0 >"$tmp/why"; then
+      echo "ok   a bad KCOLL_TABLE: one warning per process, $(tail -n 1 "$tmp/out" | sed 's/.*: //'), every call on the MPI library"
+    else
+      bad "a bad KCOLL_TABLE: $warned table warnings ($others in all), $algs algorithm rows:"; cat "$tmp/why" "$tmp/err"
+    fi
+  else
+    bad "a bad KCOLL_TABLE stopped the application:"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+fi
+
+# A KCOLL_TABLE that reads: its rules decide the calls through the
+# interposer (every kcoll call of each collective runs the rule's choice,
+# alltoall's 'mpi' the MPI library), and the results stay right.
+if [ $cma = 1 ]; then
+  cat >"$tmp/good.table" <<'T'
+kcoll-table 1 by hand for tests/interpose.sh
+scatter    *  *  sequential_write
+gather     *  *  sequential_read
+bcast      *  *  direct_write
+allgather  *  *  bruck
+alltoall   *  *  mpi
+T
+  if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_TABLE="$tmp/good.table" \
+       "$prog" >"$tmp/out" 2>"$tmp/err" && ! grep -q 'kcoll: warning' "$tmp/err" &&
+     awk 'FNR == NR && $1 == "expect" && $3 == "kcoll" { want[$2] = $4; next }
+          FNR != NR && /^kcoll stats/ { on = 1; next }
+          FNR != NR && on && NF == 5 { got[$1 " " $2] = $3 }
+          END {
+            split("scatter sequential_write gather sequential_read bcast direct_write allgather bruck alltoall mpi", r, " ")
+            for (i = 1; i < 10; i += 2) if (got[r[i] " " r[i + 1]] != want[r[i]]) {
+              print "  " r[i] " " r[i + 1] ": " got[r[i] " " r[i + 1]] + 0 " calls, want " want[r[i]]; bad = 1 }
+            exit bad
+          }' "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    echo "ok   KCOLL_TABLE's rules decide the interposed calls: $(tail -n 1 "$tmp/out" | sed 's/.*: //')"
+  else
+    bad "KCOLL_TABLE through the interposer:"; cat "$tmp/why" "$tmp/out" "$tmp/err" | tail -n 30
+  fi
+fi
+
+# The interposer and libkcoll built with AddressSanitizer + UBSan, their
+# runtimes preloaded first: the matrix and the piecewise packing again.
+asan_lib=$mpi_build/pic-asan/libkcoll_pmpi.so
+runtimes="$(cc -print-file-name=libasan.so):$(cc -print-file-name=libubsan.so)"
+if [ -e "$asan_lib" ]; then
+  for limit in none 16; do
+    extra=() label=
+    [ $limit = none ] || { extra=("$mpi_x" KCOLL_PACK_LIMIT=$limit); label=" (KCOLL_PACK_LIMIT=$limit)"; }
+    if timeout 600 "${mpi[@]}" -np 3 "$mpi_x" ASAN_OPTIONS=detect_leaks=0 "${extra[@]}" \
+         "$mpi_x" LD_PRELOAD="$runtimes:$(realpath "$asan_lib")" "$prog" >"$tmp/out" 2>"$tmp/err" &&
+       ! grep -q 'Sanitizer' "$tmp/err"; then
+      echo "ok   p=3 sanitized interposer$label: $(tail -n 1 "$tmp/out")"
+    else
+      bad "p=3 sanitized interposer$label:"; tail -n 30 "$tmp/out" "$tmp/err"
+    fi
+  done
+else
+  bad "$asan_lib not built (make test builds it)"
+fi
+
+# C++: a program compiled with mpicxx calls the same C names.
+if command -v "$mpi_cxx" >/dev/null; then
+  cat >"$tmp/app.cc" <<'CC'
+#include <mpi.h>
+#include <cstdio>
+#include <vector>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    std::vector<double> mine(5000, rank + 0.5), all(5000 * p);
+    MPI_Allgather(mine.data(), 5000, MPI_DOUBLE, all.data(), 5000, MPI_DOUBLE, MPI_COMM_WORLD);
+    int bad = 0;
+    for (int r = 0; r < p; r++)
+        bad += all[5000 * r + 4999] != r + 0.5;
+    std::printf("c++ rank %d: %d wrong\n", rank, bad);
+    MPI_Finalize();
+    return bad != 0;
+}
+CC
+  if "$mpi_cxx" -O1 -o "$tmp/app_cc" "$tmp/app.cc" 2>"$tmp/err" &&
+     timeout 60 "${mpi[@]}" -np 2 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$tmp/app_cc" >"$tmp/out" 2>"$tmp/err" &&
+     [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 2 ] &&
+     grep -Eq '^allgather +[a-z_]+(:[0-9]+)? +1 +80000 ' "$tmp/err" && ! grep -Eq '^allgather +mpi' "$tmp/err"; then
+    echo "ok   C++ ($mpi_cxx): $(grep -E '^allgather ' "$tmp/err")"
+  elif [ $cma = 0 ]; then
+    echo "     note: C++ not checked: CMA is forbidden here"
+  else
+    bad "C++ under the interposer:"; cat "$tmp/out" "$tmp/err"
+  fi
+fi
+
+# ---- errors ----------------------------------------------------------------
+if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode errors >"$tmp/out" 2>"$tmp/err" &&
+   [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 3 ]; then
+  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class"
+else
+  bad "MPI_ERRORS_RETURN"; cat "$tmp/out" "$tmp/err"
+fi
+for c in bcast scatter gather allgather; do
+  grep -Eq "^$c +mpi\(invalid\) +1 " "$tmp/err" || bad "errors: no '$c mpi(invalid) 1' row in the stats"
+done
+
+# fatal_run NAME MARKER EXTRA...: must abort (non-zero exit, not by the
+# timeout, no crash, and no MARKER line, which the program prints after
+# the calls).
+# Open MPI's own abort message is not checked: with several processes
+# aborting at once its show_help sometimes loses it.
+fatal_run() {
+  local name=$1 marker=$2; shift 2
+  timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && ! grep -q "^$marker" "$tmp/out" &&
+     ! grep -Eqi 'segmentation|signal 11' "$tmp/err"; then
+    echo "ok   $name: the job aborted (exit $rc)"
+  else
+    bad "$name: exit $rc, want an abort"; cat "$tmp/out" "$tmp/err"
+  fi
+}
+fatal_run "a bad root under MPI_ERRORS_ARE_FATAL" survived "$prog" --mode fatal
+
+if [ $cma = 1 ]; then
+  # libkcoll's own error: KCOLL_STRICT=1 where CMA is "forbidden".
+  strict=("$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1)
+  if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "${strict[@]}" "$prog" --mode strict >"$tmp/out" 2>"$tmp/err" &&
+     [ "$(grep -c '^strict: calls 5 errors 5 class MPI_ERR_OTHER handler 5 last same$' "$tmp/out")" -eq 3 ]; then
+    echo "ok   libkcoll's error reaches the communicator's handler once per call and is returned"
+  else
+    bad "libkcoll's error through the communicator's handler:"; cat "$tmp/out" "$tmp/err"
+  fi
+  fatal_run "libkcoll's error under MPI_ERRORS_ARE_FATAL" "strict:" "${strict[@]}" "$prog" --mode strict-fatal
+fi
+exit $fail

@@ -1,0 +1,100 @@
+"""interpose_mpi4py: the five collectives from Python (Debian's python3-mpi4py,
+uppercase buffer methods) on NumPy arrays of several dtypes, checked against
+the values they must hold, for tests/interpose_python.sh, which runs it under
+the interposer (libkcoll_pmpi.so). mpi4py calls MPI_Bcast ... MPI_Alltoall
+of the C library with the MPI type of each dtype.
+
+Rank 0 prints "expect <coll> kcoll <calls>" (p > 1) and
+"interpose_mpi4py p=P: N checks, F failed"."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+comm = MPI.COMM_WORLD
+rank, p = comm.Get_rank(), comm.Get_size()
+calls = {c: 0 for c in ("bcast", "scatter", "gather", "allgather", "alltoall")}
+checks = failed = 0
+
+
+def check(ok, what):
+    global checks, failed
+    checks += 1
+    if not ok:
+        failed += 1
+        if failed <= 10:
+            print(f"interpose_mpi4py: FAIL rank {rank}: {what}", file=sys.stderr)
+
+
+def values(dtype, owner, block, n):
+    """What rank owner's block holds: distinct per owner, block and element."""
+    x = np.arange(n, dtype=np.int64) + 1000 * block + 100000 * owner
+    if np.dtype(dtype).kind == "c":
+        return (x + 0.5j * x).astype(dtype)
+    return (x % 251 if np.dtype(dtype).itemsize == 1 else x).astype(dtype)
+
+
+for dtype in (np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128):
+    for n in (1, 700, 9000):
+        for root in sorted({0, p - 1}):
+            for in_place in (False, True):
+                what = f"{np.dtype(dtype).name} n={n} root={root}{' in place' if in_place else ''}"
+                # Bcast
+                buf = values(dtype, root, 0, n) if rank == root else np.zeros(n, dtype)
+                comm.Bcast(buf, root=root)
+                calls["bcast"] += 1
+                check(np.array_equal(buf, values(dtype, root, 0, n)), "Bcast " + what)
+                # Scatter: block b of the root's array to rank b
+                send = np.concatenate([values(dtype, root, b, n) for b in range(p)]) if rank == root else None
+                recv = np.zeros(n, dtype)
+                if in_place and rank == root:
+                    comm.Scatter(send, MPI.IN_PLACE, root=root)
+                    check(np.array_equal(send[root * n:(root + 1) * n], values(dtype, root, root, n)), "Scatter " + what)
+                else:
+                    comm.Scatter(send, recv, root=root)
+                    check(np.array_equal(recv, values(dtype, root, rank, n)), "Scatter " + what)
+                calls["scatter"] += 1
+                # Gather: rank b's block to block b at the root
+                mine = values(dtype, rank, 0, n)
+                recv = np.zeros(n * p, dtype) if rank == root else None
+                if in_place and rank == root:
+                    recv[root * n:(root + 1) * n] = mine
+                    comm.Gather(MPI.IN_PLACE, recv, root=root)
+                else:
+                    comm.Gather(mine, recv, root=root)
+                calls["gather"] += 1
+                if rank == root:
+                    want = np.concatenate([values(dtype, b, 0, n) for b in range(p)])
+                    check(np.array_equal(recv, want), "Gather " + what)
+                # Allgather
+                recv = np.zeros(n * p, dtype)
+                if in_place:
+                    recv[rank * n:(rank + 1) * n] = mine
+                    comm.Allgather(MPI.IN_PLACE, recv)
+                else:
+                    comm.Allgather(mine, recv)
+                calls["allgather"] += 1
+                want = np.concatenate([values(dtype, b, 0, n) for b in range(p)])
+                check(np.array_equal(recv, want), "Allgather " + what)
+                # Alltoall: block b of rank r to block r of rank b
+                send = np.concatenate([values(dtype, rank, b, n) for b in range(p)])
+                if in_place:
+                    recv = send.copy()
+                    comm.Alltoall(MPI.IN_PLACE, recv)
+                else:
+                    recv = np.zeros(n * p, dtype)
+                    comm.Alltoall(send, recv)
+                calls["alltoall"] += 1
+                want = np.concatenate([values(dtype, b, rank, n) for b in range(p)])
+                check(np.array_equal(recv, want), "Alltoall " + what)
+
+# The buffer method: mpi4py's pickle-based allreduce would add bcast calls.
+total = np.zeros(1, np.int64)
+comm.Allreduce(np.array([failed], np.int64), total, op=MPI.SUM)
+all_failed = int(total[0])
+if rank == 0:
+    if p > 1:
+        for c, k in calls.items():
+            print(f"expect {c} kcoll {k}")
+    print(f"interpose_mpi4py p={p}: {checks} checks on rank 0, {all_failed} failed in all")
+sys.exit(1 if all_failed else 0)

@@ -219,6 +219,10 @@ typedef int (*kcoll_algorithm_fn)(kcoll_comm *c, const kcoll_args *a);
  * ranks in comm's order. Collective over comm. kcoll_nodes_free: the
  * layout and communicators kept for c (not freed while MPI finalizes). */
 int kcoll_node_split(MPI_Comm comm, MPI_Comm *node);
+/* The most processes of one communicator that kcoll_node_split has seen
+ * share this real node (0 before the first): a node communicator smaller
+ * than that, such as a virtual node, is not alone on the cores. */
+int kcoll_node_procs(void);
 void kcoll_nodes_free(kcoll_comm *c, int finalizing);
 
 /* What a node step ran, for the KCOLL_STATS record of a two-level call:

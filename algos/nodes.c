@@ -27,6 +27,7 @@
  * another root is freed by all the members of its old communicator at the
  * same call. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,24 @@ static int virtual_nodes(void)
     return (int)k;
 }
 
+/* The most processes of one communicator seen sharing this real node. */
+static atomic_int node_procs;
+
+int kcoll_node_procs(void)
+{
+    return atomic_load(&node_procs);
+}
+
 int kcoll_node_split(MPI_Comm comm, MPI_Comm *node)
 {
     MPI_Comm shared;
     KCOLL_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                                   &shared));
+    int size = 0, seen = atomic_load(&node_procs);
+    MPI_Comm_size(shared, &size);
+    while (size > seen && !atomic_compare_exchange_weak(&node_procs, &seen,
+                                                        size))
+        ;
     int k = virtual_nodes();
     if (k == 0) {
         *node = shared;

@@ -36,6 +36,13 @@ static int is_mpirun(const char *word)
            !strcmp(base, "orterun");
 }
 
+/* Slurm's srun takes the rank count as -n, not -np. */
+static int is_srun(const char *word)
+{
+    const char *base = strrchr(word, '/');
+    return !strcmp(base ? base + 1 : word, "srun");
+}
+
 typedef struct {
     char *words; /* the launcher's words, split in place */
     char **argv;
@@ -48,7 +55,8 @@ static void command_free(command *c)
     free(c->argv);
 }
 
-/* argv: launcher words, -np P, [--oversubscribe], program and arguments. */
+/* argv: launcher words, -np P (srun: -n P), [--oversubscribe], program
+ * and arguments. */
 static int command_build(const kcal_launch_spec *s, command *c)
 {
     memset(c, 0, sizeof *c);
@@ -75,7 +83,7 @@ static int command_build(const kcal_launch_spec *s, command *c)
     }
     int over = kcal_launch_oversubscribes(s);
     snprintf(c->np, sizeof c->np, "%d", s->np);
-    c->argv[n++] = "-np";
+    c->argv[n++] = is_srun(c->argv[0]) ? "-n" : "-np";
     c->argv[n++] = c->np;
     if (over)
         c->argv[n++] = "--oversubscribe";

@@ -3,7 +3,7 @@
  * implementation behind kcal bench and kcal probe's T_sm launches.
  *
  *   - Command: the launcher's words (split at blanks; "mpirun" when none),
- *     -np P, --oversubscribe when the launcher is mpirun, mpiexec or orterun
+ *     -np P (-n P for srun), --oversubscribe when the launcher is mpirun, mpiexec or orterun
  *     and P exceeds the cores (Open MPI refuses more ranks than slots), then
  *     the program and its arguments.
  *   - Open MPI refuses to run as root unless OMPI_ALLOW_RUN_AS_ROOT=1 and

@@ -12,3 +12,15 @@ $(SM_BENCH): probe/mpi/sm_bench.c algos/libkcoll.a | $(STAMP)
 all: $(SM_BENCH)
 TEST_EXTRA_BINS += $(SM_BENCH)
 kcal: | $(SM_BENCH)
+
+# The network between two nodes (kcal probe --network): plain MPI, no
+# libkcoll.
+NET_BENCH := $(BUILD)/kcal-net-bench
+
+$(NET_BENCH): probe/mpi/net_bench.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
+
+all: $(NET_BENCH)
+TEST_EXTRA_BINS += $(NET_BENCH)
+kcal: | $(NET_BENCH)

@@ -28,6 +28,7 @@
 #include "err.h"
 #include "knee.h"
 #include "load.h"
+#include "network.h"
 #include "phases.h"
 #include "raw.h"
 #include "sm.h"
@@ -42,8 +43,9 @@ static const char *const CMD = "probe";
 
 typedef struct {
     int quiet, quick, hot, no_sm;
+    int network, same_node; /* --network (network_cmd.c), --same-node */
     long max_readers; /* 0: the core count */
-    const char *mpirun, *raw_path;
+    const char *mpirun, *raw_path, *params_file;
 } options;
 
 static void usage(FILE *f)
@@ -51,6 +53,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: kcal probe [--quick] [--hot] [--max-readers C] [--mpirun CMD]\n"
         "                  [--no-sm] [--raw RAW.csv] [-q] > machine.params\n"
+        "       kcal probe --network [--params FILE] [--mpirun CMD] [--same-node]\n"
+        "                  [--quick] [-q] > cluster.params\n"
         "\n"
         "Measure the CMA cost model of this machine (alpha, beta, lock, page,\n"
         "gamma_a, gamma_b, sm_*) and print a params file with standard errors.\n"
@@ -67,6 +71,12 @@ static void usage(FILE *f)
         "  --no-sm          do not launch MPI; the sm_* keys stay 0\n"
         "  --raw FILE       also save every raw sample (kcal fit FILE re-fits it)\n"
         "  -q, --quiet      no progress on stderr\n"
+        "  --network        the network between two nodes instead: net_alpha,\n"
+        "                   net_beta, net_gap added to the params of --params FILE\n"
+        "                   (else $KCAL_PARAMS); --mpirun must put one rank on each\n"
+        "                   of two nodes (\"srun -N 2 -n 2\", \"mpirun --map-by node\n"
+        "                   -H a,b\"); --same-node measures two ranks of one node,\n"
+        "                   for testing only\n"
         "Exit: 0 ok, 1 run-time failure, 2 bad option, 3 CMA forbidden here.\n");
 }
 
@@ -79,6 +89,9 @@ static int parse_options(int argc, char **argv, options *o)
         {"mpirun", required_argument, 0, 'm'},
         {"no-sm", no_argument, 0, 'n'},
         {"raw", required_argument, 0, 'r'},
+        {"network", no_argument, 0, 'N'},
+        {"same-node", no_argument, 0, 'S'},
+        {"params", required_argument, 0, 'P'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
@@ -93,6 +106,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'n': o->no_sm = 1; break;
         case 'q': o->quiet = 1; break;
         case 'r': o->raw_path = optarg; break;
+        case 'N': o->network = 1; break;
+        case 'S': o->same_node = 1; break;
+        case 'P': o->params_file = optarg; break;
         case 'm':
             if (!*optarg) {
                 kcal_cli_error(CMD, "--mpirun needs a command");
@@ -111,6 +127,17 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
+    if (!o->network && (o->same_node || o->params_file)) {
+        kcal_cli_error(CMD, "%s goes with --network",
+                       o->same_node ? "--same-node" : "--params");
+        return -1;
+    }
+    if (o->network && (o->hot || o->no_sm || o->raw_path || o->max_readers)) {
+        kcal_cli_error(CMD, "--network measures the network only: %s does "
+                       "not apply", o->hot ? "--hot" : o->no_sm ? "--no-sm"
+                       : o->raw_path ? "--raw" : "--max-readers");
+        return -1;
+    }
     /* A bad --raw path now, not after the whole measurement. */
     char err[KCAL_ERRLEN];
     if (o->raw_path &&
@@ -724,6 +751,9 @@ int kcal_probe_main(int argc, char **argv)
     int prc = parse_options(argc, argv, &o);
     if (prc)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
+    if (o.network) /* no CMA needed: another measurement */
+        return kcal_probe_network(o.params_file, o.mpirun, o.same_node,
+                                  o.quick, o.quiet);
 
     char msg[KCAL_ERRLEN];
     int e;

@@ -117,7 +117,7 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 MPICH_TESTS := tests/algos_mpi.sh tests/algos_bench.sh tests/algos_example.sh \
                tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh \
                tests/report_pipeline.sh tests/tune_cli.sh tests/interpose.sh \
-               tests/interpose_fortran.sh tests/run_cli.sh
+               tests/interpose_fortran.sh tests/run_cli.sh tests/probe_network.sh
 MPICH_RUNS  := $(addprefix mpich:,$(MPICH_TESTS))
 HAVE_MPICH   = $(shell pkg-config --exists mpich && echo yes)
 TEST_ENV = KCAL=$(CURDIR)/$(BUILD)/asan/kcal KCAL_RELEASE=$(CURDIR)/kcal BUILD=$(CURDIR)/$(BUILD)

@@ -7,6 +7,11 @@
  * match a message of the application. Ranks are those of the communicator,
  * so sub-communicators translate for free: pids[r] is the pid of rank r.
  *
+ * Which processes share a node is nodes.c's question (MPI_COMM_TYPE_SHARED,
+ * or KCOLL_VIRTUAL_NODES's groups); a communicator that spans nodes keeps
+ * its node's communicator for the two-level calls and has no pids here:
+ * each node's own state (on that node communicator) has them.
+ *
  * Whether CMA works is tested with a real 1-byte process_vm_readv from the
  * next rank (Yama ptrace_scope, seccomp and containers forbid it in ways no
  * static check sees), and the verdict is agreed on by every process so all
@@ -49,6 +54,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     kcoll_comm *c = attr;
     atomic_fetch_add(&generation, 1);
     kcoll_flags_free(c, finalizing);
+    kcoll_nodes_free(c, finalizing);
     if (!finalizing && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c->pids);
@@ -119,7 +125,7 @@ static int build_state(MPI_Comm comm, kcoll_comm **out)
     kcoll_comm *c = calloc(1, sizeof *c);
     if (!c)
         return MPI_ERR_NO_MEM;
-    c->comm = MPI_COMM_NULL;
+    c->comm = c->node = MPI_COMM_NULL;
     int rc = MPI_Comm_dup(comm, &c->comm);
     /* The duplicate inherits comm's error handler, by default
      * MPI_ERRORS_ARE_FATAL: an error of a control message would abort
@@ -133,15 +139,17 @@ static int build_state(MPI_Comm comm, kcoll_comm **out)
         rc = MPI_Comm_size(c->comm, &c->size);
     MPI_Comm node = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0,
-                                 MPI_INFO_NULL, &node);
+        rc = kcoll_node_split(c->comm, &node);
     if (rc == MPI_SUCCESS) {
         int node_size = 0;
         rc = MPI_Comm_size(node, &node_size);
-        MPI_Comm_free(&node);
         /* Every process sees a smaller node than the communicator when it
          * spans nodes, so all agree without another message. */
         c->spans_nodes = node_size != c->size;
+        if (c->spans_nodes) /* kept for the two-level calls */
+            c->node = node;
+        else
+            MPI_Comm_free(&node);
     }
     if (rc == MPI_SUCCESS && !c->spans_nodes)
         rc = exchange_pids(c);
@@ -219,19 +227,24 @@ int kcoll_ctl_allstatus(kcoll_comm *c, int *status)
     return MPI_Allreduce(&mine, status, 1, MPI_INT, MPI_MAX, c->comm);
 }
 
-/* Every request of the outbox, statuses ignored. MPICH defines
- * MPI_STATUSES_IGNORE as (MPI_Status *)1 and declares the parameter an
- * array, so GCC 12 reads the call as writing statuses into a zero-sized
- * region (-Wstringop-overflow, a false positive MPICH keeps: pmodels/mpich
- * issue 5687); the one call site of MPI_Waitall says so here. */
+/* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1 and declares the
+ * parameter an array, so GCC 12 reads the call as writing statuses into a
+ * zero-sized region (-Wstringop-overflow, a false positive MPICH keeps:
+ * pmodels/mpich issue 5687), which -Werror makes a failed MPICH build: the
+ * warning is off here only, and libkcoll waits through this function. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
-static int outbox_wait(kcoll_outbox *o)
+int kcoll_waitall(int n, MPI_Request *req)
 {
-    return o->n > 0 ? MPI_Waitall(o->n, o->req, MPI_STATUSES_IGNORE)
-                    : MPI_SUCCESS;
+    return n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
 }
 #pragma GCC diagnostic pop
+
+/* Every request of the outbox. */
+static int outbox_wait(kcoll_outbox *o)
+{
+    return kcoll_waitall(o->n, o->req);
+}
 
 void kcoll_outbox_init(kcoll_outbox *o)
 {

@@ -70,7 +70,9 @@ int kcoll_flags_get(kcoll_comm *c)
         return rc;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    c->flag_yield = cpus > 0 && c->size > cpus;
+    /* Oversubscribed: this communicator alone, or with the others that
+     * share the node (a virtual node's neighbours, KCOLL_VIRTUAL_NODES). */
+    c->flag_yield = cpus > 0 && (c->size > cpus || kcoll_node_procs() > cpus);
     c->flags = base;
     return MPI_SUCCESS;
 }

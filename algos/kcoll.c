@@ -8,7 +8,9 @@
  * communicator and reads the params once per process. Where the params hold
  * the MPI library's measured line and it beats every algorithm (small
  * messages), the model's choice is "mpi" and the call runs the MPI
- * library's own collective (kcoll_handoffs counts these, for the tests). */
+ * library's own collective (kcoll_handoffs counts these, for the tests).
+ * A communicator that spans nodes goes to two_level.c, whose node steps
+ * come back here through kcoll_intra. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -239,10 +241,9 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     *k = -1;
     if (algorithm)
         KCOLL_TRY(parse(coll, algorithm, p, alg, k));
-    if ((*c)->spans_nodes)
-        return MPI_ERR_COMM;
     *use_mpi = 0;
-    if (!(*c)->cma_ok) {
+    /* Across nodes each node's state knows whether CMA works there. */
+    if (!(*c)->spans_nodes && !(*c)->cma_ok) {
         if (env_on("KCOLL_STRICT"))
             return MPI_ERR_OTHER;
         warn_no_cma();
@@ -264,6 +265,12 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
         count_handoff();
         *use_mpi = 1;
         last = (call_record){"mpi", 0, p};
+        return MPI_SUCCESS;
+    }
+    if ((*c)->spans_nodes) {
+        /* two_level(): the nodes choose, at their size, and name what they
+         * ran; a call of 0 bytes moves nothing and stays "two_level". */
+        last = (call_record){"two_level", 0, p};
         return MPI_SUCCESS;
     }
     if (*k < 0) { /* NULL, or a throttled id without k */
@@ -296,6 +303,23 @@ static int run(kcoll_comm *c, const kcal_algorithm *alg, const kcoll_args *a)
     return dispatch[alg->index](c, a);
 }
 
+/* A call on a communicator that spans nodes (two_level.c; alg NULL or
+ * a->k < 0: the model's choice per node), recorded for KCOLL_STATS as
+ * two_level:<what this process's node step ran>. */
+static _Thread_local char two_level_name[KCOLL_STATS_NAME];
+
+static int two_level(kcoll_comm *c, kcal_coll coll, const kcal_algorithm *alg,
+                     const kcoll_args *a)
+{
+    c->seq++;
+    kcoll_ran ran = {NULL, 0, 0};
+    int rc = kcoll_two_level_run(c, coll, alg, a, &ran);
+    snprintf(two_level_name, sizeof two_level_name, "two_level:%s",
+             ran.p == 1 ? "local" : ran.name ? ran.name : "none");
+    last = (call_record){two_level_name, ran.p == 1 ? 0 : ran.k, c->size};
+    return rc;
+}
+
 static int scatter_call(const void *sendbuf, void *recvbuf, size_t n, int root,
                   MPI_Comm comm, const char *algorithm)
 {
@@ -309,12 +333,14 @@ static int scatter_call(const void *sendbuf, void *recvbuf, size_t n, int root,
         return kcoll_mpi_scatter(sendbuf, recvbuf, n, root, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
+    kcoll_args a = {sendbuf, recvbuf, n, root, k};
+    if (c->spans_nodes)
+        return two_level(c, KCAL_COLL_SCATTER, alg, &a);
     if (c->size == 1) {
         if (recvbuf != MPI_IN_PLACE)
             memcpy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
-    kcoll_args a = {sendbuf, recvbuf, n, root, k};
     return run(c, alg, &a);
 }
 
@@ -330,12 +356,14 @@ static int gather_call(const void *sendbuf, void *recvbuf, size_t n, int root,
         return kcoll_mpi_gather(sendbuf, recvbuf, n, root, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
+    kcoll_args a = {sendbuf, recvbuf, n, root, k};
+    if (c->spans_nodes)
+        return two_level(c, KCAL_COLL_GATHER, alg, &a);
     if (c->size == 1) {
         if (sendbuf != MPI_IN_PLACE)
             memcpy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
-    kcoll_args a = {sendbuf, recvbuf, n, root, k};
     return run(c, alg, &a);
 }
 
@@ -352,6 +380,8 @@ static int bcast_call(void *buf, size_t n, int root, MPI_Comm comm,
     if (n == 0 || c->size == 1)
         return MPI_SUCCESS;
     kcoll_args a = {NULL, buf, n, root, k};
+    if (c->spans_nodes)
+        return two_level(c, KCAL_COLL_BCAST, alg, &a);
     return run(c, alg, &a);
 }
 
@@ -373,12 +403,14 @@ static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
         return mpi_fn(sendbuf, recvbuf, n, c->comm);
     if (n == 0)
         return MPI_SUCCESS;
+    kcoll_args a = {sendbuf, recvbuf, n, 0, k};
+    if (c->spans_nodes)
+        return two_level(c, coll, alg, &a);
     if (c->size == 1) {
         if (!in_place)
             memcpy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
-    kcoll_args a = {sendbuf, recvbuf, n, 0, k};
     return run(c, alg, &a);
 }
 
@@ -394,6 +426,34 @@ static int alltoall_call(const void *sendbuf, void *recvbuf, size_t n,
 {
     return everyone(KCAL_COLL_ALLTOALL, kcoll_mpi_alltoall, sendbuf, recvbuf,
                     n, comm, algorithm);
+}
+
+int kcoll_intra(kcal_coll coll, MPI_Comm node, const char *algorithm,
+                const kcoll_args *a, kcoll_ran *ran)
+{
+    int rc;
+    switch (coll) {
+    case KCAL_COLL_SCATTER:
+        rc = scatter_call(a->sendbuf, a->recvbuf, a->n, a->root, node,
+                          algorithm);
+        break;
+    case KCAL_COLL_GATHER:
+        rc = gather_call(a->sendbuf, a->recvbuf, a->n, a->root, node,
+                         algorithm);
+        break;
+    case KCAL_COLL_BCAST:
+        rc = bcast_call(a->recvbuf, a->n, a->root, node, algorithm);
+        break;
+    case KCAL_COLL_ALLGATHER:
+        rc = allgather_call(a->sendbuf, a->recvbuf, a->n, node, algorithm);
+        break;
+    default:
+        rc = alltoall_call(a->sendbuf, a->recvbuf, a->n, node, algorithm);
+        break;
+    }
+    if (ran && last.name)
+        *ran = (kcoll_ran){last.name, last.k, last.p};
+    return rc;
 }
 
 /* The entry points: the call, and its KCOLL_STATS record when asked for. */

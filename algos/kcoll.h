@@ -12,11 +12,14 @@
  * algorithm the paper model ranks first for (p, n) with the params of
  * $KCAL_PARAMS or the embedded default; a throttled id without k gets the
  * model's best k. The choice is made once per communicator, size and
- * in-place-ness and remembered with the communicator. Every call returns
- * MPI_SUCCESS or an MPI error code (MPI_ERR_ARG for an unknown id or a
- * parameter out of range, MPI_ERR_COMM for a communicator that spans nodes,
- * MPI_ERR_OTHER for a failed copy or, with KCOLL_STRICT=1, for a machine
- * where CMA is forbidden); the library never aborts or exits.
+ * in-place-ness and remembered with the communicator. On a communicator
+ * whose processes span nodes the call runs in two levels: the algorithm
+ * (or the model's choice) inside each node, the MPI library between nodes
+ * (docs/libkcoll.md "Across nodes"). Every call returns MPI_SUCCESS or an
+ * MPI error code (MPI_ERR_ARG for an unknown id or a parameter out of
+ * range, MPI_ERR_COMM for an intercommunicator, MPI_ERR_OTHER for a failed
+ * copy or, with KCOLL_STRICT=1, for a machine where CMA is forbidden); the
+ * library never aborts or exits.
  *
  * When the model cannot choose (the $KCAL_PARAMS file does not read, or
  * every prediction overflows to inf or NaN), a call that needs its choice
@@ -26,8 +29,10 @@
  *
  * Environment: KCOLL_STRICT=1 (error instead of falling back to the MPI
  * built-in where CMA is forbidden), KCOLL_SIMULATE_NO_CMA=1 (behave as if
- * CMA were forbidden: for tests), KCAL_PARAMS (params for NULL algorithm),
- * KCOLL_STATS=1 (rank 0 prints what its calls ran at MPI_Finalize). */
+ * CMA were forbidden: for tests), KCOLL_VIRTUAL_NODES=K (groups of K
+ * consecutive MPI_COMM_WORLD ranks count as nodes: the two-level path on
+ * one machine), KCAL_PARAMS (params for NULL algorithm), KCOLL_STATS=1
+ * (rank 0 prints what its calls ran at MPI_Finalize). */
 #ifndef KCOLL_H
 #define KCOLL_H
 

@@ -10,6 +10,12 @@
  * - kcoll_mpi_* (fallback.c): the MPI built-ins with byte counts > INT_MAX,
  *   used where CMA is forbidden or the model cannot choose, by the
  *   benchmark ("mpi") and by the tests.
+ * - kcoll_node_* (nodes.c): which processes share a node (or a virtual
+ *   node, KCOLL_VIRTUAL_NODES), and for a communicator that spans nodes its
+ *   layout by node and the leaders' communicators.
+ * - kcoll_two_level_run (two_level.c): the five collectives on a
+ *   communicator that spans nodes, the node steps through kcoll_intra
+ *   (kcoll.c), the steps between nodes through the MPI library.
  * - one function per algorithm (scatter.c, gather.c, bcast.c, allgather.c,
  *   alltoall.c), named in the registry (model/algorithms.def) from which
  *   kcoll.c's dispatch table and the prototypes below are generated.
@@ -64,12 +70,15 @@ extern atomic_ulong kcoll_handoffs;
 #define KCOLL_CHOICE_SLOTS 32
 
 typedef struct kcoll_flag_slot kcoll_flag_slot;
+typedef struct kcoll_nodes kcoll_nodes;
 
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private duplicate: our control never matches users' */
     int rank, size;
     pid_t *pids;     /* pid of each rank of the communicator */
     int spans_nodes; /* some processes do not share this node */
+    MPI_Comm node;   /* spans_nodes: the processes of this one (nodes.c) */
+    kcoll_nodes *nodes; /* spans_nodes: the layout, once a call needs it */
     int cma_ok;      /* a real 1-byte read worked on every process */
     uint64_t seq;    /* collective calls so far (same on every rank) */
     void *scratch;   /* temporary space of the algorithms that need it */
@@ -134,6 +143,11 @@ int kcoll_outbox_finish(kcoll_outbox *o, int rc);
 /* Every process learns whether any failed: the closing synchronisation of
  * the algorithms whose model row ends with T_sm_barrier. */
 int kcoll_ctl_allstatus(kcoll_comm *c, int *status);
+
+/* MPI_Waitall of n requests, statuses ignored (n 0: MPI_SUCCESS). Use it
+ * instead of MPI_Waitall(..., MPI_STATUSES_IGNORE), which MPICH's header
+ * turns into a GCC warning (comm.c). */
+int kcoll_waitall(int n, MPI_Request *req);
 
 /* The shared-memory control channel (flags.c). kcoll_flags_get makes the
  * slots on the first call that needs them (collective over c->comm);
@@ -217,6 +231,39 @@ typedef int (*kcoll_algorithm_fn)(kcoll_comm *c, const kcoll_args *a);
 #define KCAL_ALGORITHM(coll, id, kind, fn, ...)                              \
     int fn(kcoll_comm *c, const kcoll_args *a);
 #include "algorithms.def"
+
+/* Nodes (nodes.c). kcoll_node_split: the processes of comm that share
+ * this node (MPI_COMM_TYPE_SHARED), cut further into virtual nodes of
+ * KCOLL_VIRTUAL_NODES consecutive MPI_COMM_WORLD ranks when that is set;
+ * ranks in comm's order. Collective over comm. kcoll_nodes_free: the
+ * layout and communicators kept for c (not freed while MPI finalizes). */
+int kcoll_node_split(MPI_Comm comm, MPI_Comm *node);
+/* The most processes of one communicator that kcoll_node_split has seen
+ * share this real node (0 before the first): a node communicator smaller
+ * than that, such as a virtual node, is not alone on the cores. */
+int kcoll_node_procs(void);
+void kcoll_nodes_free(kcoll_comm *c, int finalizing);
+
+/* What a node step ran, for the KCOLL_STATS record of a two-level call:
+ * the id (or "mpi") and k of kcoll.c's record, and the node's size. */
+typedef struct {
+    const char *name;
+    int k, p;
+} kcoll_ran;
+
+/* One call of coll on the node communicator `node` through libkcoll's own
+ * path (the public entry point's, without its stats record): algorithm as
+ * a user passes it (NULL: the model's choice at the node's size). For bcast
+ * the buffer is a->recvbuf. *ran (may be NULL) gets what it ran. */
+int kcoll_intra(kcal_coll coll, MPI_Comm node, const char *algorithm,
+                const kcoll_args *a, kcoll_ran *ran);
+
+/* A call of coll on c, which spans nodes (two_level.c): alg and a->k are
+ * the user's (alg NULL, or k < 0: the model's choice per node). *ran gets
+ * what this process's node step ran. */
+int kcoll_two_level_run(kcoll_comm *c, kcal_coll coll,
+                        const kcal_algorithm *alg, const kcoll_args *a,
+                        kcoll_ran *ran);
 
 /* Propagate an MPI error code. */
 #define KCOLL_TRY(call)                                                      \

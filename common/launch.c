@@ -48,6 +48,13 @@ static const char *launcher_of(const kcal_launch_spec *s, char *buf,
     return "mpirun";
 }
 
+/* Slurm's srun takes the rank count as -n, not -np. */
+static int is_srun(const char *word)
+{
+    const char *base = strrchr(word, '/');
+    return !strcmp(base ? base + 1 : word, "srun");
+}
+
 typedef struct {
     char *words; /* the launcher's words, split in place */
     char **argv;
@@ -61,7 +68,8 @@ static void command_free(command *c)
     free(c->argv);
 }
 
-/* argv: launcher words, -np P, [--oversubscribe], program and arguments. */
+/* argv: launcher words, -np P (srun: -n P), [--oversubscribe], program
+ * and arguments. */
 static int command_build(const kcal_launch_spec *s, command *c)
 {
     memset(c, 0, sizeof *c);
@@ -89,7 +97,7 @@ static int command_build(const kcal_launch_spec *s, command *c)
     }
     int over = kcal_launch_oversubscribes(s);
     snprintf(c->np, sizeof c->np, "%d", s->np);
-    c->argv[n++] = "-np";
+    c->argv[n++] = is_srun(c->argv[0]) ? "-n" : "-np";
     c->argv[n++] = c->np;
     if (over) {
         snprintf(c->oversubscribe, sizeof c->oversubscribe, "%s",

@@ -6,11 +6,11 @@
  *
  *   - Command: the launcher's words (split at blanks; when none, the
  *     flavor's launcher: mpirun.openmpi or mpirun, mpiexec.mpich or
- *     mpiexec.hydra or mpiexec), -np P, the flavor's oversubscribe flag
- *     (Open MPI: --oversubscribe, when the launcher is its mpirun, mpiexec,
- *     orterun or prterun, as Open MPI refuses more ranks than slots; MPICH's
- *     hydra needs none) when P exceeds the cores, then the program and its
- *     arguments.
+ *     mpiexec.hydra or mpiexec), -np P (-n P for srun), the flavor's
+ *     oversubscribe flag (Open MPI: --oversubscribe, when the launcher is
+ *     its mpirun, mpiexec, orterun or prterun, as Open MPI refuses more
+ *     ranks than slots; MPICH's hydra needs none) when P exceeds the cores,
+ *     then the program and its arguments.
  *   - Open MPI refuses to run as root unless OMPI_ALLOW_RUN_AS_ROOT=1 and
  *     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1: when euid is 0 the flavor's root
  *     variables are added to the job's environment where absent; a value

@@ -37,7 +37,6 @@
 
 /* Why a call went to the MPI library unchanged (KCOLL_STATS rows). */
 static const char why_intercomm[] = "mpi(intercomm)";
-static const char why_multinode[] = "mpi(multinode)";
 static const char why_invalid[] = "mpi(invalid)";
 
 /* libkcoll's state of comm when kcoll takes calls on it; else *why says
@@ -62,10 +61,8 @@ static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    /* libkcoll refuses communicators that span nodes (MPI_ERR_COMM) until
-     * it has two-level collectives; this line goes when it has. */
-    if ((*c)->spans_nodes)
-        *why = why_multinode;
+    /* A communicator that spans nodes is kcoll's too: its two-level
+     * collectives (algos/two_level.c) take it. */
     return MPI_SUCCESS;
 }
 

@@ -85,6 +85,13 @@ static const struct {
     {"date", KCAL_KEY_TEXT, 0},
     {"source", KCAL_KEY_TEXT, 0},
     {"cma_method", KCAL_KEY_TEXT, 0},
+    /* the network between nodes, Hockney (kcal probe --network; the
+     * two-level rows of model/two_level.c) */
+    {"net_alpha", KCAL_KEY_NUMBER, 0},
+    {"net_beta", KCAL_KEY_NUMBER, 0},
+    {"net_gap", KCAL_KEY_NUMBER, 0},
+    {"net_hosts", KCAL_KEY_TEXT, 0},
+    {"net_probe", KCAL_KEY_TEXT, 0},
     /* probe extensions */
     {"hostname", KCAL_KEY_TEXT, 0},
     {"beta_cache", KCAL_KEY_TEXT, 0},

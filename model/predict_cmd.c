@@ -14,7 +14,9 @@
 #include "cli.h"
 #include "columns.h"
 #include "model.h"
+#include "predict_ppn.h"
 #include "sizes.h"
+#include "two_level.h"
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -22,6 +24,7 @@ typedef struct {
     kcal_coll coll;
     int have_coll;
     long p;
+    long ppn; /* --ppn: ranks per node, 0 for one node */
     uint64_t *sizes;
     size_t n_sizes;
     long only_k;
@@ -38,7 +41,7 @@ static const char *const CMD = "predict";
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kcal predict --coll C --p P [--size N | --sizes LIST|MIN:MAX]\n"
+        "usage: kcal predict --coll C --p P [--ppn PPN] [--size N | --sizes LIST|MIN:MAX]\n"
         "                    [--k K] [--in-place] [--model paper|full]\n"
         "                    [--format table|csv|json] [--top N] [--explain]\n"
         "                    [--params FILE | --machine knl|broadwell|power8]\n"
@@ -49,7 +52,12 @@ static void usage(FILE *f)
         "(1K = 1024, 4M, 1G): n is the block per process, the whole message for\n"
         "bcast. Default sizes: " KCAL_DEFAULT_SIZES " (powers of two).\n"
         "\n"
-        "  --k K        only throttle factor K for throttled_*/knomial (2..P-1)\n"
+        "  --ppn PPN    P ranks on P/PPN nodes: libkcoll's two-level rows\n"
+        "               (two_level:<node algorithm>) and the MPI library's flat\n"
+        "               collective (mpi_flat); needs net_alpha and net_beta in\n"
+        "               the params (kcal probe --network)\n"
+        "  --k K        only throttle factor K for throttled_*/knomial (2..P-1,\n"
+        "               2..PPN-1 with --ppn)\n"
         "  --in-place   MPI_IN_PLACE: no local T_memcpy\n"
         "  --model      paper (default: model.md's formulas as printed) or full\n"
         "               (plus in-cache copies beta_hot, per-step sync_step and\n"
@@ -69,6 +77,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"coll", required_argument, 0, 'c'},
         {"p", required_argument, 0, 'p'},
+        {"ppn", required_argument, 0, 'n'},
         {"size", required_argument, 0, 's'},
         {"sizes", required_argument, 0, 'S'},
         {"k", required_argument, 0, 'k'},
@@ -101,6 +110,11 @@ static int parse_options(int argc, char **argv, options *o)
         case 'p':
             if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1000000,
                                     "a whole number from 1 to 1000000", &o->p) != 0)
+                return -1;
+            break;
+        case 'n':
+            if (kcal_cli_int_option(CMD, "--ppn", optarg, 1, 1000000,
+                                    "a whole number from 1 to 1000000", &o->ppn) != 0)
                 return -1;
             break;
         case 's':
@@ -161,6 +175,11 @@ static int parse_options(int argc, char **argv, options *o)
         kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
         return -1;
     }
+    if (o->ppn && !kcal_two_level_layout_ok(o->p, o->ppn)) {
+        kcal_cli_error(CMD, "--ppn %ld with --p %ld: P must be a multiple of "
+                       "PPN on two or more nodes", o->ppn, o->p);
+        return -1;
+    }
     if (size_opt && size_spec) {
         kcal_cli_error(CMD, "give --size or --sizes, not both");
         return -1;
@@ -188,9 +207,11 @@ static int parse_options(int argc, char **argv, options *o)
                            kcal_coll_name(o->coll));
             return -1;
         }
-        if (o->only_k < 2 || o->only_k > o->p - 1) {
-            kcal_cli_error(CMD, "--k %ld is out of range for p = %ld (2..p-1)",
-                           o->only_k, o->p);
+        long node_p = o->ppn ? o->ppn : o->p; /* --ppn: the node step's */
+        if (o->only_k < 2 || o->only_k > node_p - 1) {
+            kcal_cli_error(CMD, "--k %ld is out of range for %s = %ld (2..%s-1)",
+                           o->only_k, o->ppn ? "ppn" : "p", node_p,
+                           o->ppn ? "ppn" : "p");
             return -1;
         }
     }
@@ -464,8 +485,16 @@ int kcal_predict_main(int argc, char **argv)
         return KCAL_EXIT_USAGE;
     }
     /* Params that read but predict inf or NaN are bad input: one line, so
-     * the line saying which params were loaded waits until they pass. */
-    if (check_finite(&o, &prm) < 0) {
+     * the line saying which params were loaded waits until they pass. So
+     * do params without the network keys, with --ppn. */
+    static const kcal_predict_format formats[] = {
+        [FMT_TABLE] = KCAL_PREDICT_TABLE, [FMT_CSV] = KCAL_PREDICT_CSV,
+        [FMT_JSON] = KCAL_PREDICT_JSON};
+    kcal_ppn_request across = {o.coll, o.p, o.ppn, o.only_k, o.top, o.sizes,
+                               o.n_sizes, o.in_place, o.explain,
+                               formats[o.format], o.model};
+    if (o.ppn ? kcal_predict_ppn_check(CMD, &across, &prm) < 0
+              : check_finite(&o, &prm) < 0) {
         free(o.sizes);
         kcal_params_free(&prm);
         return KCAL_EXIT_USAGE;
@@ -473,6 +502,12 @@ int kcal_predict_main(int argc, char **argv)
     kcal_cli_say_params(CMD, &prm, chosen);
     if (o.model == KCAL_MODEL_FULL)
         note_full_fallbacks(&prm);
+    if (o.ppn) {
+        rc = kcal_predict_ppn_print(CMD, &across, &prm);
+        free(o.sizes);
+        kcal_params_free(&prm);
+        return rc;
+    }
 
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

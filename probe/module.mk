@@ -13,3 +13,16 @@ all: $(SM_BENCH)
 TEST_EXTRA_BINS += $(SM_BENCH)
 MPI_TEST_PROGS += $(SM_BENCH)
 kcal: | $(SM_BENCH)
+
+# The network between two nodes (kcal probe --network): plain MPI, no
+# libkcoll.
+NET_BENCH := $(MPI_BUILD)/kcal-net-bench
+
+$(NET_BENCH): probe/mpi/net_bench.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
+
+all: $(NET_BENCH)
+TEST_EXTRA_BINS += $(NET_BENCH)
+MPI_TEST_PROGS += $(NET_BENCH)
+kcal: | $(NET_BENCH)

@@ -29,6 +29,7 @@
 #include "knee.h"
 #include "load.h"
 #include "mpi_flavor.h"
+#include "network.h"
 #include "phases.h"
 #include "raw.h"
 #include "sm.h"
@@ -43,8 +44,9 @@ static const char *const CMD = "probe";
 
 typedef struct {
     int quiet, quick, hot, no_sm;
+    int network, same_node; /* --network (network_cmd.c), --same-node */
     long max_readers; /* 0: the core count */
-    const char *mpirun, *raw_path;
+    const char *mpirun, *raw_path, *params_file;
     const kcal_mpi_flavor *mpi; /* --mpi, $KCAL_MPI, else Open MPI */
 } options;
 
@@ -53,6 +55,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: kcal probe [--quick] [--hot] [--max-readers C] [--mpi NAME]\n"
         "                  [--mpirun CMD] [--no-sm] [--raw RAW.csv] [-q] > machine.params\n"
+        "       kcal probe --network [--params FILE] [--mpi NAME] [--mpirun CMD]\n"
+        "                  [--same-node] [--quick] [-q] > cluster.params\n"
         "\n"
         "Measure the CMA cost model of this machine (alpha, beta, lock, page,\n"
         "gamma_a, gamma_b, sm_*) and print a params file with standard errors.\n"
@@ -73,6 +77,12 @@ static void usage(FILE *f)
         "  --no-sm          do not launch MPI; the sm_* keys stay 0\n"
         "  --raw FILE       also save every raw sample (kcal fit FILE re-fits it)\n"
         "  -q, --quiet      no progress on stderr\n"
+        "  --network        the network between two nodes instead: net_alpha,\n"
+        "                   net_beta, net_gap added to the params of --params FILE\n"
+        "                   (else $KCAL_PARAMS); --mpirun must put one rank on each\n"
+        "                   of two nodes (\"srun -N 2 -n 2\", \"mpirun --map-by node\n"
+        "                   -H a,b\"); --same-node measures two ranks of one node,\n"
+        "                   for testing only\n"
         "Exit: 0 ok, 1 run-time failure, 2 bad option, 3 CMA forbidden here.\n");
 }
 
@@ -86,6 +96,9 @@ static int parse_options(int argc, char **argv, options *o)
         {"mpi", required_argument, 0, 'M'},
         {"no-sm", no_argument, 0, 'n'},
         {"raw", required_argument, 0, 'r'},
+        {"network", no_argument, 0, 'N'},
+        {"same-node", no_argument, 0, 'S'},
+        {"params", required_argument, 0, 'P'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
@@ -102,6 +115,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'q': o->quiet = 1; break;
         case 'r': o->raw_path = optarg; break;
         case 'M': mpi = optarg; break;
+        case 'N': o->network = 1; break;
+        case 'S': o->same_node = 1; break;
+        case 'P': o->params_file = optarg; break;
         case 'm':
             if (!*optarg) {
                 kcal_cli_error(CMD, "--mpirun needs a command");
@@ -124,6 +140,17 @@ static int parse_options(int argc, char **argv, options *o)
     o->mpi = kcal_mpi_flavor_choose(mpi, ferr, sizeof ferr);
     if (!o->mpi) {
         kcal_cli_error(CMD, "%s", ferr);
+        return -1;
+    }
+    if (!o->network && (o->same_node || o->params_file)) {
+        kcal_cli_error(CMD, "%s goes with --network",
+                       o->same_node ? "--same-node" : "--params");
+        return -1;
+    }
+    if (o->network && (o->hot || o->no_sm || o->raw_path || o->max_readers)) {
+        kcal_cli_error(CMD, "--network measures the network only: %s does "
+                       "not apply", o->hot ? "--hot" : o->no_sm ? "--no-sm"
+                       : o->raw_path ? "--raw" : "--max-readers");
         return -1;
     }
     /* A bad --raw path now, not after the whole measurement. */
@@ -742,6 +769,9 @@ int kcal_probe_main(int argc, char **argv)
     int prc = parse_options(argc, argv, &o);
     if (prc)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
+    if (o.network) /* no CMA needed: another measurement */
+        return kcal_probe_network(o.params_file, o.mpirun, o.mpi, o.same_node,
+                                  o.quick, o.quiet);
 
     char msg[KCAL_ERRLEN];
     int e;

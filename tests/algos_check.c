@@ -39,6 +39,16 @@
  *   itself at real sizes (no memory needed) and the refused piece counts.
  * --mode big: p = 2, messages above 2 GiB in total, checked against the
  *   pattern (no reference copy, to halve the memory).
+ * --mode vnodes: under KCOLL_VIRTUAL_NODES=K (tests/algos_mpi.sh runs it
+ *   for K in {1, 2, 3}): every algorithm (throttle factors and strides that
+ *   fit the virtual nodes and that do not), NULL, sizes {0, 1, 4097,
+ *   65549} and one 1 MiB + 5 call per collective, roots {0, p/2, p−1} and
+ *   then every root (the leaders' communicators per root, reused and
+ *   replaced), in place and not, on MPI_COMM_WORLD, on the odd/even split
+ *   in reversed order and on a permutation of the world that interleaves
+ *   the virtual nodes (node ranks not consecutive); each communicator's
+ *   spans_nodes must be what the world ranks and K say, and a
+ *   communicator inside one virtual node runs the flat algorithms.
  * Rank 0 prints "algos_check p=P mode=M (LIBRARY): N cases, F failed", LIBRARY
  * naming the MPI library it ran with (common/mpi_flavor.h: "MPICH 4.0.2
  * (ch4:ucx)"), so tests/algos_mpi.sh sees which library and how many
@@ -441,6 +451,123 @@ static void full(void)
     }
 }
 
+/* The virtual nodes' group size, KCOLL_VIRTUAL_NODES. */
+static int virtual_k(void)
+{
+    const char *v = getenv("KCOLL_VIRTUAL_NODES");
+    return v ? atoi(v) : 0;
+}
+
+/* libkcoll's verdict on comm against the world ranks of its members: it
+ * spans nodes when they fall into more than one group of K. */
+static void check_spans(MPI_Comm comm, const char *name, int k)
+{
+    int mine = world_rank / k, lo, hi;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, comm);
+    kcoll_comm *c;
+    cases++;
+    if (kcoll_comm_get(comm, &c) != MPI_SUCCESS) {
+        fail(name, "kcoll_comm_get failed");
+    } else if (c->spans_nodes != (lo != hi)) {
+        char d[80];
+        snprintf(d, sizeof d, "spans_nodes %d, want %d (K = %d)",
+                 c->spans_nodes, lo != hi, k);
+        fail(name, d);
+    }
+}
+
+/* The ids of vnodes: every algorithm once, throttled ones with k = 2 (fits
+ * nodes of 3 or more), k = p − 1 (fits none but a node of p) and without
+ * k; ring_neighbor with j = 1 and j = p − 1; and NULL (a NULL entry). */
+static char **vnode_specs(int coll, int p, int *count)
+{
+    size_t na;
+    const kcal_algorithm *algs = kcal_model_algorithms((kcal_coll)coll, &na);
+    char **out = calloc(4 * na + 1, sizeof *out);
+    int c = 0;
+    for (size_t i = 0; i < na; i++) {
+        char buf[80];
+        if (algs[i].kind == KCAL_PARAM_NONE) {
+            out[c++] = strdup(algs[i].id);
+            continue;
+        }
+        int lo = algs[i].kind == KCAL_PARAM_STRIDE ? 1 : 2;
+        for (int k = lo; k <= p - 1; k = k < p - 1 ? p - 1 : p) {
+            snprintf(buf, sizeof buf, "%s:%d", algs[i].id, k);
+            out[c++] = strdup(buf);
+        }
+        if (algs[i].kind == KCAL_PARAM_THROTTLE && p >= 3)
+            out[c++] = strdup(algs[i].id);
+    }
+    out[c++] = NULL; /* the model's choice */
+    *count = c;
+    return out;
+}
+
+static void vnode_matrix(MPI_Comm comm, const char *name)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    static const size_t vs[] = {0, 1, 4097, 65549};
+    int roots[3] = {0, p / 2, p - 1};
+    for (int coll = 0; coll < NCOLL; coll++) {
+        int count;
+        char **specs = vnode_specs(coll, p, &count);
+        int rooted = coll == SCATTER || coll == GATHER || coll == BCAST;
+        for (int sp = 0; sp < count; sp++)
+            for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
+                for (int r = 0; r < (rooted ? 3 : 1); r++) {
+                    if (r > 0 && roots[r] == roots[r - 1])
+                        continue;
+                    for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+                        run_case(coll, specs[sp], vs[i], roots[r], ip, comm,
+                                 name);
+                }
+        /* Large enough for every node step to run a CMA algorithm. */
+        for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++)
+            run_case(coll, NULL, (1u << 20) + 5, p - 1, ip, comm, name);
+        /* Every root, twice: each leaders' communicator made, found again
+         * and, past the table's slots, replaced. */
+        if (rooted)
+            for (int round = 0; round < 2; round++)
+                for (int r = 0; r < p; r++)
+                    run_case(coll, specs[0], 4097, r, round, comm, name);
+        free_specs(specs, count);
+    }
+}
+
+static void vnodes(void)
+{
+    int p, k = virtual_k();
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (k < 1) {
+        fail("vnodes", "KCOLL_VIRTUAL_NODES is not set");
+        return;
+    }
+    bad_ids(MPI_COMM_WORLD);
+    check_spans(MPI_COMM_WORLD, "world", k);
+    vnode_matrix(MPI_COMM_WORLD, "world");
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &sub);
+    check_spans(sub, "split", k);
+    vnode_matrix(sub, "split");
+    MPI_Comm_free(&sub);
+    /* Evens first, then odds: every virtual node of 2 or more has ranks
+     * that are not consecutive here. */
+    MPI_Comm_split(MPI_COMM_WORLD, 0, (world_rank % 2) * p + world_rank,
+                   &sub);
+    check_spans(sub, "interleaved", k);
+    vnode_matrix(sub, "interleaved");
+    MPI_Comm_free(&sub);
+    /* One virtual node: the flat algorithms, CMA checked inside it. */
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank / k, world_rank, &sub);
+    check_spans(sub, "one node", k);
+    for (int coll = 0; coll < NCOLL; coll++)
+        run_case(coll, NULL, 65549, 0, 0, sub, "one node");
+    MPI_Comm_free(&sub);
+}
+
 static void strict(void)
 {
     int p, me;
@@ -830,6 +957,8 @@ int main(int argc, char **argv)
         types();
     } else if (!strcmp(mode, "big")) {
         big();
+    } else if (!strcmp(mode, "vnodes")) {
+        vnodes();
     } else {
         if (world_rank == 0)
             fprintf(stderr, "algos_check: unknown mode '%s'\n", mode);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
 # launch per p in {1,2,3,4,5,8} (MPICH: {1,2,3,4,5}) running the whole
-# matrix, the fallback path (KCOLL_SIMULATE_NO_CMA=1, one warning per
-# process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot use, a
-# $KCOLL_TABLE that forces algorithms and one that does not read, the
-# fallback's types above INT_MAX (scaled down), and, when the machine has
-# the memory, messages above 2 GiB at p = 2. Against the MPI library of
+# matrix, the two-level path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in
+# {3,4,5,8} (MPICH: {3,4,5}), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
+# one warning per process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot
+# use, a $KCOLL_TABLE that forces algorithms and one that does not read,
+# the fallback's types above INT_MAX (scaled down), and, when the machine
+# has the memory, messages above 2 GiB at p = 2. Against the MPI library of
 # $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's build in
 # $BUILD-mpich); every run must say it ran as one job of p processes with
 # that library (a launcher of another library starts p singletons, which
@@ -157,6 +158,45 @@ EOF2
   fi
 else
   echo "skip KCOLL_TABLE: CMA is forbidden here"
+fi
+
+# Two levels across (virtual) nodes: KCOLL_VIRTUAL_NODES=K makes each group
+# of K consecutive world ranks a node. The vnodes matrix checks every
+# algorithm byte for byte against the MPI built-in on the world, the odd/even
+# split and an interleaved permutation (tests/algos_check.c), and rank 0's
+# KCOLL_STATS table must show the two-level path: a two_level: row for every
+# collective where the world spans nodes (p > K), carrying the named node
+# algorithm (two_level:local where every node is one rank), and none where
+# the world is one node (p <= K). No warning: CMA works in every virtual node.
+vps=(3 4 5 8)
+[ "$KCAL_MPI" = mpich ] && vps=(3 4 5) # p = 8 spins for minutes (above)
+for k in 1 2 3; do
+  for p in "${vps[@]}"; do
+    run "p=$p KCOLL_VIRTUAL_NODES=$k" timeout 300 "${mpi[@]}" -np "$p" "$mpi_x" KCOLL_VIRTUAL_NODES=$k "$mpi_x" KCOLL_STATS=1 "$prog" --mode vnodes
+    rows=0
+    for c in scatter gather bcast allgather alltoall; do
+      grep -Eq "^$c +two_level:" "$tmp/err" && rows=$((rows + 1))
+    done
+    want=5 named='two_level:parallel_write '
+    [ "$k" = 1 ] && named='two_level:local '
+    [ "$p" -le "$k" ] && want=0 named=
+    if [ $rows -ne $want ] || { [ -n "$named" ] && ! grep -Eq "^gather +$named" "$tmp/err"; }; then
+      echo "FAIL p=$p K=$k: $rows collectives with two_level: rows (want $want${named:+, and gather $named}):"
+      cat "$tmp/err"; fail=1
+    fi
+    if [ $cma_ok = 1 ] && grep -q 'kcoll: warning' "$tmp/err"; then
+      echo "FAIL p=$p K=$k: warned"; cat "$tmp/err"; fail=1
+    fi
+  done
+done
+# Across virtual nodes without CMA: each node step runs the MPI library's
+# collective, still right, one warning per process.
+run "p=4 KCOLL_VIRTUAL_NODES=2 fallback" timeout 120 "${mpi[@]}" -np 4 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$prog" --mode fallback
+warnings=$(grep -c 'kcoll: warning: process_vm_readv is not permitted' "$tmp/err")
+if [ "$warnings" -ne 4 ]; then
+  echo "FAIL virtual nodes fallback: $warnings warnings on stderr, want 4 (one per process)"; fail=1
+else
+  echo "ok   virtual nodes fallback warned once per process"
 fi
 
 # The fallback's derived type for blocks above INT_MAX bytes, scaled down.

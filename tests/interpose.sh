@@ -81,6 +81,23 @@ for p in 1 2 3 4; do
   fi
 done
 
+# Across (virtual) nodes: groups of 2 world ranks count as nodes, so the
+# world of 4 spans two and kcoll takes its calls with its two-level
+# collectives; byte for byte the same, and the stats rows say two_level.
+if [ $cma = 1 ]; then
+  if timeout 300 "${mpi[@]}" -np 4 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$prog" >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=4 across virtual nodes of 2: $(tail -n 1 "$tmp/out")"
+    if check_stats "$tmp/out" "$tmp/err" 1 >"$tmp/why" &&
+       [ "$(grep -cE '^(scatter|gather|bcast|allgather|alltoall) +two_level:' "$tmp/err")" -ge 5 ]; then
+      echo "ok   p=4 across virtual nodes: KCOLL_STATS counts the calls, two_level rows for all five"
+    else
+      bad "p=4 across virtual nodes: KCOLL_STATS:"; cat "$tmp/why" "$tmp/err"
+    fi
+  else
+    bad "p=4 across virtual nodes of 2"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+fi
+
 # Packing in pieces of at most 100 bytes (several elements per MPI_Pack),
 # and at most 16 (a 24-byte vector element goes through a send to itself).
 for limit in 100 16; do

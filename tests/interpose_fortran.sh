@@ -18,6 +18,7 @@ command -v gfortran >/dev/null || { echo "gfortran not found (Debian package gfo
 command -v "$mpi_fc" >/dev/null || { echo "$mpi_fc not found (Debian package libopenmpi-dev or libmpich-dev)"; exit 77; }
 unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_STRICT KCOLL_SIMULATE_NO_CMA
 mpi=("${mpi_run[@]}")
+kcal=${KCAL:-$PWD/kcal}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
@@ -27,7 +28,13 @@ for f in interpose_fortran interpose_f08; do
   "$mpi_fc" -O1 -o "$tmp/$f" "$here/$f.f90" -J "$tmp" 2>"$tmp/build" || {
     bad "$mpi_fc $f.f90:"; cat "$tmp/build"; continue; }
   for p in 1 3; do
-    if timeout 300 "${mpi[@]}" -np $p "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$tmp/$f" >"$tmp/out" 2>"$tmp/err"; then
+    # p = 1 by hand (mpirun with LD_PRELOAD), p = 3 through `kcal run`.
+    if [ $p = 1 ]; then
+      launch=("${mpi[@]}" -np $p "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1)
+    else
+      launch=("$kcal" run --np $p --oversubscribe --timeout 300 --stats --)
+    fi
+    if timeout 300 "${launch[@]}" "$tmp/$f" >"$tmp/out" 2>"$tmp/err"; then
       echo "ok   $f p=$p: $(tail -n 1 "$tmp/out")"
     else
       bad "$f p=$p:"; tail -n 20 "$tmp/out" "$tmp/err"; continue

@@ -3,7 +3,7 @@
 # python3-mpi4py and python3-numpy; the uppercase buffer methods Bcast,
 # Scatter, Gather, Allgather, Alltoall on arrays of six dtypes, in place
 # and not) at p = 1 and 3 with libkcoll_pmpi.so preloaded: its own checks
-# pass and, at p = 3, the KCOLL_STATS table counts every call as taken by a
+# pass (p = 3 started by `kcal run`) and, at p = 3, the KCOLL_STATS table counts every call as taken by a
 # libkcoll algorithm. Debian's python3 is /usr/bin/python3 (another python3
 # first in PATH does not see Debian's packages).
 set -u
@@ -20,13 +20,20 @@ $py -c 'import mpi4py' 2>/dev/null || { echo "mpi4py not importable by $py (Debi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_STRICT KCOLL_SIMULATE_NO_CMA
 mpi=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
+kcal=${KCAL:-$PWD/kcal}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 . "$here/interpose_stats.bash"
 
 for p in 1 3; do
-  if timeout 300 "${mpi[@]}" -np $p -x LD_PRELOAD="$lib" -x KCOLL_STATS=1 $py "$here/interpose_mpi4py.py" >"$tmp/out" 2>"$tmp/err"; then
+  # p = 1 by hand (mpirun with LD_PRELOAD), p = 3 through `kcal run`.
+  if [ $p = 1 ]; then
+    launch=("${mpi[@]}" -np $p -x LD_PRELOAD="$lib" -x KCOLL_STATS=1)
+  else
+    launch=("$kcal" run --np $p --oversubscribe --timeout 300 --stats --)
+  fi
+  if timeout 300 "${launch[@]}" $py "$here/interpose_mpi4py.py" >"$tmp/out" 2>"$tmp/err"; then
     echo "ok   p=$p: $(tail -n 1 "$tmp/out")"
   else
     bad "p=$p:"; tail -n 20 "$tmp/out" "$tmp/err"; continue

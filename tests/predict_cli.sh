@@ -153,6 +153,41 @@ printf 'mpi_gather_a 1e-6\nmpi_gather_b 1e-10\nmpi_gather_below 4096\n' >>"$tmp/
 "$KCAL" predict --coll gather --p 2 --sizes 1K,4K --params "$tmp/mpi.params" --format json 2>/dev/null | grep -q '"mpi"' &&
   no "mpi row in the JSON" || ok
 
+# --ppn: P ranks at PPN per node. Without the network keys, one line and
+# exit 2 (nothing is guessed); a layout that is not whole nodes, or a k
+# beyond the node, is refused.
+bad "embedded knl: the params lack net_alpha/net_beta" predict --coll gather --p 512 --ppn 64
+bad "the params lack net_alpha/net_beta" predict --coll gather --p 512 --ppn 64 --machine broadwell --format csv
+cp "$(dirname "$0")/../data/knl.params" "$tmp/net.params"
+printf 'net_alpha 2e-6\nnet_beta 1e-10\n' >>"$tmp/net.params"
+bad "--ppn 64 with --p 500: P must be a multiple of PPN" predict --coll gather --p 500 --ppn 64 --params "$tmp/net.params"
+bad "--ppn 8 with --p 8" predict --coll gather --p 8 --ppn 8 --params "$tmp/net.params"
+bad "--k 64 is out of range for ppn = 64" predict --coll gather --p 512 --ppn 64 --k 64 --params "$tmp/net.params"
+bad "--ppn: '0'" predict --coll gather --p 512 --ppn 0 --params "$tmp/net.params"
+"$KCAL" predict --coll gather --p 512 --ppn 64 --sizes 64K,1M --format csv --params "$tmp/net.params" >"$tmp/ppn" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || no "--ppn csv run: $(cat "$tmp/err")"
+[ "$(head -n 1 "$tmp/ppn")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "--ppn csv header"
+# Per size: the four gather algorithms as node steps (throttled_write with
+# k = 2..63) and mpi_flat: 3 + 62 + 1 rows, one rank 1, p = 512.
+awk -F, 'NR > 1 { rows[$3]++; if ($2 != 512) bad = 1
+           if ($4 == "mpi_flat") flat[$3]++; else if ($4 !~ /^two_level:/) bad = 1
+           if ($4 == "two_level:throttled_write" && ($5 < 2 || $5 > 63)) bad = 1
+           if ($7 == 1) ones[$3]++ }
+         END { for (s in rows) if (rows[s] != 66 || flat[s] != 1 || ones[s] != 1) bad = 1
+               exit bad || length(rows) != 2 }' "$tmp/ppn" && ok || no "--ppn csv rows: $(cat "$tmp/ppn" | head -5)"
+# The embedded KNL gather at p = 64 picks throttled_write; across 8 nodes
+# the network part is the same for every node step, so it stays first.
+awk -F, '$3 == 1048576 && $7 == 1 { print $4 }' "$tmp/ppn" | grep -qx 'two_level:throttled_write' && ok || no "--ppn 1M winner: $(grep ',1$' "$tmp/ppn")"
+"$KCAL" predict --coll gather --p 512 --ppn 64 --size 1M --explain --params "$tmp/net.params" >"$tmp/ptab" 2>/dev/null
+grep -q 'p = 512 on 8 nodes of 64' "$tmp/ptab" && grep -q '^network: net_alpha 2.000 us' "$tmp/ptab" &&
+  grep -q 'node_start.*node_copy.*node_lock.*node_sync.*net_alpha.*net_beta' "$tmp/ptab" &&
+  grep -q 'mpi_flat' "$tmp/ptab" && grep -q '<- best' "$tmp/ptab" && ok || no "--ppn table: $(cat "$tmp/ptab")"
+"$KCAL" predict --coll alltoall --p 8 --ppn 4 --size 1M --format json --params "$tmp/net.params" 2>/dev/null |
+  grep -c '"ppn": 4' | grep -qx 3 && ok || no "--ppn json: pairwise, pairwise_flags, mpi_flat"
+# Without --ppn the output is what it was: no two-level rows.
+"$KCAL" predict --coll gather --p 64 --size 1M --format csv --params "$tmp/net.params" 2>/dev/null | grep -q 'two_level\|mpi_flat' &&
+  no "two-level rows without --ppn" || ok
+
 # Unknown keys are kept with a warning naming file and line; --params wins over --machine.
 cp "$(dirname "$0")/../data/broadwell.params" "$tmp/x.params"; echo "future_key 7" >>"$tmp/x.params"
 "$KCAL" predict --coll scatter --p 4 --size 1K --params "$tmp/x.params" --machine power8 >/dev/null 2>"$tmp/err"

@@ -100,6 +100,12 @@ int main(void)
     CHECK(kcal_launch_oversubscribes(&s));
     s.launcher = "srun --mpi=pmix"; /* not Open MPI's: no such option */
     CHECK(!kcal_launch_oversubscribes(&s));
+    /* srun counts ranks with -n (it reads -np as -n p). */
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "srun --mpi=pmix -n 3 prog a");
+    s.launcher = "/usr/bin/srun -N 2";
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "/usr/bin/srun -N 2 -n 3 prog a");
     s.launcher = NULL;
     s.cores = 0; /* unknown cores: never */
     CHECK(!kcal_launch_oversubscribes(&s));

@@ -229,6 +229,42 @@ int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
     return raise_error(comm, rc);
 }
 
+/* The two sides of a scatter or gather at this process: `many` is the
+ * root's side of p blocks (scatter's send, gather's receive), `one` every
+ * process's single block (scatter's receive, gather's send), which may be
+ * MPI_IN_PLACE at the root only. Their layouts go to *ml and *ol (*ol only
+ * where it is used), the block's bytes to *n. NULL for a valid call, else
+ * why_invalid. */
+static const char *rooted_sides(int is_root, size_t p, const void *many_buf,
+                                int many_count, MPI_Datatype many_type,
+                                kcoll_layout *ml, const void *one_buf,
+                                int one_count, MPI_Datatype one_type,
+                                kcoll_layout *ol, size_t *n)
+{
+    if (is_root) {
+        /* The root's block n is the many side's; its one side, unless in
+         * place, must hold as many bytes. */
+        if (many_buf == MPI_IN_PLACE || many_count < 0 ||
+            kcoll_layout_of(many_type, p * (size_t)many_count, ml) !=
+                MPI_SUCCESS ||
+            times(times((size_t)many_count, (size_t)ml->size), p) == SIZE_MAX)
+            return why_invalid;
+        *n = (size_t)many_count * (size_t)ml->size;
+        if (one_buf != MPI_IN_PLACE &&
+            (one_count < 0 ||
+             kcoll_layout_of(one_type, (size_t)one_count, ol) != MPI_SUCCESS ||
+             times((size_t)one_count, (size_t)ol->size) != *n))
+            return why_invalid;
+        return NULL;
+    }
+    if (one_buf == MPI_IN_PLACE || one_count < 0 ||
+        kcoll_layout_of(one_type, (size_t)one_count, ol) != MPI_SUCCESS ||
+        times(times((size_t)one_count, (size_t)ol->size), p) == SIZE_MAX)
+        return why_invalid;
+    *n = kcoll_layout_bytes(ol);
+    return NULL;
+}
+
 int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      int root, MPI_Comm comm)
@@ -246,32 +282,8 @@ int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (!why) {
         is_root = c->rank == root;
         in_place = is_root && recvbuf == MPI_IN_PLACE;
-        if (is_root) {
-            /* The root's block n is the send side's; its receive side, if
-             * any, must hold as many bytes. */
-            if (sendbuf == MPI_IN_PLACE || sendcount < 0 ||
-                kcoll_layout_of(sendtype, p * (size_t)sendcount, &s) !=
-                    MPI_SUCCESS ||
-                times(times((size_t)sendcount, (size_t)s.size), p) ==
-                    SIZE_MAX)
-                why = why_invalid;
-            else
-                n = (size_t)sendcount * (size_t)s.size;
-            if (!why && !in_place &&
-                (recvcount < 0 ||
-                 kcoll_layout_of(recvtype, (size_t)recvcount, &r) !=
-                     MPI_SUCCESS ||
-                 times((size_t)recvcount, (size_t)r.size) != n))
-                why = why_invalid;
-        } else if (recvbuf == MPI_IN_PLACE || recvcount < 0 ||
-                   kcoll_layout_of(recvtype, (size_t)recvcount, &r) !=
-                       MPI_SUCCESS ||
-                   times(times((size_t)recvcount, (size_t)r.size), p) ==
-                       SIZE_MAX) {
-            why = why_invalid;
-        } else {
-            n = kcoll_layout_bytes(&r);
-        }
+        why = rooted_sides(is_root, p, sendbuf, sendcount, sendtype, &s,
+                           recvbuf, recvcount, recvtype, &r, &n);
     }
     if (why) {
         int rank = -1;
@@ -337,30 +349,8 @@ int kcoll_ip_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (!why) {
         is_root = c->rank == root;
         in_place = is_root && sendbuf == MPI_IN_PLACE;
-        if (is_root) {
-            if (recvbuf == MPI_IN_PLACE || recvcount < 0 ||
-                kcoll_layout_of(recvtype, p * (size_t)recvcount, &r) !=
-                    MPI_SUCCESS ||
-                times(times((size_t)recvcount, (size_t)r.size), p) ==
-                    SIZE_MAX)
-                why = why_invalid;
-            else
-                n = (size_t)recvcount * (size_t)r.size;
-            if (!why && !in_place &&
-                (sendcount < 0 ||
-                 kcoll_layout_of(sendtype, (size_t)sendcount, &s) !=
-                     MPI_SUCCESS ||
-                 times((size_t)sendcount, (size_t)s.size) != n))
-                why = why_invalid;
-        } else if (sendbuf == MPI_IN_PLACE || sendcount < 0 ||
-                   kcoll_layout_of(sendtype, (size_t)sendcount, &s) !=
-                       MPI_SUCCESS ||
-                   times(times((size_t)sendcount, (size_t)s.size), p) ==
-                       SIZE_MAX) {
-            why = why_invalid;
-        } else {
-            n = kcoll_layout_bytes(&s);
-        }
+        why = rooted_sides(is_root, p, recvbuf, recvcount, recvtype, &r,
+                           sendbuf, sendcount, sendtype, &s, &n);
     }
     if (why) {
         int rank = -1;

@@ -158,6 +158,7 @@ typedef struct {
     int in_place;
     double beta; /* s/byte of this call's copies: β (the full model may
                   * use beta_hot, see full_beta) */
+    int full;    /* the full model: synchronisations at their latency */
     kcal_terms t;
 } acc;
 
@@ -180,10 +181,29 @@ static void add_memcpy(acc *a)
         a->t.copy += (double)a->n * a->beta;
 }
 
+/* T_sm_X(p). The probe times a chain of back-to-back collectives, in which
+ * each call's messages overlap the previous call's tail: a throughput. A
+ * copy that waits for the synchronisation sees its latency, at least
+ * ⌈lg p⌉ control messages one after the other (a binomial tree, recursive
+ * doubling, a dissemination barrier), each sync_step (half an 8-byte
+ * ping-pong). The full model charges the larger of the two; the paper
+ * model T_sm_X as measured. */
+static double sm_time(const acc *a, kcal_sm_op op, int p)
+{
+    if (p < 2)
+        return 0;
+    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    if (a->full) {
+        double lat = kcal_ceil_log2(p) * kcal_params_get(a->prm, "sync_step", 0);
+        if (lat > t)
+            t = lat;
+    }
+    return t;
+}
+
 static void add_sm(acc *a, kcal_sm_op op, int p)
 {
-    if (p >= 2)
-        a->t.sync += a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    a->t.sync += sm_time(a, op, p);
 }
 
 static void acc_init(acc *a, const kcal_params *prm, uint64_t n, int in_place)
@@ -535,7 +555,7 @@ static double flag_cost(const acc *a, kcal_sm_op op, int p)
 {
     if (p < 2)
         return 0;
-    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    double t = sm_time(a, op, p);
     double flag = kcal_params_get(a->prm, "sm_flag", 0);
     double step = kcal_params_get(a->prm, "sync_step", 0);
     return flag > 0 && step > 0 ? t * flag / step : t;
@@ -735,6 +755,52 @@ double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
     return footprint(c, alg ? kcal_model_find_algorithm(c, alg) : NULL, p, n);
 }
 
+/* The bytes the busiest process's copies touch in one call: its own
+ * buffers and the remote blocks it reads or writes (n as in model.md
+ * "Message size"). The β(W) curve is measured by one process on one core,
+ * so this, not the node's sum, is the W to look it up at while each core's
+ * private caches hold its own part:
+ *   scatter, gather  a row whose root makes every remote copy (the
+ *                    registry's conc = 1: sequential_*) 2·p·n, the root's
+ *                    p·n-byte buffer and every block; otherwise each
+ *                    process copies one block out of or into one other
+ *                    n-byte place: 2·n;
+ *   bcast            direct_write (conc = 1): the root's n bytes and the
+ *                    p − 1 it writes, p·n; otherwise 2·n;
+ *   allgather        the own block, the p·n-byte result and the p − 1
+ *                    blocks read: 2·p·n;
+ *   alltoall         the p·n-byte send and receive buffers and the p − 1
+ *                    blocks read: (3p − 1)·n;
+ *   p = 1            2·n;
+ * plus the registry's scratch blocks (bruck's p·n-byte temporary). */
+static double working_set(kcal_coll c, const kcal_algorithm *alg, int p,
+                          int k, uint64_t n)
+{
+    double dn = (double)n, dp = p, blocks;
+    if (p <= 1)
+        return 2 * dn;
+    int one_copier =
+        alg && count_of(facts[alg->index].concurrent, p, k) == 1;
+    switch (c) {
+    case KCAL_COLL_SCATTER:
+    case KCAL_COLL_GATHER: blocks = one_copier ? 2 * dp : 2; break;
+    case KCAL_COLL_BCAST: blocks = one_copier ? dp : 2; break;
+    case KCAL_COLL_ALLGATHER: blocks = 2 * dp; break;
+    case KCAL_COLL_ALLTOALL: blocks = 3 * dp - 1; break;
+    default: return 0;
+    }
+    if (alg)
+        blocks += count_of(facts[alg->index].scratch, p, 0);
+    return blocks * dn;
+}
+
+double kcal_model_working_set(kcal_coll c, const char *alg, int p, int k,
+                              uint64_t n)
+{
+    return working_set(c, alg ? kcal_model_find_algorithm(c, alg) : NULL, p,
+                       k, n);
+}
+
 /* β of one call: beta_hot when its footprint fits in the last-level cache
  * and both keys are there, else the cache-cold β. "Fits" is strictly
  * smaller: buffers as large as the whole cache do not stay in it, which
@@ -879,7 +945,13 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
     out->footprint = footprint(c, alg, p, n);
     double f = out->footprint;
     if (m.n_ws) {
-        out->beta = ws_beta(&m, f);
+        /* Each core's caches hold its process's working set, until the
+         * node's buffers together no longer fit the cache the cores share
+         * (the measured knee): then they come from memory. */
+        out->working_set = working_set(c, alg, p, k, n);
+        if (m.knee > 0 && f >= m.knee)
+            out->working_set = f;
+        out->beta = ws_beta(&m, out->working_set);
         out->beta_source = KCAL_BETA_FROM_WS;
     } else if (m.beta_hot > 0 && (m.knee > 0 || m.l3 > 0)) {
         double cache = m.knee > 0 ? m.knee : m.l3;
@@ -961,6 +1033,7 @@ static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
                       int p)
 {
     kcal_params wp; /* the *_write rows' keys (full_measured) */
+    a->full = 1;
     a->beta = full_beta(a->prm, c, alg, p, a->n);
     full_measured(a, c, alg, k, p, &wp);
     if (p == 1) {

@@ -126,6 +126,12 @@ int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
  * without any algorithm's scratch space). */
 double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n);
 
+/* The bytes the busiest process's copies touch in one call (model.md
+ * "Which β a call uses"): what the full model looks the β(working set)
+ * curve up at. k: the throttle factor (0 when none). */
+double kcal_model_working_set(kcal_coll c, const char *alg, int p, int k,
+                              uint64_t n);
+
 /* Predicted time of one (algorithm, k) for p processes and n bytes (model.md
  * "Message size"). `terms` may be NULL. Returns seconds, or a negative value
  * when (alg, k, p) is invalid. Params that pass kcal_params_validate can
@@ -208,6 +214,9 @@ typedef enum {
 
 typedef struct {
     double footprint; /* bytes, kcal_model_footprint */
+    double working_set; /* bytes β(W) was looked up at (kcal_model_working_set,
+                         * or the footprint once it passes cache_knee); 0
+                         * without a β(W) curve */
     double beta;      /* s/byte, δ and write scale included */
     kcal_beta_source beta_source;
     int concurrent;   /* copies at once (the registry's conc at p, k) */

@@ -423,11 +423,12 @@ static void note_full_fallbacks(const kcal_params *prm)
 }
 
 /* issue 9, --explain with the full model: what it charged for the copies
- * of this size (the collective's buffers; bruck adds its scratch): the
- * footprint, the β it got and from which measurement, the concurrent
- * copies' δ(c) of each algorithm that runs several at once, and which
- * write keys the *_write rows used. Only for params with issue 9's keys,
- * so older files explain as before. */
+ * of this size: the node's footprint (the collective's buffers; bruck adds
+ * its scratch) and the knee it is held against, then per algorithm the
+ * working set its β was looked up at (the busiest process's bytes), the β
+ * and from which measurement, the concurrent copies' δ(c) where it runs
+ * several at once, and which write keys a *_write row used. Only for
+ * params with issue 9's keys, so older files explain as before. */
 static void print_full_copies(FILE *f, const options *o,
                               const kcal_params *prm, uint64_t n,
                               const kcal_prediction *pr, long count)
@@ -439,14 +440,14 @@ static void print_full_copies(FILE *f, const options *o,
     kcal_full_copy fc;
     char fp[32];
     kcal_model_full_copy(prm, o->coll, NULL, (int)o->p, 0, n, &fc);
-    fprintf(f, "  copies (full model): footprint %s -> %.3g GB/s (%s)",
-            kcal_sizes_format((uint64_t)fc.footprint, fp, sizeof fp),
-            1e-9 / fc.beta, src[fc.beta_source]);
+    fprintf(f, "  copies (full model): node footprint %s",
+            kcal_sizes_format((uint64_t)fc.footprint, fp, sizeof fp));
+    if (fc.beta_source != KCAL_BETA_FROM_WS)
+        fprintf(f, " -> %.3g GB/s (%s)", 1e-9 / fc.beta, src[fc.beta_source]);
     double knee = kcal_params_get(prm, "cache_knee", 0);
     double l3 = kcal_params_get(prm, "l3_cache", 0);
     if (knee > 0)
-        fprintf(f, "; cache_knee %.0f MiB measured%s", knee / 1048576,
-                l3 > 0 ? "" : "");
+        fprintf(f, "; cache_knee %.0f MiB measured", knee / 1048576);
     if (knee > 0 && l3 > 0)
         fprintf(f, ", hwloc l3_cache %.0f MiB (not used)", l3 / 1048576);
     fputc('\n', f);
@@ -455,14 +456,19 @@ static void print_full_copies(FILE *f, const options *o,
             continue; /* one line per algorithm, at its first k */
         kcal_model_full_copy(prm, o->coll, pr[i].alg, (int)o->p, pr[i].k, n,
                              &fc);
-        if (fc.delta == 1 && !fc.write_keys)
+        int ws = fc.beta_source == KCAL_BETA_FROM_WS;
+        if (!ws && fc.delta == 1 && !fc.write_keys)
             continue;
         fprintf(f, "    %-20s", pr[i].alg->id);
+        if (ws)
+            fprintf(f, " working set %s -> %.3g GB/s",
+                    kcal_sizes_format((uint64_t)fc.working_set, fp, sizeof fp),
+                    1e-9 * fc.delta * fc.write_scale / fc.beta);
         if (fc.delta != 1)
-            fprintf(f, " %d copies at once: delta = 1 + %.3g*(%d-1) = %.3f",
+            fprintf(f, "; %d copies at once: delta = 1 + %.3g*(%d-1) = %.3f",
                     fc.concurrent, fc.conc, fc.concurrent, fc.delta);
         if (fc.write_keys)
-            fprintf(f, " writes:%s%s%s", fc.write_keys & 1 ? " alpha_write" : "",
+            fprintf(f, "; writes:%s%s%s", fc.write_keys & 1 ? " alpha_write" : "",
                     fc.write_keys & 2 ? " lock_write" : "",
                     fc.write_keys & 4 ? " beta_write" : "");
         fputc('\n', f);

@@ -84,6 +84,55 @@ static void test_footprint(void)
           64.0 * 129 * 1048576);
 }
 
+/* The busiest process's working set: sequential rows 2·p·n (the root
+ * copies every block), parallel and throttled rows 2·n, bcast direct_write
+ * p·n and the others 2·n, allgather 2·p·n (+ bruck's p·n), alltoall
+ * (3p − 1)·n, p = 1 2·n. */
+static void test_working_set(void)
+{
+    CHECK(kcal_model_working_set(KCAL_COLL_SCATTER, "sequential_write", 4, 0, 1000) == 8000);
+    CHECK(kcal_model_working_set(KCAL_COLL_GATHER, "sequential_read", 3, 0, 1000) == 6000);
+    CHECK(kcal_model_working_set(KCAL_COLL_SCATTER, "parallel_read", 4, 0, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_GATHER, "parallel_write_flags", 8, 0, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_SCATTER, "throttled_read", 5, 2, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "direct_write", 4, 0, 1000) == 4000);
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "direct_read", 4, 0, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "knomial", 8, 3, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "scatter_allgather", 4, 0, 1000) == 2000);
+    CHECK(kcal_model_working_set(KCAL_COLL_ALLGATHER, "ring_neighbor", 3, 1, 1000) == 6000);
+    CHECK(kcal_model_working_set(KCAL_COLL_ALLGATHER, "bruck", 3, 0, 1000) == 9000);
+    CHECK(kcal_model_working_set(KCAL_COLL_ALLTOALL, "pairwise", 3, 0, 1000) == 8000);
+    CHECK(kcal_model_working_set(KCAL_COLL_ALLTOALL, "pairwise", 1, 0, 1000) == 2000);
+    /* Never more than the node's footprint at p = 2. */
+    CHECK(kcal_model_working_set(KCAL_COLL_ALLTOALL, "pairwise", 2, 0, 1000) <=
+          kcal_model_footprint(KCAL_COLL_ALLTOALL, "pairwise", 2, 1000));
+}
+
+/* Synchronisations at their latency: T_sm_X, or ⌈lg p⌉ messages of
+ * sync_step when that is more; the paper model keeps T_sm_X. */
+static void test_sync_latency(void)
+{
+    const double rel = 1e-12;
+    kcal_params p = hand_params(1);
+    kcal_params_set(&p, "sync_step", 2.5e-6);
+    /* direct_write p=2 n=64K, hot (64K·2 < 1 MiB): T_sm_gather 2 → 2.5,
+     * T_sm_bcast 1 → 2.5: 2.5 + (2 + 16.384 + 1.6) + 2.5 = 24.984 µs. */
+    kcal_terms t;
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, "direct_write", 0, 2, 65536, 0, &t),
+               24.984e-6, rel);
+    CHECK_NEAR(t.sync, 5e-6, rel);
+    /* T_sm_allgather 3 and T_sm_barrier 4 stay above one message. */
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 2, 65536, 0, &t),
+               16.384e-6 + 3e-6 + 2e-6 + 16.384e-6 + 1.6e-6 + 4e-6, rel);
+    /* p = 4: two messages, 5 µs, above every T_sm. */
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 4, 1024, 0, &t),
+               1024 * 2.5e-10 + 5e-6 + 3 * (2e-6 + 1024 * 2.5e-10 + 1e-7) + 5e-6, rel);
+    /* The paper model: T_sm as measured. */
+    CHECK_NEAR(tm(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, "direct_write", 0, 2, 65536, 0, &t),
+               2e-6 + 2 * (2e-6 + 65.536e-6 + 1.6e-6) + 1e-6, rel);
+    kcal_params_free(&p);
+}
+
 static void test_hand_values(void)
 {
     kcal_params p = hand_params(1);
@@ -129,14 +178,16 @@ static void test_hand_values(void)
     /* recursive_doubling p=2 n=64K: footprint 2·3·64K = 384K, hot:
      * 16.384 + 3 + 2 + (16.384 + 1.6) + 4 + 0.5 = 43.868 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 2, 65536), 43.868e-6, rel);
-    /* throttled_read p=5 k=2 n=4K: hot; ⌈(p−1)/k⌉ = 2 rounds:
-     * 1 + 2·(2 + 1.024 + 0.1·4·1) + 2·0.5 = 8.848 µs (paper: ⌈5/2⌉ = 3
-     * cold rounds, 1 + 3·(2 + 4.096 + 0.4) = 20.488 µs). */
-    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "throttled_read", 2, 5, 4096), 8.848e-6, rel);
-    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "throttled_write", 2, 5, 4096), 8.848e-6, rel);
+    /* throttled_read p=5 k=2 n=4K: hot; ⌈(p−1)/k⌉ = 2 rounds; T_sm_bcast
+     * at its latency, ⌈lg 5⌉ = 3 messages of sync_step 0.5 = 1.5 > 1:
+     * 1.5 + 2·(2 + 1.024 + 0.1·4·1) + 2·0.5 = 9.348 µs (paper: ⌈5/2⌉ = 3
+     * cold rounds, T_sm_bcast as measured, 1 + 3·(2 + 4.096 + 0.4) =
+     * 20.488 µs). */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "throttled_read", 2, 5, 4096), 9.348e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "throttled_write", 2, 5, 4096), 9.348e-6, rel);
     CHECK_NEAR(paper(&p, KCAL_COLL_SCATTER, "throttled_read", 2, 5, 4096), 20.488e-6, rel);
-    /* knomial p=5 k=2 n=4K: 3 levels: 1 + 3·3.424 + 3·0.5 = 12.772 µs. */
-    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 4096), 12.772e-6, rel);
+    /* knomial p=5 k=2 n=4K: 3 levels: 1.5 + 3·3.424 + 3·0.5 = 13.272 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 4096), 13.272e-6, rel);
     /* direct_write p=3 n=64K, hot: 2 + 2·(2 + 16.384 + 1.6) + 1 = 42.968. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_write", 0, 3, 65536), 42.968e-6, rel);
     /* parallel_read: p − 1 = 1 reader, γ(1) = 1, at β_hot:
@@ -245,35 +296,44 @@ static void test_measured_copies(void)
     kcal_params p = hand_params(1);
     kcal_params_set(&p, "beta_ws_64k", 1e-10);
     kcal_params_set(&p, "beta_ws_1m", 4e-10);
-    /* Without conc keys: scatter parallel_read p=2 n=64K, footprint 256K,
-     * β = 0.2 ns/B: 1 + (2 + 13.1072) + 0.1·16 + 2 = 19.7072 µs. */
-    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 19.7072e-6, rel);
+    /* Without conc keys: scatter parallel_read p=2 n=64K: each process
+     * copies one 64K block out of (into) one other place, working set 128K
+     * (the node's footprint is 256K), a quarter of the way in log from 64K
+     * to 1M: β = 0.1·4^0.25 ns/B; copy 65536·0.141421e-9 = 9.268190 µs:
+     * 1 + (2 + 9.268190) + 0.1·16 + 2 = 15.868190 µs. */
+    const double b128 = 1e-10 * pow(4, 0.25);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536),
+               6.6e-6 + 65536 * b128, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 15.868190e-6, 1e-6);
     /* Beyond the curve's ends: its end values (n = 1K p=2: 4K → 0.1 ns/B;
      * sequential_write = 0.1024 + 2 + (2 + 0.1024 + 0.1) + 1). */
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 1024), 5.3048e-6, rel);
     kcal_params_set(&p, "conc_hot", 0.5);
     kcal_params_set(&p, "conc_cold", 0.5);
     /* parallel_read runs p = 2 copies at once (the root's local one and
-     * the other's read): copy 13.1072·1.5 = 19.6608 → 26.2608 µs. */
+     * the other's read): copy 9.268190·1.5 = 13.902285 → 20.502285 µs. */
     kcal_terms t;
     CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536, 0, &t),
-               26.2608e-6, rel);
-    CHECK_NEAR(t.copy, 19.6608e-6, rel);
-    /* sequential_write copies one at a time: 13.1072 + 2 + (2 + 13.1072 +
-     * 1.6) + 1 = 32.8144 µs. */
+               6.6e-6 + 1.5 * 65536 * b128, rel);
+    CHECK_NEAR(t.copy, 1.5 * 65536 * b128, rel);
+    /* sequential_write copies one at a time, the root every block: working
+     * set 2·p·n = 256K, half way: β = 0.2 ns/B: 13.1072 + 2 + (2 +
+     * 13.1072 + 1.6) + 1 = 32.8144 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 32.8144e-6, rel);
-    /* pairwise p=2 n=64K: footprint 512K, β = 0.28284 ns/B, both ranks
-     * copy: ·1.5; 2 copies of 64K: 2·65536·0.28284e-9·1.5 = 55.6082 µs,
-     * + 3 + 2 + 1.6 = 62.2082 µs. */
-    double b512 = 1e-10 * pow(4, 0.75);
+    /* pairwise p=2 n=64K: working set (3p − 1)·n = 320K (send, receive
+     * and the block read), log₁₆ 5 of the way: β = 0.1·4^(log 5 / log 16)
+     * = √5·0.1 ns/B; both ranks copy: ·1.5; 2 copies of 64K, + 3 + 2 +
+     * 1.6 = 6.6 µs. */
+    double b320 = 1e-10 * sqrt(5.0);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
-               2 * 65536 * b512 * 1.5 + 6.6e-6, rel);
+               2 * 65536 * b320 * 1.5 + 6.6e-6, rel);
     /* A cold end that differs: conc_cold = 1.5 and the 64K..1M curve;
-     * the 512K call is 3/4 of the way to the cold end: k = 0.5 + 0.75·1
-     * = 1.25, δ(2) = 2.25. */
+     * the 320K call is log(√5)/log 4 of the way to the cold end: k = 0.5
+     * + that·1, δ(2) = 1 + k. */
     kcal_params_set(&p, "conc_cold", 1.5);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
-               2 * 65536 * b512 * 2.25 + 6.6e-6, rel);
+               2 * 65536 * b320 * (1.5 + log(sqrt(5.0)) / log(4.0)) + 6.6e-6,
+               rel);
     kcal_params_set(&p, "conc_cold", 0.5);
     /* Writes: lock_write 0.2 µs/page, alpha_write 3 µs, beta_write twice
      * β: sequential_write (a *_write row) pays them, and its n·β terms at
@@ -298,6 +358,20 @@ static void test_measured_copies(void)
                          kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read"),
                          2, 0, 65536, &fc);
     CHECK(fc.beta_source == KCAL_BETA_FROM_KNEE && fc.footprint == 262144);
+    CHECK(fc.working_set == 0);
+    /* With the curve: looked up at the working set, 128K, while the node's
+     * 256K stay below the knee; at a knee of 256K or less the node's
+     * buffers no longer share the cache: the footprint, 256K (β 0.2). */
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read"),
+                         2, 0, 65536, &fc);
+    CHECK(fc.beta_source == KCAL_BETA_FROM_WS && fc.working_set == 131072);
+    kcal_params_set(&p, "cache_knee", 262144);
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read"),
+                         2, 0, 65536, &fc);
+    CHECK(fc.working_set == 262144);
+    CHECK_NEAR(fc.beta, 2e-10 * 1.5, rel);
     kcal_params_free(&q);
     kcal_params_free(&p);
 }
@@ -330,6 +404,8 @@ int main(void)
 {
     test_names();
     test_footprint();
+    test_working_set();
+    test_sync_latency();
     test_hand_values();
     test_fallback();
     test_measured_copies();

@@ -53,14 +53,20 @@
 #define KCAL_PATTERN_MEMCPY "memcpy"
 #define KCAL_PATTERN_CMA "cma"
 /* Concurrent copies (issue 9): `readers` processes copy N pages each at
- * once (process_vm_readv, one row per copier and repetition): from
- * distinct or the same source pages, in cache (one region again and again)
- * or out of it (rotating over large buffers). */
+ * once (process_vm_readv, one row per copier and repetition), in cache
+ * (one region again and again) or out of it (rotating over large
+ * buffers): distinct_* and same_* read distinct or the same pages of one
+ * target process; own_* each copier its own target process, as the
+ * collectives' concurrent copies do (conc_hot and conc_cold come from
+ * these; the one-target patterns also contend on that process's page
+ * tables, γ(c)'s cost). Raw files before own_* fit from distinct_*. */
 #define KCAL_PHASE_CONCURRENT "concurrent"
 #define KCAL_PATTERN_DISTINCT_HOT "distinct_hot"
 #define KCAL_PATTERN_DISTINCT_COLD "distinct_cold"
 #define KCAL_PATTERN_SAME_HOT "same_hot"
 #define KCAL_PATTERN_SAME_COLD "same_cold"
+#define KCAL_PATTERN_OWN_HOT "own_hot"
+#define KCAL_PATTERN_OWN_COLD "own_cold"
 /* Writes (issue 9): T2, T3(N) and T4(N) with process_vm_writev, the remote
  * side written; the patterns are those of startup, lock and copy. */
 #define KCAL_PHASE_STARTUP_WRITE "startup_write"

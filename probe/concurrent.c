@@ -9,14 +9,16 @@
 #include <sys/uio.h>
 
 enum { PAT_DISTINCT_HOT, PAT_DISTINCT_COLD, PAT_SAME_HOT, PAT_SAME_COLD,
-       PAT_COUNT };
+       PAT_OWN_HOT, PAT_OWN_COLD, PAT_COUNT };
 static const char *const pat_names[PAT_COUNT] = {
     KCAL_PATTERN_DISTINCT_HOT, KCAL_PATTERN_DISTINCT_COLD,
-    KCAL_PATTERN_SAME_HOT, KCAL_PATTERN_SAME_COLD};
+    KCAL_PATTERN_SAME_HOT, KCAL_PATTERN_SAME_COLD,
+    KCAL_PATTERN_OWN_HOT, KCAL_PATTERN_OWN_COLD};
 
 static int is_cold(int pat)
 {
-    return pat == PAT_DISTINCT_COLD || pat == PAT_SAME_COLD;
+    return pat == PAT_DISTINCT_COLD || pat == PAT_SAME_COLD ||
+           pat == PAT_OWN_COLD;
 }
 
 /* One copier: what its steps copy, set up in the copier (its own buffer,
@@ -24,6 +26,7 @@ static int is_cold(int pat)
 typedef struct {
     const kcal_concurrent_setup *s;
     const int *calls; /* per pattern */
+    pid_t pid;        /* the target read */
     char *local, *remote;
     size_t len, span, cur;
     int cold;
@@ -34,12 +37,15 @@ static int copier_setup(void *ctx, int pat, int i)
     copier *cp = ctx;
     const kcal_concurrent_setup *s = cp->s;
     int same = pat == PAT_SAME_HOT || pat == PAT_SAME_COLD;
+    int own = pat == PAT_OWN_HOT || pat == PAT_OWN_COLD;
     cp->cold = is_cold(pat);
     cp->len = (size_t)s->pages * s->page;
     cp->span = cp->cold ? s->cold_bytes / cp->len * cp->len : cp->len;
     if (cp->span < cp->len)
         cp->span = cp->len;
-    cp->remote = s->target->base + (same ? 0 : (size_t)i * cp->span);
+    const kcal_target *t = own ? &s->own[i] : s->target;
+    cp->pid = t->pid;
+    cp->remote = t->base + (same || own ? 0 : (size_t)i * cp->span);
     cp->cur = 0;
     cp->local = mmap(NULL, cp->span, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -59,7 +65,7 @@ static int copier_step(void *ctx, int pat, int i)
     for (int c = 0; c < cp->calls[pat]; c++) {
         struct iovec l = {cp->local + cp->cur, cp->len};
         struct iovec r = {cp->remote + cp->cur, cp->len};
-        if (process_vm_readv(cp->s->target->pid, &l, 1, &r, 1, 0) !=
+        if (process_vm_readv(cp->pid, &l, 1, &r, 1, 0) !=
             (ssize_t)cp->len)
             return errno ? errno : EIO;
         if (cp->cold && (cp->cur += cp->len) + cp->len > cp->span)

@@ -4,15 +4,21 @@
  * γ(c) (contention.h) measures pinning under contention with 1-byte calls;
  * this measures the copies themselves: c processes, each bound to its own
  * core, wait on a process-shared barrier and then each time a batch of
- * process_vm_readv calls of N pages from the target into a buffer of its
- * own. Four patterns (raw phase "concurrent"):
- *   distinct_hot   copier i reads its own N pages again and again: the
- *                  copies stay in cache, and only what the cores share
- *                  between cache and core is contended
- *   distinct_cold  copier i rotates over its own slice of the target: the
- *                  copies come from memory, whose bandwidth the c share
- *   same_hot, same_cold  the same with every copier reading the same pages
- *                  (bcast's direct_read)
+ * process_vm_readv calls of N pages from a target into a buffer of its
+ * own. Six patterns (raw phase "concurrent"):
+ *   own_hot        copier i reads N pages of its own target process again
+ *                  and again: the copies stay in cache, and only what the
+ *                  cores share between cache and core is contended
+ *   own_cold       copier i rotates over its own target: the copies come
+ *                  from memory, whose bandwidth the c share. The own_*
+ *                  pair is δ(c) as the collectives see it (an allgather
+ *                  ring's or alltoall's c copies read c processes)
+ *   distinct_hot, distinct_cold  the same from distinct pages of one
+ *                  target: the c also contend on that one process's page
+ *                  tables and locks while pinning (γ(c)'s cost, so the
+ *                  model does not charge it twice)
+ *   same_hot, same_cold  every copier reading the same pages of one
+ *                  target (bcast's direct_read)
  * A batch during which its copier was preempted is left out.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_CONCURRENT_H
@@ -26,6 +32,8 @@
 typedef struct {
     kcal_topo *topo;
     const kcal_target *target; /* >= max_copiers · cold_bytes */
+    const kcal_target *own;    /* max_copiers targets, one per copier,
+                                * each >= cold_bytes and >= N pages */
     size_t page;
     long pages;        /* N, pages of one call */
     size_t cold_bytes; /* each copier's rotation span for the cold patterns */

@@ -197,13 +197,19 @@ typedef struct {
     /* progress, in units of one sample of one sweep point */
     double sweep_units, sm_units; /* sm_units: per mpirun launch */
     /* issue 9: the working sets of the cache knee (pages), its passes; the
-     * concurrent copies (counts as for contention); the writes' page
-     * counts (T3 and T4 with process_vm_writev) */
+     * concurrent copies (counts as for contention; cc_pages per call, each
+     * copier's cold rotation span, in the main target and in its own); the
+     * writes' page counts (T3 and T4 with process_vm_writev) */
     size_t ws_max;
     long ws[MAX_POINTS];
     size_t n_ws;
     int ws_passes;
     int cc_reps, cc_warmup, cc_passes;
+    long cc_pages;
+    size_t cc_span;
+    /* one target per reader/copier (contention's and the concurrent
+     * copies' own patterns): C·N contention pages, and a cold span each */
+    size_t own_bytes;
     long w_pages[MAX_POINTS];
     size_t n_w_pages;
 } plan;
@@ -226,11 +232,19 @@ static void plan_issue9(plan *pl, const options *o, const kcal_topo_info *ti,
     pl->cc_reps = o->quick ? 16 : 40;
     pl->cc_warmup = 2;
     pl->cc_passes = 2;
+    /* The cold patterns rotate each copier over 1/C of the main target
+     * (distinct_cold) or as much of its own (own_cold). */
+    pl->cc_pages = 64;
+    size_t len = (size_t)pl->cc_pages * (size_t)page;
+    pl->cc_span = pl->target_bytes / (size_t)pl->max_readers / len * len;
+    pl->own_bytes = (size_t)pl->c_pages * (size_t)page;
+    if (pl->own_bytes < pl->cc_span)
+        pl->own_bytes = pl->cc_span;
     pl->n_w_pages = kcal_phases_page_list(o->quick ? 1 : 2, 1024, pl->w_pages,
                                           MAX_POINTS);
     *work += 2.0 * (double)pl->n_ws * pl->ws_passes;
     for (size_t i = 0; i < pl->n_counts; i++)
-        *work += 4.0 * pl->counts[i] *
+        *work += 6.0 * pl->counts[i] *
                  ((pl->cc_reps + pl->cc_passes - 1) / pl->cc_passes) *
                  pl->cc_passes;
     *work += (1.0 + 2.0 * (double)pl->n_w_pages) * pl->passes;
@@ -374,7 +388,7 @@ typedef struct {
     long page;
     kcal_raw raw;
     kcal_target main_t; /* the T1..T4 target, and the contention one */
-    kcal_target *own;   /* one per reader, for pattern own */
+    kcal_target *own;   /* one per reader: patterns own, own_hot, own_cold */
     int n_own;
     char *local; /* our buffer, pre-faulted */
     size_t local_bytes;
@@ -543,17 +557,35 @@ static int run_knee(probe_run *r)
     return 0;
 }
 
-/* issue 9, concurrent copies: c = 1..C copiers of the main target, in
- * cache and out of it, from distinct and the same pages. 0 or -1. */
-static int run_concurrent(probe_run *r)
+/* One target per reader, on the reader's core: the concurrent copies'
+ * own_* patterns and contention's own. release_buffers stops them.
+ * 0 or -1 with r->err. */
+static int start_own_targets(probe_run *r)
 {
     const plan *pl = r->pl;
     int C = pl->max_readers;
-    size_t len = 64 * (size_t)r->page;
-    size_t span = r->main_t.bytes / (size_t)C / len * len;
+    r->own = calloc((size_t)C, sizeof *r->own);
+    if (!r->own) {
+        kcal_set_err(r->err, sizeof r->err, "out of memory");
+        return -1;
+    }
+    for (r->n_own = 0; r->n_own < C; r->n_own++)
+        if (kcal_target_start(&r->own[r->n_own], pl->own_bytes, r->topo,
+                              r->n_own, r->err, sizeof r->err) < 0)
+            return -1;
+    return 0;
+}
+
+/* issue 9, concurrent copies: c = 1..C copiers, in cache and out of it,
+ * from distinct and the same pages of the main target, and each from its
+ * own target. 0 or -1. */
+static int run_concurrent(probe_run *r)
+{
+    const plan *pl = r->pl;
     kcal_concurrent_setup cc = {
-        .topo = r->topo, .target = &r->main_t, .page = (size_t)r->page,
-        .pages = 64, .cold_bytes = span, .max_copiers = C,
+        .topo = r->topo, .target = &r->main_t, .own = r->own,
+        .page = (size_t)r->page, .pages = pl->cc_pages,
+        .cold_bytes = pl->cc_span, .max_copiers = pl->max_readers,
         .counts = pl->counts, .n_counts = pl->n_counts, .reps = pl->cc_reps,
         .warmup = pl->cc_warmup, .passes = pl->cc_passes, .calls_hot = 64,
         .calls_cold = 16, .meter = &r->meter};
@@ -664,23 +696,13 @@ static void report_load(probe_run *r, const kcal_load *load)
     }
 }
 
-/* γ(c): c = 1..C concurrent readers of the main target, and one target
- * per reader for the "own" control. Stops every target when done.
- * 0 or -1 with r->err. */
+/* γ(c): c = 1..C concurrent readers of the main target, and of the
+ * readers' own targets (start_own_targets) for the "own" control. Stops
+ * every target when done. 0 or -1 with r->err. */
 static int run_contention(probe_run *r)
 {
     const plan *pl = r->pl;
     int C = pl->max_readers;
-    r->own = calloc((size_t)C, sizeof *r->own);
-    if (!r->own) {
-        kcal_set_err(r->err, sizeof r->err, "out of memory");
-        return -1;
-    }
-    for (r->n_own = 0; r->n_own < C; r->n_own++)
-        if (kcal_target_start(&r->own[r->n_own],
-                              (size_t)pl->c_pages * (size_t)r->page, r->topo,
-                              r->n_own, r->err, sizeof r->err) < 0)
-            return -1;
     if (!r->o->quiet)
         fprintf(stderr, "%skcal probe: contention readers on cores 0..%d, one "
                 "process each\n", r->pr.tty ? "\r\033[K" : "", C - 1);
@@ -814,7 +836,8 @@ int kcal_probe_main(int argc, char **argv)
     if (run_knee(&r) < 0 || run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
         goto fail;
     report_load(&r, &load);
-    if (run_concurrent(&r) < 0 || run_contention(&r) < 0)
+    if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||
+        run_contention(&r) < 0)
         goto fail;
     run_sm(&r);
     release_buffers(&r);

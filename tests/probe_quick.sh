@@ -61,6 +61,17 @@ positive "$(val beta_hot)" || fail "beta_hot = '$(val beta_hot)' is not positive
 awk -v c="$(val beta)" -v h="$(val beta_hot)" 'BEGIN { exit !(c > 1.2 * h) }' ||
   fail "beta_hot $(val beta_hot) is not clearly below the cold beta $(val beta)"
 grep -q '^copy,hot,' "$tmp/raw.csv" || fail "raw file has no hot copy samples"
+# Concurrent copies: all six patterns in the raw file; conc_hot and
+# conc_cold (when there were c >= 2 copiers to fit) from the own_* ones.
+for pat in own_hot own_cold distinct_hot distinct_cold same_hot same_cold; do
+  grep -q "^concurrent,$pat,1,64," "$tmp/raw.csv" ||
+    fail "raw file has no $pat concurrent copies"
+done
+for k in conc_hot conc_cold; do
+  [ -z "$(val $k)" ] && continue
+  grep -q "^# $k = slope .* of own_${k#conc_} (each copier reading its own target process)" "$tmp/p.params" ||
+    fail "$k not fitted from own_${k#conc_}: $(grep "^# $k" "$tmp/p.params")"
+done
 "$KCAL" predict --model full --params "$tmp/p.params" --coll bcast --p 2 \
     > "$tmp/predfull" 2> "$tmp/predfull.err" ||
   fail "kcal predict --model full refused the probe's params: $(cat "$tmp/predfull.err")"

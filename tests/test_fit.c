@@ -408,6 +408,19 @@ static double ws_beta(double w) /* s/byte of a CMA copy at w */
     return w <= (1 << 20) ? 3e-11 : w <= (32 << 20) ? 1e-10 : 2e-10;
 }
 
+/* Concurrent copies of 64 pages, c = 1..3 copiers: δ(c) = 1 + k·(c − 1)
+ * on the copy (T − α − l·N), 1 % noise per sample. */
+static void add_concurrent(kcal_raw *r, gsl_rng *rng, const char *pattern,
+                           double k)
+{
+    double over = ALPHA + LOCK * 64, copy = 64 * PAGE * 1e-10;
+    for (int c = 1; c <= 3; c++)
+        for (int rep = 0; rep < CREPS * c; rep++)
+            kcal_raw_add(r, "concurrent", pattern, c, 64, (long)(64 * PAGE),
+                         rep, over + copy * (1 + k * (c - 1)) *
+                                         (1 + gsl_ran_gaussian(rng, 0.01)));
+}
+
 static void test_issue9(gsl_rng *rng)
 {
     kcal_raw r;
@@ -435,19 +448,9 @@ static void test_issue9(gsl_rng *rng)
                          t3 + BETA * NS[i] * PAGE + gsl_ran_gaussian(rng, SIG));
         }
     }
-    /* concurrent copies of 64 pages: δ(c) = 1 + k·(c − 1) on the copy */
-    double over = ALPHA + LOCK * 64, copy = 64 * PAGE * 1e-10;
-    for (int c = 1; c <= 3; c++)
-        for (int k = 0; k < CREPS * c; k++) {
-            kcal_raw_add(&r, "concurrent", "distinct_hot", c, 64,
-                         (long)(64 * PAGE), k,
-                         over + copy * (1 + CH * (c - 1)) *
-                                    (1 + gsl_ran_gaussian(rng, 0.01)));
-            kcal_raw_add(&r, "concurrent", "distinct_cold", c, 64,
-                         (long)(64 * PAGE), k,
-                         over + copy * (1 + CC * (c - 1)) *
-                                    (1 + gsl_ran_gaussian(rng, 0.01)));
-        }
+    /* concurrent copies as an older probe measured them: no own_* */
+    add_concurrent(&r, rng, "distinct_hot", CH);
+    add_concurrent(&r, rng, "distinct_cold", CC);
     kcal_params p;
     kcal_params_init(&p);
     kcal_calibrate_notes notes;
@@ -482,6 +485,10 @@ static void test_issue9(gsl_rng *rng)
     CHECK(fabs(kcal_params_get(&p, "conc_hot", -1) - CH) < 0.01);
     CHECK(fabs(kcal_params_get(&p, "conc_cold", -1) - CC) < 0.01);
     CHECK(kcal_params_get(&p, "conc_hot_stderr", -1) > 0);
+    CHECK(strstr(comment, "conc_hot = slope k of delta(c) = 1 + k*(c - 1) "
+                          "of distinct_hot (a raw file without own_*") != NULL);
+    CHECK(strstr(comment, "conc_cold = slope k of delta(c) = 1 + k*(c - 1) "
+                          "of distinct_cold (") != NULL);
     /* Writes: only the pinning differs, by far more than 3 standard
      * errors: lock_write is a key, alpha_write and beta_write are not. */
     CHECK(fabs(kcal_params_get(&p, "lock_write", -1) - LOCK_W) < 0.01 * LOCK_W);
@@ -489,6 +496,70 @@ static void test_issue9(gsl_rng *rng)
     CHECK(kcal_params_find(&p, "beta_write") == NULL);
     CHECK(strstr(comment, "writes use alpha") != NULL);
     CHECK(strstr(comment, "lock_write") && strstr(comment, "a key of its own"));
+    CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
+/* δ(2) of a pattern as the params comment gives it; -1 if absent. */
+static double comment_delta2(const char *comment, const char *pattern)
+{
+    char line[128];
+    snprintf(line, sizeof line, "concurrent copies, %s, N = 64 pages: "
+             "delta(c) = c=2 ", pattern);
+    const char *at = strstr(comment, line);
+    double d;
+    if (!at || sscanf(at + strlen(line), "%lf", &d) != 1)
+        return -1;
+    return d;
+}
+
+/* conc_hot and conc_cold come from the own_* patterns (each copier its own
+ * target process) when the raw samples have them, whatever distinct_* and
+ * same_* say; every pattern's δ(c) stays in the comment; a negative own
+ * slope is held at 0 with a note (distinct_cold's would have been 0.5). */
+static void test_concurrent_own(gsl_rng *rng)
+{
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    const double OH = 0.05, OC = -0.1;
+    add_concurrent(&r, rng, "distinct_hot", 0.6);
+    add_concurrent(&r, rng, "distinct_cold", 0.5);
+    add_concurrent(&r, rng, "same_hot", 1.0);
+    add_concurrent(&r, rng, "own_hot", OH);
+    add_concurrent(&r, rng, "own_cold", OC);
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_calibrate_notes notes;
+    char comment[8192] = "", err[256] = "";
+    int rc = kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment,
+                                   err, sizeof err);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "fit: %s\n", err);
+        kcal_raw_free(&r);
+        return;
+    }
+    CHECK(fabs(kcal_params_get(&p, "conc_hot", -1) - OH) < 0.01);
+    CHECK(kcal_params_get(&p, "conc_hot_stderr", -1) > 0);
+    CHECK(kcal_params_get(&p, "conc_cold", -1) == 0);
+    CHECK(kcal_params_get(&p, "conc_cold_stderr", -1) > 0);
+    int held = 0;
+    for (int i = 0; i < notes.n; i++)
+        held |= strstr(notes.text[i], "conc_cold: the fit gave") != NULL &&
+                strstr(notes.text[i], "held at 0") != NULL;
+    CHECK(held);
+    CHECK(strstr(comment, "conc_hot = slope k of delta(c) = 1 + k*(c - 1) "
+                          "of own_hot (each copier reading its own target "
+                          "process)") != NULL);
+    CHECK(strstr(comment, "of own_cold (each copier") != NULL);
+    /* δ(2) = 1 + k of every pattern measured, in the comment. */
+    CHECK(fabs(comment_delta2(comment, "own_hot") - (1 + OH)) < 0.01);
+    CHECK(fabs(comment_delta2(comment, "own_cold") - (1 + OC)) < 0.01);
+    CHECK(fabs(comment_delta2(comment, "distinct_hot") - 1.6) < 0.01);
+    CHECK(fabs(comment_delta2(comment, "distinct_cold") - 1.5) < 0.01);
+    CHECK(fabs(comment_delta2(comment, "same_hot") - 2.0) < 0.01);
+    CHECK(comment_delta2(comment, "same_cold") < 0); /* not measured */
     CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
     kcal_params_free(&p);
     kcal_raw_free(&r);
@@ -595,6 +666,7 @@ int main(void)
     test_alpha_fallback(rng);
     test_stat_and_growth(rng);
     test_issue9(rng);
+    test_concurrent_own(rng);
     test_handoff_fit(rng);
     test_points_bytes();
     gsl_rng_free(rng);

@@ -379,6 +379,33 @@ unsigned kcal_model_full_missing(const kcal_params *prm)
     return miss;
 }
 
+/* Reads of lines another process wrote earlier in the same call (issue 9):
+ * the lines are modified in the writer core's private cache, and a copy
+ * of them from another core pays dirty_beta per byte on the part still
+ * there, at most dirty_bytes of what was written (older lines were written
+ * back and read at the clean rate): extra = dirty_beta·min(bytes,
+ * dirty_bytes) per such read, both measured by kcal probe (docs/probe.md
+ * "Lines another core just wrote"). `count` reads of `bytes` each; 0
+ * without the keys. */
+static void add_dirty(acc *a, double bytes, double count)
+{
+    double e = kcal_params_get(a->prm, "dirty_beta", 0);
+    double cap = kcal_params_get(a->prm, "dirty_bytes", 0);
+    if (!(e > 0) || !(cap > 0) || !(count > 0))
+        return;
+    a->t.copy += count * e * (bytes < cap ? bytes : cap);
+}
+
+/* The rounds of recursive doubling and Bruck: round m = 2^i reads the
+ * min(m, p − m) blocks its source gathered so far, each round's source
+ * having written them earlier in the call (its own block copied in first,
+ * the rest received in the rounds before). */
+static void add_dirty_rounds(acc *a, int p)
+{
+    for (long m = 1; m < p; m *= 2)
+        add_dirty(a, (double)(m < p - m ? m : p - m) * (double)a->n, 1);
+}
+
 /* mult·sync_step: `mult` steps each ending in a control message. */
 static void add_steps(acc *a, double mult)
 {
@@ -451,6 +478,9 @@ static void t_full_knomial(acc *a, int p, int k)
     add_x(a, steps);
     add_lock(a, steps, k);
     add_steps(a, steps);
+    /* Below the first level a child reads what its parent received one
+     * level before. */
+    add_dirty(a, (double)a->n, steps - 1);
 }
 
 /* ring_*: T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n)) + T_sm_barrier
@@ -462,6 +492,9 @@ static void t_full_ring_neighbor(acc *a, int p, int k)
 {
     t_ring(a, p, k);
     add_steps(a, p - 1);
+    /* Every step reads a block the left neighbour wrote in this call: its
+     * own, copied in at the start, then the ones it received. */
+    add_dirty(a, (double)a->n, p - 1);
 }
 
 /* recursive_doubling: the paper's row + ⌈lg p⌉·sync_step: every round
@@ -470,6 +503,7 @@ static void t_full_recursive_doubling(acc *a, int p, int k)
 {
     t_recursive_doubling(a, p, k);
     add_steps(a, kcal_ceil_log2(p));
+    add_dirty_rounds(a, p);
 }
 
 /* bruck as allgather.c runs it: the own block copied into the temporary
@@ -491,6 +525,7 @@ static void t_full_bruck_copies(acc *a, int p, int k)
     a->t.copy += (double)p * (double)a->n * a->beta; /* the rotation */
     add_sm(a, KCAL_SM_BARRIER, p);
     add_steps(a, kcal_ceil_log2(p));
+    add_dirty_rounds(a, p);
 }
 
 /* pairwise as alltoall.c runs it: the paper's row + the local copy of the
@@ -502,6 +537,8 @@ static void t_full_pairwise(acc *a, int p, int k)
 {
     a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta;
     t_pairwise(a, p, k);
+    if (a->in_place) /* the peers read the copy set aside just before */
+        add_dirty(a, (double)a->n, p - 1);
 }
 
 /* scatter_allgather, with c = ⌈n/p⌉ and W = X(c) + l·pages(c):
@@ -666,8 +703,10 @@ static void t_pairwise_flags(acc *a, int p, int k)
 static void t_full_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;
-    if (a->in_place)
+    if (a->in_place) {
         a->t.copy += (double)p * (double)a->n * a->beta;
+        add_dirty(a, (double)a->n, p - 1);
+    }
     add_flag(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
@@ -686,15 +725,21 @@ typedef enum {
     N_LOG2_P
 } count_expr;
 
+/* The working set of the busiest process (algorithms.def's ws column). */
+typedef enum {
+    WS_PAIR, WS_ROOT_ALL, WS_ROOT_WRITES, WS_CHUNKS, WS_GATHERED, WS_EXCHANGE
+} ws_shape;
+
 static const struct {
     formula_fn paper, full;
     count_expr steps, concurrent, scratch;
     int paper_charges_p;
+    ws_shape ws;
 } facts[KCAL_ALG_COUNT] = {
 #define KCAL_ALGORITHM(coll, id, kind, fn, paper, full, steps, conc, paper_p,  \
-                       scratch)                                               \
+                       scratch, ws)                                           \
     [KCAL_ALG_##coll##_##id] = {paper, full, N_##steps, N_##conc, N_##scratch, \
-                                paper_p},
+                                paper_p, ws},
 #include "algorithms.def"
 };
 
@@ -756,38 +801,31 @@ double kcal_model_footprint(kcal_coll c, const char *alg, int p, uint64_t n)
 }
 
 /* The bytes the busiest process's copies touch in one call: its own
- * buffers and the remote blocks it reads or writes (n as in model.md
- * "Message size"). The β(W) curve is measured by one process on one core,
- * so this, not the node's sum, is the W to look it up at while each core's
- * private caches hold its own part:
- *   scatter, gather  a row whose root makes every remote copy (the
- *                    registry's conc = 1: sequential_*) 2·p·n, the root's
- *                    p·n-byte buffer and every block; otherwise each
- *                    process copies one block out of or into one other
- *                    n-byte place: 2·n;
- *   bcast            direct_write (conc = 1): the root's n bytes and the
- *                    p − 1 it writes, p·n; otherwise 2·n;
- *   allgather        the own block, the p·n-byte result and the p − 1
- *                    blocks read: 2·p·n;
- *   alltoall         the p·n-byte send and receive buffers and the p − 1
- *                    blocks read: (3p − 1)·n;
- *   p = 1            2·n;
- * plus the registry's scratch blocks (bruck's p·n-byte temporary). */
+ * buffers and the remote blocks it reads or writes, by the registry's ws
+ * column (algorithms.def), plus its scratch blocks (bruck's p·n-byte
+ * temporary). The β(W) curve is measured by one process on one core, so
+ * this, not the node's sum, is the W to look it up at while each core's
+ * private caches hold its own part. Without a row (alg NULL): the
+ * collective's usual shape, as the first of its rows. p = 1: the local
+ * copy's 2·n. */
 static double working_set(kcal_coll c, const kcal_algorithm *alg, int p,
                           int k, uint64_t n)
 {
-    double dn = (double)n, dp = p, blocks;
+    (void)k;
+    double dn = (double)n, dp = p, blocks = 2;
     if (p <= 1)
         return 2 * dn;
-    int one_copier =
-        alg && count_of(facts[alg->index].concurrent, p, k) == 1;
-    switch (c) {
-    case KCAL_COLL_SCATTER:
-    case KCAL_COLL_GATHER: blocks = one_copier ? 2 * dp : 2; break;
-    case KCAL_COLL_BCAST: blocks = one_copier ? dp : 2; break;
-    case KCAL_COLL_ALLGATHER: blocks = 2 * dp; break;
-    case KCAL_COLL_ALLTOALL: blocks = 3 * dp - 1; break;
-    default: return 0;
+    ws_shape shape = alg ? facts[alg->index].ws
+                     : c == KCAL_COLL_ALLGATHER ? WS_GATHERED
+                     : c == KCAL_COLL_ALLTOALL  ? WS_EXCHANGE
+                                                : WS_PAIR;
+    switch (shape) {
+    case WS_PAIR: blocks = 2; break;
+    case WS_ROOT_ALL: blocks = 2 * dp; break;
+    case WS_ROOT_WRITES: blocks = dp; break;
+    case WS_CHUNKS: blocks = 2 * (dp - 1) / dp; break;
+    case WS_GATHERED: blocks = 2 * dp; break;
+    case WS_EXCHANGE: blocks = 3 * dp - 1; break;
     }
     if (alg)
         blocks += count_of(facts[alg->index].scratch, p, 0);

@@ -84,10 +84,10 @@ static void test_footprint(void)
           64.0 * 129 * 1048576);
 }
 
-/* The busiest process's working set: sequential rows 2·p·n (the root
- * copies every block), parallel and throttled rows 2·n, bcast direct_write
- * p·n and the others 2·n, allgather 2·p·n (+ bruck's p·n), alltoall
- * (3p − 1)·n, p = 1 2·n. */
+/* The busiest process's working set (algorithms.def's ws column):
+ * sequential rows 2·p·n (the root copies every block), parallel and
+ * throttled rows 2·n, bcast direct_write p·n, direct_read and knomial
+ * 2·n, allgather 2·p·n (+ bruck's p·n), alltoall (3p − 1)·n, p = 1 2·n. */
 static void test_working_set(void)
 {
     CHECK(kcal_model_working_set(KCAL_COLL_SCATTER, "sequential_write", 4, 0, 1000) == 8000);
@@ -98,7 +98,11 @@ static void test_working_set(void)
     CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "direct_write", 4, 0, 1000) == 4000);
     CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "direct_read", 4, 0, 1000) == 2000);
     CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "knomial", 8, 3, 1000) == 2000);
-    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "scatter_allgather", 4, 0, 1000) == 2000);
+    /* The chunked bcasts: each process copies p − 1 of p chunks in and
+     * out: 2·n·(p−1)/p; at p = 2 the one chunk read (written) and its
+     * destination (source): n. */
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "scatter_allgather", 4, 0, 1000) == 1500);
+    CHECK(kcal_model_working_set(KCAL_COLL_BCAST, "direct_split", 2, 0, 1000) == 1000);
     CHECK(kcal_model_working_set(KCAL_COLL_ALLGATHER, "ring_neighbor", 3, 1, 1000) == 6000);
     CHECK(kcal_model_working_set(KCAL_COLL_ALLGATHER, "bruck", 3, 0, 1000) == 9000);
     CHECK(kcal_model_working_set(KCAL_COLL_ALLTOALL, "pairwise", 3, 0, 1000) == 8000);
@@ -106,6 +110,59 @@ static void test_working_set(void)
     /* Never more than the node's footprint at p = 2. */
     CHECK(kcal_model_working_set(KCAL_COLL_ALLTOALL, "pairwise", 2, 0, 1000) <=
           kcal_model_footprint(KCAL_COLL_ALLTOALL, "pairwise", 2, 1000));
+}
+
+/* Reads of lines another process wrote in the same call: dirty_beta per
+ * byte on at most dirty_bytes of each such read, in the rows that make
+ * them; nothing without both keys, and never in the paper model. */
+static void test_dirty_reads(void)
+{
+    const double rel = 1e-12;
+    kcal_params p = hand_params(1);
+    double rn = full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536);
+    double rs = full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 65536);
+    double rd = full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 4, 65536);
+    double br = full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 5, 65536);
+    double kn = full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 65536);
+    double pw = tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536, 1, NULL);
+    double pw_out = full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536);
+    double paper_rn = paper(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536);
+    kcal_params_set(&p, "dirty_beta", 1e-10);
+    /* One key alone changes nothing. */
+    CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == rn);
+    kcal_params_set(&p, "dirty_bytes", 131072);
+    /* ring_neighbor p=3: 2 reads of 64K, each under the 128K cap:
+     * 2·65536·0.1 ns = 13.1072 µs more; ring_source_read reads clean
+     * sources: unchanged. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536),
+               rn + 13.1072e-6, rel);
+    CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 65536) == rs);
+    /* recursive_doubling p=4: rounds read 1 and 2 blocks, 64K and 128K
+     * (the cap): (65536 + 131072)·0.1 ns = 19.6608 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 4, 65536),
+               rd + 19.6608e-6, rel);
+    /* bruck p=5: rounds m = 1, 2, 4 read 1, 2, 1 blocks: 64K + 128K (128K
+     * read, cap 128K) + 64K = 256K·0.1 ns = 26.2144 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 5, 65536),
+               br + 26.2144e-6, rel);
+    /* knomial p=5 k=2: 3 levels, the 2 below the first read what the
+     * parent just received: 2·6.5536 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 65536),
+               kn + 13.1072e-6, rel);
+    /* pairwise reads the peers' send buffers (clean); in place the copy
+     * set aside just before: 2 reads of 64K. */
+    CHECK(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536) == pw_out);
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536, 1, NULL),
+               pw + 13.1072e-6, rel);
+    /* A read larger than the cap pays the cap: ring_neighbor p=2 n=1M:
+     * 131072·0.1 ns = 13.1072 µs more than without the keys. */
+    kcal_params q = hand_params(1);
+    double big = full(&q, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20),
+               big + 13.1072e-6, rel);
+    CHECK(paper(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == paper_rn);
+    kcal_params_free(&q);
+    kcal_params_free(&p);
 }
 
 /* Synchronisations at their latency: T_sm_X, or ⌈lg p⌉ messages of
@@ -406,6 +463,7 @@ int main(void)
     test_footprint();
     test_working_set();
     test_sync_latency();
+    test_dirty_reads();
     test_hand_values();
     test_fallback();
     test_measured_copies();

@@ -55,6 +55,10 @@ static const struct {
     {"alpha_write", KCAL_KEY_NUMBER, 0},
     {"lock_write", KCAL_KEY_NUMBER, 0},
     {"beta_write", KCAL_KEY_NUMBER, 0},
+    /* issue 9: reading lines another core just wrote, an extra
+     * dirty_beta (s/byte) per byte up to dirty_bytes (bytes) */
+    {"dirty_beta", KCAL_KEY_NUMBER, 0},
+    {"dirty_bytes", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by
      * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
      * "The MPI library as a candidate"): its measured line T_mpi = a + b·v

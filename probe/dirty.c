@@ -37,9 +37,9 @@ static double read_range(const kcal_dirty_setup *s, size_t len, int timed)
 
 /* One sample of a pattern: the clean one reads the range untimed first
  * and then has the target write nothing; the dirty one has it rewrite
- * the range. Either way the timed read follows a round trip to the target,
- * so both wake up from the same pipe. -1 with errno, and *what names the
- * call that failed. */
+ * the range. Either way the timed read follows a round trip to the target
+ * (both polling: target.h), so the two differ only in what the target
+ * wrote. -1 with errno, and *what names the call that failed. */
 static double sample(const kcal_dirty_setup *s, size_t len, int dirty,
                      const char **what)
 {
@@ -87,8 +87,7 @@ int kcal_dirty_measure(kcal_dirty_setup *s, kcal_raw *raw, char *err,
                      * a preemption there leaves another process's lines
                      * in the caches. A sample is at most a few ms; 5
                      * tries, then the last one stays (a machine that is
-                     * never quiet). Waiting on the pipe is a voluntary
-                     * switch and does not count. */
+                     * never quiet). */
                     long before = kcal_involuntary_switches();
                     t = sample(s, len, d, &what);
                     if (t < 0 || kcal_involuntary_switches() == before ||

@@ -14,7 +14,8 @@
  *
  * For each size N (16 KiB doubling up to 8 MiB), per pass, two samples of
  * one timed process_vm_readv of N bytes from the target into the reader's
- * buffer, both right after a round trip to the target over its pipes:
+ * buffer, both right after a round trip to the target over its pipes
+ * (each side polling, as MPI processes spin between steps: target.h):
  *   clean  the range read once untimed (the reader's destination warm),
  *          then a round trip in which the target writes nothing, then
  *          the timed read;

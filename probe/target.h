@@ -37,7 +37,9 @@ int kcal_target_start(kcal_target *t, size_t bytes, kcal_topo *topo, int core,
  * the zero page). len 0 is the same round trip with nothing written, for a
  * control that wakes up from the pipe as the rewrite does. 0, or -1 with
  * errno (EINVAL: the range is outside the buffer; EPIPE: the child is
- * gone). Never raises SIGPIPE. */
+ * gone). Never raises SIGPIPE. Neither side sleeps while rewrites come
+ * back to back: the probe polls for the reply, the target for the next
+ * request (for 20 ms after each, then it sleeps again). */
 int kcal_target_rewrite(kcal_target *t, size_t off, size_t len);
 
 /* Stop and reap the child (no zombie). Safe on a target that never started

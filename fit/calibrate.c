@@ -999,7 +999,8 @@ static int fit_write_part(const kcal_raw *raw, double page, kcal_params *out,
  * No keys, and a note that says why, with fewer than 3 sizes or when the
  * extra is not positive (its weighted mean over the sizes within 3
  * standard errors of 0, or below); a C at an end of the measured sizes is
- * held there, with a note. The header lists d(N)/N per size. */
+ * held there, with a note, and so is a misfit far beyond the points'
+ * errors. The header lists d(N)/N per size. */
 static int fit_dirty_part(const kcal_raw *raw, double page, kcal_params *out,
                           kcal_calibrate_notes *notes, char *comment,
                           size_t commentlen, char *err, size_t errlen)
@@ -1066,6 +1067,12 @@ static int fit_dirty_part(const kcal_raw *raw, double page, kcal_params *out,
         note(notes, "dirty_bytes: the extra is as large at the smallest size "
              "measured (%s) as at any other: C held there, an upper bound",
              kcal_sizes_format((uint64_t)hf.c, a, sizeof a));
+    /* A misfit far beyond the points' errors: the extra has another shape
+     * than the hinge (standard errors already scaled by it). */
+    if (hf.dof > 0 && hf.chisq / hf.dof > 25)
+        note(notes, "%s: e*min(N, C) fits the measured extra poorly (chi2/dof "
+             "%.0f, the standard errors scaled by it); the params file's "
+             "header lists the extra per size", keys, hf.chisq / hf.dof);
     cat(comment, commentlen, "dirty fit: d(N) = e*min(N, C) over %zu sizes "
         "N = %s..%s, dof %d, chi2 %.3g: e = %.3g ns/B, C = %.0f KiB%s\n", n,
         kcal_sizes_format((uint64_t)x[0], a, sizeof a),

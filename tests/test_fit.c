@@ -587,18 +587,24 @@ static void test_points_bytes(void)
 #define DREPS 61
 static const double SIG_D = 100e-9;
 
-static void add_dirty(kcal_raw *r, gsl_rng *rng, double e, double c,
-                      double top)
+static void add_dirty_to(kcal_raw *r, gsl_rng *rng, double e, double c,
+                         double top, double drop)
 {
     for (int k = 0; k < DREPS; k++)
         for (double n = 16384; n <= top; n *= 2) {
             double clean = ALPHA + 3e-11 * n; /* a clean read: any rate */
+            double extra = n > drop ? 0 : e * fmin(n, c);
             kcal_raw_add(r, "dirty", "clean", 1, (long)(n / PAGE), (long)n, k,
                          clean + gsl_ran_gaussian(rng, SIG_D));
             kcal_raw_add(r, "dirty", "dirty", 1, (long)(n / PAGE), (long)n, k,
-                         clean + e * fmin(n, c) +
-                             gsl_ran_gaussian(rng, SIG_D));
+                         clean + extra + gsl_ran_gaussian(rng, SIG_D));
         }
+}
+
+static void add_dirty(kcal_raw *r, gsl_rng *rng, double e, double c,
+                      double top)
+{
+    add_dirty_to(r, rng, e, c, top, INFINITY);
 }
 
 /* The standard errors of e and C of the hinge at the true values, from
@@ -694,6 +700,18 @@ static void test_dirty(gsl_rng *rng)
     CHECK_NEAR(kcal_params_get(&p, "dirty_beta", -1), E, 0.01);
     CHECK(has_note(&notes, "C held there, a lower bound"));
     CHECK(strstr(comment, "(held at the largest N)") != NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* Another shape: the extra gone beyond 1M. The keys, and a note that
+     * the hinge fits it poorly. */
+    make_samples(&r, rng, 2);
+    add_dirty_to(&r, rng, E, C, TOP, 1 << 20);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(kcal_params_get(&p, "dirty_beta", -1) > 0);
+    CHECK(has_note(&notes, "fits the measured extra poorly"));
     kcal_params_free(&p);
     kcal_raw_free(&r);
 

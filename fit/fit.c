@@ -262,6 +262,195 @@ int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
     return 0;
 }
 
+/* ---- the hinge e·min(N, C) by Levenberg–Marquardt ---------------------- */
+
+typedef struct {
+    const double *x, *y; /* scaled: x / x_max, y / |y|_max */
+    size_t n;
+} hinge_data;
+
+static int hinge_f(const gsl_vector *p, void *data, gsl_vector *f)
+{
+    const hinge_data *d = data;
+    double e = gsl_vector_get(p, 0), c = gsl_vector_get(p, 1);
+    for (size_t i = 0; i < d->n; i++)
+        gsl_vector_set(f, i, e * fmin(d->x[i], c) - d->y[i]);
+    return GSL_SUCCESS;
+}
+
+static int hinge_df(const gsl_vector *p, void *data, gsl_matrix *J)
+{
+    const hinge_data *d = data;
+    double e = gsl_vector_get(p, 0), c = gsl_vector_get(p, 1);
+    for (size_t i = 0; i < d->n; i++) {
+        gsl_matrix_set(J, i, 0, fmin(d->x[i], c));
+        gsl_matrix_set(J, i, 1, d->x[i] > c ? e : 0);
+    }
+    return GSL_SUCCESS;
+}
+
+/* The weighted slope through the origin of y over min(x, c), and its χ². */
+static double hinge_slope(const double *x, const double *y, const double *w,
+                          size_t n, double c, double *chisq)
+{
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = fmin(x[i], c);
+        sxy += w[i] * m * y[i];
+        sxx += w[i] * m * m;
+    }
+    double e = sxx > 0 ? sxy / sxx : 0;
+    *chisq = 0;
+    for (size_t i = 0; i < n; i++)
+        *chisq += w[i] * pow(e * fmin(x[i], c) - y[i], 2);
+    return e;
+}
+
+/* LM from (e0, c0), scaled units. 0 or -1. */
+static int hinge_lm(hinge_data *d, const double *w, double e0, double c0,
+                    kcal_hingefit *out)
+{
+    size_t n = d->n, p = 2;
+    gsl_multifit_nlinear_fdf fdf = {0};
+    fdf.f = hinge_f;
+    fdf.df = hinge_df;
+    fdf.n = n;
+    fdf.p = p;
+    fdf.params = d;
+    gsl_multifit_nlinear_parameters par =
+        gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *ws =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+    gsl_vector *x0 = gsl_vector_alloc(p), *wts = gsl_vector_alloc(n);
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    int rc = -1, info;
+    if (!ws || !x0 || !wts || !cov)
+        goto done;
+    gsl_vector_set(x0, 0, e0);
+    gsl_vector_set(x0, 1, c0);
+    for (size_t i = 0; i < n; i++)
+        gsl_vector_set(wts, i, w[i]);
+    if (gsl_multifit_nlinear_winit(x0, wts, &fdf, ws) != GSL_SUCCESS)
+        goto done;
+    int st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL,
+                                         &info, ws);
+    if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        goto done;
+    if (gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov) !=
+        GSL_SUCCESS)
+        goto done;
+    double chisq;
+    gsl_blas_ddot(gsl_multifit_nlinear_residual(ws), gsl_multifit_nlinear_residual(ws),
+                  &chisq);
+    out->chisq = chisq;
+    out->dof = (int)n - 2;
+    double scale = out->dof > 0 && chisq / out->dof > 1 ? chisq / out->dof : 1;
+    gsl_vector *pos = gsl_multifit_nlinear_position(ws);
+    out->e = gsl_vector_get(pos, 0);
+    out->c = gsl_vector_get(pos, 1);
+    out->se_e = sqrt(gsl_matrix_get(cov, 0, 0) * scale);
+    out->se_c = sqrt(gsl_matrix_get(cov, 1, 1) * scale);
+    rc = isfinite(out->e) && isfinite(out->c) ? 0 : -1;
+done:
+    if (ws)
+        gsl_multifit_nlinear_free(ws);
+    gsl_vector_free(x0);
+    gsl_vector_free(wts);
+    gsl_matrix_free(cov);
+    return rc;
+}
+
+int kcal_fit_hinge(const double *x, const double *y, const double *sigma,
+                   size_t n, kcal_hingefit *out)
+{
+    gsl_quiet();
+    memset(out, 0, sizeof *out);
+    if (n < 2)
+        return -1;
+    double xmin = INFINITY, xmax = 0, ymax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(sigma[i] > 0) || !isfinite(y[i]) || !(x[i] > 0) ||
+            !isfinite(x[i]))
+            return -1;
+        xmin = fmin(xmin, x[i]);
+        xmax = fmax(xmax, x[i]);
+        ymax = fmax(ymax, fabs(y[i]));
+    }
+    if (!(ymax > 0))
+        return -1;
+    /* Both parameters of order 1: LM's steps and GSL's tolerances are
+     * then meaningful (e ~ 5e-11 s/B and C ~ 5e5 B are not). */
+    double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys),
+           *w = malloc(n * sizeof *w), *sorted = malloc(n * sizeof *sorted);
+    int rc = -1;
+    if (!xs || !ys || !w || !sorted)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = x[i] / xmax;
+        ys[i] = y[i] / ymax;
+        w[i] = pow(ymax / sigma[i], 2);
+        sorted[i] = xs[i];
+    }
+    gsl_sort(sorted, 1, n);
+    /* The start: the best C among the measured x and the geometric
+     * midpoints between neighbours. */
+    double best_c = sorted[n - 1], best_chi = INFINITY, chi;
+    for (size_t i = 0; i < 2 * n - 1; i++) {
+        double c = i % 2 == 0 ? sorted[i / 2]
+                              : sqrt(sorted[i / 2] * sorted[i / 2 + 1]);
+        hinge_slope(xs, ys, w, n, c, &chi);
+        if (chi < best_chi)
+            best_chi = chi, best_c = c;
+    }
+    double xs_min = xmin / xmax;
+    hinge_data d = {xs, ys, n};
+    int beyond = 1;
+    if (best_c < 1) {
+        double e0 = hinge_slope(xs, ys, w, n, best_c, &chi);
+        if (hinge_lm(&d, w, e0, best_c, out) < 0)
+            goto done;
+        if (out->c > xs_min && out->c < 1) {
+            out->e *= ymax / xmax;
+            out->se_e *= ymax / xmax;
+            out->c *= xmax;
+            out->se_c *= xmax;
+            rc = 0;
+            goto done;
+        }
+        beyond = out->c >= 1;
+    }
+    /* C at or beyond an end of the measured range: hold it there. */
+    double c = beyond ? 1 : xs_min, e, se;
+    double *m = malloc(n * sizeof *m), *ss = malloc(n * sizeof *ss);
+    if (!m || !ss) {
+        free(m);
+        free(ss);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        m[i] = fmin(xs[i], c);
+        ss[i] = sigma[i] / ymax;
+    }
+    rc = kcal_fit_origin(m, ys, ss, n, &e, &se);
+    free(m);
+    free(ss);
+    if (rc < 0)
+        goto done;
+    hinge_slope(xs, ys, w, n, c, &out->chisq);
+    out->dof = (int)n - 1;
+    out->e = e * ymax / xmax;
+    out->se_e = se * ymax / xmax;
+    out->c = c * xmax;
+    out->se_c = 0;
+    out->held_c = beyond ? 1 : -1;
+done:
+    free(xs);
+    free(ys);
+    free(w);
+    free(sorted);
+    return rc;
+}
+
 double kcal_fit_batch_se(const double *est, size_t k)
 {
     return gsl_stats_sd(est, 1, k) / sqrt((double)k);

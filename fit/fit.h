@@ -5,7 +5,8 @@
  * Owns the robust per-point statistic, the straight-line fits (weighted,
  * through the origin, a constant), the Levenberg–Marquardt fit of the
  * contention factor γ(c) = gamma_a·c² + gamma_b·c (gsl_multifit_nlinear, as
- * the paper's Fig. 5), and the batch-means standard error.
+ * the paper's Fig. 5), the hinge e·min(N, C) of lines read just after
+ * another core wrote them, and the batch-means standard error.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_FIT_H
 #define KCAL_FIT_H
@@ -62,6 +63,27 @@ typedef struct {
 
 int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
                    size_t n, kcal_gammafit *out);
+
+/* d(N) = e·min(N, C): a slope e up to a size C, flat beyond it (the extra
+ * time of reading lines another core just wrote: only the last C bytes
+ * the writer wrote are still modified in its cache). Weighted by sigma
+ * (required, > 0; n >= 2), by Levenberg–Marquardt (gsl_multifit_nlinear)
+ * in units of the largest x and the largest |y|, started from the best C
+ * of a search over the measured x and the points between them (the
+ * model has a kink, and a start beyond the data has no gradient in C).
+ * C is kept within the measured x: a C beyond the largest x (the extra
+ * still grows at the end) is held there (held_c = 1: a lower bound) and e
+ * fitted through the origin; a C below the smallest x (flat everywhere)
+ * is held there (held_c = -1) and e·C is the weighted mean. A held C has
+ * se_c 0. Covariance (JᵀWJ)⁻¹ scaled by max(1, χ²/dof). 0, or -1 (bad
+ * input, all y 0, or the fit failed). */
+typedef struct {
+    double e, c, se_e, se_c, chisq;
+    int dof, held_c;
+} kcal_hingefit;
+
+int kcal_fit_hinge(const double *x, const double *y, const double *sigma,
+                   size_t n, kcal_hingefit *out);
 
 /* Batch means: a fit's standard errors assume independent samples, but a
  * machine drifts (other jobs, the host's memory bandwidth). Fitting each of

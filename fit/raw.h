@@ -72,6 +72,14 @@
 #define KCAL_PHASE_STARTUP_WRITE "startup_write"
 #define KCAL_PHASE_LOCK_WRITE "lock_write"
 #define KCAL_PHASE_COPY_WRITE "copy_write"
+/* Lines another core just wrote (issue 9; probe/dirty.h): one
+ * process_vm_readv of `bytes` = N bytes (`pages` = N / page) from the
+ * target, right after the target rewrote the range (pattern dirty: the
+ * lines modified in its core's cache) or after it wrote nothing and the
+ * reader read the range once untimed (pattern clean); `rep` the pass. */
+#define KCAL_PHASE_DIRTY "dirty"
+#define KCAL_PATTERN_CLEAN "clean"
+#define KCAL_PATTERN_DIRTY "dirty"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
 /* sm_flag: half a ping-pong of flags in shared memory between ranks 0 and

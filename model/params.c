@@ -55,8 +55,8 @@ static const struct {
     {"alpha_write", KCAL_KEY_NUMBER, 0},
     {"lock_write", KCAL_KEY_NUMBER, 0},
     {"beta_write", KCAL_KEY_NUMBER, 0},
-    /* reads of lines another core just wrote: extra time per byte (s/byte)
-     * on at most dirty_bytes of what was written (bytes) */
+    /* issue 9: reading lines another core just wrote, an extra
+     * dirty_beta (s/byte) per byte up to dirty_bytes (bytes) */
     {"dirty_beta", KCAL_KEY_NUMBER, 0},
     {"dirty_bytes", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by

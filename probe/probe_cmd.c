@@ -4,7 +4,8 @@
  * permission test (exit 3 when forbidden), topology and the measurement
  * plan, buffers, T1/T2, T3(N) (falling back to the paper's liovcnt = 0
  * call on a kernel where the 1-byte read does not pin), T4(N) cold and/or
- * hot, contention with c = 1..C readers, T_sm_X through mpirun; then the
+ * hot, reads of lines another core just wrote (dirty.h), contention
+ * with c = 1..C readers, T_sm_X through mpirun; then the
  * same fit as `kcal fit`. The params file is built in memory, read back,
  * and written to stdout only at the very end, so any failure leaves stdout
  * empty. */
@@ -25,6 +26,7 @@
 #include "cma_check.h"
 #include "concurrent.h"
 #include "contention.h"
+#include "dirty.h"
 #include "err.h"
 #include "knee.h"
 #include "load.h"
@@ -212,7 +214,31 @@ typedef struct {
     size_t own_bytes;
     long w_pages[MAX_POINTS];
     size_t n_w_pages;
+    /* lines another core just wrote (dirty.h): the sizes N (bytes; none on
+     * one core), samples per point */
+    long d_sizes[MAX_POINTS];
+    size_t n_d_sizes;
+    int d_passes;
 } plan;
+
+/* Lines another core just wrote: N = 16 KiB .. 8 MiB (every other
+ * doubling with --quick), read from the main target on core 0 by the
+ * reader on the last core; none on one core. Grows the buffers to the
+ * largest N (issue 9's knee already makes them larger), adds the work. */
+static void plan_dirty(plan *pl, const options *o, const kcal_topo_info *ti,
+                       long page, double *work)
+{
+    pl->n_d_sizes = ti->cores < 2 ? 0
+                    : kcal_dirty_size_list((size_t)page, KCAL_DIRTY_MAX_BYTES,
+                                           o->quick, pl->d_sizes, MAX_POINTS);
+    pl->d_passes = o->quick ? 40 : 100;
+    size_t top = pl->n_d_sizes ? (size_t)pl->d_sizes[pl->n_d_sizes - 1] : 0;
+    if (pl->target_bytes < top)
+        pl->target_bytes = top;
+    if (pl->local_bytes < top)
+        pl->local_bytes = top;
+    *work += 2.0 * (double)pl->n_d_sizes * pl->d_passes;
+}
 
 /* issue 9's measurements: the cache knee's working sets up to 4x the
  * cache hwloc reports (at most two buffers of KCAL_BANDWIDTH_POOL_MAX:
@@ -297,6 +323,7 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
         work += 3.0 * pl->counts[i] *
                 ((pl->c_reps + pl->c_passes - 1) / pl->c_passes) * pl->c_passes;
     plan_issue9(pl, o, ti, page, &work);
+    plan_dirty(pl, o, ti, page, &work);
     pl->sweep_units = work;
     pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
 }
@@ -592,6 +619,31 @@ static int run_concurrent(probe_run *r)
     return kcal_concurrent_measure(&cc, &r->raw, r->err, sizeof r->err);
 }
 
+/* issue 9, lines another core just wrote: the main target (core 0)
+ * rewrites the ranges the reader (on the last core, say_setup) then
+ * reads. Not on one core, where the writer's core is the reader's own.
+ * 0 or -1 with r->err. */
+static int run_dirty(probe_run *r)
+{
+    const plan *pl = r->pl;
+    if (!pl->n_d_sizes) {
+        if (!r->o->quiet)
+            kcal_cli_warn(CMD, "one core: reading lines another core just "
+                          "wrote cannot be measured; dirty_beta and "
+                          "dirty_bytes left out");
+        return 0;
+    }
+    kcal_dirty_setup ds = {
+        .target = &r->main_t, .local = r->local,
+        .local_bytes = r->local_bytes, .page = (size_t)r->page,
+        .sizes = pl->d_sizes, .n_sizes = pl->n_d_sizes,
+        .passes = pl->d_passes, .meter = &r->meter};
+    if (kcal_dirty_measure(&ds, &r->raw, r->err, sizeof r->err) < 0)
+        return -1;
+    r->cs.retaken += ds.retaken;
+    return 0;
+}
+
 /* T1..T4: calibrate every sweep, then run them pass by pass, so T3 and T4
  * (cold and hot) of each N see the same machine. 0 or -1 with r->err. */
 static int run_sweeps(probe_run *r)
@@ -834,6 +886,8 @@ int kcal_probe_main(int argc, char **argv)
     kcal_load load;
     kcal_load_start(&load);
     if (run_knee(&r) < 0 || run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
+        goto fail;
+    if (run_dirty(&r) < 0)
         goto fail;
     report_load(&r, &load);
     if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||

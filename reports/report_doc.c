@@ -84,6 +84,8 @@ static const char *key_meaning(const char *key)
         {"alpha_write", "start-up of process_vm_writev, where it differs (s)"},
         {"lock_write", "pinning for writes, where it differs (s/page)"},
         {"beta_write", "copy time per byte of writes, where it differs (s/byte)"},
+        {"dirty_beta", "extra per byte of lines another core just wrote (s/byte)"},
+        {"dirty_bytes", "how much of what another core wrote is read at that extra (bytes)"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(k[i][0], key))

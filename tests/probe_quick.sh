@@ -72,6 +72,20 @@ for k in conc_hot conc_cold; do
   grep -q "^# $k = slope .* of own_${k#conc_} (each copier reading its own target process)" "$tmp/p.params" ||
     fail "$k not fitted from own_${k#conc_}: $(grep "^# $k" "$tmp/p.params")"
 done
+# Lines another core just wrote (2 cores or more): dirty_beta and
+# dirty_bytes with their standard errors, from both patterns' samples; or,
+# when the fit found nothing to write, the note that says why.
+if grep -q '^dirty_beta ' "$tmp/p.params"; then
+  for k in dirty_beta dirty_bytes; do
+    positive "$(val $k)" || fail "$k = '$(val $k)' is not positive and finite"
+    nonneg "$(val ${k}_stderr)" || fail "${k}_stderr = '$(val ${k}_stderr)' is not finite and >= 0"
+  done
+  grep -q '^dirty,clean,' "$tmp/raw.csv" && grep -q '^dirty,dirty,' "$tmp/raw.csv" ||
+    fail "dirty_beta without clean and dirty samples in the raw file"
+else
+  grep -q 'dirty_beta, dirty_bytes' "$tmp/err" ||
+    fail "no dirty_beta and dirty_bytes, and no note why"
+fi
 "$KCAL" predict --model full --params "$tmp/p.params" --coll bcast --p 2 \
     > "$tmp/predfull" 2> "$tmp/predfull.err" ||
   fail "kcal predict --model full refused the probe's params: $(cat "$tmp/predfull.err")"

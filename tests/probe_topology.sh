@@ -8,7 +8,9 @@
 #  - H10: the cold-copy buffers are capped (the probe says so) instead of
 #    2 x 508 MiB each, faulted in before the clock started; `done (N s)`
 #    counts the whole run, so it is within a second of the wall time;
-#  - kcal fit on the raw samples writes the same params file.
+#  - kcal fit on the raw samples writes the same params file;
+#  - one core: no reads of lines another core just wrote (the writer's
+#    core would be the reader's), no dirty_* keys, and stderr says why.
 # Skips (77) where CMA is forbidden.
 set -u
 KCAL=${KCAL:-./kcal}
@@ -60,6 +62,11 @@ done_s=$(sed -n 's/.*done (\([0-9.]*\) s).*/\1/p' "$tmp/err")
 [ -n "$done_s" ] || fail "no 'done (N s)' line"
 awk -v d="$done_s" -v w="$wall_ms" 'BEGIN { exit !(w / 1000 - d < 1.0) }' ||
   fail "done ($done_s s) leaves out part of the ${wall_ms} ms the command took"
+
+grep -q 'one core: reading lines another core just wrote cannot be measured' "$tmp/err" ||
+  fail "on one core the probe does not say why dirty_beta and dirty_bytes are missing"
+grep -Eq '^dirty_(beta|bytes) ' "$tmp/p.params" && fail "dirty_* keys measured on one core"
+grep -q '^dirty,' "$tmp/raw.csv" && fail "dirty samples taken on one core"
 
 "$KCAL" fit "$tmp/raw.csv" > "$tmp/refit.params" 2> /dev/null || fail "kcal fit exited $?"
 cmp -s "$tmp/p.params" "$tmp/refit.params" || fail "kcal fit on the raw differs from the probe's params"

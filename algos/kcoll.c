@@ -150,8 +150,9 @@ static int choose(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
           s->in_place == in_place && s->only == only)) {
         *s = (kcoll_choice_slot){.used = 1, .coll = coll, .n = n,
                                  .in_place = in_place, .only = only};
-        s->rc = kcal_model_select(KCAL_MODEL_PAPER, prm, coll, c->size, n,
-                                  in_place, only, &s->choice);
+        /* The default model for these params: full for a probed file. */
+        s->rc = kcal_model_select(kcal_model_default(prm), prm, coll,
+                                  c->size, n, in_place, only, &s->choice);
     }
     if (s->rc == KCAL_SELECT_NONFINITE) {
         warn_nonfinite(coll, only, c->size, n);

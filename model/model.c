@@ -1027,6 +1027,11 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
     out->beta *= out->delta * out->write_scale;
 }
 
+kcal_model_kind kcal_model_default(const kcal_params *prm)
+{
+    return kcal_model_full_measured(prm) ? KCAL_MODEL_FULL : KCAL_MODEL_PAPER;
+}
+
 int kcal_model_full_measured(const kcal_params *prm)
 {
     for (size_t i = 0; i < prm->n_entries; i++) {

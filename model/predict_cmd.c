@@ -33,6 +33,7 @@ typedef struct {
     long top;
     int explain;
     kcal_model_kind model;
+    int model_named; /* --model given; else kcal_model_default */
     const char *params_file, *machine;
 } options;
 
@@ -59,7 +60,9 @@ static void usage(FILE *f)
         "  --k K        only throttle factor K for throttled_*/knomial (2..P-1,\n"
         "               2..PPN-1 with --ppn)\n"
         "  --in-place   MPI_IN_PLACE: no local T_memcpy\n"
-        "  --model      paper (default: model.md's formulas as printed) or full\n"
+        "  --model      paper (model.md's formulas as printed) or full; default:\n"
+        "               full for params kcal probe measured, paper for the\n"
+        "               paper's machine files\n"
         "               (plus in-cache copies beta_hot, per-step sync_step and\n"
         "               p-1 remote copies; absent keys fall back to the paper)\n"
         "  --top N      table: the N fastest rows, every k (default: collapse\n"
@@ -132,6 +135,7 @@ static int parse_options(int argc, char **argv, options *o)
             o->in_place = 1;
             break;
         case 'm':
+            o->model_named = 1;
             if (kcal_model_from_name(optarg, &o->model) < 0) {
                 kcal_cli_error(CMD, "unknown model '%s' (available: paper, "
                                "full)", optarg);
@@ -493,6 +497,8 @@ int kcal_predict_main(int argc, char **argv)
     /* Params that read but predict inf or NaN are bad input: one line, so
      * the line saying which params were loaded waits until they pass. So
      * do params without the network keys, with --ppn. */
+    if (!o.model_named)
+        o.model = kcal_model_default(&prm);
     static const kcal_predict_format formats[] = {
         [FMT_TABLE] = KCAL_PREDICT_TABLE, [FMT_CSV] = KCAL_PREDICT_CSV,
         [FMT_JSON] = KCAL_PREDICT_JSON};

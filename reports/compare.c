@@ -62,11 +62,13 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     if (miss & KCAL_FULL_NO_SYNC_STEP)
         kcal_sbuf_add(&b, "The params have no sync_step, so per-step "
                       "synchronisation costs 0 in the full model. ");
-    kcal_sbuf_add(&b, "`kcal predict` keeps `--model paper` as its default: "
-                  "model.md makes the refined model the default only where "
-                  "`make report` shows it predicts better, which one run on "
-                  "one machine does not settle (`--model full` chooses it "
-                  "per call). Per collective, median error paper → full:");
+    kcal_sbuf_add(&b, "Without `--model`, `kcal predict`, `kcal tune` and "
+                  "libkcoll use the full model for params that `kcal probe` "
+                  "measured (as these are when they hold its beta_ws_*, "
+                  "conc_* or write keys) and the paper's for the paper's "
+                  "machine files: model.md \"Which model is the default\" "
+                  "records the three runs that decided it; this report is "
+                  "one more. Per collective, median error paper → full:");
     for (int c = 0; c < KCAL_COLL_COUNT; c++) {
         const char *name = kcal_coll_name((kcal_coll)c);
         int n1, n2;

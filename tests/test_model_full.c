@@ -165,6 +165,22 @@ static void test_dirty_reads(void)
     kcal_params_free(&p);
 }
 
+/* The default model: paper for params without the probe's copy
+ * measurements (the paper's machine files, a hand-made file), full once a
+ * file holds them. */
+static void test_default_model(void)
+{
+    kcal_params p = hand_params(1);
+    CHECK(kcal_model_default(&p) == KCAL_MODEL_PAPER);
+    kcal_params_set(&p, "beta_ws_64k", 1e-10);
+    CHECK(kcal_model_default(&p) == KCAL_MODEL_FULL);
+    kcal_params_free(&p);
+    kcal_params q = hand_params(0);
+    kcal_params_set(&q, "conc_cold", 0.1);
+    CHECK(kcal_model_default(&q) == KCAL_MODEL_FULL);
+    kcal_params_free(&q);
+}
+
 /* Synchronisations at their latency: T_sm_X, or ⌈lg p⌉ messages of
  * sync_step when that is more; the paper model keeps T_sm_X. */
 static void test_sync_latency(void)
@@ -464,6 +480,7 @@ int main(void)
     test_working_set();
     test_sync_latency();
     test_dirty_reads();
+    test_default_model();
     test_hand_values();
     test_fallback();
     test_measured_copies();

@@ -70,9 +70,9 @@ static void usage(FILE *f)
             "                   from 0, the last with no upper end\n"
             "  --candidates N   the model's N best (algorithm, k) per size "
             "(default %d)\n"
-            "  --model M        the model that ranks them: paper (default, "
-            "libkcoll's choice)\n"
-            "                   or full (docs/model.md)\n"
+            "  --model M        the model that ranks them: paper or full\n"
+            "                   (docs/model.md); default as libkcoll: full for\n"
+            "                   params kcal probe measured, else paper\n"
             "  --exhaustive     measure every candidate instead; print that "
             "table, and on\n"
             "                   stderr the measurements each needed and the "
@@ -108,6 +108,7 @@ typedef struct {
     long p, candidates, iters, warmup, timeout;
     int exhaustive, quiet, verbose;
     kcal_model_kind model;
+    int model_named; /* --model given; else kcal_model_default */
 } options;
 
 /* 0, 1 (--help printed) or -1 (the error line printed). */
@@ -145,6 +146,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 's': o->sizes = optarg; break;
         case 'e': o->exhaustive = 1; break;
         case 'o':
+            o->model_named = 1;
             if (kcal_model_from_name(optarg, &o->model) != 0) {
                 kcal_cli_error(CMD, "--model: '%s' is not paper or full",
                                optarg);
@@ -499,6 +501,8 @@ int kcal_tune_main(int argc, char **argv)
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
+    if (!o.model_named)
+        o.model = kcal_model_default(&prm);
 
     /* The points and the model's candidates for each. */
     size_t npts = (size_t)ncolls * nsizes;

@@ -159,8 +159,14 @@ typedef struct {
     double beta; /* s/byte of this call's copies: β (the full model may
                   * use beta_hot, see full_beta) */
     int full;    /* the full model: synchronisations at their latency */
+    const struct measured_keys *mk; /* the full model's keys, read once per
+                                     * call (NULL: look them up) */
     kcal_terms t;
 } acc;
+
+static double key_sync_step(const acc *a);
+static double key_sm_flag(const acc *a);
+static void key_dirty(const acc *a, double *e, double *cap);
 
 /* mult·X(n) = mult·(α + n·β) */
 static void add_x(acc *a, double mult)
@@ -194,7 +200,7 @@ static double sm_time(const acc *a, kcal_sm_op op, int p)
         return 0;
     double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
     if (a->full) {
-        double lat = kcal_ceil_log2(p) * kcal_params_get(a->prm, "sync_step", 0);
+        double lat = kcal_ceil_log2(p) * key_sync_step(a);
         if (lat > t)
             t = lat;
     }
@@ -389,8 +395,8 @@ unsigned kcal_model_full_missing(const kcal_params *prm)
  * without the keys. */
 static void add_dirty(acc *a, double bytes, double count)
 {
-    double e = kcal_params_get(a->prm, "dirty_beta", 0);
-    double cap = kcal_params_get(a->prm, "dirty_bytes", 0);
+    double e, cap;
+    key_dirty(a, &e, &cap);
     if (!(e > 0) || !(cap > 0) || !(count > 0))
         return;
     a->t.copy += count * e * (bytes < cap ? bytes : cap);
@@ -409,7 +415,7 @@ static void add_dirty_rounds(acc *a, int p)
 /* mult·sync_step: `mult` steps each ending in a control message. */
 static void add_steps(acc *a, double mult)
 {
-    a->t.sync += mult * kcal_params_get(a->prm, "sync_step", 0);
+    a->t.sync += mult * key_sync_step(a);
 }
 
 /* parallel_read / parallel_write / direct_read:
@@ -593,8 +599,8 @@ static double flag_cost(const acc *a, kcal_sm_op op, int p)
     if (p < 2)
         return 0;
     double t = sm_time(a, op, p);
-    double flag = kcal_params_get(a->prm, "sm_flag", 0);
-    double step = kcal_params_get(a->prm, "sync_step", 0);
+    double flag = key_sm_flag(a);
+    double step = key_sync_step(a);
     return flag > 0 && step > 0 ? t * flag / step : t;
 }
 
@@ -843,15 +849,9 @@ double kcal_model_working_set(kcal_coll c, const char *alg, int p, int k,
  * and both keys are there, else the cache-cold β. "Fits" is strictly
  * smaller: buffers as large as the whole cache do not stay in it, which
  * also holds code, stacks and the MPI library's own buffers. */
-static double full_beta(const kcal_params *prm, kcal_coll c,
-                        const kcal_algorithm *alg, int p, uint64_t n)
-{
-    double hot = kcal_params_get(prm, "beta_hot", 0);
-    double l3 = kcal_params_get(prm, "l3_cache", 0);
-    if (hot > 0 && l3 > 0 && footprint(c, alg, p, n) < l3)
-        return hot;
-    return prm->beta;
-}
+static double full_beta(const struct measured_keys *m, double beta,
+                        kcal_coll c, const kcal_algorithm *alg, int p,
+                        uint64_t n);
 
 /* ---- issue 9: what the probe measures beyond beta_hot ----
  *
@@ -874,7 +874,7 @@ static double full_beta(const kcal_params *prm, kcal_coll c,
  * where the probe found them different from the reads' keys. */
 
 #define WS_MAX 64
-typedef struct {
+typedef struct measured_keys {
     size_t n_ws;
     double ws[WS_MAX], ws_beta[WS_MAX]; /* ascending working sets */
     double beta_hot, knee, l3;
@@ -882,6 +882,8 @@ typedef struct {
     int has_conc_hot, has_conc_cold;
     double alpha_write, lock_write, beta_write;
     int has_alpha_write, has_lock_write, has_beta_write;
+    double sync_step, sm_flag, dirty_beta, dirty_bytes;
+    int measured; /* kcal_model_full_measured */
 } measured_keys;
 
 /* "64k" -> 65536; 0 when it is not a size. */
@@ -939,8 +941,36 @@ static void measured_keys_get(const kcal_params *prm, measured_keys *m)
             m->lock_write = e->value, m->has_lock_write = 1;
         } else if (!strcmp(k, "beta_write")) {
             m->beta_write = e->value, m->has_beta_write = 1;
+        } else if (!strcmp(k, "sync_step")) {
+            m->sync_step = e->value;
+        } else if (!strcmp(k, "sm_flag")) {
+            m->sm_flag = e->value;
+        } else if (!strcmp(k, "dirty_beta")) {
+            m->dirty_beta = e->value;
+        } else if (!strcmp(k, "dirty_bytes")) {
+            m->dirty_bytes = e->value;
         }
     }
+    m->measured = m->n_ws || m->knee != 0 || m->has_conc_hot ||
+                  m->has_conc_cold || m->has_alpha_write ||
+                  m->has_lock_write || m->has_beta_write;
+}
+
+static double key_sync_step(const acc *a)
+{
+    return a->mk ? a->mk->sync_step : kcal_params_get(a->prm, "sync_step", 0);
+}
+
+static double key_sm_flag(const acc *a)
+{
+    return a->mk ? a->mk->sm_flag : kcal_params_get(a->prm, "sm_flag", 0);
+}
+
+static void key_dirty(const acc *a, double *e, double *cap)
+{
+    *e = a->mk ? a->mk->dirty_beta : kcal_params_get(a->prm, "dirty_beta", 0);
+    *cap = a->mk ? a->mk->dirty_bytes
+                 : kcal_params_get(a->prm, "dirty_bytes", 0);
 }
 
 /* β at working set w from the curve (n_ws >= 1). */
@@ -973,12 +1003,19 @@ static double coldness(const measured_keys *m, const kcal_params *prm,
     return cache > 0 && foot < cache ? 0 : 1;
 }
 
-void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
-                          const kcal_algorithm *alg, int p, int k, uint64_t n,
-                          kcal_full_copy *out)
+static double full_beta(const measured_keys *m, double beta, kcal_coll c,
+                        const kcal_algorithm *alg, int p, uint64_t n)
 {
-    measured_keys m;
-    measured_keys_get(prm, &m);
+    if (m->beta_hot > 0 && m->l3 > 0 && footprint(c, alg, p, n) < m->l3)
+        return m->beta_hot;
+    return beta;
+}
+
+static void full_copy(const kcal_params *prm, const measured_keys *mp,
+                      kcal_coll c, const kcal_algorithm *alg, int p, int k,
+                      uint64_t n, kcal_full_copy *out)
+{
+    const measured_keys m = *mp;
     memset(out, 0, sizeof *out);
     out->footprint = footprint(c, alg, p, n);
     double f = out->footprint;
@@ -1032,6 +1069,15 @@ kcal_model_kind kcal_model_default(const kcal_params *prm)
     return kcal_model_full_measured(prm) ? KCAL_MODEL_FULL : KCAL_MODEL_PAPER;
 }
 
+void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, int k, uint64_t n,
+                          kcal_full_copy *out)
+{
+    measured_keys m;
+    measured_keys_get(prm, &m);
+    full_copy(prm, &m, c, alg, p, k, n, out);
+}
+
 int kcal_model_full_measured(const kcal_params *prm)
 {
     for (size_t i = 0; i < prm->n_entries; i++) {
@@ -1050,10 +1096,10 @@ int kcal_model_full_measured(const kcal_params *prm)
 static void full_measured(acc *a, kcal_coll c, const kcal_algorithm *alg,
                           int k, int p, kcal_params *wp)
 {
-    if (!kcal_model_full_measured(a->prm))
+    if (!a->mk->measured)
         return;
     kcal_full_copy fc;
-    kcal_model_full_copy(a->prm, c, alg, p, k, a->n, &fc);
+    full_copy(a->prm, a->mk, c, alg, p, k, a->n, &fc);
     a->beta = fc.beta;
     if (fc.write_keys & 3) {
         *wp = *a->prm;
@@ -1076,8 +1122,11 @@ static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
                       int p)
 {
     kcal_params wp; /* the *_write rows' keys (full_measured) */
+    measured_keys m;
+    measured_keys_get(a->prm, &m); /* one pass over the params per call */
     a->full = 1;
-    a->beta = full_beta(a->prm, c, alg, p, a->n);
+    a->mk = &m;
+    a->beta = full_beta(&m, a->prm->beta, c, alg, p, a->n);
     full_measured(a, c, alg, k, p, &wp);
     if (p == 1) {
         add_memcpy(a);

@@ -883,7 +883,8 @@ typedef struct measured_keys {
     double alpha_write, lock_write, beta_write;
     int has_alpha_write, has_lock_write, has_beta_write;
     double sync_step, sm_flag, dirty_beta, dirty_bytes;
-    int measured; /* kcal_model_full_measured */
+    int has_knee;
+    int measured; /* kcal_model_full_measured: any of the keys above */
 } measured_keys;
 
 /* "64k" -> 65536; 0 when it is not a size. */
@@ -928,7 +929,7 @@ static void measured_keys_get(const kcal_params *prm, measured_keys *m)
         } else if (!strcmp(k, "beta_hot")) {
             m->beta_hot = e->value;
         } else if (!strcmp(k, "cache_knee")) {
-            m->knee = e->value;
+            m->knee = e->value, m->has_knee = 1;
         } else if (!strcmp(k, "l3_cache")) {
             m->l3 = e->value;
         } else if (!strcmp(k, "conc_hot")) {
@@ -951,7 +952,7 @@ static void measured_keys_get(const kcal_params *prm, measured_keys *m)
             m->dirty_bytes = e->value;
         }
     }
-    m->measured = m->n_ws || m->knee != 0 || m->has_conc_hot ||
+    m->measured = m->n_ws || m->has_knee || m->has_conc_hot ||
                   m->has_conc_cold || m->has_alpha_write ||
                   m->has_lock_write || m->has_beta_write;
 }
@@ -1080,15 +1081,9 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
 
 int kcal_model_full_measured(const kcal_params *prm)
 {
-    for (size_t i = 0; i < prm->n_entries; i++) {
-        const char *k = prm->entries[i].key;
-        if (!strncmp(k, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1) ||
-            !strcmp(k, "cache_knee") || !strcmp(k, "conc_hot") ||
-            !strcmp(k, "conc_cold") || !strcmp(k, "alpha_write") ||
-            !strcmp(k, "lock_write") || !strcmp(k, "beta_write"))
-            return 1;
-    }
-    return 0;
+    measured_keys m;
+    measured_keys_get(prm, &m);
+    return m.measured;
 }
 
 /* Apply them to one call: its β, and for a *_write row a params copy

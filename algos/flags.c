@@ -39,7 +39,12 @@ struct kcoll_flag_slot {
     _Atomic uint64_t post;
     _Atomic uint64_t done;
     uint64_t addr[2];
-    char pad[128 - 4 * sizeof(uint64_t)];
+    char pad[64 - 4 * sizeof(uint64_t)];
+    /* The second line: the chunk counter of the owner's block (the *_split
+     * algorithms), which two processes update, kept off the line the
+     * others poll. */
+    _Atomic uint64_t claim;
+    char pad2[64 - sizeof(uint64_t)];
 };
 
 _Static_assert(sizeof(struct kcoll_flag_slot) == 128,
@@ -134,4 +139,41 @@ int kcoll_flag_wait_done(kcoll_comm *c, int r)
      * waits for this process before its next done), but a later word
      * would say nothing about this call. */
     return v == 2 * (uint64_t)c->seq + 1;
+}
+
+/* The counter holds, from the top, the low 24 bits of the call's sequence
+ * number, how many chunks were taken from the front (the owner's end) and
+ * how many from the back (the helper's), 20 bits each. A counter last used
+ * by an earlier call reads as nothing taken in this one, so it is never
+ * reset. Every claimant of rank r's block in call seq is done claiming
+ * before r's next call starts (r waits for the helper's done flag first),
+ * so a counter never holds a later call's number while this one claims.
+ * Why two ends: a chunk copied by the same core call after call finds its
+ * destination lines in that core's cache; claimed in one order by both,
+ * a chunk's copier changed from call to call and paid a transfer of the
+ * lines the other core had written (kcal probe's dirty_beta). */
+#define KCOLL_CLAIM_BITS 20
+#define KCOLL_CLAIM_MASK (((uint64_t)1 << KCOLL_CLAIM_BITS) - 1)
+
+uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back)
+{
+    _Atomic uint64_t *w = &c->flags[r].claim;
+    uint64_t tag = (c->seq & 0xffffffu) << (2 * KCOLL_CLAIM_BITS);
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        int ours = (v >> (2 * KCOLL_CLAIM_BITS)) << (2 * KCOLL_CLAIM_BITS) ==
+                   tag;
+        uint64_t front = ours ? (v >> KCOLL_CLAIM_BITS) & KCOLL_CLAIM_MASK : 0;
+        uint64_t tail = ours ? v & KCOLL_CLAIM_MASK : 0;
+        if (front + tail >= chunks)
+            return chunks;
+        uint64_t next = tag | (front + !back) << KCOLL_CLAIM_BITS |
+                        (tail + !!back);
+        /* Relaxed is enough: the chunk's bytes move by system calls, and
+         * their completion is published through the done flags. */
+        if (atomic_compare_exchange_weak_explicit(w, &v, next,
+                                                  memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return back ? chunks - 1 - tail : front;
+    }
 }

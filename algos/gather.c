@@ -21,6 +21,20 @@
  *     writes its block and says done (with its status); the root waits for
  *     the p−1 done flags.
  *
+ *   parallel_write_split (derived)  as parallel_read_split (scatter.c):
+ *                     F_allgather + (when the last chunk ends) + F_barrier
+ *     parallel_write_flags with the root's idle time put to work: each
+ *     rank's block is cut into chunks (kcal_model_split_chunk) that the
+ *     rank writes into the root's recvbuf and the root, after copying its
+ *     own block, reads from the rank's sendbuf, both taking them from one
+ *     counter (kcoll_flag_claim). Each rank posts its sendbuf's address,
+ *     says done after its last chunk (with its status) and waits for the
+ *     root's done (the root may still be reading its sendbuf); the root
+ *     waits for every done. The root's read pins the pages of the rank it
+ *     reads, the rank's write the root's: in one 1 MiB CMA call on the Zen
+ *     5 guest the pinning took 46 of 64 µs (scatter.c), so two processes
+ *     pinning half each finish sooner.
+ *
  * Why writes at p = 2 (measured on the development machine, a 2-core
  * Xeon KVM guest, 2 MiB L2 per core): the root's own block is a local copy,
  * so with sequential_read the root copies 2·n bytes (its own block, then
@@ -148,4 +162,42 @@ int kcoll_gather_parallel_write_flags(kcoll_comm *c, const kcoll_args *a)
         if (r != a->root)
             status |= kcoll_flag_wait_done(c, r);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_gather_parallel_write_split(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    size_t n = a->n, m = (size_t)kcal_model_split_chunk(n);
+    uint64_t q = (n + m - 1) / m, i;
+    int failed = 0;
+    if (c->rank != a->root) {
+        const char *src = a->sendbuf;
+        kcoll_flag_post(c, kcoll_addr(src));
+        uint64_t dst = kcoll_flag_wait_post(c, a->root) +
+                       (uint64_t)c->rank * n;
+        while ((i = kcoll_flag_claim(c, c->rank, q, 0)) < q) {
+            size_t off = (size_t)i * m, len = n - off < m ? n - off : m;
+            failed |= kcoll_cma_write(c->pids[a->root], src + off, dst + off,
+                                      len) != 0;
+        }
+        kcoll_flag_done(c, failed);
+        kcoll_flag_wait_done(c, a->root); /* it may still read src */
+        return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    kcoll_flag_post(c, kcoll_addr(a->recvbuf));
+    copy_own(c, a);
+    for (int v = 1; v < c->size; v++) {
+        int r = (a->root + v) % c->size;
+        uint64_t src = kcoll_flag_wait_post(c, r);
+        char *blk = (char *)a->recvbuf + (size_t)r * n;
+        while ((i = kcoll_flag_claim(c, r, q, 1)) < q) {
+            size_t off = (size_t)i * m, len = n - off < m ? n - off : m;
+            failed |= kcoll_cma_read(c->pids[r], blk + off, src + off,
+                                     len) != 0;
+        }
+    }
+    kcoll_flag_done(c, failed);
+    for (int v = 1; v < c->size; v++)
+        failed |= kcoll_flag_wait_done(c, (a->root + v) % c->size);
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

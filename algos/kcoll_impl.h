@@ -157,13 +157,18 @@ int kcoll_waitall(int n, MPI_Request *req);
  *   kcoll_flag_wait_post  wait for rank r's, and return it;
  *   kcoll_flag_done       say this process's part is done (and whether a
  *                         copy of it failed);
- *   kcoll_flag_wait_done  wait for rank r's; returns 1 when r's failed. */
+ *   kcoll_flag_wait_done  wait for rank r's; returns 1 when r's failed;
+ *   kcoll_flag_claim      take the next of the `chunks` chunks of rank r's
+ *                         block, r from the front, a helper (back = 1)
+ *                         from the back: its index, or `chunks` when all
+ *                         are taken (chunks < 2^20). */
 int kcoll_flags_get(kcoll_comm *c);
 void kcoll_flags_free(kcoll_comm *c, int finalizing);
 void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
 uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
 void kcoll_flag_done(kcoll_comm *c, int failed);
 int kcoll_flag_wait_done(kcoll_comm *c, int r);
+uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);
 
 static inline uint64_t kcoll_addr(const void *p)
 {

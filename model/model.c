@@ -669,6 +669,62 @@ static void t_direct_split(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
+uint64_t kcal_model_split_chunk(uint64_t n)
+{
+    const uint64_t page = 4096;
+    uint64_t chunk = (uint64_t)ceil(sqrt((double)n * 16384.0));
+    if (chunk < KCAL_SPLIT_MIN_CHUNK)
+        chunk = KCAL_SPLIT_MIN_CHUNK;
+    return (chunk + page - 1) / page * page;
+}
+
+/* parallel_read_split, parallel_write_split (one formula for both models),
+ * with q = ⌈n/m⌉ chunks of m = kcal_model_split_chunk(n) bytes and one
+ * chunk's copy C = X(n/q) + P(p, n/q) (all p processes copy at once):
+ *   F_allgather + max over the processes of when their last chunk ends
+ *   + F_barrier
+ * Every non-root process copies chunks of its own block from time 0, one
+ * every C; the root copies its own block first (T_memcpy, nothing in
+ * place) and then, rank after rank, takes the next chunk of each block
+ * that is still left. Both claim from one counter, so once the root
+ * arrives at a block at time t, with k0 = min(q, ⌊t/C⌋ + 1) chunks already
+ * taken, the root takes ⌈(q−k0)/2⌉ of the rest and the owner ⌊(q−k0)/2⌋.
+ * The root's copies contend with the owners' like theirs (γ(p)); its
+ * writes (scatter) and reads (gather) are charged alike. The terms are
+ * those of the process that ends last. */
+static void t_split(acc *a, int p, int k)
+{
+    (void)k;
+    uint64_t m = kcal_model_split_chunk(a->n);
+    double q = (double)((a->n + m - 1) / m);
+    /* One chunk's copy: its call, bytes and pages. */
+    double startup = q > 0 ? a->prm->alpha : 0;
+    double copy = q > 0 ? (double)a->n / q * a->beta : 0;
+    double lock = q > 0 ? a->prm->lock * kcal_model_gamma(a->prm, p) *
+                              a->pages / q
+                        : 0;
+    double cost = startup + copy + lock;
+    double memcpy_t = a->in_place ? 0 : (double)a->n * a->beta;
+    double root_t = memcpy_t, root_chunks = 0, owner_chunks = 0;
+    for (int r = 1; r < p && q > 0; r++) {
+        double k0 = cost > 0 ? floor(root_t / cost) + 1 : q;
+        if (k0 > q)
+            k0 = q;
+        double mine = ceil((q - k0) / 2);
+        root_t += mine * cost;
+        root_chunks += mine;
+        if (q - mine > owner_chunks)
+            owner_chunks = q - mine; /* the busiest owner */
+    }
+    int root_last = root_t > owner_chunks * cost;
+    double chunks = root_last ? root_chunks : owner_chunks;
+    a->t.startup += chunks * startup;
+    a->t.copy += chunks * copy + (root_last ? memcpy_t : 0);
+    a->t.lock += chunks * lock;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
 /* ring_source_read_flags:
  * paper  T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n)) + F_barrier
  *        (the ring row)

@@ -154,6 +154,44 @@ static void test_derived_rows(void)
     /* p = 1: the local copy */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 1, 1000, 0), 1e-6, rel);
 
+    /* The chunks of the *_split rows: √(n·16 KiB) in pages, >= 32 KiB. */
+    CHECK(kcal_model_split_chunk(0) == 32768);
+    CHECK(kcal_model_split_chunk(1) == 32768);
+    CHECK(kcal_model_split_chunk(65536) == 32768);
+    CHECK(kcal_model_split_chunk(131072) == 49152);  /* √2^31 = 46341 */
+    CHECK(kcal_model_split_chunk(262144) == 65536);
+    CHECK(kcal_model_split_chunk(1048576) == 131072);
+    CHECK(kcal_model_split_chunk(8388608) == 372736); /* 370728 -> 91 pages */
+    /* parallel_read_split / parallel_write_split, one row in both models.
+     * p=2 n=64 KiB: 2 chunks of 32 KiB (8 pages), each C = α 1 + 32.768 +
+     * l·γ(2)·8 = 0.1·3.4·8 = 2.72 µs = 36.488 µs. The root's memcpy
+     * (65.536 µs) outlasts the owner's first chunk, so the owner took both
+     * when the root arrives: 2·36.488 + F_allgather(2) 3 + F_barrier(2) 3. */
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_split", 0, 2, 65536, 0), 78.976e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_GATHER, "parallel_write_split", 0, 2, 65536, 0), 78.976e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_SCATTER, "parallel_read_split", 2, 65536, 0, NULL), 78.976e-6, rel);
+    /* In place the root has no copy: it takes the second chunk at once,
+     * one chunk each: 36.488 + 6. */
+    kcal_terms st;
+    CHECK_NEAR(kcal_model_time(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER,
+                               kcal_model_find_algorithm(KCAL_COLL_GATHER, "parallel_write_split"),
+                               0, 2, 65536, 1, &st), 42.488e-6, rel);
+    CHECK_NEAR(st.startup, 1e-6, rel);
+    CHECK_NEAR(st.lock, 2.72e-6, rel);
+    /* p=3 in place: C = 1 + 32.768 + 0.1·γ(3)·8 = 4.32 -> 38.088 µs; the
+     * root takes rank 1's second chunk (at 0), and rank 2 has taken both
+     * of its own by the time the root gets there (38.088): rank 2's
+     * 76.176 + 2·T_sm(3) (2 + lg 3 µs each). */
+    CHECK_NEAR(kcal_model_time(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER,
+                               kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read_split"),
+                               0, 3, 65536, 1, NULL), 76.176e-6 + 2 * sm3, rel);
+    /* The root last: p=2 n=1 MiB in place would balance; with its 1048.576
+     * µs memcpy (8 chunks of 128 KiB, C = 1 + 131.072 + 0.1·3.4·32 =
+     * 10.88 -> 142.952 µs) the root arrives when the owner has started its
+     * 8th chunk (k0 = ⌊1048.576/142.952⌋ + 1 = 8): the owner's 8 chunks. */
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "parallel_read_split", 0, 2, 1048576, 0),
+               8 * 142.952e-6 + 6e-6, 1e-9);
+
     /* sm_flag alone changes nothing: F_X is T_sm_X scaled by sm_flag /
      * sync_step, and needs both. */
     kcal_params_set(&p, "sm_flag", 0.5e-6);
@@ -220,7 +258,7 @@ static void test_mpi_row(void)
      * measured faster there. The algorithms keep their own ranks. */
     kcal_prediction *pr;
     long n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 1000, 0, 0, &pr);
-    CHECK(n == 4);
+    CHECK(n == 5); /* mpi, the four rows valid at p = 2 (no throttled_write) */
     CHECK(n > 2 && pr[0].alg == m && pr[0].rank == 1 && pr[1].rank == 1 && pr[2].rank == 1);
     CHECK_NEAR(pr[0].seconds, 7e-6, rel);
     CHECK_STR(pr[1].alg->id, "parallel_write");
@@ -237,7 +275,7 @@ static void test_mpi_row(void)
     CHECK_NEAR(ch.seconds, 11e-6, rel);
     /* From the crossover on: no row, the model's algorithm. */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 4096, 0, 0, &pr);
-    CHECK(n == 3);
+    CHECK(n == 4);
     free(pr);
     CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 4096, 0, NULL, &ch) == 0);
     CHECK_STR(ch.alg->id, "parallel_write");
@@ -270,7 +308,7 @@ static void test_ranking(void)
     /* scatter at p = 64: 2 plain algorithms + throttle factors 2..63 + the
      * derived parallel_read_flags */
     long n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 0, &pr);
-    CHECK(n == 65);
+    CHECK(n == 66); /* 4 rows + 62 throttle factors */
     for (long i = 1; i < n; i++) {
         CHECK(pr[i].seconds >= pr[i - 1].seconds);
         CHECK(pr[i].rank >= pr[i - 1].rank);
@@ -281,7 +319,7 @@ static void test_ranking(void)
     free(pr);
     /* --k restricts the throttled family to one k */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 4, &pr);
-    CHECK(n == 4);
+    CHECK(n == 5);
     free(pr);
     /* the three ring algorithms tie in the paper model and share a rank */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_ALLGATHER, 8, 1 << 20, 0, 0, &pr);
@@ -347,9 +385,9 @@ static void test_registry(void)
      * algorithms"). */
     static const char *const want[KCAL_COLL_COUNT][7] = {
         [KCAL_COLL_SCATTER] = {"parallel_read", "sequential_write", "throttled_read",
-                               "parallel_read_flags"},
+                               "parallel_read_flags", "parallel_read_split"},
         [KCAL_COLL_GATHER] = {"parallel_write", "sequential_read", "throttled_write",
-                              "parallel_write_flags"},
+                              "parallel_write_flags", "parallel_write_split"},
         [KCAL_COLL_BCAST] = {"direct_read", "direct_write", "knomial", "scatter_allgather",
                              "direct_split"},
         [KCAL_COLL_ALLGATHER] = {"ring_neighbor", "ring_source_read", "ring_source_write",
@@ -379,7 +417,7 @@ static void test_registry(void)
         total += n;
     }
     /* Every row belongs to exactly one collective's slice. */
-    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 21);
+    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 23);
     CHECK(KCAL_ALG_BCAST_knomial ==
           kcal_model_find_algorithm(KCAL_COLL_BCAST, "knomial")->index);
     size_t n;
@@ -473,6 +511,8 @@ static void test_shape(void)
      * charges γ(p)); direct_split's p − 1 readers; the rings' p − 1 steps. */
     CHECK_SHAPE(KCAL_COLL_SCATTER, "parallel_read_flags", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write_flags", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "parallel_read_split", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write_split", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "direct_split", 8, 0, 1, 7, 0);
     CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_source_read_flags", 8, 0, 7, 8, 0);
     CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise_flags", 8, 0, 7, 8, 0);

@@ -29,8 +29,8 @@
  *   parallel_read_split (derived)  one formula for both models:
  *                     F_allgather + (when the last chunk ends) + F_barrier
  *     parallel_read_flags with the root's idle time put to work: each
- *     block is cut into chunks (kcal_model_split_chunk: about
- *     √(n · 16 KiB), at least 32 KiB) and the rank it belongs to and the root take them from
+ *     block is cut into chunks (kcal_model_split_chunk: halves
+ *     below 576 KiB, then about √(n · 16 KiB)) and the rank it belongs to and the root take them from
  *     one counter (kcoll_flag_claim): the rank reads its chunks, the root,
  *     after copying its own block, writes the chunks still left into the
  *     rank's recvbuf, rank after rank. No machine's ratio is built in: the

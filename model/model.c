@@ -673,6 +673,8 @@ uint64_t kcal_model_split_chunk(uint64_t n)
 {
     const uint64_t page = 4096;
     uint64_t chunk = (uint64_t)ceil(sqrt((double)n * 16384.0));
+    if (chunk > 0 && n / chunk < KCAL_SPLIT_HALVES_BELOW)
+        chunk = n / 2 + n % 2; /* halves: nothing left to race for */
     if (chunk < KCAL_SPLIT_MIN_CHUNK)
         chunk = KCAL_SPLIT_MIN_CHUNK;
     return (chunk + page - 1) / page * page;

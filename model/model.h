@@ -252,16 +252,21 @@ int kcal_ceil_log_k(long p, long k);
 double kcal_model_gamma(const kcal_params *prm, int c);
 
 /* The chunks the *_split algorithms cut each n-byte block into: the bytes
- * of a chunk (the last may be shorter), about √(n · 16 KiB) in whole 4 KiB
- * pages and at least KCAL_SPLIT_MIN_CHUNK: 32 KiB at 64 KiB, 64 KiB at
- * 256 KiB, 128 KiB at 1 MiB, 364 KiB at 8 MiB. Each chunk is one system
- * call (α) and shares are settled a chunk at a time, so q chunks cost
- * q·α/2 per process and leave up to a chunk's time of imbalance; the sum
- * is least near q = √(n·b/α), b the per-byte pin and copy cost, and α
- * was about five pages' pinning on the machines measured (docs/model.md).
- * libkcoll cuts with it and the model charges it, so the two never
- * disagree. n = 0 gives KCAL_SPLIT_MIN_CHUNK. */
+ * of a chunk (the last may be shorter), in whole 4 KiB pages and at least
+ * KCAL_SPLIT_MIN_CHUNK. Each chunk is one system call (α) and shares are
+ * settled a chunk at a time, so q chunks cost q·α/2 per process and leave
+ * up to a chunk's time of imbalance; the sum is least near q = √(n·b/α),
+ * b the per-byte pin and copy cost, α about five pages' pinning on the
+ * machines measured: chunks of √(n · 16 KiB) (128 KiB at 1 MiB, 364 KiB
+ * at 8 MiB). Where that gives fewer than KCAL_SPLIT_HALVES_BELOW chunks
+ * (below 576 KiB) the block is cut in two halves instead: the owner takes
+ * one from the front and the root the other from the back, where with a
+ * few chunks the middle one went to whichever came first and its lines
+ * moved between the cores from call to call (p = 2, Zen 5 guest, 128 KiB:
+ * halves 1.63x MPI_Scatter, 3 chunks 1.22x, 4 chunks 1.36x). libkcoll
+ * cuts with it and the model charges it, so the two never disagree. */
 #define KCAL_SPLIT_MIN_CHUNK ((uint64_t)32 << 10)
+#define KCAL_SPLIT_HALVES_BELOW 6
 uint64_t kcal_model_split_chunk(uint64_t n);
 
 #endif

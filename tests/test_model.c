@@ -154,14 +154,19 @@ static void test_derived_rows(void)
     /* p = 1: the local copy */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 1, 1000, 0), 1e-6, rel);
 
-    /* The chunks of the *_split rows: √(n·16 KiB) in pages, >= 32 KiB. */
+    /* The chunks of the *_split rows: √(n·16 KiB) in pages, >= 32 KiB;
+     * halves where that makes fewer than 6 chunks (below 576 KiB). */
     CHECK(kcal_model_split_chunk(0) == 32768);
     CHECK(kcal_model_split_chunk(1) == 32768);
-    CHECK(kcal_model_split_chunk(65536) == 32768);
-    CHECK(kcal_model_split_chunk(131072) == 49152);  /* √2^31 = 46341 */
-    CHECK(kcal_model_split_chunk(262144) == 65536);
+    CHECK(kcal_model_split_chunk(49152) == 32768);   /* 24 KiB halves: 32 */
+    CHECK(kcal_model_split_chunk(65536) == 32768);   /* √2^30: 2 chunks */
+    CHECK(kcal_model_split_chunk(131072) == 65536);  /* 46341: 2.8 chunks */
+    CHECK(kcal_model_split_chunk(262144) == 131072);
+    CHECK(kcal_model_split_chunk(524288) == 262144); /* 92682: 5.7 chunks */
+    CHECK(kcal_model_split_chunk(589824) == 98304);  /* 98304: 6 chunks */
     CHECK(kcal_model_split_chunk(1048576) == 131072);
     CHECK(kcal_model_split_chunk(8388608) == 372736); /* 370728 -> 91 pages */
+    CHECK(kcal_model_split_chunk(100001) == 53248);  /* 50001 -> 13 pages */
     /* parallel_read_split / parallel_write_split, one row in both models.
      * p=2 n=64 KiB: 2 chunks of 32 KiB (8 pages), each C = α 1 + 32.768 +
      * l·γ(2)·8 = 0.1·3.4·8 = 2.72 µs = 36.488 µs. The root's memcpy

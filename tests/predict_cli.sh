@@ -79,8 +79,8 @@ bad "size 1G is inf: its copy (beta) term overflows" \
 [ $? -eq 0 ] && ok || no "csv run"
 [ "$(head -n 1 "$tmp/csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "csv header"
 # 14 sizes x (parallel_read + sequential_write + 62 throttle factors
-# + the derived parallel_read_flags)
-[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 65)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
+# + the derived parallel_read_flags and parallel_read_split)
+[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 66)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
 awk -F, 'NR > 1 && $4 == "throttled_read" && ($5 < 2 || $5 > 63) { bad = 1 }
          NR > 1 && $4 != "throttled_read" && $5 != "" { bad = 1 }
          NR > 1 && $7 == 1 { ones[$3]++ } END { exit bad || length(ones) != 14 }' "$tmp/csv" && ok || no "csv k column / one rank 1 per size"
@@ -114,7 +114,7 @@ grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'f
 "$KCAL" predict --model full --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/fcsv" 2>"$tmp/ferr"
 [ $? -eq 0 ] && ok || no "--model full csv run: $(cat "$tmp/ferr")"
 [ "$(head -n 1 "$tmp/fcsv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "full csv header"
-[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 65)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
+[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 66)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
 grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -q "warning: model full: no sync_step" "$tmp/ferr" && ok || no "full fallback notes: $(cat "$tmp/ferr")"
 # pairwise is the paper's row plus its own block's local copy (issue 9:
 # alltoall.c copies it): without the full keys exactly n*beta more (the
@@ -167,13 +167,13 @@ bad "--ppn: '0'" predict --coll gather --p 512 --ppn 0 --params "$tmp/net.params
 "$KCAL" predict --coll gather --p 512 --ppn 64 --sizes 64K,1M --format csv --params "$tmp/net.params" >"$tmp/ppn" 2>"$tmp/err"
 [ $? -eq 0 ] && ok || no "--ppn csv run: $(cat "$tmp/err")"
 [ "$(head -n 1 "$tmp/ppn")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "--ppn csv header"
-# Per size: the four gather algorithms as node steps (throttled_write with
-# k = 2..63) and mpi_flat: 3 + 62 + 1 rows, one rank 1, p = 512.
+# Per size: the five gather algorithms as node steps (throttled_write with
+# k = 2..63) and mpi_flat: 4 + 62 + 1 rows, one rank 1, p = 512.
 awk -F, 'NR > 1 { rows[$3]++; if ($2 != 512) bad = 1
            if ($4 == "mpi_flat") flat[$3]++; else if ($4 !~ /^two_level:/) bad = 1
            if ($4 == "two_level:throttled_write" && ($5 < 2 || $5 > 63)) bad = 1
            if ($7 == 1) ones[$3]++ }
-         END { for (s in rows) if (rows[s] != 66 || flat[s] != 1 || ones[s] != 1) bad = 1
+         END { for (s in rows) if (rows[s] != 67 || flat[s] != 1 || ones[s] != 1) bad = 1
                exit bad || length(rows) != 2 }' "$tmp/ppn" && ok || no "--ppn csv rows: $(cat "$tmp/ppn" | head -5)"
 # The embedded KNL gather at p = 64 picks throttled_write; across 8 nodes
 # the network part is the same for every node step, so it stays first.

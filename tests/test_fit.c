@@ -573,7 +573,9 @@ static void test_concurrent_own(gsl_rng *rng)
  * and every larger one. Gather, worked by hand: MPI 1 µs + 0.1 ns/B;
  * parallel_write 2 µs + 0.05 ns/B; parallel_write_flags, the model's
  * choice here (its flags, sm_flag 50 ns against sync_step's 140 ns, cost
- * a third of parallel_write's T_sm), 1.2 µs + 0.05 ns/B:
+ * a third of parallel_write's T_sm), 1.2 µs + 0.05 ns/B (and
+ * parallel_write_split, which the model picks at the larger sizes,
+ * measured the same, so either choice gives the same crossover):
  *   n      MPI     parallel_write_flags
  *   256    1.026   1.213   MPI
  *   1K     1.102   1.251   MPI
@@ -602,6 +604,8 @@ static void test_handoff_fit(gsl_rng *rng)
             kcal_raw_add(&r, "kcoll_gather", "parallel_write", 2, 0, sizes[i], k,
                          2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
             kcal_raw_add(&r, "kcoll_gather", "parallel_write_flags", 2, 0, sizes[i], k,
+                         1.2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            kcal_raw_add(&r, "kcoll_gather", "parallel_write_split", 2, 0, sizes[i], k,
                          1.2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
             kcal_raw_add(&r, "mpi_scatter", "mpi", 2, 0, sizes[i], k,
                          5e-7 + 2e-10 * n + gsl_ran_gaussian(rng, 1e-9));

@@ -27,7 +27,7 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c interpose/run_cmd.c
+KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c bench/profile_cmd.c bench/perf_classes.c interpose/run_cmd.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 

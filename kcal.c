@@ -17,6 +17,7 @@ int kcal_bench_main(int argc, char **argv);
 int kcal_report_main(int argc, char **argv);
 int kcal_run_main(int argc, char **argv);
 int kcal_tune_main(int argc, char **argv);
+int kcal_profile_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -35,6 +36,8 @@ static const struct {
      "join measured and predicted times: model error, selection regret, plots"},
     {"tune", kcal_tune_main,
      "measure the model's best candidates into a selection table (KCOLL_TABLE)"},
+    {"profile", kcal_profile_main,
+     "where a collective's time goes: its calls under perf, by phase"},
     {"run", kcal_run_main,
      "run an MPI application with libkcoll's collectives preloaded"},
 };

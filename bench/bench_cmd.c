@@ -400,7 +400,7 @@ int kcal_bench_main(int argc, char **argv)
     kcal_progress_init(&pr, CMD, o.quiet);
     kcal_bench_job job = {CMD, o.launcher, (int)o.p, cores, args, o.timeout,
                           o.verbose, o.check, !o.quiet, &pr, 0, 0, flavor,
-                          library};
+                          library, NULL, NULL};
     char *csv;
     int progressed;
     int rc = kcal_bench_run(&job, &csv, &progressed);

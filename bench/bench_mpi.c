@@ -76,6 +76,7 @@
 #include "kcoll_impl.h"
 #include "model.h"
 #include "mpi_flavor.h"
+#include "perf_ctl.h"
 #include "sizes.h"
 
 typedef enum {
@@ -96,13 +97,19 @@ typedef struct {
     kcal_coll coll;
     const char *sizes, *algorithm;
     long iterations, warmup;
-    int cold, check, root, quiet, progress, no_auto_limit;
+    int cold, check, root, quiet, progress, no_auto_limit, loop;
     const char *mpi; /* the MPI family kcal bench built this for, or NULL */
     long expect_p;   /* the world size kcal bench launched, or 0 */
     int library;     /* print the library and exit */
 } options;
 
 static int me, p;
+
+/* The rows of --loop: calls timed back to back, the slowest rank's wall
+ * time per call. */
+#define KCAL_BENCH_LOOP_HEADER                                                \
+    "collective,p,size_bytes,algorithm,k,calls,seconds_per_call,"            \
+    "oversubscribed"
 
 static void usage_error(const char *msg, const char *arg)
 {
@@ -151,6 +158,8 @@ static void parse(int argc, char **argv, options *o)
             o->cold = 1;
         } else if (!strcmp(a, "--no-auto-limit")) {
             o->no_auto_limit = 1;
+        } else if (!strcmp(a, "--loop")) {
+            o->loop = 1;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -172,7 +181,7 @@ static void parse(int argc, char **argv, options *o)
                 printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
                        "[--algorithm ID[,ID...]]\n"
                        "       [--iterations N] [--warmup N] [--cold] "
-                       "[--check] [--root R] [--no-auto-limit]\n"
+                       "[--check] [--root R] [--no-auto-limit] [--loop]\n"
                        "       [--quiet] [--progress] [--mpi NAME] [--expect-p P] "
                        "[--library]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
@@ -185,6 +194,11 @@ static void parse(int argc, char **argv, options *o)
     }
     if (o->coll == KCAL_COLL_COUNT && !o->library)
         usage_error("--coll is required", NULL);
+    if (o->loop && !o->algorithm)
+        usage_error("--loop needs --algorithm", NULL);
+    if (o->loop && o->check)
+        usage_error("--loop times calls, --check checks them: one at a time",
+                    NULL);
 }
 
 /* The MPI library this program runs with, as one line (mpi_flavor.h), and
@@ -250,8 +264,10 @@ static wanted *parse_wanted(const options *o, int *count)
         memcpy(w[i].id, item, idlen);
         w[i].id[idlen] = '\0';
         w[i].k = colon ? (int)num(colon + 1, 1, 1 << 30, "--algorithm") : 0;
-        if (strcmp(w[i].id, "mpi") &&
-            !kcal_model_find_algorithm(o->coll, w[i].id))
+        int extra = !strcmp(w[i].id, "mpi") ||
+                    (o->loop && (!strcmp(w[i].id, "auto") ||
+                                 !strcmp(w[i].id, "limit")));
+        if (!extra && !kcal_model_find_algorithm(o->coll, w[i].id))
             usage_error("unknown algorithm", item);
         s = end ? end + 1 : s + len;
     }
@@ -259,9 +275,19 @@ static wanted *parse_wanted(const options *o, int *count)
     return w;
 }
 
+/* Whether --algorithm names id (mpi, auto, limit). */
+static int named(const wanted *want, int nwant, const char *id)
+{
+    for (int w = 0; w < nwant; w++)
+        if (!strcmp(want[w].id, id))
+            return 1;
+    return 0;
+}
+
 /* Every variant to measure: the MPI built-in first, then model.md order
  * (only --algorithm's items when given), then auto and the limit (always,
- * as mpi, unless --no-auto-limit). */
+ * as mpi, unless --no-auto-limit). With --loop only what --algorithm names,
+ * mpi, auto and limit included. */
 static variant *variants(const options *o, int *count)
 {
     size_t na;
@@ -269,7 +295,8 @@ static variant *variants(const options *o, int *count)
     variant *v = calloc(na * (size_t)(p + 2) + 4, sizeof *v);
     int c = 0, nwant;
     wanted *want = parse_wanted(o, &nwant);
-    v[c++] = (variant){"", "mpi", -1, V_MPI};
+    if (!o->loop || named(want, nwant, "mpi"))
+        v[c++] = (variant){"", "mpi", -1, V_MPI};
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *a = &algs[i];
         int lo = 0, hi = 0;
@@ -306,13 +333,14 @@ static variant *variants(const options *o, int *count)
         }
     }
     for (int w = 0; w < nwant; w++)
-        if (strcmp(want[w].id, "mpi") && !want[w].matched)
+        if (strcmp(want[w].id, "mpi") && strcmp(want[w].id, "auto") &&
+            strcmp(want[w].id, "limit") && !want[w].matched)
             usage_error("algorithm not valid at this p", want[w].item);
-    free(want);
-    if (!o->no_auto_limit) {
+    if (o->loop ? named(want, nwant, "auto") : !o->no_auto_limit)
         v[c++] = (variant){"", "auto", -1, V_AUTO};
+    if (o->loop ? named(want, nwant, "limit") : !o->no_auto_limit)
         v[c++] = (variant){"", "limit", -1, V_LIMIT};
-    }
+    free(want);
     *count = c;
     return v;
 }
@@ -595,6 +623,63 @@ static void progress(const options *o, double done, double total,
     }
 }
 
+/* --loop: each variant's calls back to back, with no barrier between
+ * them, as in an application's loop: warm-up calls, then a barrier, the
+ * perf session (perf_ctl.h) switched on, the timed calls, a barrier, and
+ * perf switched off. One row per variant: the wall time per call of the
+ * slowest rank. The rows are for scripts/profile-collective, which
+ * divides the profile's samples by these calls. 0, or 1 after a failed
+ * call (reported on stderr). */
+static int loop_size(const options *o, const variant *v, int nv, buffers *b,
+                     size_t n, char (*rows)[256], size_t *nrows, int over)
+{
+    const char *coll = kcal_coll_name(o->coll);
+    int failed = 0;
+    char err[256] = "";
+    for (int vi = 0; vi < nv && !failed; vi++) {
+        for (long it = 0; it < o->warmup && !failed; it++)
+            failed = run(o, &v[vi], b, n) != MPI_SUCCESS;
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
+                      MPI_COMM_WORLD);
+        if (failed)
+            break;
+        int ctl = me == 0 ? kcal_perf_ctl("enable", err, sizeof err) : 0;
+        MPI_Bcast(&ctl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (ctl != 0) {
+            if (me == 0)
+                fprintf(stderr, "kcal-bench-mpi: %s\n", err);
+            return 1;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        int rc = MPI_SUCCESS;
+        for (long it = 0; it < o->iterations && rc == MPI_SUCCESS; it++)
+            rc = run(o, &v[vi], b, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double dt = MPI_Wtime() - t0, slowest = 0;
+        if (me == 0 && kcal_perf_ctl("disable", err, sizeof err) != 0)
+            fprintf(stderr, "kcal-bench-mpi: %s\n", err);
+        if (rc != MPI_SUCCESS) {
+            fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: call failed\n",
+                    coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name, n,
+                    me);
+            failed = 1;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
+                      MPI_COMM_WORLD);
+        MPI_Reduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (me == 0 && !failed) {
+            char k[16] = "";
+            if (v[vi].k >= 0)
+                snprintf(k, sizeof k, "%d", v[vi].k);
+            snprintf(rows[(*nrows)++], 256, "%s,%d,%zu,%s,%s,%ld,%.9g,%d",
+                     coll, p, n, v[vi].name, k, o->iterations,
+                     slowest / (double)o->iterations, over);
+        }
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -674,7 +759,9 @@ int main(int argc, char **argv)
         char what[64], sz[32];
         snprintf(what, sizeof what, "%s %s", coll,
                  kcal_sizes_format(n, sz, sizeof sz));
-        for (long it = -o.warmup; it < iters && !failed; it++) {
+        if (o.loop)
+            failed = loop_size(&o, v, nv, &b, n, rows, &nrows, over);
+        for (long it = -o.warmup; !o.loop && it < iters && !failed; it++) {
             if (o.cold && it >= 0)
                 prepare_data(&o, &b, n, (unsigned)it + 1);
             /* A new order every iteration, the same on every rank: each
@@ -726,7 +813,7 @@ int main(int argc, char **argv)
             }
         }
         MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (!failed) {
+        if (!failed && !o.loop) {
             MPI_Reduce(t, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
                        MPI_COMM_WORLD);
             for (int vi = 0; me == 0 && vi < nv; vi++) {
@@ -753,7 +840,7 @@ int main(int argc, char **argv)
         free(b.at);
     }
     if (me == 0 && !failed) {
-        printf("%s\n", KCAL_CSV_MEASURED_HEADER);
+        printf("%s\n", o.loop ? KCAL_BENCH_LOOP_HEADER : KCAL_CSV_MEASURED_HEADER);
         for (size_t i = 0; i < nrows; i++)
             printf("%s\n", rows[i]);
         fflush(stdout);

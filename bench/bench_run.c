@@ -162,7 +162,9 @@ int kcal_bench_run(const kcal_bench_job *j, char **csv, int *progressed)
     job_output out = {.job = j};
     kcal_launch_spec spec = {j->launcher, j->p, j->cores, argv,
                              (double)j->timeout, 0, j->verbose, on_line, &out,
-                             j->mpi};
+                             j->mpi, j->wrapper};
+    const char *header = j->header ? j->header : KCAL_CSV_MEASURED_HEADER;
+    size_t hlen = strlen(header);
     if (j->announce) {
         char line[8192];
         fprintf(stderr, "kcal %s: running %s\n", j->cmd,
@@ -182,8 +184,8 @@ int kcal_bench_run(const kcal_bench_job *j, char **csv, int *progressed)
         kcal_cli_error(j->cmd, "out of memory for the benchmark's output");
         rc = KCAL_EXIT_FAIL;
     } else if (r.status != 0 || r.exec_errno || r.timed_out || !out.out.data ||
-               strncmp(out.out.data, KCAL_CSV_MEASURED_HEADER "\n",
-                       strlen(KCAL_CSV_MEASURED_HEADER "\n")) != 0) {
+               strncmp(out.out.data, header, hlen) != 0 ||
+               out.out.data[hlen] != '\n') {
         rc = report_failure(j, &r);
     } else {
         *csv = out.out.data;
@@ -209,7 +211,7 @@ int kcal_bench_library(const kcal_bench_job *j)
                     "--expect-p", "1", NULL};
     job_output out = {.job = j};
     kcal_launch_spec spec = {j->launcher, 1, 0, argv, (double)j->timeout, 0,
-                             j->verbose, on_line, &out, j->mpi};
+                             j->verbose, on_line, &out, j->mpi, NULL};
     kcal_launch_result r;
     if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
         kcal_cli_error(j->cmd, "cannot launch the benchmark: %s", err);

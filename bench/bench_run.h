@@ -41,6 +41,11 @@ typedef struct {
     /* KCAL_BENCH_LIBRARY_LEN bytes for the MPI library's name ("MPICH
      * 4.0.2 (ch4:ucx)"), or NULL. */
     char *library;
+    /* Words run before the launcher (kcal profile's perf record), or NULL;
+     * the header the program's CSV starts with, NULL: the measured one
+     * (KCAL_CSV_MEASURED_HEADER). */
+    char *const *wrapper;
+    const char *header;
 } kcal_bench_job;
 
 /* Run the job. KCAL_EXIT_OK with *csv (malloc'd: the measured CSV, its

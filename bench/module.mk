@@ -11,5 +11,5 @@ BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores capacity m
 
 lib: $(KCOLL_BENCH)
 
-$(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
-	$(CC) $(CFLAGS) -o $@ $< $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm
+$(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
+	$(CC) $(CFLAGS) -o $@ $< $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm

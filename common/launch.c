@@ -78,7 +78,10 @@ static int command_build(const kcal_launch_spec *s, command *c)
     size_t nprog = 0;
     while (s->prog && s->prog[nprog])
         nprog++;
-    size_t cap = 4 + nprog;
+    size_t nwrap = 0;
+    while (s->wrapper && s->wrapper[nwrap])
+        nwrap++;
+    size_t cap = 4 + nprog + nwrap;
     for (const char *w = c->words; w && *w; w++)
         cap += *w == ' ' || *w == '\t';
     c->argv = calloc(cap + 1, sizeof *c->argv);
@@ -88,16 +91,18 @@ static int command_build(const kcal_launch_spec *s, command *c)
     }
     size_t n = 0;
     char *save = NULL;
+    for (size_t i = 0; i < nwrap; i++)
+        c->argv[n++] = s->wrapper[i];
     for (char *w = strtok_r(c->words, " \t", &save); w;
          w = strtok_r(NULL, " \t", &save))
         c->argv[n++] = w;
-    if (n == 0 || nprog == 0) {
+    if (n == nwrap || nprog == 0) {
         command_free(c);
         return -1;
     }
     int over = kcal_launch_oversubscribes(s);
     snprintf(c->np, sizeof c->np, "%d", s->np);
-    c->argv[n++] = is_srun(c->argv[0]) ? "-n" : "-np";
+    c->argv[n++] = is_srun(c->argv[nwrap]) ? "-n" : "-np";
     c->argv[n++] = c->np;
     if (over) {
         snprintf(c->oversubscribe, sizeof c->oversubscribe, "%s",

@@ -55,6 +55,11 @@ typedef struct {
     void (*on_line)(void *ctx, const char *line);
     void *ctx;
     const kcal_mpi_flavor *mpi; /* NULL: Open MPI's rules, `mpirun` */
+    /* Words run before the launcher, NULL-terminated (a tool that runs the
+     * launcher as its workload: `perf record ... --`), or NULL. The
+     * launcher's rules (-n for srun, the oversubscribe flag) still come
+     * from the launcher's own first word. */
+    char *const *wrapper;
 } kcal_launch_spec;
 
 typedef struct {

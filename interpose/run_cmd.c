@@ -278,7 +278,7 @@ int kcal_run_main(int argc, char **argv)
     }
 
     kcal_launch_spec spec = {o.launcher, (int)o.np, cores, args,
-                             (double)o.timeout, 0, 1, NULL, NULL, flavor};
+                             (double)o.timeout, 0, 1, NULL, NULL, flavor, NULL};
     if (over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed (times "
                            "are not contention measurements)",

@@ -48,7 +48,7 @@ static int run_sh(const char *script, double timeout, got *g,
 {
     char *prog[] = {"/bin/sh", "-c", (char *)script, NULL};
     kcal_launch_spec s = {launcher, 2, 0, prog, timeout, 0, 0, on_line, g,
-                          NULL};
+                          NULL, NULL};
     memset(g, 0, sizeof *g);
     char err[256];
     return kcal_launch_run(&s, r, err, sizeof err);
@@ -90,7 +90,7 @@ int main(void)
     char *prog[] = {"prog", "a", NULL};
     char line[512];
     kcal_launch_spec s = {"mpirun -x FOO", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                          NULL};
+                          NULL, NULL};
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "mpirun -x FOO -np 3 --oversubscribe prog a");
     s.np = 2;
@@ -172,7 +172,7 @@ int main(void)
 
     /* A launcher that does not exist. */
     kcal_launch_spec bad = {"/nonexistent/mpirun --flag", 2, 0, prog, 0, 0, 0,
-                            NULL, NULL, NULL};
+                            NULL, NULL, NULL, NULL};
     char err[256];
     CHECK(kcal_launch_run(&bad, &r, err, sizeof err) == 0);
     CHECK(r.exec_errno == ENOENT && r.status == 127);
@@ -191,7 +191,7 @@ int main(void)
     dup2(fd, STDOUT_FILENO);
     close(fd);
     char *say[] = {"/bin/sh", "-c", "printf 'straight\\nthrough'; exit 3", NULL};
-    kcal_launch_spec pass = {launcher, 2, 0, say, 0, 0, 0, NULL, NULL, NULL};
+    kcal_launch_spec pass = {launcher, 2, 0, say, 0, 0, 0, NULL, NULL, NULL, NULL};
     int prc = kcal_launch_run(&pass, &r, err, sizeof err);
     dup2(saved, STDOUT_FILENO);
     close(saved);
@@ -220,7 +220,7 @@ int main(void)
         char *sh[] = {"/bin/sh", "-c",
                       "echo \"[$OMPI_ALLOW_RUN_AS_ROOT][$OMPI_ALLOW_RUN_AS_ROOT_CONFIRM]\"",
                       NULL};
-        kcal_launch_spec m = {launcher, 2, 0, sh, 0, 0, 0, on_line, &g, mpich};
+        kcal_launch_spec m = {launcher, 2, 0, sh, 0, 0, 0, on_line, &g, mpich, NULL};
         memset(&g, 0, sizeof g);
         CHECK(kcal_launch_run(&m, &r, err, sizeof err) == 0);
         CHECK(g.n == 1);

@@ -624,7 +624,7 @@ int kcal_tune_main(int argc, char **argv)
         args[na] = NULL;
         kcal_bench_job job = {CMD, o.launcher, (int)o.p, cores, args,
                               o.timeout, o.verbose, 0, o.verbose, &pr,
-                              done_before, total, flavor, NULL};
+                              done_before, total, flavor, NULL, NULL, NULL};
         char *csv;
         int brc = kcal_bench_run(&job, &csv, NULL);
         free(list);

@@ -66,6 +66,7 @@ static const char *const kernel_pages[] = {
     "gup", "get_user_pages", "pin_user_pages", "follow_page", "folio",
     "try_grab", "put_page", "unpin", "pte", "pmd", "pud", "p4d", "mmap_lock",
     "mmap_read", "find_vma", "vma_lookup", "lru", "page_state",
+    "vm_normal_page", "pgtable", "workingset",
     "process_vm_rw", "mm_access", "iov_iter", "import_iovec", NULL};
 
 static const char *const kernel_locks[] = {"spin_lock", "spin_unlock",

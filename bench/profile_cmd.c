@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,41 @@ static int loop_time(const char *csv, double *t)
     return end != f && *t > 0 ? 0 : -1;
 }
 
+/* SIGTERM, SIGINT or SIGHUP while a run is on: the launcher ends the job
+ * and raises the signal again once it is over (common/launch.c), which
+ * lands here, so the fifos and perf.data in /tmp are removed before the
+ * signal ends kcal. */
+static const int profile_signals[] = {SIGTERM, SIGINT, SIGHUP};
+static volatile sig_atomic_t profile_signal;
+
+static void on_profile_signal(int sig)
+{
+    profile_signal = sig;
+}
+
+static void catch_signals(void)
+{
+    for (size_t i = 0; i < sizeof profile_signals / sizeof *profile_signals; i++) {
+        struct sigaction old, sa;
+        if (sigaction(profile_signals[i], NULL, &old) == 0 &&
+            old.sa_handler == SIG_IGN)
+            continue; /* nohup: stays ignored */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_profile_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(profile_signals[i], &sa, NULL);
+    }
+}
+
+/* After the clean-up: end kcal as the signal would have. */
+static void deliver_signal(void)
+{
+    if (!profile_signal)
+        return;
+    signal(profile_signal, SIG_DFL);
+    raise(profile_signal);
+}
+
 typedef struct {
     double samples[KCAL_PC_COUNT];
     double total;
@@ -473,6 +509,7 @@ int kcal_profile_main(int argc, char **argv)
     int rc = KCAL_EXIT_OK, hold_ctl = -1, hold_ack = -1;
     result res[MAX_ITEMS];
     memset(res, 0, sizeof res);
+    catch_signals();
     if (perf_usable(&o, dir) != 0) {
         rc = KCAL_EXIT_FAIL;
         goto done;
@@ -500,11 +537,12 @@ int kcal_profile_main(int argc, char **argv)
     char *wrapper[] = {(char *)o.perf, "record", "-a", "-e", "cpu-clock",
                        "-F", freq, "-D", "-1", "--control", control, "-q",
                        "-o", data, "--", NULL};
-    for (int i = 0; i < nitems && rc == KCAL_EXIT_OK; i++) {
+    for (int i = 0; i < nitems && rc == KCAL_EXIT_OK && !profile_signal; i++) {
         result *r = &res[i];
         r->item = items[i];
         char iters[32], phase[160];
-        for (int pass = 0; pass < 2 && rc == KCAL_EXIT_OK; pass++) {
+        for (int pass = 0; pass < 2 && rc == KCAL_EXIT_OK && !profile_signal;
+             pass++) {
             r->calls = pass == 0 ? CALIBRATION_CALLS : r->calls;
             snprintf(iters, sizeof iters, "%ld", r->calls);
             char *args[] = {"--coll", (char *)kcal_coll_name(coll), "--sizes",
@@ -580,6 +618,8 @@ int kcal_profile_main(int argc, char **argv)
         }
         unlink(data);
     }
+    if (profile_signal)
+        rc = KCAL_EXIT_FAIL; /* nothing on stdout: the signal ends kcal */
     if (rc == KCAL_EXIT_OK)
         kcal_progress_finish(&pr, "done");
     if (rc == KCAL_EXIT_OK && !strcmp(o.format, "csv")) {
@@ -604,26 +644,30 @@ int kcal_profile_main(int argc, char **argv)
                    "profile of contention\n", o.p, cores);
         printf("# calls back to back; rows below the line: CPU microseconds "
                "per call, summed over the CPUs\n");
+        int w = 14; /* every column as wide as the longest item */
+        for (int i = 0; i < nitems; i++)
+            if ((int)strlen(res[i].item) > w)
+                w = (int)strlen(res[i].item);
         printf("%-32s", "");
         for (int i = 0; i < nitems; i++)
-            printf(" %14.14s", res[i].item);
+            printf(" %*s", w, res[i].item);
         printf("\n%-32s", "wall us per call, alone");
         for (int i = 0; i < nitems; i++)
-            printf(" %14.2f", res[i].alone * 1e6);
+            printf(" %*.2f", w, res[i].alone * 1e6);
         printf("\n%-32s", "wall us per call, under perf");
         for (int i = 0; i < nitems; i++)
-            printf(" %14.2f", res[i].profiled * 1e6);
+            printf(" %*.2f", w, res[i].profiled * 1e6);
         printf("\n%-32s", "calls profiled");
         for (int i = 0; i < nitems; i++)
-            printf(" %14ld", res[i].calls);
+            printf(" %*ld", w, res[i].calls);
         printf("\n");
-        for (int i = 0; i < 32 + 15 * nitems; i++)
+        for (int i = 0; i < 32 + (w + 1) * nitems; i++)
             putchar('-');
         printf("\n");
         for (int c = 0; c < KCAL_PC_COUNT; c++) {
             printf("%-32s", kcal_perf_class_name((kcal_perf_class)c));
             for (int i = 0; i < nitems; i++)
-                printf(" %14.2f", res[i].us[c]);
+                printf(" %*.2f", w, res[i].us[c]);
             printf("\n");
         }
         printf("%-32s", "total (about CPUs x wall)");
@@ -631,7 +675,7 @@ int kcal_profile_main(int argc, char **argv)
             double s = 0;
             for (int c = 0; c < KCAL_PC_COUNT; c++)
                 s += res[i].us[c];
-            printf(" %14.2f", s);
+            printf(" %*.2f", w, s);
         }
         printf("\n");
     }
@@ -645,5 +689,6 @@ done:
     unlink(data);
     unlink(perr);
     rmdir(dir);
+    deliver_signal();
     return rc;
 }

@@ -96,7 +96,7 @@ int main(void)
     s.np = 2;
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -x FOO -np 2 prog a");
     s = (kcal_launch_spec){"/usr/bin/mpiexec", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                           NULL};
+                           NULL, NULL};
     CHECK(kcal_launch_oversubscribes(&s));
     s.launcher = "srun --mpi=pmix"; /* not Open MPI's: no such option */
     CHECK(!kcal_launch_oversubscribes(&s));
@@ -106,6 +106,16 @@ int main(void)
     s.launcher = "/usr/bin/srun -N 2";
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "/usr/bin/srun -N 2 -n 3 prog a");
+    /* kcal profile's wrapper comes first; the launcher's own first word
+     * still decides srun's -n and Open MPI's --oversubscribe. */
+    char *perf[] = {"perf", "record", "-a", "--", NULL};
+    s.wrapper = perf;
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "perf record -a -- /usr/bin/srun -N 2 -n 3 prog a");
+    s.launcher = "mpirun";
+    CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
+              "perf record -a -- mpirun -np 3 --oversubscribe prog a");
+    s.wrapper = NULL;
     s.launcher = NULL;
     s.cores = 0; /* unknown cores: never */
     CHECK(!kcal_launch_oversubscribes(&s));
@@ -120,7 +130,7 @@ int main(void)
     const kcal_mpi_flavor *mpich = kcal_mpi_flavor_find("mpich");
     CHECK(ompi && mpich && ompi != mpich);
     s = (kcal_launch_spec){"mpirun.openmpi", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                           ompi};
+                           ompi, NULL};
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "mpirun.openmpi -np 3 --oversubscribe prog a");
     s.mpi = mpich;

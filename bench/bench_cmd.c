@@ -204,11 +204,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'M': o->mpi = optarg; break;
         case 'L': o->library = 1; break;
         case 'm':
-            if (!*optarg) {
-                kcal_cli_error(CMD, "--mpirun needs a command");
+            if (kcal_cli_mpirun_option(CMD, optarg, &o->launcher) != 0)
                 return -1;
-            }
-            o->launcher = optarg;
             break;
         case 'p':
             if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1 << 20,
@@ -226,8 +223,7 @@ static int parse_options(int argc, char **argv, options *o)
                 return -1;
             break;
         case 't':
-            if (kcal_cli_int_option(CMD, "--timeout", optarg, 0, 100000000,
-                                    "a number of seconds >= 0", &o->timeout) != 0)
+            if (kcal_cli_timeout_option(CMD, optarg, &o->timeout) != 0)
                 return -1;
             break;
         default:

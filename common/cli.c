@@ -79,6 +79,22 @@ int kcal_cli_int_option(const char *cmd, const char *option, const char *arg,
     return -1;
 }
 
+int kcal_cli_mpirun_option(const char *cmd, const char *arg, const char **out)
+{
+    if (!*arg) {
+        kcal_cli_error(cmd, "--mpirun needs a command");
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+int kcal_cli_timeout_option(const char *cmd, const char *arg, long *out)
+{
+    return kcal_cli_int_option(cmd, "--timeout", arg, 0, 100000000,
+                               "a number of seconds >= 0", out);
+}
+
 int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next)
 {
     if (next >= argc)

@@ -43,6 +43,13 @@ int kcal_cli_int(const char *s, long lo, long hi, long *out);
 int kcal_cli_int_option(const char *cmd, const char *option, const char *arg,
                         long lo, long hi, const char *what, long *out);
 
+/* The options of the commands that launch MPI programs (bench, tune,
+ * probe, profile): --mpirun CMD, which must not be empty, and --timeout S,
+ * a whole number of seconds >= 0 (0: none). Each prints its one line and
+ * returns -1 on a bad value, else sets *out and returns 0. */
+int kcal_cli_mpirun_option(const char *cmd, const char *arg, const char **out);
+int kcal_cli_timeout_option(const char *cmd, const char *arg, long *out);
+
 /* After getopt: words left over are an error ("unexpected argument 'W'"),
  * one line. 0 when there are none, else -1. */
 int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next);

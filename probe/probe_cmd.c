@@ -121,11 +121,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'S': o->same_node = 1; break;
         case 'P': o->params_file = optarg; break;
         case 'm':
-            if (!*optarg) {
-                kcal_cli_error(CMD, "--mpirun needs a command");
+            if (kcal_cli_mpirun_option(CMD, optarg, &o->mpirun) != 0)
                 return -1;
-            }
-            o->mpirun = optarg;
             break;
         case 'c':
             if (kcal_cli_int_option(CMD, "--max-readers", optarg, 1, 1024,

@@ -7,6 +7,11 @@
  *     Each rank reads from left = r−j; in step t it reads block r−j·(t+1),
  *     which left received in its step t−1, so left sends a token after each
  *     step (the first carries its address). Needs gcd(p, j) = 1.
+ *     The neighbour reads the own block right after this rank copied it
+ *     into recvbuf, so how that copy stores matters: with one memcpy (its
+ *     vector loop above L2) the read took twice as long as after
+ *     kcal_copy's pieces (1 MiB at p = 2 on the Zen 5 guest: 305-331
+ *     against 144-191 µs; docs/machine.md, "The local copy in pieces").
  *   ring_source_read   as ring_neighbor
  *     In step t = 1..p−1 read block r−t straight from its source; the
  *     sources never change, so only the address allgather and the closing
@@ -64,7 +69,7 @@ static char *block(const kcoll_args *a, int r)
 static void copy_own(kcoll_comm *c, const kcoll_args *a)
 {
     if (a->sendbuf != MPI_IN_PLACE)
-        memcpy(block(a, c->rank), a->sendbuf, a->n);
+        kcal_copy(block(a, c->rank), a->sendbuf, a->n);
 }
 
 /* Where this rank's own block can be read from. */
@@ -193,7 +198,7 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
     char *tmp = kcoll_scratch(c, (size_t)p * n);
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    memcpy(tmp, own_source(c, a), n);
+    kcal_copy(tmp, own_source(c, a), n);
     uint64_t *addr;
     KCOLL_TRY(gather_addrs(c, kcoll_addr(tmp), &addr));
     int have = 1, rc = MPI_SUCCESS;
@@ -217,8 +222,8 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
     if (rc == MPI_SUCCESS) {
         /* tmp holds blocks me, me+1, ..., p−1, 0, ..., me−1. */
         size_t head = (size_t)(p - me) * n;
-        memcpy(block(a, me), tmp, head);
-        memcpy(block(a, 0), tmp + head, (size_t)me * n);
+        kcal_copy(block(a, me), tmp, head);
+        kcal_copy(block(a, 0), tmp + head, (size_t)me * n);
         /* Readers of tmp must be done before the next call reuses it. */
         rc = kcoll_ctl_allstatus(c, &status);
     }

@@ -39,10 +39,10 @@ int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
         aside = kcoll_scratch(c, (size_t)p * n);
         if (!aside)
             return MPI_ERR_NO_MEM;
-        memcpy(aside, out, (size_t)p * n);
+        kcal_copy(aside, out, (size_t)p * n);
         src = aside;
     } else {
-        memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
+        kcal_copy(out + (size_t)me * n, src + (size_t)me * n, n);
     }
     uint64_t *addr = malloc(sizeof(uint64_t) * (size_t)p);
     if (!addr)
@@ -76,7 +76,7 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
         char *aside = kcoll_scratch(c, (size_t)p * n);
         if (!aside)
             return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
-        memcpy(aside, out, (size_t)p * n);
+        kcal_copy(aside, out, (size_t)p * n);
         src = aside;
     }
     kcoll_flag_post(c, kcoll_addr(src));
@@ -89,7 +89,7 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
     }
     kcoll_flag_done(c, status);
     if (!in_place)
-        memcpy(out + (size_t)me * n, src + (size_t)me * n, n);
+        kcal_copy(out + (size_t)me * n, src + (size_t)me * n, n);
     for (int r = 0; r < p; r++)
         if (r != me)
             status |= kcoll_flag_wait_done(c, r);

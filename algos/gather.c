@@ -71,7 +71,7 @@
 static void copy_own(kcoll_comm *c, const kcoll_args *a)
 {
     if (a->sendbuf != MPI_IN_PLACE)
-        memcpy((char *)a->recvbuf + (size_t)c->rank * a->n, a->sendbuf, a->n);
+        kcal_copy((char *)a->recvbuf + (size_t)c->rank * a->n, a->sendbuf, a->n);
 }
 
 int kcoll_gather_parallel_write(kcoll_comm *c, const kcoll_args *a)

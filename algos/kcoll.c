@@ -339,7 +339,7 @@ static int scatter_call(const void *sendbuf, void *recvbuf, size_t n, int root,
         return two_level(c, KCAL_COLL_SCATTER, alg, &a);
     if (c->size == 1) {
         if (recvbuf != MPI_IN_PLACE)
-            memcpy(recvbuf, sendbuf, n);
+            kcal_copy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
     return run(c, alg, &a);
@@ -362,7 +362,7 @@ static int gather_call(const void *sendbuf, void *recvbuf, size_t n, int root,
         return two_level(c, KCAL_COLL_GATHER, alg, &a);
     if (c->size == 1) {
         if (sendbuf != MPI_IN_PLACE)
-            memcpy(recvbuf, sendbuf, n);
+            kcal_copy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
     return run(c, alg, &a);
@@ -409,7 +409,7 @@ static int everyone(kcal_coll coll, everyone_mpi_fn mpi_fn,
         return two_level(c, coll, alg, &a);
     if (c->size == 1) {
         if (!in_place)
-            memcpy(recvbuf, sendbuf, n);
+            kcal_copy(recvbuf, sendbuf, n);
         return MPI_SUCCESS;
     }
     return run(c, alg, &a);

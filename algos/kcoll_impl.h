@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include "kcoll.h"
+#include "copy.h"
 #include "model.h"
 
 /* libkcoll's own calls of the five collectives it implements (its control

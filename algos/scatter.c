@@ -51,7 +51,7 @@
 static void copy_own(const kcoll_args *a)
 {
     if (a->recvbuf != MPI_IN_PLACE)
-        memcpy(a->recvbuf, (const char *)a->sendbuf + (size_t)a->root * a->n,
+        kcal_copy(a->recvbuf, (const char *)a->sendbuf + (size_t)a->root * a->n,
                a->n);
 }
 

@@ -152,9 +152,9 @@ static void reorder(const kcoll_nodes *nd, int p, char *dst, const char *src,
     for (int i = 0; i < p; i++) {
         size_t at = (size_t)nd->members[i] * n, t = (size_t)i * n;
         if (from_ranks)
-            memcpy(dst + t, src + at, n);
+            kcal_copy(dst + t, src + at, n);
         else
-            memcpy(dst + at, src + t, n);
+            kcal_copy(dst + at, src + t, n);
     }
 }
 
@@ -296,7 +296,7 @@ static int alltoall(const step *s, const kcoll_args *a)
     const char *src = a->sendbuf;
     char *dst = a->recvbuf;
     if (in_place) {
-        memcpy(scratch, dst, aside);
+        kcal_copy(scratch, dst, aside);
         src = scratch;
     }
     MPI_Datatype t;
@@ -325,11 +325,11 @@ static int alltoall(const step *s, const kcoll_args *a)
     } else {
         char *in = scratch + aside, *out = in + packed;
         for (size_t i = 0; i < q; i++)
-            memcpy(in + i * n, src + (size_t)mine[i] * n, n);
+            kcal_copy(in + i * n, src + (size_t)mine[i] * n, n);
         keep(&rc, node_step(s, KCAL_COLL_ALLTOALL, s->spec, in, out, n, 0,
                             s->ran));
         for (size_t i = 0; i < q; i++)
-            memcpy(dst + (size_t)mine[i] * n, out + i * n, n);
+            kcal_copy(dst + (size_t)mine[i] * n, out + i * n, n);
     }
     if (nreq)
         keep(&rc, kcoll_waitall(nreq, nd->reqs));

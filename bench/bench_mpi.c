@@ -24,8 +24,9 @@
  * (bcast, 1 MiB).
  *
  * limit: the copies alone, as fast as the busiest process can make them:
- * every process copies its own block locally (memcpy: the root of scatter
- * and gather, every process of allgather and alltoall) and reads, with one
+ * every process copies its own block locally (kcal_copy, in pieces as
+ * libkcoll does: the root of scatter and gather, every process of
+ * allgather and alltoall) and reads, with one
  * process_vm_readv each, every block it receives from the process holding
  * it (n bytes at each non-root of scatter and bcast, (p−1)·n at gather's
  * root and at every allgather and alltoall process), all processes at
@@ -71,6 +72,7 @@
 
 #include "capacity.h"
 #include "columns.h"
+#include "copy.h"
 #include "cores.h"
 #include "kcoll.h"
 #include "kcoll_impl.h"
@@ -434,14 +436,14 @@ static int limit_copies(const options *o, buffers *b, size_t n)
     switch (o->coll) {
     case KCAL_COLL_SCATTER: /* the root its block, each other its own */
         if (me == root)
-            memcpy(r, s + (size_t)root * n, n);
+            kcal_copy(r, s + (size_t)root * n, n);
         else
             failed = kcoll_cma_read(pids[root], r, SEND_AT(root) + (uint64_t)me * n, n);
         break;
     case KCAL_COLL_GATHER: /* the root: its block, then every other one */
         if (me != root)
             break;
-        memcpy(r + (size_t)root * n, s, n);
+        kcal_copy(r + (size_t)root * n, s, n);
         for (int q = 0; q < p && !failed; q++)
             if (q != root)
                 failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
@@ -451,14 +453,14 @@ static int limit_copies(const options *o, buffers *b, size_t n)
             failed = kcoll_cma_read(pids[root], r, RECV_AT(root), n);
         break;
     case KCAL_COLL_ALLGATHER: /* its block, then every other one */
-        memcpy(r + (size_t)me * n, s, n);
+        kcal_copy(r + (size_t)me * n, s, n);
         for (int t = 1; t < p && !failed; t++) {
             int q = (me - t + p) % p;
             failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
         }
         break;
     default: /* alltoall: its block, then every other one's block for it */
-        memcpy(r + (size_t)me * n, s + (size_t)me * n, n);
+        kcal_copy(r + (size_t)me * n, s + (size_t)me * n, n);
         for (int t = 1; t < p && !failed; t++) {
             int q = (me - t + p) % p;
             failed = kcoll_cma_read(pids[q], r + (size_t)q * n,

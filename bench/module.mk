@@ -13,3 +13,10 @@ lib: $(KCOLL_BENCH)
 
 $(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
 	$(CC) $(CFLAGS) -o $@ $< $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm
+
+# kcal-copy-bench: memcpy against kcal_copy (scripts/bench-copy); no MPI.
+COPY_BENCH := $(BUILD)/kcal-copy-bench
+lib: $(COPY_BENCH)
+$(COPY_BENCH): bench/copy_bench.c common/copy.c common/copy.h | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/copy_bench.c common/copy.c

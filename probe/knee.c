@@ -1,5 +1,6 @@
 /* knee: copy rate against the working set (see knee.h). */
 #include "knee.h"
+#include "copy.h"
 #include "err.h"
 
 #include <errno.h>
@@ -42,7 +43,7 @@ static double time_memcpy(kcal_cma_setup *cs, point *pt, int inner)
     for (int i = 0; i < inner; i++) {
         if (pt->scur + len > span)
             pt->scur = 0;
-        memcpy(dst + pt->scur, src + pt->scur, len);
+        kcal_copy(dst + pt->scur, src + pt->scur, len);
         pt->scur += len;
     }
     double t = (now() - t0) / inner;

@@ -1,0 +1,46 @@
+/* common/copy: kcal_copy moves exactly n bytes, whatever n is against its
+ * block (0, 1, one byte either side of a block boundary, several blocks and
+ * a tail) and whatever the alignment of either end, and writes nothing
+ * outside [dst, dst + n). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "copy.h"
+
+#define GUARD 64
+
+static void one(size_t n, size_t src_off, size_t dst_off)
+{
+    size_t room = n + 2 * GUARD + 64;
+    unsigned char *src = malloc(room), *dst = malloc(room);
+    CHECK(src && dst);
+    for (size_t i = 0; i < room; i++) {
+        src[i] = (unsigned char)(i * 131 + 7);
+        dst[i] = 0xA5;
+    }
+    kcal_copy(dst + GUARD + dst_off, src + GUARD + src_off, n);
+    CHECK(memcmp(dst + GUARD + dst_off, src + GUARD + src_off, n) == 0);
+    for (size_t i = 0; i < GUARD + dst_off; i++)
+        CHECK(dst[i] == 0xA5);
+    for (size_t i = GUARD + dst_off + n; i < room; i++)
+        CHECK(dst[i] == 0xA5);
+    free(src);
+    free(dst);
+}
+
+int main(void)
+{
+    const size_t b = KCAL_COPY_BLOCK;
+    const size_t sizes[] = {0, 1, 63, 4096, b - 1, b, b + 1, 2 * b,
+                            3 * b + 17, 8 * b + 4095};
+    const size_t offs[][2] = {{0, 0}, {1, 0}, {0, 1}, {16, 48}, {63, 5}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t j = 0; j < sizeof offs / sizeof *offs; j++)
+            one(sizes[i], offs[j][0], offs[j][1]);
+    /* The block must stay far below any L2 (the reason for it, copy.h)
+     * and far above the size where a call's overhead shows. */
+    CHECK(b >= 64 * 1024 && b <= 256 * 1024);
+    return check_report();
+}

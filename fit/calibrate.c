@@ -573,9 +573,10 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
 #define HANDOFF_MARGIN 1.20
 
 /* mpi_<c>_below at the largest p measured: the smallest measured size
- * from which what libkcoll runs for algorithm NULL (the paper model's
- * choice with the params fitted so far, prm, which it is measured under:
- * pattern "id" or "id:k" of kcoll_<c>) is faster than the MPI library by
+ * from which what libkcoll runs for algorithm NULL (the choice of the
+ * model libkcoll uses with these params, kcal_model_default: the full
+ * model for a probed file, with every key but the mpi_* ones fitted by
+ * now; pattern "id" or "id:k" of kcoll_<c>) is faster than the MPI library by
  * more than HANDOFF_MARGIN at that size and at every larger one; the
  * largest measured size when it never is. Medians. *below 0 when nothing
  * was measured; -1 out of memory. */
@@ -607,8 +608,13 @@ static int crossover(const kcal_raw *raw, const kcal_params *prm,
         if (pp[j] != p)
             continue;
         kcal_choice ch;
-        if (kcal_model_select(KCAL_MODEL_PAPER, prm, coll, p, (uint64_t)nn[j], 0,
-                              NULL, &ch) != 0 || kcal_model_is_mpi(ch.alg))
+        /* The model libkcoll will use, not the paper's: measured against
+         * the paper model's choice, bcast handed 16-32 KiB to libkcoll's
+         * direct_split, and auto then ran the full model's
+         * scatter_allgather there, 0.72-0.81x of MPI_Bcast (issue 8). */
+        if (kcal_model_select(kcal_model_default(prm), prm, coll, p,
+                              (uint64_t)nn[j], 0, NULL, &ch) != 0 ||
+            kcal_model_is_mpi(ch.alg))
             continue;
         if (ch.alg->kind == KCAL_PARAM_NONE)
             snprintf(ours[ns], sizeof ours[0], "%s", ch.alg->id);

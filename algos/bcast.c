@@ -35,7 +35,23 @@
  *     the root's (it wrote theirs): F_barrier. The synchronisations are the
  *     shared-memory flags of flags.c. A failed write of the root is
  *     reported by every reader (the root's one done flag cannot say which
- *     rank's tail it spoiled). */
+ *     rank's tail it spoiled).
+ *   copy_in_out (derived)  (m + 1)·T_memcpy(c) + F_bcast,
+ *                          c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
+ *     No system call: the root copies the message chunk by chunk into a
+ *     shared staging area (staging.c, KCAL_STAGING_SLOTS slots of C bytes)
+ *     and the others copy each chunk out as soon as the root's progress
+ *     flag says it is in, so the root's copy of chunk i runs while the
+ *     others copy chunk i − 1: m + 1 chunk copies one after the other,
+ *     and one flag hand-off to start. As XHC's copy-in/copy-out below its
+ *     single-copy threshold; worth it where a CMA call's start-up and
+ *     pinning cost more than a second copy through the cache (up to some
+ *     tens of KiB; the model finds where from the probed α, l, β and
+ *     sm_flag). The root overwrites a slot only once every reader has
+ *     copied out what was in it, in this call (chunk i − SLOTS) or the
+ *     last one that used the area (every process flags when its part of a
+ *     call is over, and the next root waits for that before its first
+ *     chunk instead of the readers making the root wait at the end). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,4 +241,44 @@ int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
     kcoll_flag_done(c, failed);
     failed |= kcoll_flag_wait_done(c, a->root); /* the root wrote the tail */
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    KCOLL_TRY(kcoll_staging_get(c));
+    int p = c->size, me = c->rank, root = a->root;
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    if (m >= KCOLL_PROGRESS_DONE)
+        return MPI_ERR_COUNT; /* 256 GiB: the counter's 24 bits */
+    uint64_t seq = c->seq, last = c->staging_seq;
+    c->staging_seq = seq;
+    char *buf = a->recvbuf;
+    if (me == root) {
+        /* The last call through the area is over everywhere before a slot
+         * is reused (the same on every process: all run the same
+         * algorithms in the same order). */
+        for (int r = 0; r < p && last; r++)
+            if (r != me)
+                kcoll_flag_wait_progress(c, r, last, KCOLL_PROGRESS_DONE);
+        for (uint64_t i = 0; i < m; i++) {
+            if (i >= slots)
+                for (int r = 0; r < p; r++)
+                    if (r != me)
+                        kcoll_flag_wait_progress(c, r, seq, i - slots + 1);
+            uint64_t at = i * chunk, len = a->n - at < chunk ? a->n - at : chunk;
+            kcal_copy(c->staging + (i % slots) * chunk, buf + at, len);
+            kcoll_flag_progress(c, i + 1);
+        }
+    } else {
+        for (uint64_t i = 0; i < m; i++) {
+            kcoll_flag_wait_progress(c, root, seq, i + 1);
+            uint64_t at = i * chunk, len = a->n - at < chunk ? a->n - at : chunk;
+            kcal_copy(buf + at, c->staging + (i % slots) * chunk, len);
+            kcoll_flag_progress(c, i + 1);
+        }
+    }
+    kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+    return MPI_SUCCESS;
 }

@@ -54,6 +54,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     kcoll_comm *c = attr;
     atomic_fetch_add(&generation, 1);
     kcoll_flags_free(c, finalizing);
+    kcoll_staging_free(c, finalizing);
     kcoll_nodes_free(c, finalizing);
     if (!finalizing && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);

@@ -39,7 +39,11 @@ struct kcoll_flag_slot {
     _Atomic uint64_t post;
     _Atomic uint64_t done;
     uint64_t addr[2];
-    char pad[64 - 4 * sizeof(uint64_t)];
+    /* copy_in_out (bcast.c): seq << 24 | chunks this process has copied
+     * in (the root) or out (the others) of the staging area, in the call
+     * with sequence number seq; KCOLL_PROGRESS_DONE when its part is done. */
+    _Atomic uint64_t progress;
+    char pad[64 - 5 * sizeof(uint64_t)];
     /* The second line: the chunk counter of the owner's block (the *_split
      * algorithms), which two processes update, kept off the line the
      * others poll. */
@@ -176,4 +180,19 @@ uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back)
                                                   memory_order_relaxed))
             return back ? chunks - 1 - tail : front;
     }
+}
+
+/* Only the owner writes its progress word, and only upwards: seq grows
+ * from call to call and the count within one. */
+void kcoll_flag_progress(kcoll_comm *c, uint64_t count)
+{
+    atomic_store_explicit(&c->flags[c->rank].progress,
+                          c->seq << KCOLL_PROGRESS_BITS | count,
+                          memory_order_release);
+}
+
+void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
+                              uint64_t count)
+{
+    wait_ge(c, &c->flags[r].progress, seq << KCOLL_PROGRESS_BITS | count);
 }

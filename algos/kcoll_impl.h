@@ -88,6 +88,9 @@ typedef struct kcoll_comm {
                              * algorithm needs them */
     MPI_Win flag_win;
     int flag_yield;  /* more processes than cores: yield while waiting */
+    char *staging;   /* copy_in_out's shared area (staging.c), or NULL */
+    MPI_Win staging_win;
+    uint64_t staging_seq; /* seq of the last call that used it, 0: none */
     /* The model's choices on this communicator, as Open MPI's coll/tuned
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
@@ -165,6 +168,23 @@ int kcoll_waitall(int n, MPI_Request *req);
  *                         are taken (chunks < 2^20). */
 int kcoll_flags_get(kcoll_comm *c);
 void kcoll_flags_free(kcoll_comm *c, int finalizing);
+/* Progress through a pipeline of chunks (copy_in_out, bcast.c):
+ *   kcoll_flag_progress       this process has finished `count` chunks of
+ *                             the current call (c->seq), or
+ *                             KCOLL_PROGRESS_DONE: its part is over;
+ *   kcoll_flag_wait_progress  wait until rank r has finished `count`
+ *                             chunks of call `seq` (or any later call). */
+#define KCOLL_PROGRESS_BITS 24
+#define KCOLL_PROGRESS_DONE (((uint64_t)1 << KCOLL_PROGRESS_BITS) - 1)
+void kcoll_flag_progress(kcoll_comm *c, uint64_t count);
+void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
+                              uint64_t count);
+/* The staging area of copy_in_out (staging.c): KCAL_STAGING_SLOTS slots of
+ * KCAL_STAGING_CHUNK bytes in an MPI-3 shared window every process of the
+ * communicator maps, made on the first call that needs it (collective over
+ * c->comm, like the flags) and freed with the communicator's state. */
+int kcoll_staging_get(kcoll_comm *c);
+void kcoll_staging_free(kcoll_comm *c, int finalizing);
 void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
 uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
 void kcoll_flag_done(kcoll_comm *c, int failed);

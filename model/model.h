@@ -269,4 +269,15 @@ double kcal_model_gamma(const kcal_params *prm, int c);
 #define KCAL_SPLIT_HALVES_BELOW 6
 uint64_t kcal_model_split_chunk(uint64_t n);
 
+/* copy_in_out (bcast, derived): the message goes through a shared area of
+ * KCAL_STAGING_SLOTS slots of KCAL_STAGING_CHUNK bytes, the root copying
+ * chunk i in while the others copy chunk i − 1 out (algos/staging.c,
+ * algos/bcast.c). 16 KiB: two such copies in cache take a few tenths of
+ * a µs, the same order as a flag's hand-off between cores, so a smaller
+ * chunk would add flag latency faster than it shortens the pipeline's
+ * fill; 16 slots let the root run up to 256 KiB ahead of the slowest
+ * reader. libkcoll copies with these and the model charges them. */
+#define KCAL_STAGING_CHUNK ((uint64_t)16 << 10)
+#define KCAL_STAGING_SLOTS 16
+
 #endif

@@ -153,6 +153,18 @@ static void test_derived_rows(void)
     CHECK_NEAR(full_t(&p, KCAL_COLL_BCAST, "direct_split", 4, 10000, 0, NULL), 18.8e-6, rel);
     /* p = 1: the local copy */
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "direct_split", 0, 1, 1000, 0), 1e-6, rel);
+    /* copy_in_out: m chunks of c = min(n, 16 KiB), no α, no l. p=2
+     * n=40000: m = 3, (3 + 1)·16.384 µs of copies + T_sm_bcast(2) 3 µs,
+     * both models; n=1000: 2·1 + 3 µs. p=4 n=40000, paper: the 3
+     * readers' copies one after another, 16.384·(1 + 3·3) + T_sm_bcast(4)
+     * 4 µs; full (no concurrent-copy factor in these params): 4·16.384 + 4.
+     * p = 1: the local copy. */
+    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 2, 40000, 0), 68.536e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_BCAST, "copy_in_out", 2, 40000, 0, NULL), 68.536e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 2, 1000, 0), 5e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 4, 40000, 0), 167.84e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_BCAST, "copy_in_out", 4, 40000, 0, NULL), 69.536e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 1, 1000, 0), 1e-6, rel);
 
     /* The chunks of the *_split rows: √(n·16 KiB) in pages, >= 32 KiB;
      * halves where that makes fewer than 6 chunks (below 576 KiB). */
@@ -343,10 +355,11 @@ static void test_ranking(void)
     CHECK(rings == 3);
     free(pr);
     /* p = 2 has no throttle factors; p = 1 ranks every algorithm equal */
-    CHECK(kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 2, 4096, 0, 0, &pr) == 4);
+    CHECK(kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 2, 4096, 0, 0, &pr) == 5);
     free(pr);
-    CHECK(kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 1, 4096, 0, 0, &pr) == 4);
-    CHECK(pr[0].rank == 1 && pr[1].rank == 1 && pr[2].rank == 1 && pr[3].rank == 1);
+    CHECK(kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 1, 4096, 0, 0, &pr) == 5);
+    CHECK(pr[0].rank == 1 && pr[1].rank == 1 && pr[2].rank == 1 && pr[3].rank == 1 &&
+          pr[4].rank == 1);
     free(pr);
     CHECK(kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_BCAST, 0, 4096, 0, 0, &pr) == -1);
     kcal_params_free(&p);
@@ -394,7 +407,7 @@ static void test_registry(void)
         [KCAL_COLL_GATHER] = {"parallel_write", "sequential_read", "throttled_write",
                               "parallel_write_flags", "parallel_write_split"},
         [KCAL_COLL_BCAST] = {"direct_read", "direct_write", "knomial", "scatter_allgather",
-                             "direct_split"},
+                             "direct_split", "copy_in_out"},
         [KCAL_COLL_ALLGATHER] = {"ring_neighbor", "ring_source_read", "ring_source_write",
                                  "recursive_doubling", "bruck", "ring_source_read_flags"},
         [KCAL_COLL_ALLTOALL] = {"pairwise", "pairwise_flags"},
@@ -422,7 +435,7 @@ static void test_registry(void)
         total += n;
     }
     /* Every row belongs to exactly one collective's slice. */
-    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 23);
+    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 24);
     CHECK(KCAL_ALG_BCAST_knomial ==
           kcal_model_find_algorithm(KCAL_COLL_BCAST, "knomial")->index);
     size_t n;
@@ -519,6 +532,7 @@ static void test_shape(void)
     CHECK_SHAPE(KCAL_COLL_SCATTER, "parallel_read_split", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write_split", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "direct_split", 8, 0, 1, 7, 0);
+    CHECK_SHAPE(KCAL_COLL_BCAST, "copy_in_out", 8, 0, 1, 7, 0);
     CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_source_read_flags", 8, 0, 7, 8, 0);
     CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise_flags", 8, 0, 7, 8, 0);
     CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise_flags", 1, 0, 1, 1, 0);

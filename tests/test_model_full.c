@@ -455,7 +455,8 @@ static void test_rank_best(void)
     kcal_prediction *pr;
     long n = kcal_model_rank(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, 2, 65536, 0,
                              0, &pr);
-    CHECK(n == 4); /* direct_read, direct_write, scatter_allgather, direct_split */
+    CHECK(n == 5); /* direct_read, direct_write, scatter_allgather, direct_split,
+                    * copy_in_out */
     /* At p = 2 the overlapped halves make scatter_allgather the fastest. */
     CHECK(n > 0 && !strcmp(pr[0].alg->id, "scatter_allgather"));
     for (long i = 1; i < n; i++)

@@ -99,8 +99,8 @@ gu=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidate
 # At p = 2 the bench runs 4 + 4 + 4 + 6 + 2 candidates and mpi per size;
 # the guided table needs 3 (2 for alltoall) and mpi, more where the
 # model's times tie (docs/tune.md), at most all.
-if [ $rc -ne 0 ] || [ "$ex" != 50 ] || [ -z "$gu" ] || [ "$gu" -lt 38 ] || [ "$gu" -gt 50 ]; then
-  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 50) and '$gu' (want 38..50)"; fail=1
+if [ $rc -ne 0 ] || [ "$ex" != 52 ] || [ -z "$gu" ] || [ "$gu" -lt 38 ] || [ "$gu" -gt 52 ]; then
+  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 52) and '$gu' (want 38..52)"; fail=1
 fi
 if ! grep -Eq '^kcal tune: regret of the model-guided table against the exhaustive one over 10 points: mean [0-9]+\.[0-9]+ %, max [0-9]+\.[0-9]+ %$' "$tmp/err"; then
   echo "FAIL: no regret line"; fail=1

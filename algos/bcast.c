@@ -243,6 +243,14 @@ int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
+/* Bytes of chunk i of an n-byte message in staging chunks (the last may
+ * be short). */
+static size_t chunk_len(size_t n, uint64_t i)
+{
+    size_t at = (size_t)i * KCAL_STAGING_CHUNK;
+    return n - at < KCAL_STAGING_CHUNK ? n - at : KCAL_STAGING_CHUNK;
+}
+
 int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     KCOLL_TRY(kcoll_flags_get(c));
@@ -267,15 +275,15 @@ int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
                 for (int r = 0; r < p; r++)
                     if (r != me)
                         kcoll_flag_wait_progress(c, r, seq, i - slots + 1);
-            uint64_t at = i * chunk, len = a->n - at < chunk ? a->n - at : chunk;
-            kcal_copy(c->staging + (i % slots) * chunk, buf + at, len);
+            kcal_copy(c->staging + (i % slots) * chunk, buf + i * chunk,
+                      chunk_len(a->n, i));
             kcoll_flag_progress(c, i + 1);
         }
     } else {
         for (uint64_t i = 0; i < m; i++) {
             kcoll_flag_wait_progress(c, root, seq, i + 1);
-            uint64_t at = i * chunk, len = a->n - at < chunk ? a->n - at : chunk;
-            kcal_copy(buf + at, c->staging + (i % slots) * chunk, len);
+            kcal_copy(buf + i * chunk, c->staging + (i % slots) * chunk,
+                      chunk_len(a->n, i));
             kcoll_flag_progress(c, i + 1);
         }
     }

@@ -168,6 +168,11 @@ int kcoll_waitall(int n, MPI_Request *req);
  *                         are taken (chunks < 2^20). */
 int kcoll_flags_get(kcoll_comm *c);
 void kcoll_flags_free(kcoll_comm *c, int finalizing);
+void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
+uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
+void kcoll_flag_done(kcoll_comm *c, int failed);
+int kcoll_flag_wait_done(kcoll_comm *c, int r);
+uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);
 /* Progress through a pipeline of chunks (copy_in_out, bcast.c):
  *   kcoll_flag_progress       this process has finished `count` chunks of
  *                             the current call (c->seq), or
@@ -185,11 +190,6 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  * c->comm, like the flags) and freed with the communicator's state. */
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
-void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
-uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
-void kcoll_flag_done(kcoll_comm *c, int failed);
-int kcoll_flag_wait_done(kcoll_comm *c, int r);
-uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);
 
 static inline uint64_t kcoll_addr(const void *p)
 {

@@ -5,8 +5,8 @@
  * One memcpy of a large block can be slower than the same bytes copied in
  * pieces, because glibc picks its copy loop by size: on AMD it stops using
  * `rep movsb` above the L2 size (glibc's rep_movsb_stop_threshold) and runs
- * a vector loop there, which on the Zen 5 guest of docs/machine.md is 15-20 %
- * slower from 1 MiB to 16 MiB (8 MiB: 209 against 243 µs mean). Open MPI's
+ * a vector loop there, which on the Zen 5 guest of docs/machine.md is
+ * 11-23 % slower from 1 MiB to 16 MiB (scripts/bench-copy). Open MPI's
  * datatype engine copies contiguous data in 128 KiB blocks
  * (opal_datatype_memcpy_block_size) and so never meets that loop; that was
  * most of why its MPI_Alltoall beat libkcoll's at 4-8 MiB (issue 8). The

@@ -669,43 +669,41 @@ static void t_direct_split(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
-/* copy_in_out (one formula for both models), with m = ⌈n/C⌉ chunks of
- * C = KCAL_STAGING_CHUNK bytes and c = min(n, C):
- *   (m + 1)·T_memcpy(c) + F_bcast
- * The root's copy of chunk i into the staging area runs while the others
- * copy chunk i − 1 out, so m + 1 chunk copies follow one another; the
- * first waits for nothing, the first copy out for the root's flag
- * (F_bcast, every reader polls the one word). No system call, no page
- * pinned: neither α nor l. The readers copy out of the same lines at once
- * (reads: no contention term); in place or not, the message is copied
- * twice. */
-static void t_copy_in_out(acc *a, int p, int k)
+/* copy_in_out, with m = ⌈n/C⌉ chunks of C = KCAL_STAGING_CHUNK bytes and
+ * c = min(n, C). The root's copy of chunk i into the staging area runs
+ * while the others copy chunk i − 1 out, so the chunk copies follow one
+ * another; the first copy out waits for the root's flag (F_bcast, every
+ * reader polls the one word). No system call, no page pinned: neither α
+ * nor l; in place or not, the message is copied twice. `readers` is what
+ * one chunk's copies out cost, in chunk copies:
+ *   full:   (m + 1)·c·β + F_bcast  (readers 1; the full model's β carries
+ *           δ(p − 1) for the p − 1 readers copying at once, registry conc)
+ *   paper:  c·β + m·(p−1)·c·β + F_bcast  (= the full row at p = 2). The
+ *           paper measures no factor for copies running at once, and its
+ *           term for readers of one source (γ(c), the page lock) grows with
+ *           their number; so the p − 1 copies out of a chunk are charged one
+ *           after another, one source's bandwidth shared. Without it the
+ *           paper model put copy_in_out first at every size for p = 64 on
+ *           the KNL file. */
+static void copy_in_out(acc *a, int p, double readers)
 {
-    (void)k;
     uint64_t chunk = KCAL_STAGING_CHUNK;
     uint64_t m = a->n / chunk + (a->n % chunk != 0);
     uint64_t c = a->n < chunk ? a->n : chunk;
-    a->t.copy += (double)(m + 1) * (double)c * a->beta;
+    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta;
     add_flag(a, KCAL_SM_BCAST, p);
 }
 
-/* copy_in_out's paper row: the paper measures no factor for copies
- * running at once, and its term for readers of one source (γ(c), the
- * page lock) grows with their number; here the p − 1 copies out of each
- * chunk are charged one after another, as one source's bandwidth shared:
- *   c·β + m·(p−1)·c·β + F_bcast   (= the full row's at p = 2)
- * Without it the paper model put copy_in_out first at every size for
- * p = 64 on the KNL file, 63 readers copying out of one area at no cost
- * for sharing it. */
+static void t_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    copy_in_out(a, p, 1);
+}
+
 static void t_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
-    uint64_t chunk = KCAL_STAGING_CHUNK;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    uint64_t c = a->n < chunk ? a->n : chunk;
-    double readers = p > 2 ? p - 1 : 1;
-    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta;
-    add_flag(a, KCAL_SM_BCAST, p);
+    copy_in_out(a, p, p > 2 ? p - 1 : 1);
 }
 
 uint64_t kcal_model_split_chunk(uint64_t n)

@@ -409,6 +409,21 @@ static double ws_beta(double w) /* s/byte of a CMA copy at w */
     return w <= (1 << 20) ? 3e-11 : w <= (32 << 20) ? 1e-10 : 2e-10;
 }
 
+/* One repetition's working-set points (phase ws), memcpy and CMA, from
+ * 64 KiB to 256 MiB: what makes the full model the default for the fit. */
+static void add_ws_samples(kcal_raw *r, gsl_rng *rng, int k)
+{
+    for (double w = 65536; w <= 256.0 * (1 << 20); w *= 2) {
+        long wp = (long)(w / PAGE), chunk = wp / 2 < 256 ? wp / 2 : 256;
+        double bytes = chunk * PAGE;
+        kcal_raw_add(r, "ws", "memcpy", 1, wp, (long)bytes, k,
+                     bytes / ws_rate(w) * (1 + gsl_ran_gaussian(rng, 0.01)));
+        kcal_raw_add(r, "ws", "cma", 1, wp, (long)bytes, k,
+                     ALPHA + LOCK * chunk + bytes * ws_beta(w) +
+                         gsl_ran_gaussian(rng, SIG));
+    }
+}
+
 /* Concurrent copies of 64 pages, c = 1..3 copiers: δ(c) = 1 + k·(c − 1)
  * on the copy (T − α − l·N), 1 % noise per sample. */
 static void add_concurrent(kcal_raw *r, gsl_rng *rng, const char *pattern,
@@ -428,15 +443,7 @@ static void test_issue9(gsl_rng *rng)
     make_samples(&r, rng, 2);
     const double LOCK_W = 2 * LOCK, CH = 0.2, CC = 0.5;
     for (int k = 0; k < REPS; k++) {
-        for (double w = 65536; w <= 256.0 * (1 << 20); w *= 2) {
-            long wp = (long)(w / PAGE), chunk = wp / 2 < 256 ? wp / 2 : 256;
-            double bytes = chunk * PAGE;
-            kcal_raw_add(&r, "ws", "memcpy", 1, wp, (long)bytes, k,
-                         bytes / ws_rate(w) * (1 + gsl_ran_gaussian(rng, 0.01)));
-            kcal_raw_add(&r, "ws", "cma", 1, wp, (long)bytes, k,
-                         ALPHA + LOCK * chunk + bytes * ws_beta(w) +
-                             gsl_ran_gaussian(rng, SIG));
-        }
+        add_ws_samples(&r, rng, k);
         /* writes: the same start-up and β, pinning twice as slow */
         kcal_raw_add(&r, "startup_write", "-", 1, 1, 1, k,
                      ALPHA + LOCK_W + gsl_ran_gaussian(rng, SIG));
@@ -570,8 +577,9 @@ static void test_concurrent_own(gsl_rng *rng)
  * is the median of its phase at the smallest p; the MPI line is fitted
  * through the medians of mpi_<coll> over v = (p−1)·n; mpi_<coll>_below is
  * the smallest size from which libkcoll's choice (the default model's
- * with the fitted params: the paper model's, without working-set samples) beats the MPI library by more than 20 % at that size
- * and every larger one. Gather, worked by hand: MPI 1 µs + 0.1 ns/B;
+ * with the fitted params: the paper model's, without working-set samples)
+ * beats the MPI library by more than 20 % at that size and every larger
+ * one. Gather, worked by hand: MPI 1 µs + 0.1 ns/B;
  * parallel_write 2 µs + 0.05 ns/B; parallel_write_flags, the model's
  * choice here (its flags, sm_flag 50 ns against sync_step's 140 ns, cost
  * a third of parallel_write's T_sm), 1.2 µs + 0.05 ns/B (and
@@ -655,15 +663,7 @@ static void test_handoff_follows_default_model(gsl_rng *rng)
     kcal_raw r;
     make_samples(&r, rng, 2);
     for (int k = 0; k < REPS; k++) {
-        for (double w = 65536; w <= 256.0 * (1 << 20); w *= 2) {
-            long wp = (long)(w / PAGE), chunk = wp / 2 < 256 ? wp / 2 : 256;
-            double bytes = chunk * PAGE;
-            kcal_raw_add(&r, "ws", "memcpy", 1, wp, (long)bytes, k,
-                         bytes / ws_rate(w) * (1 + gsl_ran_gaussian(rng, 0.01)));
-            kcal_raw_add(&r, "ws", "cma", 1, wp, (long)bytes, k,
-                         ALPHA + LOCK * chunk + bytes * ws_beta(w) +
-                             gsl_ran_gaussian(rng, SIG));
-        }
+        add_ws_samples(&r, rng, k);
         kcal_raw_add(&r, "sm_flag", "mpi", 2, 0, 8, k,
                      5e-8 + gsl_ran_gaussian(rng, 1e-9));
     }

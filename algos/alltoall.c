@@ -23,7 +23,22 @@
  *     the blocks to send are copied aside first (p·n bytes), before the
  *     address is posted, and the own block is already in place.
  *     pairwise's paper row leaves out its own copy and its closing
- *     synchronisation (the code has both); the full row charges them. */
+ *     synchronisation (the code has both); the full row charges them.
+ *   copy_in_out (derived)  one formula for both models:
+ *                (2·(p−1)·m·c + n)·T_memcpy(1) + F_allgather,
+ *                in place p·n more (the copy aside),
+ *                c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
+ *     No system call (bcast.c's copy_in_out, every process a source of
+ *     p − 1 blocks): each rank's stream is its blocks for ranks r+1, r+2,
+ *     ..., r+p−1, chunk by chunk through its own staging area (staging.c).
+ *     In step g every rank copies chunk g of its stream in, then chunk g
+ *     of the stream of rank r − (g/m + 1), which is the one meant for it,
+ *     out: the pairs of pairwise, in lockstep. The progress word counts
+ *     half-steps (2g + 1 once chunk g is in, 2g + 2 once it copied its
+ *     chunk g out); slot g is free again for chunk g + SLOTS once the one
+ *     rank chunk g was for has copied it out. In place the blocks to send
+ *     are copied aside first (the ones for ranks after r would be
+ *     overwritten before they are sent); else the own block last. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +109,55 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
         if (r != me)
             status |= kcoll_flag_wait_done(c, r);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* copy_in_out's progress word in half-steps (step g: chunk g in, then the
+ * chunk g meant for this rank out). */
+#define HALF_IN(g) (2 * (g) + 1)
+#define HALF_OUT(g) (2 * (g) + 2)
+
+int kcoll_alltoall_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    KCOLL_TRY(kcoll_staging_get(c));
+    int p = c->size, me = c->rank;
+    size_t n = a->n;
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    uint64_t m = n / chunk + (n % chunk != 0), steps = m * (uint64_t)(p - 1);
+    if (HALF_OUT(steps) >= KCOLL_PROGRESS_DONE)
+        return MPI_ERR_COUNT;
+    char *out = a->recvbuf;
+    const char *src = a->sendbuf;
+    int in_place = src == MPI_IN_PLACE;
+    if (in_place) {
+        char *aside = kcoll_scratch(c, (size_t)p * n);
+        if (!aside)
+            return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
+        kcal_copy(aside, out, (size_t)p * n);
+        src = aside;
+    }
+    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
+    kcoll_staging_wait_free(c, last);
+    for (uint64_t g = 0; g < steps; g++) {
+        int v = (int)(g / m) + 1;
+        uint64_t i = g % m;
+        size_t len = kcoll_staging_chunk_len(n, i);
+        if (g >= slots) {
+            /* Chunk g − slots was for rank me + (its block's v). */
+            int was_for = (me + (int)((g - slots) / m) + 1) % p;
+            kcoll_flag_wait_progress(c, was_for, seq, HALF_OUT(g - slots));
+        }
+        int to = (me + v) % p, from = (me - v + p) % p;
+        kcal_copy(kcoll_staging_slot(c, me, g),
+                  src + (size_t)to * n + i * chunk, len);
+        kcoll_flag_progress(c, HALF_IN(g));
+        kcoll_flag_wait_progress(c, from, seq, HALF_IN(g));
+        kcal_copy(out + (size_t)from * n + i * chunk,
+                  kcoll_staging_slot(c, from, g), len);
+        kcoll_flag_progress(c, HALF_OUT(g));
+    }
+    if (!in_place)
+        kcal_copy(out + (size_t)me * n, src + (size_t)me * n, n);
+    kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+    return MPI_SUCCESS;
 }

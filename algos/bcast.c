@@ -39,7 +39,7 @@
  *   copy_in_out (derived)  (m + 1)·T_memcpy(c) + F_bcast,
  *                          c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
  *     No system call: the root copies the message chunk by chunk into a
- *     shared staging area (staging.c, KCAL_STAGING_SLOTS slots of C bytes)
+ *     staging area of its own (staging.c, KCAL_STAGING_SLOTS slots of C bytes)
  *     and the others copy each chunk out as soon as the root's progress
  *     flag says it is in, so the root's copy of chunk i runs while the
  *     others copy chunk i − 1: m + 1 chunk copies one after the other,
@@ -243,14 +243,6 @@ int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
-/* Bytes of chunk i of an n-byte message in staging chunks (the last may
- * be short). */
-static size_t chunk_len(size_t n, uint64_t i)
-{
-    size_t at = (size_t)i * KCAL_STAGING_CHUNK;
-    return n - at < KCAL_STAGING_CHUNK ? n - at : KCAL_STAGING_CHUNK;
-}
-
 int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     KCOLL_TRY(kcoll_flags_get(c));
@@ -260,30 +252,24 @@ int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
     uint64_t m = a->n / chunk + (a->n % chunk != 0);
     if (m >= KCOLL_PROGRESS_DONE)
         return MPI_ERR_COUNT; /* 256 GiB: the counter's 24 bits */
-    uint64_t seq = c->seq, last = c->staging_seq;
-    c->staging_seq = seq;
+    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
     char *buf = a->recvbuf;
     if (me == root) {
-        /* The last call through the area is over everywhere before a slot
-         * is reused (the same on every process: all run the same
-         * algorithms in the same order). */
-        for (int r = 0; r < p && last; r++)
-            if (r != me)
-                kcoll_flag_wait_progress(c, r, last, KCOLL_PROGRESS_DONE);
+        kcoll_staging_wait_free(c, last);
         for (uint64_t i = 0; i < m; i++) {
             if (i >= slots)
                 for (int r = 0; r < p; r++)
                     if (r != me)
                         kcoll_flag_wait_progress(c, r, seq, i - slots + 1);
-            kcal_copy(c->staging + (i % slots) * chunk, buf + i * chunk,
-                      chunk_len(a->n, i));
+            kcal_copy(kcoll_staging_slot(c, root, i), buf + i * chunk,
+                      kcoll_staging_chunk_len(a->n, i));
             kcoll_flag_progress(c, i + 1);
         }
     } else {
         for (uint64_t i = 0; i < m; i++) {
             kcoll_flag_wait_progress(c, root, seq, i + 1);
-            kcal_copy(buf + i * chunk, c->staging + (i % slots) * chunk,
-                      chunk_len(a->n, i));
+            kcal_copy(buf + i * chunk, kcoll_staging_slot(c, root, i),
+                      kcoll_staging_chunk_len(a->n, i));
             kcoll_flag_progress(c, i + 1);
         }
     }

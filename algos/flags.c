@@ -39,9 +39,10 @@ struct kcoll_flag_slot {
     _Atomic uint64_t post;
     _Atomic uint64_t done;
     uint64_t addr[2];
-    /* copy_in_out (bcast.c): seq << 24 | chunks this process has copied
-     * in (the root) or out (the others) of the staging area, in the call
-     * with sequence number seq; KCOLL_PROGRESS_DONE when its part is done. */
+    /* copy_in_out (bcast.c, scatter.c, gather.c): seq << 24 | chunks
+     * this process has copied into its staging area or out of another's,
+     * in the call with sequence number seq; KCOLL_PROGRESS_DONE when its
+     * part is done. */
     _Atomic uint64_t progress;
     char pad[64 - 5 * sizeof(uint64_t)];
     /* The second line: the chunk counter of the owner's block (the *_split

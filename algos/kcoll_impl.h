@@ -88,7 +88,8 @@ typedef struct kcoll_comm {
                              * algorithm needs them */
     MPI_Win flag_win;
     int flag_yield;  /* more processes than cores: yield while waiting */
-    char *staging;   /* copy_in_out's shared area (staging.c), or NULL */
+    char **staging;  /* copy_in_out's shared areas by owner rank
+                      * (staging.c), or NULL */
     MPI_Win staging_win;
     uint64_t staging_seq; /* seq of the last call that used it, 0: none */
     /* The model's choices on this communicator, as Open MPI's coll/tuned
@@ -173,7 +174,7 @@ uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
 void kcoll_flag_done(kcoll_comm *c, int failed);
 int kcoll_flag_wait_done(kcoll_comm *c, int r);
 uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);
-/* Progress through a pipeline of chunks (copy_in_out, bcast.c):
+/* Progress through a pipeline of chunks (the copy_in_out algorithms):
  *   kcoll_flag_progress       this process has finished `count` chunks of
  *                             the current call (c->seq), or
  *                             KCOLL_PROGRESS_DONE: its part is over;
@@ -184,12 +185,27 @@ uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);
 void kcoll_flag_progress(kcoll_comm *c, uint64_t count);
 void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
                               uint64_t count);
-/* The staging area of copy_in_out (staging.c): KCAL_STAGING_SLOTS slots of
+/* The staging areas of copy_in_out (staging.c): one per process, which
+ * only its owner copies into, KCAL_STAGING_SLOTS slots of
  * KCAL_STAGING_CHUNK bytes in an MPI-3 shared window every process of the
- * communicator maps, made on the first call that needs it (collective over
- * c->comm, like the flags) and freed with the communicator's state. */
+ * communicator maps, made on the first call that needs them (collective
+ * over c->comm, like the flags) and freed with the communicator's state.
+ * A call through them:
+ *   kcoll_staging_begin      every process, first: records this call and
+ *                            returns the last one through the areas (0:
+ *                            none);
+ *   kcoll_staging_wait_free  a process about to copy into its own area:
+ *                            wait until every process's part of that last
+ *                            call is over (its progress word's DONE);
+ *   kcoll_staging_slot       where chunk i of owner's stream goes;
+ *   kcoll_staging_chunk_len  bytes of chunk i of an n-byte block (the last
+ *                            may be short). */
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
+uint64_t kcoll_staging_begin(kcoll_comm *c);
+void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last);
+char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i);
+size_t kcoll_staging_chunk_len(size_t n, uint64_t i);
 
 static inline uint64_t kcoll_addr(const void *p)
 {

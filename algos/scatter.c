@@ -43,7 +43,22 @@
  *     root's 256 pages one by one (__get_user_pages, follow_page_pte) and
  *     only 6 µs the copy; the root, done with its 5 µs memcpy, waited out
  *     the rest. A write pins the pages of the process written to, so the
- *     root's share costs the reader nothing. */
+ *     root's share costs the reader nothing.
+ *   copy_in_out (derived)  one formula for both models:
+ *                     ((p−1)·m·c + max(n_own, c))·T_memcpy(1) + F_bcast,
+ *                     c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB,
+ *                     n_own = n (0 in place)
+ *     bcast's copy_in_out (bcast.c) with a block per reader: no system
+ *     call; the root copies the others' blocks, rank after rank, chunk by
+ *     chunk into its staging area (staging.c), one stream of (p−1)·m
+ *     chunks through its slots; each rank copies its m chunks out as the
+ *     root's progress word passes them and counts them in its own, which
+ *     says when the root may reuse a slot (chunk g − SLOTS belongs to one
+ *     rank). The root copies its own block last, while the last rank
+ *     copies its last chunk out, and returns without waiting: the next
+ *     call through the areas waits for this one instead. Worth it where a
+ *     CMA call's start-up and page pinning cost more than a second copy
+ *     through the cache (the model finds where). */
 #include <string.h>
 
 #include "kcoll_impl.h"
@@ -180,4 +195,51 @@ int kcoll_scatter_parallel_read_split(kcoll_comm *c, const kcoll_args *a)
     for (int v = 1; v < c->size; v++)
         kcoll_flag_wait_done(c, (a->root + v) % c->size);
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS; /* the readers report theirs */
+}
+
+int kcoll_scatter_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    KCOLL_TRY(kcoll_staging_get(c));
+    int p = c->size, root = a->root;
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    /* The root's counter runs over every block's chunks. */
+    if (m * (uint64_t)(p - 1) >= KCOLL_PROGRESS_DONE)
+        return MPI_ERR_COUNT;
+    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
+    if (c->rank != root) {
+        /* This block is chunks (v−1)·m .. v·m − 1 of the root's stream. */
+        uint64_t first = (uint64_t)((c->rank - root + p) % p - 1) * m;
+        char *dst = a->recvbuf;
+        for (uint64_t i = 0; i < m; i++) {
+            kcoll_flag_wait_progress(c, root, seq, first + i + 1);
+            kcal_copy(dst + i * chunk, kcoll_staging_slot(c, root, first + i),
+                      kcoll_staging_chunk_len(a->n, i));
+            kcoll_flag_progress(c, i + 1);
+        }
+        kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+        return MPI_SUCCESS;
+    }
+    kcoll_staging_wait_free(c, last);
+    uint64_t g = 0; /* chunks of the stream copied in */
+    for (int v = 1; v < p; v++) {
+        const char *blk = (const char *)a->sendbuf +
+                          (size_t)((root + v) % p) * a->n;
+        for (uint64_t i = 0; i < m; i++, g++) {
+            if (g >= slots) {
+                /* Slot g's last chunk, g − slots, is its owner's. */
+                uint64_t old = g - slots;
+                int owner = (root + 1 + (int)(old / m)) % p;
+                kcoll_flag_wait_progress(c, owner, seq, old % m + 1);
+            }
+            kcal_copy(kcoll_staging_slot(c, root, g), blk + i * chunk,
+                      kcoll_staging_chunk_len(a->n, i));
+            kcoll_flag_progress(c, g + 1);
+        }
+    }
+    /* The last reader copies out the last chunk meanwhile. */
+    copy_own(a);
+    kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+    return MPI_SUCCESS;
 }

@@ -1,4 +1,5 @@
-/* staging: the shared-memory area copy_in_out (bcast.c) copies through.
+/* staging: the shared-memory areas the copy_in_out algorithms (bcast.c,
+ * scatter.c, gather.c) copy through.
  *
  * Why a copy through shared memory at all: below a few tens of KiB a CMA
  * call's start-up (α, a system call that looks up the other process and
@@ -9,10 +10,14 @@
  * coll/xhc) copies in and out of a shared buffer below its CMA/XPMEM
  * threshold, in pipelined chunks.
  *
- * The area lives in an MPI-3 shared window allocated by rank 0 of the
- * communicator's private duplicate, as the flags' slots: on one node every
- * process maps it. KCAL_STAGING_SLOTS × KCAL_STAGING_CHUNK bytes (model.h,
- * which the model's row uses too). */
+ * Every process owns one area, which only it copies into: the root's for
+ * bcast and scatter, each source's own for gather (the sources fill theirs
+ * at once while the root drains them one after another). The areas are
+ * the segments of one MPI-3 shared window on the communicator's private
+ * duplicate, as the flags' slots: on one node every process maps all of
+ * them. KCAL_STAGING_SLOTS × KCAL_STAGING_CHUNK bytes each (model.h, which
+ * the model's rows use too). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kcoll_impl.h"
@@ -21,23 +26,32 @@ int kcoll_staging_get(kcoll_comm *c)
 {
     if (c->staging)
         return MPI_SUCCESS;
-    MPI_Aint size = c->rank == 0 ? (MPI_Aint)KCAL_STAGING_SLOTS *
-                                       (MPI_Aint)KCAL_STAGING_CHUNK
-                                 : 0;
+    MPI_Aint size = (MPI_Aint)KCAL_STAGING_SLOTS * (MPI_Aint)KCAL_STAGING_CHUNK;
+    char **area = calloc((size_t)c->size, sizeof *area);
+    if (!area)
+        return MPI_ERR_NO_MEM; /* the same on every process: no window yet */
     void *mine = NULL;
-    KCOLL_TRY(MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->comm, &mine,
-                                      &c->staging_win));
-    MPI_Aint got = 0;
-    int disp = 0;
-    void *base = NULL;
-    int rc = MPI_Win_shared_query(c->staging_win, 0, &got, &disp, &base);
-    if (rc == MPI_SUCCESS && got < size)
-        rc = MPI_ERR_NO_MEM;
+    int rc = MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->comm, &mine,
+                                     &c->staging_win);
     if (rc != MPI_SUCCESS) {
-        MPI_Win_free(&c->staging_win);
+        free(area);
         return rc;
     }
-    c->staging = base;
+    for (int r = 0; r < c->size && rc == MPI_SUCCESS; r++) {
+        MPI_Aint got = 0;
+        int disp = 0;
+        void *base = NULL;
+        rc = MPI_Win_shared_query(c->staging_win, r, &got, &disp, &base);
+        if (rc == MPI_SUCCESS && got < size)
+            rc = MPI_ERR_NO_MEM;
+        area[r] = base;
+    }
+    if (rc != MPI_SUCCESS) {
+        MPI_Win_free(&c->staging_win);
+        free(area);
+        return rc;
+    }
+    c->staging = area;
     c->staging_seq = 0;
     return MPI_SUCCESS;
 }
@@ -46,5 +60,36 @@ void kcoll_staging_free(kcoll_comm *c, int finalizing)
 {
     if (c->staging && !finalizing)
         MPI_Win_free(&c->staging_win);
+    free(c->staging);
     c->staging = NULL;
+}
+
+uint64_t kcoll_staging_begin(kcoll_comm *c)
+{
+    uint64_t last = c->staging_seq;
+    c->staging_seq = c->seq;
+    return last;
+}
+
+void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last)
+{
+    /* Which processes read this process's area in the last call through
+     * the areas depends on that call's collective and root, so wait for
+     * all: each flags DONE at the end of its part of a call (all run the
+     * same algorithms in the same order), and its parts of earlier calls
+     * ended before. */
+    for (int r = 0; r < c->size && last; r++)
+        if (r != c->rank)
+            kcoll_flag_wait_progress(c, r, last, KCOLL_PROGRESS_DONE);
+}
+
+size_t kcoll_staging_chunk_len(size_t n, uint64_t i)
+{
+    size_t at = (size_t)i * KCAL_STAGING_CHUNK;
+    return n - at < KCAL_STAGING_CHUNK ? n - at : KCAL_STAGING_CHUNK;
+}
+
+char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i)
+{
+    return c->staging[owner] + (i % KCAL_STAGING_SLOTS) * KCAL_STAGING_CHUNK;
 }

@@ -706,6 +706,69 @@ static void t_copy_in_out_paper(acc *a, int p, int k)
     copy_in_out(a, p, p > 2 ? p - 1 : 1);
 }
 
+/* scatter and gather copy_in_out (one formula for both models), with m
+ * and c as above: the root copies every other block's m chunks, into its
+ * staging area (scatter) or out of each source's (gather), one after
+ * another, while the one process whose block it is copies the other end
+ * of the pipeline; the root's own block is copied before (gather: while
+ * the sources copy their first chunks in) or after (scatter: while the
+ * last reader copies its last chunk out), whichever end is longer counts:
+ *   ((p − 1)·m·c + max(n_own, c))·β + F_op,  n_own = 0 in place, else n
+ * with F_bcast (scatter: the readers wait for the root's word) or
+ * F_gather (gather: the root waits for each source's). */
+static void staged_root(acc *a, int p, kcal_sm_op op)
+{
+    uint64_t chunk = KCAL_STAGING_CHUNK;
+    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    uint64_t c = a->n < chunk ? a->n : chunk;
+    uint64_t own = a->in_place ? 0 : a->n;
+    double ends = (double)(own > c ? own : c);
+    a->t.copy += ((double)(p - 1) * (double)m * (double)c + ends) * a->beta;
+    add_flag(a, op, p);
+}
+
+static void t_scatter_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    staged_root(a, p, KCAL_SM_BCAST);
+}
+
+static void t_gather_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    staged_root(a, p, KCAL_SM_GATHER);
+}
+
+/* allgather copy_in_out, with m and c as above: every process copies m
+ * chunks of its block in and the p − 1 others' m chunks out, round after
+ * round, all processes at once (the full model's β carries δ(p)), and its
+ * own block unless in place:  (p·m·c + n_own)·β + F_allgather. */
+static void t_allgather_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    uint64_t chunk = KCAL_STAGING_CHUNK;
+    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    uint64_t c = a->n < chunk ? a->n : chunk;
+    double own = a->in_place ? 0 : (double)a->n;
+    a->t.copy += ((double)p * (double)m * (double)c + own) * a->beta;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+}
+
+/* alltoall copy_in_out: every process copies its p − 1 outgoing blocks in
+ * and p − 1 incoming ones out, chunk by chunk, and its own block; in place
+ * the p blocks aside first instead of the own block:
+ *   (2·(p−1)·m·c + n)·β + F_allgather,  in place (2·(p−1)·m·c + p·n)·β. */
+static void t_alltoall_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    uint64_t chunk = KCAL_STAGING_CHUNK;
+    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    uint64_t c = a->n < chunk ? a->n : chunk;
+    double local = (a->in_place ? (double)p : 1.0) * (double)a->n;
+    a->t.copy += (2.0 * (p - 1) * (double)m * (double)c + local) * a->beta;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+}
+
 uint64_t kcal_model_split_chunk(uint64_t n)
 {
     const uint64_t page = 4096;

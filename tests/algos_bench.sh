@@ -47,7 +47,7 @@ if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 
   [ "$header" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s" ] ||
     { echo "FAIL: csv header: $header"; fail=1; }
   rows=$(tail -n +2 "$tmp/csv" | wc -l)
-  [ "$rows" -eq 16 ] || { echo "FAIL: $rows rows, want 16 (2 sizes x (mpi, 5 algorithms, auto, limit))"; cat "$tmp/csv"; fail=1; }
+  [ "$rows" -eq 18 ] || { echo "FAIL: $rows rows, want 18 (2 sizes x (mpi, 6 algorithms, auto, limit))"; cat "$tmp/csv"; fail=1; }
   for size in 4096 65549; do
     for ref in auto limit; do
       [ "$(grep -c "^scatter,3,$size,$ref,," "$tmp/csv")" -eq 1 ] ||
@@ -58,7 +58,7 @@ if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 
   awk -F, 'NR > 1 && $4 == "limit" && !($6 > 0 && $6 < 1) {bad=1} END {exit bad}' "$tmp/csv" ||
     { echo "FAIL: a limit is not a positive time below 1 s"; cat "$tmp/csv"; fail=1; }
   [ "$(awk -F, 'NR > 1 && $3 == 4096 {a = a $4 " "} END {print a}' "$tmp/csv")" = \
-    "mpi parallel_read sequential_write throttled_read parallel_read_flags parallel_read_split auto limit " ] ||
+    "mpi parallel_read sequential_write throttled_read parallel_read_flags parallel_read_split copy_in_out auto limit " ] ||
     { echo "FAIL: row order at 4K"; cat "$tmp/csv"; fail=1; }
   grep -q '^scatter,3,65549,throttled_read,2,' "$tmp/csv" || { echo "FAIL: no throttled_read k=2 row"; fail=1; }
   grep -q '^scatter,3,4096,mpi,,' "$tmp/csv" || { echo "FAIL: no mpi row"; fail=1; }
@@ -141,8 +141,8 @@ fi
 
 # The MPI program runs directly under a launcher.
 if "$mpi_launcher" -np 2 "$mpi_build/kcal-bench-mpi" --coll alltoall --sizes 1K --iterations 2 --quiet >"$tmp/out" 2>"$tmp/err"; then
-  # mpi, pairwise, pairwise_flags, auto, limit
-  [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 5 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
+  # mpi, pairwise, pairwise_flags, copy_in_out, auto, limit
+  [ "$(grep -c '^alltoall,2,1024,' "$tmp/out")" -eq 6 ] || { echo "FAIL: direct run output:"; cat "$tmp/out"; fail=1; }
 else
   echo "FAIL: direct run failed"; cat "$tmp/err"; fail=1
 fi

@@ -79,8 +79,8 @@ bad "size 1G is inf: its copy (beta) term overflows" \
 [ $? -eq 0 ] && ok || no "csv run"
 [ "$(head -n 1 "$tmp/csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "csv header"
 # 14 sizes x (parallel_read + sequential_write + 62 throttle factors
-# + the derived parallel_read_flags and parallel_read_split)
-[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 66)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
+# + the derived parallel_read_flags, parallel_read_split and copy_in_out)
+[ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((14 * 67)) ] && ok || no "csv rows: $(wc -l <"$tmp/csv")"
 awk -F, 'NR > 1 && $4 == "throttled_read" && ($5 < 2 || $5 > 63) { bad = 1 }
          NR > 1 && $4 != "throttled_read" && $5 != "" { bad = 1 }
          NR > 1 && $7 == 1 { ones[$3]++ } END { exit bad || length(ones) != 14 }' "$tmp/csv" && ok || no "csv k column / one rank 1 per size"
@@ -90,12 +90,12 @@ awk -F, '$3 == 1048576 && $7 == 1 { print $4, $5 }' "$tmp/csv" | grep -Eq '^thro
 
 "$KCAL" predict --coll allgather --p 6 --size 1M --format json >"$tmp/json" 2>/dev/null
 if ! command -v python3 >/dev/null; then
-  [ "$(grep -c '"algorithm"' "$tmp/json")" -eq 6 ] && ok || no "json records (grep)"
+  [ "$(grep -c '"algorithm"' "$tmp/json")" -eq 7 ] && ok || no "json records (grep)"
 else python3 -c "
 import json,sys
 r=json.load(open('$tmp/json'))
-assert len(r)==6, r
-assert {x['algorithm'] for x in r}=={'ring_neighbor','ring_source_read','ring_source_write','recursive_doubling','bruck','ring_source_read_flags'}
+assert len(r)==7, r
+assert {x['algorithm'] for x in r}=={'ring_neighbor','ring_source_read','ring_source_write','recursive_doubling','bruck','ring_source_read_flags','copy_in_out'}
 assert all(set(x)=={'collective','p','size_bytes','algorithm','k','predicted_s','rank'} for x in r)
 assert [x['k'] for x in r if x['algorithm']=='ring_neighbor']==[1]
 " && ok || no "json records"
@@ -114,7 +114,7 @@ grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'f
 "$KCAL" predict --model full --coll scatter --p 64 --sizes 1K:8M --format csv >"$tmp/fcsv" 2>"$tmp/ferr"
 [ $? -eq 0 ] && ok || no "--model full csv run: $(cat "$tmp/ferr")"
 [ "$(head -n 1 "$tmp/fcsv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "full csv header"
-[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 66)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
+[ "$(tail -n +2 "$tmp/fcsv" | wc -l)" -eq $((14 * 67)) ] && ok || no "full csv rows: $(wc -l <"$tmp/fcsv")"
 grep -q "warning: model full: no beta_hot and no l3_cache" "$tmp/ferr" && grep -q "warning: model full: no sync_step" "$tmp/ferr" && ok || no "full fallback notes: $(cat "$tmp/ferr")"
 # pairwise is the paper's row plus its own block's local copy (issue 9:
 # alltoall.c copies it): without the full keys exactly n*beta more (the
@@ -167,13 +167,13 @@ bad "--ppn: '0'" predict --coll gather --p 512 --ppn 0 --params "$tmp/net.params
 "$KCAL" predict --coll gather --p 512 --ppn 64 --sizes 64K,1M --format csv --params "$tmp/net.params" >"$tmp/ppn" 2>"$tmp/err"
 [ $? -eq 0 ] && ok || no "--ppn csv run: $(cat "$tmp/err")"
 [ "$(head -n 1 "$tmp/ppn")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ] && ok || no "--ppn csv header"
-# Per size: the five gather algorithms as node steps (throttled_write with
-# k = 2..63) and mpi_flat: 4 + 62 + 1 rows, one rank 1, p = 512.
+# Per size: the six gather algorithms as node steps (throttled_write with
+# k = 2..63) and mpi_flat: 5 + 62 + 1 rows, one rank 1, p = 512.
 awk -F, 'NR > 1 { rows[$3]++; if ($2 != 512) bad = 1
            if ($4 == "mpi_flat") flat[$3]++; else if ($4 !~ /^two_level:/) bad = 1
            if ($4 == "two_level:throttled_write" && ($5 < 2 || $5 > 63)) bad = 1
            if ($7 == 1) ones[$3]++ }
-         END { for (s in rows) if (rows[s] != 67 || flat[s] != 1 || ones[s] != 1) bad = 1
+         END { for (s in rows) if (rows[s] != 68 || flat[s] != 1 || ones[s] != 1) bad = 1
                exit bad || length(rows) != 2 }' "$tmp/ppn" && ok || no "--ppn csv rows: $(cat "$tmp/ppn" | head -5)"
 # The embedded KNL gather at p = 64 picks throttled_write; across 8 nodes
 # the network part is the same for every node step, so it stays first.
@@ -183,7 +183,7 @@ grep -q 'p = 512 on 8 nodes of 64' "$tmp/ptab" && grep -q '^network: net_alpha 2
   grep -q 'node_start.*node_copy.*node_lock.*node_sync.*net_alpha.*net_beta' "$tmp/ptab" &&
   grep -q 'mpi_flat' "$tmp/ptab" && grep -q '<- best' "$tmp/ptab" && ok || no "--ppn table: $(cat "$tmp/ptab")"
 "$KCAL" predict --coll alltoall --p 8 --ppn 4 --size 1M --format json --params "$tmp/net.params" 2>/dev/null |
-  grep -c '"ppn": 4' | grep -qx 3 && ok || no "--ppn json: pairwise, pairwise_flags, mpi_flat"
+  grep -c '"ppn": 4' | grep -qx 4 && ok || no "--ppn json: pairwise, pairwise_flags, copy_in_out, mpi_flat"
 # Without --ppn the output is what it was: no two-level rows.
 "$KCAL" predict --coll gather --p 64 --size 1M --format csv --params "$tmp/net.params" 2>/dev/null | grep -q 'two_level\|mpi_flat' &&
   no "two-level rows without --ppn" || ok

@@ -616,6 +616,8 @@ static void test_handoff_fit(gsl_rng *rng)
                          1.2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
             kcal_raw_add(&r, "kcoll_gather", "parallel_write_split", 2, 0, sizes[i], k,
                          1.2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
+            kcal_raw_add(&r, "kcoll_gather", "copy_in_out", 2, 0, sizes[i], k,
+                         1.2e-6 + 0.5e-10 * n + gsl_ran_gaussian(rng, 1e-9));
             kcal_raw_add(&r, "mpi_scatter", "mpi", 2, 0, sizes[i], k,
                          5e-7 + 2e-10 * n + gsl_ran_gaussian(rng, 1e-9));
             double m = 1e-6 + 1e-10 * n;

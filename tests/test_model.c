@@ -166,6 +166,35 @@ static void test_derived_rows(void)
     CHECK_NEAR(full_t(&p, KCAL_COLL_BCAST, "copy_in_out", 4, 40000, 0, NULL), 69.536e-6, rel);
     CHECK_NEAR(t(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 1, 1000, 0), 1e-6, rel);
 
+    /* scatter and gather copy_in_out, one row in both models: the root's
+     * (p − 1)·m chunk copies plus the longer of its own block and one
+     * chunk (the other end of the pipeline), + F_bcast or F_gather.
+     * p=2 n=40000: m = 3, 3·16.384 + 40 µs + 3 µs; in place the last
+     * chunk, 16.384, instead of the own block. p=4 n=1000: 3·1 + 1 µs +
+     * T_sm(4) 4 µs. gather p=3 n=20000: m = 2, 2·2·16.384 + 20 µs + sm3.
+     * p = 1: the local copy. */
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 40000, 0), 92.152e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_SCATTER, "copy_in_out", 2, 40000, 0, NULL), 92.152e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 40000, 1), 68.536e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 4, 1000, 0), 8e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 4, 1000, 0), 8e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 20000, 0), 85.536e-6 + sm3, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_GATHER, "copy_in_out", 3, 20000, 0, NULL), 85.536e-6 + sm3, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 1, 1000, 0), 1e-6, rel);
+    /* allgather copy_in_out: p·m chunk copies (m in, (p−1)·m out) + the
+     * own block + F_allgather. p=2 n=40000: 2·3·16.384 + 40 + 3 µs; in
+     * place 98.304 + 3; p=4 n=1000: 4·1 + 1 + T_sm(4) 4 µs. alltoall:
+     * 2·(p−1)·m chunk copies + the own block, in place the p blocks aside
+     * instead: p=2 n=40000 2·3·16.384 + 40 + 3 and 98.304 + 80 + 3 µs;
+     * p=3 n=1000: 2·2·1 + 1 µs + sm3. */
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 2, 40000, 0), 141.304e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 2, 40000, 0, NULL), 141.304e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 2, 40000, 1), 101.304e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 4, 1000, 0), 9e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 2, 40000, 0), 141.304e-6, rel);
+    CHECK_NEAR(t(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 2, 40000, 1), 181.304e-6, rel);
+    CHECK_NEAR(full_t(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 3, 1000, 0, NULL), 5e-6 + sm3, rel);
+
     /* The chunks of the *_split rows: √(n·16 KiB) in pages, >= 32 KiB;
      * halves where that makes fewer than 6 chunks (below 576 KiB). */
     CHECK(kcal_model_split_chunk(0) == 32768);
@@ -270,17 +299,21 @@ static void test_mpi_row(void)
     /* gather p=2: below the crossover mpi comes first, ranked 1, and is
      * the choice whatever the predictions say: at n=1000 the line (7 µs)
      * beats parallel_write (3 + 2 + 0.34 + 3 = 8.34 µs, tied with
-     * parallel_write_flags without sm_flag, and first of the two), at
-     * n=3000 it does not (11 against 10.34 µs), but the MPI library was
-     * measured faster there. The algorithms keep their own ranks. */
+     * parallel_write_flags without sm_flag, and first of the two) but not
+     * copy_in_out (2 + 3 = 5 µs), at n=3000 neither (11 against 10.34 and
+     * 9 µs), but the MPI library was measured faster there. The
+     * algorithms keep their own ranks. */
     kcal_prediction *pr;
     long n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 1000, 0, 0, &pr);
-    CHECK(n == 5); /* mpi, the four rows valid at p = 2 (no throttled_write) */
-    CHECK(n > 2 && pr[0].alg == m && pr[0].rank == 1 && pr[1].rank == 1 && pr[2].rank == 1);
+    CHECK(n == 6); /* mpi, the five rows valid at p = 2 (no throttled_write) */
+    CHECK(n > 3 && pr[0].alg == m && pr[0].rank == 1 && pr[1].rank == 1 && pr[2].rank == 2 &&
+          pr[3].rank == 2);
     CHECK_NEAR(pr[0].seconds, 7e-6, rel);
-    CHECK_STR(pr[1].alg->id, "parallel_write");
-    CHECK_STR(pr[2].alg->id, "parallel_write_flags");
-    CHECK_NEAR(pr[1].seconds, 8.34e-6, rel);
+    CHECK_STR(pr[1].alg->id, "copy_in_out");
+    CHECK_STR(pr[2].alg->id, "parallel_write");
+    CHECK_STR(pr[3].alg->id, "parallel_write_flags");
+    CHECK_NEAR(pr[1].seconds, 5e-6, rel);
+    CHECK_NEAR(pr[2].seconds, 8.34e-6, rel);
     CHECK_NEAR(pr[0].terms.startup + pr[0].terms.copy, 7e-6, rel);
     free(pr);
     kcal_choice ch;
@@ -292,10 +325,11 @@ static void test_mpi_row(void)
     CHECK_NEAR(ch.seconds, 11e-6, rel);
     /* From the crossover on: no row, the model's algorithm. */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 4096, 0, 0, &pr);
-    CHECK(n == 4);
+    CHECK(n == 5);
     free(pr);
+    /* copy_in_out 2·4.096 + 3 = 11.192 µs, parallel_write 11.196 */
     CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 4096, 0, NULL, &ch) == 0);
-    CHECK_STR(ch.alg->id, "parallel_write");
+    CHECK_STR(ch.alg->id, "copy_in_out");
     /* only_alg (a throttled id without k) never chooses it. */
     const kcal_algorithm *pw = kcal_model_find_algorithm(KCAL_COLL_GATHER, "parallel_write");
     CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_GATHER, 2, 1000, 0, pw, &ch) == 0 &&
@@ -325,7 +359,7 @@ static void test_ranking(void)
     /* scatter at p = 64: 2 plain algorithms + throttle factors 2..63 + the
      * derived parallel_read_flags */
     long n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 0, &pr);
-    CHECK(n == 66); /* 4 rows + 62 throttle factors */
+    CHECK(n == 67); /* 5 rows + 62 throttle factors */
     for (long i = 1; i < n; i++) {
         CHECK(pr[i].seconds >= pr[i - 1].seconds);
         CHECK(pr[i].rank >= pr[i - 1].rank);
@@ -336,11 +370,11 @@ static void test_ranking(void)
     free(pr);
     /* --k restricts the throttled family to one k */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 64, 1 << 20, 0, 4, &pr);
-    CHECK(n == 5);
+    CHECK(n == 6);
     free(pr);
     /* the three ring algorithms tie in the paper model and share a rank */
     n = kcal_model_rank(KCAL_MODEL_PAPER, &p, KCAL_COLL_ALLGATHER, 8, 1 << 20, 0, 0, &pr);
-    CHECK(n == 6);
+    CHECK(n == 7);
     int ring_rank = -1, rings = 0;
     for (long i = 0; i < n; i++)
         if (!strncmp(pr[i].alg->id, "ring_", 5) &&
@@ -403,14 +437,15 @@ static void test_registry(void)
      * algorithms"). */
     static const char *const want[KCAL_COLL_COUNT][7] = {
         [KCAL_COLL_SCATTER] = {"parallel_read", "sequential_write", "throttled_read",
-                               "parallel_read_flags", "parallel_read_split"},
+                               "parallel_read_flags", "parallel_read_split", "copy_in_out"},
         [KCAL_COLL_GATHER] = {"parallel_write", "sequential_read", "throttled_write",
-                              "parallel_write_flags", "parallel_write_split"},
+                              "parallel_write_flags", "parallel_write_split", "copy_in_out"},
         [KCAL_COLL_BCAST] = {"direct_read", "direct_write", "knomial", "scatter_allgather",
                              "direct_split", "copy_in_out"},
         [KCAL_COLL_ALLGATHER] = {"ring_neighbor", "ring_source_read", "ring_source_write",
-                                 "recursive_doubling", "bruck", "ring_source_read_flags"},
-        [KCAL_COLL_ALLTOALL] = {"pairwise", "pairwise_flags"},
+                                 "recursive_doubling", "bruck", "ring_source_read_flags",
+                                 "copy_in_out"},
+        [KCAL_COLL_ALLTOALL] = {"pairwise", "pairwise_flags", "copy_in_out"},
     };
     size_t total = 0;
     int next_index = 0;
@@ -435,7 +470,7 @@ static void test_registry(void)
         total += n;
     }
     /* Every row belongs to exactly one collective's slice. */
-    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 24);
+    CHECK(total == KCAL_ALG_COUNT && KCAL_ALG_COUNT == 28);
     CHECK(KCAL_ALG_BCAST_knomial ==
           kcal_model_find_algorithm(KCAL_COLL_BCAST, "knomial")->index);
     size_t n;
@@ -533,9 +568,16 @@ static void test_shape(void)
     CHECK_SHAPE(KCAL_COLL_GATHER, "parallel_write_split", 8, 0, 1, 8, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "direct_split", 8, 0, 1, 7, 0);
     CHECK_SHAPE(KCAL_COLL_BCAST, "copy_in_out", 8, 0, 1, 7, 0);
+    /* scatter and gather copy_in_out: the root and one other copy at once */
+    CHECK_SHAPE(KCAL_COLL_SCATTER, "copy_in_out", 8, 0, 1, 1, 0);
+    CHECK_SHAPE(KCAL_COLL_GATHER, "copy_in_out", 8, 0, 1, 1, 0);
     CHECK_SHAPE(KCAL_COLL_ALLGATHER, "ring_source_read_flags", 8, 0, 7, 8, 0);
     CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise_flags", 8, 0, 7, 8, 0);
     CHECK_SHAPE(KCAL_COLL_ALLTOALL, "pairwise_flags", 1, 0, 1, 1, 0);
+    /* allgather and alltoall copy_in_out: one pipeline, every process
+     * copying at once */
+    CHECK_SHAPE(KCAL_COLL_ALLGATHER, "copy_in_out", 8, 0, 1, 8, 0);
+    CHECK_SHAPE(KCAL_COLL_ALLTOALL, "copy_in_out", 8, 0, 1, 8, 0);
     /* A throttle factor not known (k = 0): one copy at a time, ⌈p/1⌉ steps
      * for throttled_*, 1 for knomial (log_1 is undefined). */
     CHECK_SHAPE(KCAL_COLL_SCATTER, "throttled_read", 8, 0, 8, 1, 0);
@@ -685,9 +727,12 @@ static void test_nonfinite(void)
                                     &bad) == 1);
     CHECK(bad.alg == par && bad.k == 0 && isnan(bad.seconds) && isnan(bad.terms.lock) &&
           isfinite(bad.terms.copy));
-    /* Only sequential_write (γ(1) = 1) stays finite: it is chosen. */
+    /* Only sequential_write (γ(1) = 1) and copy_in_out (no lock term)
+     * stay finite: copy_in_out, the faster (3·1.024 + 1.024 + 4 µs), is
+     * chosen. */
     CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 4, 1024, 0, NULL, &ch) == 0);
-    CHECK(ch.alg && !strcmp(ch.alg->id, "sequential_write") && isfinite(ch.seconds));
+    CHECK(ch.alg && !strcmp(ch.alg->id, "copy_in_out") && isfinite(ch.seconds));
+    CHECK_NEAR(ch.seconds, 8.096e-6, 1e-12);
     /* ... and a throttled algorithm alone has no finite k. */
     const kcal_algorithm *tr = kcal_model_find_algorithm(KCAL_COLL_SCATTER, "throttled_read");
     CHECK(kcal_model_select(KCAL_MODEL_PAPER, &p, KCAL_COLL_SCATTER, 4, 1024, 0, tr, &ch) ==

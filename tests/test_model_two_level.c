@@ -162,8 +162,9 @@ static void test_rank(void)
     long count = kcal_two_level_rank(KCAL_MODEL_PAPER, &p, &net,
                                      KCAL_COLL_GATHER, 8, 4, 4096, 0, 0, &pr);
     /* parallel_write, sequential_read, throttled_write k = 2, 3,
-     * parallel_write_flags, parallel_write_split, then mpi_flat. */
-    CHECK(count == 7);
+     * parallel_write_flags, parallel_write_split, copy_in_out, then
+     * mpi_flat. */
+    CHECK(count == 8);
     int flat = 0, seq = 0;
     for (long i = 0; i < count; i++) {
         if (i > 0)
@@ -186,7 +187,7 @@ static void test_rank(void)
     /* --k 3 keeps only throttled_write's k = 3. */
     count = kcal_two_level_rank(KCAL_MODEL_PAPER, &p, &net, KCAL_COLL_GATHER,
                                 8, 4, 4096, 0, 3, &pr);
-    CHECK(count == 6);
+    CHECK(count == 7);
     free(pr);
     CHECK(kcal_two_level_rank(KCAL_MODEL_PAPER, &p, &net, KCAL_COLL_GATHER, 8,
                               8, 4096, 0, 0, &pr) == -1);

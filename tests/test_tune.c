@@ -83,12 +83,12 @@ static void test_guide(void)
     kcal_tune_point ring = {.coll = KCAL_COLL_ALLGATHER, .n = 1 << 20};
     CHECK(kcal_tune_guide(&ring, KCAL_MODEL_PAPER, &prm, 2, 1) == 6);
     kcal_tune_point_free(&ring);
-    /* alltoall has two algorithms: asking for 3 gives 2. At p = 8, scatter
-     * has 4 + 6 throttle factors: asking for 100 gives all 10. */
+    /* alltoall has three algorithms: asking for 4 gives 3. At p = 8, scatter
+     * has 5 + 6 throttle factors: asking for 100 gives all 11. */
     kcal_tune_point pt = {.coll = KCAL_COLL_ALLTOALL, .n = 4096};
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 2, 3) == 2);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 2, 4) == 3);
     pt.coll = KCAL_COLL_SCATTER;
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 100) == 10);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 100) == 11);
     CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 0) == -1);
     kcal_tune_point_free(&pt);
     /* With the MPI library's measured line below 64K, the model's choice

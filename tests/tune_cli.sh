@@ -96,11 +96,11 @@ cat "$tmp/err"
 line=$(grep '^kcal tune: measurements: exhaustive ' "$tmp/err")
 ex=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\1/p')
 gu=$(echo "$line" | sed -n 's/.*exhaustive \([0-9]*\), model-guided (3 candidates + mpi) \([0-9]*\) = .*/\2/p')
-# At p = 2 the bench runs 4 + 4 + 4 + 6 + 2 candidates and mpi per size;
+# At p = 2 the bench runs 5 + 5 + 5 + 7 + 3 candidates and mpi per size;
 # the guided table needs 3 (2 for alltoall) and mpi, more where the
 # model's times tie (docs/tune.md), at most all.
-if [ $rc -ne 0 ] || [ "$ex" != 52 ] || [ -z "$gu" ] || [ "$gu" -lt 38 ] || [ "$gu" -gt 52 ]; then
-  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 52) and '$gu' (want 38..52)"; fail=1
+if [ $rc -ne 0 ] || [ "$ex" != 60 ] || [ -z "$gu" ] || [ "$gu" -lt 40 ] || [ "$gu" -gt 60 ]; then
+  echo "FAIL: exhaustive run: exit $rc, measurements '$ex' (want 60) and '$gu' (want 40..60)"; fail=1
 fi
 if ! grep -Eq '^kcal tune: regret of the model-guided table against the exhaustive one over 10 points: mean [0-9]+\.[0-9]+ %, max [0-9]+\.[0-9]+ %$' "$tmp/err"; then
   echo "FAIL: no regret line"; fail=1

@@ -576,14 +576,16 @@ static int bytes_points(const kcal_raw *raw, const char *phase,
  * libkcoll runs for algorithm NULL (the choice of the model libkcoll uses
  * with these params, kcal_model_default: the full model for a probed
  * file, with every key but the mpi_* ones fitted by now; pattern "id" or
- * "id:k" of kcoll_<c>) is nowhere slower than the MPI library, the
- * smallest at which it is faster by more than HANDOFF_MARGIN; the largest
- * measured size when there is none. Medians. *below 0 when nothing was
- * measured; -1 out of memory. Why "nowhere slower" above it and not "a
- * clear win everywhere": with allgather's copy_in_out on the Zen 5 guest
- * libkcoll was 2-4x faster from 512 B to 32 KiB and 1.10x at 64 KiB, the
- * largest size the probe measures; requiring the margin at every larger
- * size handed all of it to the MPI library. */
+ * "id:k" of kcoll_<c>) is nowhere slower than the MPI library by more
+ * than HANDOFF_MARGIN, the smallest at which it is faster by more than
+ * that; the largest measured size when there is none. Medians. *below 0
+ * when nothing was measured; -1 out of memory. Why a tie is allowed above
+ * it and not only clear wins: with copy_in_out on the Zen 5 guest
+ * libkcoll was 2-4x faster than MPI_Allgather and MPI_Alltoall from
+ * 512 B to 32 KiB and 0.97-1.10x at 64 KiB, the largest size the probe
+ * measures; requiring the margin at every larger size handed all of it
+ * to the MPI library. Within the margin either is as good as the noise
+ * lets one tell. */
 static int crossover(const kcal_raw *raw, const kcal_params *prm,
                      kcal_coll coll, long *below, int *at_p, char *comment,
                      size_t commentlen)
@@ -653,7 +655,7 @@ static int crossover(const kcal_raw *raw, const kcal_params *prm,
             memcpy(ours[j - 1], w, sizeof w);
         }
     *below = sizes[ns - 1];
-    for (size_t z = ns; z-- > 0 && ours_at[z] <= mpi_at[z];)
+    for (size_t z = ns; z-- > 0 && ours_at[z] <= mpi_at[z] * HANDOFF_MARGIN;)
         if (ours_at[z] * HANDOFF_MARGIN < mpi_at[z])
             *below = sizes[z];
     *at_p = p;

@@ -731,8 +731,9 @@ static void test_handoff_follows_default_model(gsl_rng *rng)
  * below it to the MPI library: every allgather algorithm measured 1.5x
  * slower than MPI at 256 B, 2x faster from 1 KiB to 16 KiB and 1.1x
  * faster (within the margin) at 64 KiB, as copy_in_out on the Zen 5
- * guest. mpi_allgather_below is 1024; the rule that wanted the margin at
- * every larger size said 65536. */
+ * guest; alltoall the same but 1.05x slower at 64 KiB. Both
+ * mpi_<c>_below are 1024; the rule that wanted the margin at every larger
+ * size said 65536. */
 static void test_handoff_tie_at_top(gsl_rng *rng)
 {
     static const long sizes[] = {256, 1024, 4096, 16384, 65536};
@@ -751,6 +752,12 @@ static void test_handoff_tie_at_top(gsl_rng *rng)
                          algs[a].id);
                 kcal_raw_add(&r, "kcoll_allgather", pat, 2, 0, sizes[i], k, ours);
             }
+            kcal_raw_add(&r, "mpi_alltoall", "mpi", 2, 0, sizes[i], k, m);
+            size_t nt = 0;
+            const kcal_algorithm *a2a = kcal_model_algorithms(KCAL_COLL_ALLTOALL, &nt);
+            for (size_t a = 0; a < nt; a++)
+                kcal_raw_add(&r, "kcoll_alltoall", a2a[a].id, 2, 0, sizes[i], k,
+                             sizes[i] == 65536 ? m * 1.05 : ours);
         }
     kcal_params p;
     kcal_params_init(&p);
@@ -760,6 +767,7 @@ static void test_handoff_tie_at_top(gsl_rng *rng)
                                 sizeof err) == 0);
     CHECK(kcal_params_get(&p, "mpi_allgather_below", -1) == 1024);
     CHECK(strstr(comment, "mpi_allgather_below 1024: at p = 2") != NULL);
+    CHECK(kcal_params_get(&p, "mpi_alltoall_below", -1) == 1024);
     kcal_params_free(&p);
     kcal_raw_free(&r);
 }

@@ -548,8 +548,8 @@ static void t_full_pairwise(acc *a, int p, int k)
 }
 
 /* scatter_allgather, with c = ⌈n/p⌉ and W = X(c) + l·pages(c):
- *   p = 2:  T_sm_allgather + W + sync_step
- *   p ≥ 3:  T_sm_allgather + 2·(p−1)·W + (p−1)·sync_step
+ *   p = 2:  T_sm_allgather + W + 2·sync_step
+ *   p ≥ 3:  T_sm_allgather + 2·(p−1)·W + p·sync_step
  * Changes (bcast.c): one MPI_Allgather of addresses is the only shared-
  * memory collective (the pieces' T_sm_gather, T_sm_bcast, T_sm_barrier and
  * second T_sm_allgather are not run); the bcast is in place, so neither
@@ -560,7 +560,13 @@ static void t_full_pairwise(acc *a, int p, int k)
  * chunk (p−1 writes in), so for p ≥ 3 the halves add up; at p = 2 the last
  * rank is the one after the root: the root's one write and its one read
  * run at the same time, W instead of 2·W. The ring's tokens add one
- * control message per step. */
+ * control message per step (at p = 2 the root's "your chunk is written"),
+ * and the last rank's done message to its left neighbour, which that
+ * neighbour waits for before it returns, one more after them (the row
+ * had p − 1: measured at p = 2 on the Zen 5 guest, the row was 2-4 µs
+ * under the time from 16 KiB to 256 KiB and ranked it ahead of
+ * direct_split, which moves the same bytes the same way with flags and
+ * was measured 1.5-2.5 µs faster). */
 static void t_full_scatter_allgather(acc *a, int p, int k)
 {
     (void)k;
@@ -573,7 +579,7 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
     add_lock(&w, transfers, 1);
     terms_add(&a->t, &w.t);
     add_sm(a, KCAL_SM_ALLGATHER, p);
-    add_steps(a, p - 1);
+    add_steps(a, p);
 }
 
 /* ---- derived rows: libkcoll's algorithms beyond the paper ----
@@ -669,104 +675,163 @@ static void t_direct_split(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
-/* copy_in_out, with m = ⌈n/C⌉ chunks of C = KCAL_STAGING_CHUNK bytes and
- * c = min(n, C). The root's copy of chunk i into the staging area runs
- * while the others copy chunk i − 1 out, so the chunk copies follow one
- * another; the first copy out waits for the root's flag (F_bcast, every
- * reader polls the one word). No system call, no page pinned: neither α
- * nor l; in place or not, the message is copied twice. `readers` is what
- * one chunk's copies out cost, in chunk copies:
- *   full:   (m + 1)·c·β + F_bcast  (readers 1; the full model's β carries
- *           δ(p − 1) for the p − 1 readers copying at once, registry conc)
- *   paper:  c·β + m·(p−1)·c·β + F_bcast  (= the full row at p = 2). The
- *           paper measures no factor for copies running at once, and its
- *           term for readers of one source (γ(c), the page lock) grows with
- *           their number; so the p − 1 copies out of a chunk are charged one
- *           after another, one source's bandwidth shared. Without it the
- *           paper model put copy_in_out first at every size for p = 64 on
- *           the KNL file. */
-static void copy_in_out(acc *a, int p, double readers)
+/* The copy_in_out rows (derived, all five collectives), with m = ⌈n/C⌉
+ * chunks of C = KCAL_STAGING_CHUNK bytes and c = min(n, C). No system
+ * call, no page pinned: neither α nor l. Their full rows add the one
+ * thing the paper's terms do not see here: a copy out of a chunk that
+ * another core is writing, or has just written, pays dirty_beta on its c
+ * bytes (add_dirty, the probe's "lines another core just wrote"). On the
+ * Zen 5 guest at p = 2 (kcal bench, 300 iterations) that term brought
+ * allgather's row from 25-37 % under the measured time at 64-128 KiB to
+ * within 12 % from 16 KiB to 256 KiB, alltoall's likewise; gather's
+ * copies out were measured at the clean rate (the sources have finished
+ * filling their slots before the root reads them: it copies its own
+ * block first), so its row has no such term. */
+static void cio_chunks(const acc *a, uint64_t *m, uint64_t *c)
 {
     uint64_t chunk = KCAL_STAGING_CHUNK;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    uint64_t c = a->n < chunk ? a->n : chunk;
-    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta;
-    add_flag(a, KCAL_SM_BCAST, p);
+    *m = a->n / chunk + (a->n % chunk != 0);
+    *c = a->n < chunk ? a->n : chunk;
 }
 
+/* bcast:
+ *   full:   (m + 1)·c·β + m·dirty(c) + F_bcast  (the readers copy out while
+ *           the root copies in; β carries δ(p − 1) for the p − 1 readers
+ *           copying at once, registry conc)
+ *   paper:  c·β + m·(p−1)·c·β + F_bcast  (= the full row without dirty at
+ *           p = 2). The paper measures no factor for copies running at
+ *           once, and its term for readers of one source (γ(c), the page
+ *           lock) grows with their number; so the p − 1 copies out of a
+ *           chunk are charged one after another, one source's bandwidth
+ *           shared. Without it the paper model put copy_in_out first at
+ *           every size for p = 64 on the KNL file. */
 static void t_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    copy_in_out(a, p, 1);
+    uint64_t m, c;
+    cio_chunks(a, &m, &c);
+    a->t.copy += (double)(m + 1) * (double)c * a->beta;
+    add_dirty(a, (double)c, (double)m);
+    add_flag(a, KCAL_SM_BCAST, p);
 }
 
 static void t_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
-    copy_in_out(a, p, p > 2 ? p - 1 : 1);
+    uint64_t m, c;
+    cio_chunks(a, &m, &c);
+    double readers = p > 2 ? p - 1 : 1;
+    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta;
+    add_flag(a, KCAL_SM_BCAST, p);
 }
 
-/* scatter and gather copy_in_out (one formula for both models), with m
- * and c as above: the root copies every other block's m chunks, into its
- * staging area (scatter) or out of each source's (gather), one after
+/* scatter and gather: the root copies every other block's m chunks, into
+ * its staging area (scatter) or out of each source's (gather), one after
  * another, while the one process whose block it is copies the other end
  * of the pipeline; the root's own block is copied before (gather: while
  * the sources copy their first chunks in) or after (scatter: while the
  * last reader copies its last chunk out), whichever end is longer counts:
- *   ((p − 1)·m·c + max(n_own, c))·β + F_op,  n_own = 0 in place, else n
+ *   paper, and gather's full row:
+ *       ((p − 1)·m·c + max(n_own, c))·β + F_op,  n_own = 0 in place, else n
+ *   scatter's full row: the last reader copies its m chunks out at
+ *       c·β + dirty(c) each, behind the root's stream:
+ *       max((p − 1)·m·c·β + n_own·β,
+ *           (p − 2)·m·c·β + c·β + m·(c·β + dirty(c))) + F_bcast
  * with F_bcast (scatter: the readers wait for the root's word) or
  * F_gather (gather: the root waits for each source's). */
-static void staged_root(acc *a, int p, kcal_sm_op op)
+static void staged_root(acc *a, int p, kcal_sm_op op, int dirty_readers)
 {
-    uint64_t chunk = KCAL_STAGING_CHUNK;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    uint64_t c = a->n < chunk ? a->n : chunk;
-    uint64_t own = a->in_place ? 0 : a->n;
-    double ends = (double)(own > c ? own : c);
-    a->t.copy += ((double)(p - 1) * (double)m * (double)c + ends) * a->beta;
+    uint64_t m, c;
+    cio_chunks(a, &m, &c);
+    double own = a->in_place ? 0 : (double)a->n;
+    double stream = (double)(p - 1) * (double)m * (double)c * a->beta;
+    double root_end = stream + own * a->beta;
+    double reader_end = stream + (double)c * a->beta;
+    if (dirty_readers) {
+        acc d = *a;
+        d.t.copy = 0;
+        add_dirty(&d, (double)c, (double)m);
+        reader_end += d.t.copy;
+    } else if (own < (double)c) {
+        root_end = reader_end;
+    }
+    a->t.copy += root_end > reader_end ? root_end : reader_end;
     add_flag(a, op, p);
+}
+
+static void t_scatter_copy_in_out_paper(acc *a, int p, int k)
+{
+    (void)k;
+    staged_root(a, p, KCAL_SM_BCAST, 0);
 }
 
 static void t_scatter_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    staged_root(a, p, KCAL_SM_BCAST);
+    staged_root(a, p, KCAL_SM_BCAST, 1);
 }
 
 static void t_gather_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    staged_root(a, p, KCAL_SM_GATHER);
+    staged_root(a, p, KCAL_SM_GATHER, 0);
 }
 
-/* allgather copy_in_out, with m and c as above: every process copies m
- * chunks of its block in and the p − 1 others' m chunks out, round after
- * round, all processes at once (the full model's β carries δ(p)), and its
- * own block unless in place:  (p·m·c + n_own)·β + F_allgather. */
+/* allgather: every process copies m chunks of its block in and the p − 1
+ * others' m chunks out, round after round, all processes at once (the
+ * full model's β carries δ(p)), and its own block unless in place:
+ *   paper: (p·m·c + n_own)·β + F_allgather
+ *   full:  the paper row + (p − 1)·m·dirty(c): each chunk copied out was
+ *          written by its owner's core in the same round. */
+static void allgather_cio(acc *a, int p, int dirty)
+{
+    uint64_t m, c;
+    cio_chunks(a, &m, &c);
+    double own = a->in_place ? 0 : (double)a->n;
+    a->t.copy += ((double)p * (double)m * (double)c + own) * a->beta;
+    if (dirty)
+        add_dirty(a, (double)c, (double)(p - 1) * (double)m);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+}
+
+static void t_allgather_copy_in_out_paper(acc *a, int p, int k)
+{
+    (void)k;
+    allgather_cio(a, p, 0);
+}
+
 static void t_allgather_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    uint64_t chunk = KCAL_STAGING_CHUNK;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    uint64_t c = a->n < chunk ? a->n : chunk;
-    double own = a->in_place ? 0 : (double)a->n;
-    a->t.copy += ((double)p * (double)m * (double)c + own) * a->beta;
+    allgather_cio(a, p, 1);
+}
+
+/* alltoall: every process copies its p − 1 outgoing blocks in and p − 1
+ * incoming ones out, chunk by chunk, and its own block; in place the p
+ * blocks aside first instead of the own block:
+ *   paper: (2·(p−1)·m·c + n)·β + F_allgather, in place (2·(p−1)·m·c + p·n)·β
+ *   full:  the paper row + (p − 1)·m·dirty(c), as allgather's. */
+static void alltoall_cio(acc *a, int p, int dirty)
+{
+    uint64_t m, c;
+    cio_chunks(a, &m, &c);
+    double local = (a->in_place ? (double)p : 1.0) * (double)a->n;
+    a->t.copy += (2.0 * (p - 1) * (double)m * (double)c + local) * a->beta;
+    if (dirty)
+        add_dirty(a, (double)c, (double)(p - 1) * (double)m);
     add_flag(a, KCAL_SM_ALLGATHER, p);
 }
 
-/* alltoall copy_in_out: every process copies its p − 1 outgoing blocks in
- * and p − 1 incoming ones out, chunk by chunk, and its own block; in place
- * the p blocks aside first instead of the own block:
- *   (2·(p−1)·m·c + n)·β + F_allgather,  in place (2·(p−1)·m·c + p·n)·β. */
+static void t_alltoall_copy_in_out_paper(acc *a, int p, int k)
+{
+    (void)k;
+    alltoall_cio(a, p, 0);
+}
+
 static void t_alltoall_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    uint64_t chunk = KCAL_STAGING_CHUNK;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    uint64_t c = a->n < chunk ? a->n : chunk;
-    double local = (a->in_place ? (double)p : 1.0) * (double)a->n;
-    a->t.copy += (2.0 * (p - 1) * (double)m * (double)c + local) * a->beta;
-    add_flag(a, KCAL_SM_ALLGATHER, p);
+    alltoall_cio(a, p, 1);
 }
 
 uint64_t kcal_model_split_chunk(uint64_t n)

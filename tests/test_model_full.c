@@ -127,6 +127,12 @@ static void test_dirty_reads(void)
     double pw = tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536, 1, NULL);
     double pw_out = full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536);
     double paper_rn = paper(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536);
+    double cio_ag = full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000);
+    double cio_a2a = full(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 40000);
+    double cio_bc = full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000);
+    double cio_sc = full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000);
+    double cio_ga = full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000);
+    double paper_cio = paper(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000);
     kcal_params_set(&p, "dirty_beta", 1e-10);
     /* One key alone changes nothing. */
     CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == rn);
@@ -161,6 +167,17 @@ static void test_dirty_reads(void)
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20),
                big + 13.1072e-6, rel);
     CHECK(paper(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == paper_rn);
+    /* copy_in_out, n = 40000: 3 chunks of 16384 bytes, 1.6384 µs dirty
+     * each. allgather and alltoall p=3: 2·3 chunks copied out while their
+     * owners write, 9.8304 µs; bcast: each reader's 3, 4.9152 µs; gather:
+     * the sources are done writing, nothing; scatter p=2 n=1000: the
+     * reader's one chunk, 0.1 µs, now longer than the root's own copy. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000), cio_ag + 9.8304e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 40000), cio_a2a + 9.8304e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000), cio_bc + 4.9152e-6, rel);
+    CHECK(full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000) == cio_ga);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000), cio_sc + 0.1e-6, rel);
+    CHECK(paper(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000) == paper_cio);
     kcal_params_free(&q);
     kcal_params_free(&p);
 }

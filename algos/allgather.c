@@ -266,14 +266,10 @@ int kcoll_allgather_ring_source_read_flags(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_allgather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    KCOLL_TRY(kcoll_flags_get(c));
-    KCOLL_TRY(kcoll_staging_get(c));
+    uint64_t m, last, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter(c, a->n, 2, 2, &m, &last)); /* HALF_OUT(m) */
     int p = c->size, me = c->rank;
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    if (HALF_OUT(m) >= KCOLL_PROGRESS_DONE)
-        return MPI_ERR_COUNT;
-    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
     const char *own = own_source(c, a);
     kcoll_staging_wait_free(c, last);
     for (uint64_t i = 0; i < m; i++) {

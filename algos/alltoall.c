@@ -44,18 +44,27 @@
 
 #include "kcoll_impl.h"
 
+/* In place: the p blocks to send, copied aside into the communicator's
+ * scratch (peers read them while this rank overwrites recvbuf); NULL out
+ * of memory. */
+static const char *set_aside(kcoll_comm *c, const kcoll_args *a)
+{
+    size_t len = (size_t)c->size * a->n;
+    char *aside = kcoll_scratch(c, len);
+    if (aside)
+        kcal_copy(aside, a->recvbuf, len);
+    return aside;
+}
+
 int kcoll_alltoall_pairwise(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank, status = 0;
     size_t n = a->n;
-    char *out = a->recvbuf, *aside = NULL;
+    char *out = a->recvbuf;
     const char *src = a->sendbuf;
     if (src == MPI_IN_PLACE) {
-        aside = kcoll_scratch(c, (size_t)p * n);
-        if (!aside)
+        if (!(src = set_aside(c, a)))
             return MPI_ERR_NO_MEM;
-        kcal_copy(aside, out, (size_t)p * n);
-        src = aside;
     } else {
         kcal_copy(out + (size_t)me * n, src + (size_t)me * n, n);
     }
@@ -87,13 +96,8 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
     char *out = a->recvbuf;
     const char *src = a->sendbuf;
     int in_place = src == MPI_IN_PLACE;
-    if (in_place) {
-        char *aside = kcoll_scratch(c, (size_t)p * n);
-        if (!aside)
-            return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
-        kcal_copy(aside, out, (size_t)p * n);
-        src = aside;
-    }
+    if (in_place && !(src = set_aside(c, a)))
+        return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
     kcoll_flag_post(c, kcoll_addr(src));
     int pow2 = (p & (p - 1)) == 0;
     for (int t = 1; t < p; t++) {
@@ -118,25 +122,18 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_alltoall_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    KCOLL_TRY(kcoll_flags_get(c));
-    KCOLL_TRY(kcoll_staging_get(c));
     int p = c->size, me = c->rank;
     size_t n = a->n;
+    uint64_t m, last, seq = c->seq;
+    /* HALF_OUT(steps) */
+    KCOLL_TRY(kcoll_staging_enter(c, n, 2 * (uint64_t)(p - 1), 2, &m, &last));
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
-    uint64_t m = n / chunk + (n % chunk != 0), steps = m * (uint64_t)(p - 1);
-    if (HALF_OUT(steps) >= KCOLL_PROGRESS_DONE)
-        return MPI_ERR_COUNT;
+    uint64_t steps = m * (uint64_t)(p - 1);
     char *out = a->recvbuf;
     const char *src = a->sendbuf;
     int in_place = src == MPI_IN_PLACE;
-    if (in_place) {
-        char *aside = kcoll_scratch(c, (size_t)p * n);
-        if (!aside)
-            return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
-        kcal_copy(aside, out, (size_t)p * n);
-        src = aside;
-    }
-    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
+    if (in_place && !(src = set_aside(c, a)))
+        return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
     kcoll_staging_wait_free(c, last);
     for (uint64_t g = 0; g < steps; g++) {
         int v = (int)(g / m) + 1;

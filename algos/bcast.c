@@ -245,14 +245,10 @@ int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    KCOLL_TRY(kcoll_flags_get(c));
-    KCOLL_TRY(kcoll_staging_get(c));
+    uint64_t m, last, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter(c, a->n, 1, 0, &m, &last));
     int p = c->size, me = c->rank, root = a->root;
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
-    if (m >= KCOLL_PROGRESS_DONE)
-        return MPI_ERR_COUNT; /* 256 GiB: the counter's 24 bits */
-    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
     char *buf = a->recvbuf;
     if (me == root) {
         kcoll_staging_wait_free(c, last);

@@ -191,8 +191,12 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  * communicator maps, made on the first call that needs them (collective
  * over c->comm, like the flags) and freed with the communicator's state.
  * A call through them:
- *   kcoll_staging_begin      every process, first: records this call and
- *                            returns the last one through the areas (0:
+ *   kcoll_staging_enter      every process, first: makes the flags and the
+ *                            areas, *m = the chunks of an n-byte block,
+ *                            MPI_ERR_COUNT when the largest progress count
+ *                            the algorithm writes, m·per_chunk + extra,
+ *                            does not fit; records this call and gives
+ *                            *last, the last one through the areas (0:
  *                            none);
  *   kcoll_staging_wait_free  a process about to copy into its own area:
  *                            wait until every process's part of that last
@@ -202,7 +206,8 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  *                            may be short). */
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
-uint64_t kcoll_staging_begin(kcoll_comm *c);
+int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
+                        uint64_t extra, uint64_t *m, uint64_t *last);
 void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last);
 char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i);
 size_t kcoll_staging_chunk_len(size_t n, uint64_t i);

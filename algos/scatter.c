@@ -199,15 +199,11 @@ int kcoll_scatter_parallel_read_split(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_scatter_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    KCOLL_TRY(kcoll_flags_get(c));
-    KCOLL_TRY(kcoll_staging_get(c));
     int p = c->size, root = a->root;
-    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
-    uint64_t m = a->n / chunk + (a->n % chunk != 0);
+    uint64_t m, last, seq = c->seq;
     /* The root's counter runs over every block's chunks. */
-    if (m * (uint64_t)(p - 1) >= KCOLL_PROGRESS_DONE)
-        return MPI_ERR_COUNT;
-    uint64_t seq = c->seq, last = kcoll_staging_begin(c);
+    KCOLL_TRY(kcoll_staging_enter(c, a->n, (uint64_t)(p - 1), 0, &m, &last));
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     if (c->rank != root) {
         /* This block is chunks (v−1)·m .. v·m − 1 of the root's stream. */
         uint64_t first = (uint64_t)((c->rank - root + p) % p - 1) * m;

@@ -64,11 +64,19 @@ void kcoll_staging_free(kcoll_comm *c, int finalizing)
     c->staging = NULL;
 }
 
-uint64_t kcoll_staging_begin(kcoll_comm *c)
+int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
+                        uint64_t extra, uint64_t *m, uint64_t *last)
 {
-    uint64_t last = c->staging_seq;
+    KCOLL_TRY(kcoll_flags_get(c));
+    KCOLL_TRY(kcoll_staging_get(c));
+    uint64_t chunks = n / KCAL_STAGING_CHUNK + (n % KCAL_STAGING_CHUNK != 0);
+    /* The progress word's 24 bits; the same verdict on every process. */
+    if (chunks * per_chunk + extra >= KCOLL_PROGRESS_DONE)
+        return MPI_ERR_COUNT;
+    *m = chunks;
+    *last = c->staging_seq;
     c->staging_seq = c->seq;
-    return last;
+    return MPI_SUCCESS;
 }
 
 void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last)

@@ -783,15 +783,20 @@ static void t_gather_copy_in_out(acc *a, int p, int k)
  *   paper: (p·m·c + n_own)·β + F_allgather
  *   full:  the paper row + (p − 1)·m·dirty(c): each chunk copied out was
  *          written by its owner's core in the same round. */
-static void allgather_cio(acc *a, int p, int dirty)
+static void all_sources_cio(acc *a, int p, double chunks_per_m,
+                            double local, int dirty)
 {
     uint64_t m, c;
     cio_chunks(a, &m, &c);
-    double own = a->in_place ? 0 : (double)a->n;
-    a->t.copy += ((double)p * (double)m * (double)c + own) * a->beta;
+    a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta;
     if (dirty)
         add_dirty(a, (double)c, (double)(p - 1) * (double)m);
     add_flag(a, KCAL_SM_ALLGATHER, p);
+}
+
+static void allgather_cio(acc *a, int p, int dirty)
+{
+    all_sources_cio(a, p, p, a->in_place ? 0 : (double)a->n, dirty);
 }
 
 static void t_allgather_copy_in_out_paper(acc *a, int p, int k)
@@ -813,13 +818,8 @@ static void t_allgather_copy_in_out(acc *a, int p, int k)
  *   full:  the paper row + (p − 1)·m·dirty(c), as allgather's. */
 static void alltoall_cio(acc *a, int p, int dirty)
 {
-    uint64_t m, c;
-    cio_chunks(a, &m, &c);
-    double local = (a->in_place ? (double)p : 1.0) * (double)a->n;
-    a->t.copy += (2.0 * (p - 1) * (double)m * (double)c + local) * a->beta;
-    if (dirty)
-        add_dirty(a, (double)c, (double)(p - 1) * (double)m);
-    add_flag(a, KCAL_SM_ALLGATHER, p);
+    all_sources_cio(a, p, 2.0 * (p - 1),
+                    (a->in_place ? (double)p : 1.0) * (double)a->n, dirty);
 }
 
 static void t_alltoall_copy_in_out_paper(acc *a, int p, int k)

@@ -139,10 +139,13 @@ EOF2
   run "p=3 KCOLL_TABLE forcing algorithms" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_TABLE="$tmp/force.table" "$prog" --mode table
   if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL KCOLL_TABLE: warned"; cat "$tmp/err"; fail=1; fi
   # What ran, by KCOLL_STATS (rank 0): the rules' algorithms, knomial with
-  # the model's k at p = 3, and alltoall (no rule at p = 3) the model's.
+  # the model's k at p = 3, and alltoall (no rule at p = 3) the model's:
+  # with the embedded params copy_in_out for the two smallest sizes,
+  # pairwise for the rest.
   table_ok=1
   for row in 'scatter +mpi +4 ' 'scatter +sequential_write +4 ' 'gather +throttled_write:2 +8 ' \
-             'bcast +knomial:2 +4 ' 'allgather +ring_neighbor:2 +8 ' 'alltoall +pairwise +8 '; do
+             'bcast +knomial:2 +4 ' 'allgather +ring_neighbor:2 +8 ' \
+             'alltoall +copy_in_out +2 ' 'alltoall +pairwise +6 '; do
     grep -Eq "^$row" "$tmp/err" || { echo "FAIL KCOLL_TABLE: no KCOLL_STATS row '$row'"; table_ok=0; }
   done
   [ $table_ok = 1 ] && echo "ok   KCOLL_TABLE: KCOLL_STATS shows the table's algorithms ran" || { cat "$tmp/err"; fail=1; }

@@ -137,7 +137,7 @@ printf 'l3_cache 33554432\nbeta_hot 3e-11\nsync_step 2e-7\n' >>"$tmp/full.params
 [ $? -eq 0 ] && ok || no "--model full table run"
 grep -q 'model full' "$tmp/ftable" && grep -q 'startup_us.*copy_us.*lock_us.*sync_us' "$tmp/ftable" && ok || no "full table header / --explain"
 grep -q 'warning' "$tmp/ferr" && no "full with every key warns: $(cat "$tmp/ferr")" || ok
-"$KCAL" predict --model full --coll allgather --p 4 --size 1M --format json --params "$tmp/full.params" 2>/dev/null | grep -c '"algorithm"' | grep -qx 6 && ok || no "full json"
+"$KCAL" predict --model full --coll allgather --p 4 --size 1M --format json --params "$tmp/full.params" 2>/dev/null | grep -c '"algorithm"' | grep -qx 7 && ok || no "full json"
 
 # The MPI library's row: with what kcal probe measures (its line and the
 # crossover mpi_gather_below) the table shows `mpi` first below 4K, marked

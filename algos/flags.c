@@ -39,7 +39,7 @@ struct kcoll_flag_slot {
     _Atomic uint64_t post;
     _Atomic uint64_t done;
     uint64_t addr[2];
-    /* copy_in_out (bcast.c, scatter.c, gather.c): seq << 24 | chunks
+    /* copy_in_out (all five collectives): seq << 24 | chunks
      * this process has copied into its staging area or out of another's,
      * in the call with sequence number seq; KCOLL_PROGRESS_DONE when its
      * part is done. */

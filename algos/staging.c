@@ -1,5 +1,5 @@
-/* staging: the shared-memory areas the copy_in_out algorithms (bcast.c,
- * scatter.c, gather.c) copy through.
+/* staging: the shared-memory areas the copy_in_out algorithms of all five
+ * collectives copy through.
  *
  * Why a copy through shared memory at all: below a few tens of KiB a CMA
  * call's start-up (α, a system call that looks up the other process and
@@ -12,7 +12,8 @@
  *
  * Every process owns one area, which only it copies into: the root's for
  * bcast and scatter, each source's own for gather (the sources fill theirs
- * at once while the root drains them one after another). The areas are
+ * at once while the root drains them one after another), every process's
+ * for allgather and alltoall. The areas are
  * the segments of one MPI-3 shared window on the communicator's private
  * duplicate, as the flags' slots: on one node every process maps all of
  * them. KCAL_STAGING_SLOTS × KCAL_STAGING_CHUNK bytes each (model.h, which

@@ -1,6 +1,6 @@
 /* copy: the local copy every kcal and libkcoll path makes (a process's own
- * block, a buffer set aside, the memcpy rate kcal probe measures and the
- * bench's `limit` row counts).
+ * block, a buffer set aside, copy_in_out's chunks, the memcpy rate kcal
+ * probe measures and the bench's `limit` row counts).
  *
  * One memcpy of a large block can be slower than the same bytes copied in
  * pieces, because glibc picks its copy loop by size: on AMD it stops using
@@ -17,10 +17,35 @@
 
 #include <stddef.h>
 
+/* The page-alias penalty. On the Zen 5 guest of docs/machine.md, glibc
+ * 2.36's memcpy (which uses `rep movsb` from 2112 bytes to the L2 size
+ * there) moves 3 GB/s instead of 60-80 when the destination lies 1 to 31
+ * bytes past the source modulo 4 KiB (dst − src ≡ 1..31 mod 4096), at
+ * every size from 4 KiB to 256 KiB; a plain vector loop moves 44 GB/s
+ * there (scripts/bench-copy measures both). The kernel's copy in
+ * process_vm_readv has the same penalty (2.3 GB/s against 10), which
+ * kcal cannot avoid for the user's buffers, but copy_in_out copies only
+ * through kcal_copy. Half the time the penalty bit there: a staging slot
+ * starts on a page, a malloc'd block larger than the mmap threshold 16
+ * bytes past one, so every chunk copied out went at 3 GB/s.
+ * So a copy whose distance modulo KCAL_COPY_ALIAS_PAGE is 1 to
+ * KCAL_COPY_ALIAS_WINDOW bytes (twice the window measured, for CPUs whose
+ * window is wider), and at least KCAL_COPY_ALIAS_MIN bytes long, runs the
+ * vector loop instead of memcpy. */
+#define KCAL_COPY_ALIAS_PAGE ((size_t)4096)
+#define KCAL_COPY_ALIAS_WINDOW ((size_t)63)
+#define KCAL_COPY_ALIAS_MIN ((size_t)1024)
+
+/* Whether dst lies 1..KCAL_COPY_ALIAS_WINDOW bytes past src modulo
+ * KCAL_COPY_ALIAS_PAGE: kcal_copy's vector loop (from KCAL_COPY_ALIAS_MIN
+ * bytes). */
+int kcal_copy_near_alias(const void *dst, const void *src);
+
 /* The block size of kcal_copy (bytes). */
 #define KCAL_COPY_BLOCK ((size_t)128 * 1024)
 
-/* memcpy(dst, src, n) in KCAL_COPY_BLOCK pieces; the areas must not overlap. */
+/* memcpy(dst, src, n) in KCAL_COPY_BLOCK pieces, or the vector loop near
+ * a page alias (above); the areas must not overlap. */
 void kcal_copy(void *dst, const void *src, size_t n);
 
 #endif

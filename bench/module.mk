@@ -20,3 +20,11 @@ lib: $(COPY_BENCH)
 $(COPY_BENCH): bench/copy_bench.c common/copy.c common/copy.h | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/copy_bench.c common/copy.c
+
+# kcal-coherence-bench: a chunk passed between two cores through shared
+# memory, over time (scripts/bench-coherence); hwloc binds, no MPI.
+COHERENCE_BENCH := $(BUILD)/kcal-coherence-bench
+lib: $(COHERENCE_BENCH)
+$(COHERENCE_BENCH): bench/coherence_bench.c common/copy.c common/copy.h | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ bench/coherence_bench.c common/copy.c $(HWLOC_LIBS)

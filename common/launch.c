@@ -364,8 +364,8 @@ static void deliver_lines(const kcal_launch_spec *sp, stream *out, int eof)
 }
 
 /* Wait up to ms for output and read what there is; closes a stream at its
- * end. */
-static void pump(const kcal_launch_spec *sp, stream *out, stream *err,
+ * end. 1 when it read something or closed a stream, else 0. */
+static int pump(const kcal_launch_spec *sp, stream *out, stream *err,
                  kcal_launch_result *r, int ms)
 {
     struct pollfd pf[2];
@@ -377,10 +377,11 @@ static void pump(const kcal_launch_spec *sp, stream *out, stream *err,
     if (n == 0) {
         if (ms > 0)
             poll(NULL, 0, ms);
-        return;
+        return 0;
     }
     if (poll(pf, (nfds_t)n, ms) <= 0)
-        return;
+        return 0;
+    int moved = 0;
     for (int i = 0; i < n; i++) {
         if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
@@ -389,6 +390,7 @@ static void pump(const kcal_launch_spec *sp, stream *out, stream *err,
         ssize_t got = read(s->fd, chunk, sizeof chunk);
         if (got < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
+        moved = 1;
         if (got <= 0) {
             close(s->fd);
             s->fd = -1;
@@ -404,6 +406,7 @@ static void pump(const kcal_launch_spec *sp, stream *out, stream *err,
                        &r->err_dropped);
         }
     }
+    return moved;
 }
 
 /* Whether the child has exited, without reaping it: while it is a zombie
@@ -437,6 +440,11 @@ static void end_job(const kcal_launch_spec *sp, pid_t pid, stream *out,
             kill(tree[i].pid, SIGKILL);
     }
     free(tree);
+    /* What the job wrote before it ended is still in the pipes (a signal
+     * to kcal, or a launcher quick to die, leaves the loops above before
+     * they read it): take it, without waiting for more. */
+    for (int i = 0; i < 4096 && pump(sp, out, err, r, 0); i++)
+        ;
 }
 
 /* ---- the child -------------------------------------------------------- */

@@ -23,7 +23,6 @@
  * Usage: kcal-coherence-bench [SAMPLES [INTERVAL [ROUNDS [CHUNK]]]]
  * (defaults 20, 1, 2000, 16384). */
 #include <errno.h>
-#include <hwloc.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "topo.h"
 
 struct shared {
     _Atomic long go;  /* the writer's round number, the chunk is in */
@@ -49,19 +49,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Bind this process to the PU `which` (0 the first, -1 the last) of the
- * topology; 0 on success. */
-static int bind_pu(hwloc_topology_t topo, int which)
-{
-    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-    if (n < 2)
-        return -1;
-    hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU,
-                                           which < 0 ? (unsigned)(n - 1) : 0);
-    return pu ? hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_PROCESS)
-              : -1;
 }
 
 static long arg(int argc, char **argv, int i, long dflt, long lo, long hi)
@@ -90,15 +77,17 @@ int main(int argc, char **argv)
                         "[ROUNDS [CHUNK]]]]\n");
         return 2;
     }
-    hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0) {
-        fprintf(stderr, "kcal-coherence-bench: hwloc: cannot read the "
-                        "topology\n");
-        return 1;
-    }
-    if (hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU) < 2) {
-        fprintf(stderr, "kcal-coherence-bench: one CPU: no other core to "
-                        "pass chunks to\n");
+    /* The probe's binding (hwloc, one PU of a core): the first core
+     * and the last. */
+    kcal_topo *topo = kcal_topo_load();
+    kcal_topo_info info = {0};
+    if (topo)
+        kcal_topo_get_info(topo, &info);
+    if (!topo || info.cores < 2) {
+        fprintf(stderr, "kcal-coherence-bench: %s\n",
+                topo ? "one core: no other core to pass chunks to"
+                     : "hwloc: cannot read the topology");
+        kcal_topo_free(topo);
         return 1;
     }
     size_t len = sizeof(struct shared) + (size_t)chunk;
@@ -122,7 +111,8 @@ int main(int argc, char **argv)
     if (pid == 0) { /* the reader: until the writer's round is -1 */
         /* Never outlive the writer (killed, it cannot say -1). */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() == 1 || bind_pu(topo, -1) < 0) {
+        if (getppid() == 1 ||
+            kcal_topo_bind_core(topo, info.cores - 1, NULL, 0) < 0) {
             atomic_store_explicit(&sh->ack, -1, memory_order_release);
             _exit(1);
         }
@@ -138,7 +128,7 @@ int main(int argc, char **argv)
         }
     }
     int rc = 0;
-    if (bind_pu(topo, 0) < 0) {
+    if (kcal_topo_bind_core(topo, 0, NULL, 0) < 0) {
         fprintf(stderr, "kcal-coherence-bench: hwloc: cannot bind to the "
                         "first core\n");
         rc = 1;
@@ -201,6 +191,6 @@ int main(int argc, char **argv)
     }
     free(local);
     free(mine);
-    hwloc_topology_destroy(topo);
+    kcal_topo_free(topo);
     return rc;
 }

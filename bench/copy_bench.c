@@ -42,7 +42,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const size_t max = (size_t)16 << 20;
-    char *src = aligned_alloc(4096, max), *dst0 = aligned_alloc(4096, max + 4096);
+    char *src = aligned_alloc(4096, max);
+    char *dst0 = aligned_alloc(4096, max + 4096);
     char *dst = dst0 ? dst0 + dist : NULL;
     double *whole = malloc(sizeof(double) * (size_t)iter);
     double *pieces = malloc(sizeof(double) * (size_t)iter);

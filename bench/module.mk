@@ -22,9 +22,11 @@ $(COPY_BENCH): bench/copy_bench.c common/copy.c common/copy.h | $(STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/copy_bench.c common/copy.c
 
 # kcal-coherence-bench: a chunk passed between two cores through shared
-# memory, over time (scripts/bench-coherence); hwloc binds, no MPI.
+# memory, over time (scripts/bench-coherence); the probe's hwloc binding
+# (probe/topo.c), no MPI.
 COHERENCE_BENCH := $(BUILD)/kcal-coherence-bench
 lib: $(COHERENCE_BENCH)
-$(COHERENCE_BENCH): bench/coherence_bench.c common/copy.c common/copy.h | $(STAMP)
+COHERENCE_SRCS := bench/coherence_bench.c common/copy.c probe/topo.c common/cores.c
+$(COHERENCE_BENCH): $(COHERENCE_SRCS) common/copy.h probe/topo.h common/cores.h | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ bench/coherence_bench.c common/copy.c $(HWLOC_LIBS)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $(COHERENCE_SRCS) $(HWLOC_LIBS)

@@ -7,7 +7,8 @@
 
 int kcal_copy_near_alias(const void *dst, const void *src)
 {
-    uintptr_t d = ((uintptr_t)dst - (uintptr_t)src) & (KCAL_COPY_ALIAS_PAGE - 1);
+    uintptr_t d = ((uintptr_t)dst - (uintptr_t)src) &
+                  (KCAL_COPY_ALIAS_PAGE - 1);
     return d >= 1 && d <= KCAL_COPY_ALIAS_WINDOW;
 }
 

@@ -25,9 +25,10 @@
  * there (scripts/bench-copy measures both). The kernel's copy in
  * process_vm_readv has the same penalty (2.3 GB/s against 10), which
  * kcal cannot avoid for the user's buffers, but copy_in_out copies only
- * through kcal_copy. Half the time the penalty bit there: a staging slot
- * starts on a page, a malloc'd block larger than the mmap threshold 16
- * bytes past one, so every chunk copied out went at 3 GB/s.
+ * through kcal_copy: a staging slot sits at a fixed offset of its shared
+ * window and a malloc'd block 16 bytes past a page (above the mmap
+ * threshold) or anywhere in the heap, so whether every chunk of a call
+ * pays the penalty depends on where the buffers landed.
  * So a copy whose distance modulo KCAL_COPY_ALIAS_PAGE is 1 to
  * KCAL_COPY_ALIAS_WINDOW bytes (twice the window measured, for CPUs whose
  * window is wider), and at least KCAL_COPY_ALIAS_MIN bytes long, runs the

@@ -1127,6 +1127,110 @@ static int fit_dirty_part(const kcal_raw *raw, double page, kcal_params *out,
     return 0;
 }
 
+/* Chunks passed between cores (probe/pass.h): per stream of m chunks of
+ * c bytes the extra E(m, c) = T_cross − T_local, the difference of the
+ * medians with standard error √(se_cross² + se_local²). The first chunk's
+ * extra, from the one-chunk streams at every c, fitted as
+ * E(1, c) = pass_a + pass_b·c (weighted line; a negative coefficient held
+ * at 0 and the other fitted alone); each further chunk of a stream, from
+ * the longest stream at the largest c (a full KCAL_STAGING_CHUNK):
+ * pass_next = (E(m, C) − E(1, C)) / (m − 1), held at 0 when negative.
+ * No keys, and a note, with fewer than 2 sizes or no longer stream. The
+ * header lists E per point. Why its own keys (not dirty_beta): pass.h. */
+static int fit_pass_part(const kcal_raw *raw, kcal_params *out,
+                         kcal_calibrate_notes *notes, char *comment,
+                         size_t commentlen, char *err, size_t errlen)
+{
+    if (!has_pattern(raw, KCAL_PHASE_PASS, NULL))
+        return 0;
+    static const char *const keys = "pass_a, pass_b, pass_next";
+    int cm[MAXPTS], lm[MAXPTS];
+    long cc[MAXPTS], lc[MAXPTS];
+    double cmed[MAXPTS], cse[MAXPTS], lmed[MAXPTS], lse[MAXPTS];
+    size_t nc, nl;
+    if (bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, cm, cc, cmed,
+                     cse, MAXPTS, &nc) < 0 ||
+        bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_LOCAL, lm, lc, lmed,
+                     lse, MAXPTS, &nl) < 0) {
+        kcal_set_err(err, errlen, "out of memory fitting %s", KCAL_PHASE_PASS);
+        return -1;
+    }
+    double x[MAXPTS], y[MAXPTS], sg[MAXPTS];
+    size_t n = 0;
+    int long_m = 0;
+    long long_c = 0;
+    double long_e = 0, long_se = 0;
+    char a[32];
+    cat(comment, commentlen, "chunks passed between cores, extra per stream "
+        "T_cross - T_local in us (m chunks x c bytes):");
+    for (size_t i = 0; i < nc; i++)
+        for (size_t j = 0; j < nl; j++) {
+            if (lm[j] != cm[i] || lc[j] != cc[i])
+                continue;
+            double e = cmed[i] - lmed[j];
+            double se = sqrt(cse[i] * cse[i] + lse[j] * lse[j]);
+            cat(comment, commentlen, " %dx%s %.3g", cm[i],
+                kcal_sizes_format((uint64_t)cc[i], a, sizeof a), 1e6 * e);
+            if (cm[i] == 1 && n < MAXPTS) {
+                x[n] = (double)cc[i];
+                y[n] = e;
+                sg[n++] = se > 0 ? se : 1e-9;
+            } else if (cm[i] > long_m || (cm[i] == long_m && cc[i] > long_c)) {
+                long_m = cm[i], long_c = cc[i], long_e = e, long_se = se;
+            }
+        }
+    cat(comment, commentlen, "\n");
+    if (n < 2 || long_m < 2) {
+        note(notes, "%s: %zu chunk size(s) of one-chunk streams and %s: the "
+             "fit needs 2 and one: not written", keys, n,
+             long_m < 2 ? "no longer stream" : "a longer stream");
+        return 0;
+    }
+    kcal_linfit lf;
+    if (kcal_fit_line(x, y, sg, n, &lf) < 0) {
+        kcal_set_err(err, errlen, "out of memory fitting %s", KCAL_PHASE_PASS);
+        return -1;
+    }
+    if (lf.c0 < 0) {
+        lf.c0 = lf.se0 = 0;
+        if (kcal_fit_origin(x, y, sg, n, &lf.c1, &lf.se1) < 0)
+            return -1;
+    } else if (lf.c1 < 0) {
+        lf.c1 = lf.se1 = 0;
+        if (kcal_fit_const(y, sg, n, &lf.c0, &lf.se0) < 0)
+            return -1;
+    }
+    if (!(lf.c0 >= 0 && lf.c1 >= 0)) {
+        note(notes, "%s: passing a chunk between cores cost nothing beyond "
+             "the copies: not written", keys);
+        return 0;
+    }
+    /* The one-chunk extra at the longer stream's c, from the same point the
+     * fit went through (not from the line: a line's misfit there would
+     * show as a per-chunk cost). */
+    double first = lf.c0 + lf.c1 * (double)long_c, first_se = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] == (double)long_c)
+            first = y[i], first_se = sg[i];
+    double next = (long_e - first) / (long_m - 1);
+    double next_se = sqrt(long_se * long_se + first_se * first_se) /
+                     (long_m - 1);
+    if (next < 0) {
+        note(notes, "pass_next: a stream of %d chunks cost less beyond its "
+             "copies than one chunk: held at 0", long_m);
+        next = 0;
+    }
+    cat(comment, commentlen, "pass fit: E(1, c) = a + b*c over %zu sizes, "
+        "dof %d, chi2 %.3g: a = %.3g us, b = %.3g ns/B; each further chunk "
+        "of %s: %.3g us\n", n, lf.dof, lf.chisq, 1e6 * lf.c0, 1e9 * lf.c1,
+        kcal_sizes_format((uint64_t)long_c, a, sizeof a), 1e6 * next);
+    if (set_fit(out, "pass_a", lf.c0, lf.se0, err, errlen) < 0 ||
+        set_fit(out, "pass_b", lf.c1, lf.se1, err, errlen) < 0 ||
+        set_fit(out, "pass_next", next, next_se, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
 /* The `# meta` entries, first, in file order: a params file reads from
  * what to what was measured. The numeric ones (params' table says which)
  * as numbers. 0, or -1 with err naming the entry and why the params file
@@ -1277,7 +1381,8 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
                        errlen) < 0)
         return -1;
     if (fit_dirty_part(raw, page, out, notes, comment, commentlen, err,
-                       errlen) < 0)
+                       errlen) < 0 ||
+        fit_pass_part(raw, out, notes, comment, commentlen, err, errlen) < 0)
         return -1;
     if (fit_sync_step(raw, out, comment, commentlen, err, errlen) < 0)
         return -1;

@@ -80,6 +80,14 @@
 #define KCAL_PHASE_DIRTY "dirty"
 #define KCAL_PATTERN_CLEAN "clean"
 #define KCAL_PATTERN_DIRTY "dirty"
+/* A chunk passed between cores through shared memory (probe/pass.h): one
+ * stream of `readers` = m chunks of `bytes` = c bytes each (`pages` 0),
+ * copied in by a process on another core and out by the probe (pattern
+ * cross), or both copies on the probe's core alone (pattern local);
+ * seconds per stream, `rep` the pass. */
+#define KCAL_PHASE_PASS "pass"
+#define KCAL_PATTERN_CROSS "cross"
+#define KCAL_PATTERN_LOCAL "local"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
 /* sm_flag: half a ping-pong of flags in shared memory between ranks 0 and

@@ -167,6 +167,7 @@ typedef struct {
 static double key_sync_step(const acc *a);
 static double key_sm_flag(const acc *a);
 static void key_dirty(const acc *a, double *e, double *cap);
+static int key_pass(const acc *a, double *pa, double *pb, double *next);
 
 /* mult·X(n) = mult·(α + n·β) */
 static void add_x(acc *a, double mult)
@@ -400,6 +401,26 @@ static void add_dirty(acc *a, double bytes, double count)
     if (!(e > 0) || !(cap > 0) || !(count > 0))
         return;
     a->t.copy += count * e * (bytes < cap ? bytes : cap);
+}
+
+/* Chunks passed between cores through the staging areas (copy_in_out):
+ * `streams` streams of m chunks of c bytes each on the critical path, each
+ * paying beyond its copies pass_a + pass_b·c for its first chunk and
+ * pass_next for each further one (kcal probe's pass phase, probe/pass.h:
+ * the copy out of lines the other core just wrote, the copy in over lines
+ * the other core read, the wait for the progress word). Params without
+ * the pass keys (probed before they existed) charge dirty_beta on each
+ * chunk instead, as the model did then. */
+static void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
+{
+    double pa, pb, next;
+    if (!(streams > 0) || !m)
+        return;
+    if (!key_pass(a, &pa, &pb, &next)) {
+        add_dirty(a, (double)c, streams * (double)m);
+        return;
+    }
+    a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
 }
 
 /* The rounds of recursive doubling and Bruck: round m = 2^i reads the
@@ -678,15 +699,19 @@ static void t_direct_split(acc *a, int p, int k)
 /* The copy_in_out rows (derived, all five collectives), with m = ⌈n/C⌉
  * chunks of C = KCAL_STAGING_CHUNK bytes and c = min(n, C). No system
  * call, no page pinned: neither α nor l. Their full rows add the one
- * thing the paper's terms do not see here: a copy out of a chunk that
- * another core is writing, or has just written, pays dirty_beta on its c
- * bytes (add_dirty, the probe's "lines another core just wrote"). On the
+ * thing the paper's terms do not see here: passing a chunk from one core
+ * to another costs more than its two copies (add_pass, the probe's pass
+ * phase; dirty_beta on its c bytes for params without it). On the
  * Zen 5 guest at p = 2 (kcal bench, 300 iterations) that term brought
  * allgather's row from 25-37 % under the measured time at 64-128 KiB to
- * within 12 % from 16 KiB to 256 KiB, alltoall's likewise; gather's
- * copies out were measured at the clean rate (the sources have finished
- * filling their slots before the root reads them: it copies its own
- * block first), so its row has no such term. */
+ * within 12 % from 16 KiB to 256 KiB, alltoall's likewise, and gather's
+ * copies out ran at the clean rate there. On the 2-core Xeon guest they
+ * did not: gather's row was 3-4x under the measured time at 4-16 KiB
+ * (0.53 µs predicted, 2.1 measured at 4K) and put copy_in_out first where
+ * parallel_write_flags was 1.5x faster, so the probe now measures the
+ * pass itself (probe/pass.h: 0.43 µs + 0.22 ns/B for a stream's first
+ * chunk, 1.06 µs for each further 16 KiB one, against dirty_beta's
+ * 0.068 ns/B) and gather's full row pays it too. */
 static void cio_chunks(const acc *a, uint64_t *m, uint64_t *c)
 {
     uint64_t chunk = KCAL_STAGING_CHUNK;
@@ -695,7 +720,7 @@ static void cio_chunks(const acc *a, uint64_t *m, uint64_t *c)
 }
 
 /* bcast:
- *   full:   (m + 1)·c·β + m·dirty(c) + F_bcast  (the readers copy out while
+ *   full:   (m + 1)·c·β + pass(c, m) + F_bcast  (the readers copy out while
  *           the root copies in; β carries δ(p − 1) for the p − 1 readers
  *           copying at once, registry conc)
  *   paper:  c·β + m·(p−1)·c·β + F_bcast  (= the full row without dirty at
@@ -711,7 +736,7 @@ static void t_copy_in_out(acc *a, int p, int k)
     uint64_t m, c;
     cio_chunks(a, &m, &c);
     a->t.copy += (double)(m + 1) * (double)c * a->beta;
-    add_dirty(a, (double)c, (double)m);
+    add_pass(a, c, m, 1);
     add_flag(a, KCAL_SM_BCAST, p);
 }
 
@@ -731,15 +756,17 @@ static void t_copy_in_out_paper(acc *a, int p, int k)
  * of the pipeline; the root's own block is copied before (gather: while
  * the sources copy their first chunks in) or after (scatter: while the
  * last reader copies its last chunk out), whichever end is longer counts:
- *   paper, and gather's full row:
+ *   paper:
  *       ((p − 1)·m·c + max(n_own, c))·β + F_op,  n_own = 0 in place, else n
- *   scatter's full row: the last reader copies its m chunks out at
- *       c·β + dirty(c) each, behind the root's stream:
+ *   scatter's full row: the last reader copies its m chunks out behind
+ *       the root's stream, paying the pass of one stream (add_pass):
  *       max((p − 1)·m·c·β + n_own·β,
- *           (p − 2)·m·c·β + c·β + m·(c·β + dirty(c))) + F_bcast
+ *           (p − 2)·m·c·β + c·β + m·c·β + pass(c, m)) + F_bcast
+ *   gather's full row: the paper's + (p − 1)·pass(c, m), the root's
+ *       copies out of p − 1 streams (with the pass keys only)
  * with F_bcast (scatter: the readers wait for the root's word) or
  * F_gather (gather: the root waits for each source's). */
-static void staged_root(acc *a, int p, kcal_sm_op op, int dirty_readers)
+static void staged_root(acc *a, int p, kcal_sm_op op, int full)
 {
     uint64_t m, c;
     cio_chunks(a, &m, &c);
@@ -747,13 +774,23 @@ static void staged_root(acc *a, int p, kcal_sm_op op, int dirty_readers)
     double stream = (double)(p - 1) * (double)m * (double)c * a->beta;
     double root_end = stream + own * a->beta;
     double reader_end = stream + (double)c * a->beta;
-    if (dirty_readers) {
+    double pass = 0, pa, pb, next;
+    /* Gather's copies out without the pass keys: at the clean rate, as
+     * before them (the Zen 5 guest measured them so: the sources have
+     * finished their slots while the root copies its own block). */
+    if (full && (op == KCAL_SM_BCAST || key_pass(a, &pa, &pb, &next))) {
         acc d = *a;
         d.t.copy = 0;
-        add_dirty(&d, (double)c, (double)m);
-        reader_end += d.t.copy;
-    } else if (own < (double)c) {
+        add_pass(&d, c, m, op == KCAL_SM_BCAST ? 1 : p - 1);
+        pass = d.t.copy;
+    }
+    if (full && op == KCAL_SM_BCAST)
+        reader_end += pass; /* scatter: the last reader's stream */
+    else if (own < (double)c)
         root_end = reader_end;
+    if (op != KCAL_SM_BCAST) { /* gather: the root's copies out */
+        root_end += pass;
+        reader_end += pass;
     }
     a->t.copy += root_end > reader_end ? root_end : reader_end;
     add_flag(a, op, p);
@@ -771,17 +808,23 @@ static void t_scatter_copy_in_out(acc *a, int p, int k)
     staged_root(a, p, KCAL_SM_BCAST, 1);
 }
 
-static void t_gather_copy_in_out(acc *a, int p, int k)
+static void t_gather_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
     staged_root(a, p, KCAL_SM_GATHER, 0);
+}
+
+static void t_gather_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    staged_root(a, p, KCAL_SM_GATHER, 1);
 }
 
 /* allgather: every process copies m chunks of its block in and the p − 1
  * others' m chunks out, round after round, all processes at once (the
  * full model's β carries δ(p)), and its own block unless in place:
  *   paper: (p·m·c + n_own)·β + F_allgather
- *   full:  the paper row + (p − 1)·m·dirty(c): each chunk copied out was
+ *   full:  the paper row + (p − 1)·pass(c, m): each chunk copied out was
  *          written by its owner's core in the same round. */
 static void all_sources_cio(acc *a, int p, double chunks_per_m,
                             double local, int dirty)
@@ -790,7 +833,7 @@ static void all_sources_cio(acc *a, int p, double chunks_per_m,
     cio_chunks(a, &m, &c);
     a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta;
     if (dirty)
-        add_dirty(a, (double)c, (double)(p - 1) * (double)m);
+        add_pass(a, c, m, p - 1);
     add_flag(a, KCAL_SM_ALLGATHER, p);
 }
 
@@ -815,7 +858,7 @@ static void t_allgather_copy_in_out(acc *a, int p, int k)
  * incoming ones out, chunk by chunk, and its own block; in place the p
  * blocks aside first instead of the own block:
  *   paper: (2·(p−1)·m·c + n)·β + F_allgather, in place (2·(p−1)·m·c + p·n)·β
- *   full:  the paper row + (p − 1)·m·dirty(c), as allgather's. */
+ *   full:  the paper row + (p − 1)·pass(c, m), as allgather's. */
 static void alltoall_cio(acc *a, int p, int dirty)
 {
     all_sources_cio(a, p, 2.0 * (p - 1),
@@ -1106,6 +1149,8 @@ typedef struct measured_keys {
     double alpha_write, lock_write, beta_write;
     int has_alpha_write, has_lock_write, has_beta_write;
     double sync_step, sm_flag, dirty_beta, dirty_bytes;
+    double pass_a, pass_b, pass_next;
+    int has_pass;
     int has_knee;
     int measured; /* kcal_model_full_measured: any of the keys above */
 } measured_keys;
@@ -1173,6 +1218,12 @@ static void measured_keys_get(const kcal_params *prm, measured_keys *m)
             m->dirty_beta = e->value;
         } else if (!strcmp(k, "dirty_bytes")) {
             m->dirty_bytes = e->value;
+        } else if (!strcmp(k, "pass_a")) {
+            m->pass_a = e->value, m->has_pass = 1;
+        } else if (!strcmp(k, "pass_b")) {
+            m->pass_b = e->value, m->has_pass = 1;
+        } else if (!strcmp(k, "pass_next")) {
+            m->pass_next = e->value, m->has_pass = 1;
         }
     }
     m->measured = m->n_ws || m->has_knee || m->has_conc_hot ||
@@ -1195,6 +1246,21 @@ static void key_dirty(const acc *a, double *e, double *cap)
     *e = a->mk ? a->mk->dirty_beta : kcal_params_get(a->prm, "dirty_beta", 0);
     *cap = a->mk ? a->mk->dirty_bytes
                  : kcal_params_get(a->prm, "dirty_bytes", 0);
+}
+
+/* The pass keys; 0 when the params have none of them. */
+static int key_pass(const acc *a, double *pa, double *pb, double *next)
+{
+    if (a->mk) {
+        *pa = a->mk->pass_a, *pb = a->mk->pass_b, *next = a->mk->pass_next;
+        return a->mk->has_pass;
+    }
+    *pa = kcal_params_get(a->prm, "pass_a", 0);
+    *pb = kcal_params_get(a->prm, "pass_b", 0);
+    *next = kcal_params_get(a->prm, "pass_next", 0);
+    return kcal_params_find(a->prm, "pass_a") ||
+           kcal_params_find(a->prm, "pass_b") ||
+           kcal_params_find(a->prm, "pass_next");
 }
 
 /* β at working set w from the curve (n_ws >= 1). */

@@ -59,6 +59,12 @@ static const struct {
      * dirty_beta (s/byte) per byte up to dirty_bytes (bytes) */
     {"dirty_beta", KCAL_KEY_NUMBER, 0},
     {"dirty_bytes", KCAL_KEY_NUMBER, 0},
+    /* chunks passed between cores (probe/pass.h): the first chunk of a
+     * stream costs pass_a (s) + pass_b (s/byte) beyond its two copies,
+     * each further chunk pass_next (s) */
+    {"pass_a", KCAL_KEY_NUMBER, 0},
+    {"pass_b", KCAL_KEY_NUMBER, 0},
+    {"pass_next", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by
      * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
      * "The MPI library as a candidate"): its measured line T_mpi = a + b·v

@@ -4,7 +4,8 @@
  * permission test (exit 3 when forbidden), topology and the measurement
  * plan, buffers, T1/T2, T3(N) (falling back to the paper's liovcnt = 0
  * call on a kernel where the 1-byte read does not pin), T4(N) cold and/or
- * hot, reads of lines another core just wrote (dirty.h), contention
+ * hot, reads of lines another core just wrote (dirty.h), chunks passed
+ * between cores as copy_in_out passes them (pass.h), contention
  * with c = 1..C readers, T_sm_X through mpirun; then the
  * same fit as `kcal fit`. The params file is built in memory, read back,
  * and written to stdout only at the very end, so any failure leaves stdout
@@ -27,6 +28,7 @@
 #include "concurrent.h"
 #include "contention.h"
 #include "dirty.h"
+#include "pass.h"
 #include "err.h"
 #include "knee.h"
 #include "load.h"
@@ -216,6 +218,11 @@ typedef struct {
     long d_sizes[MAX_POINTS];
     size_t n_d_sizes;
     int d_passes;
+    /* chunks passed between cores (pass.h): the chunk sizes (none on one
+     * core), samples per point */
+    long pass_sizes[MAX_POINTS];
+    size_t n_pass_sizes;
+    int pass_passes;
 } plan;
 
 /* Lines another core just wrote: N = 16 KiB .. 8 MiB (every other
@@ -235,6 +242,21 @@ static void plan_dirty(plan *pl, const options *o, const kcal_topo_info *ti,
     if (pl->local_bytes < top)
         pl->local_bytes = top;
     *work += 2.0 * (double)pl->n_d_sizes * pl->d_passes;
+}
+
+/* Chunks passed between cores (pass.h), as copy_in_out passes them: the
+ * probe on the last core, its peer on core 0; none on one core. A sample
+ * is a few µs: 100 passes (40 with --quick) take well under a second. */
+static void plan_pass(plan *pl, const options *o, const kcal_topo_info *ti,
+                      double *work)
+{
+    pl->n_pass_sizes = ti->cores < 2 ? 0
+                       : kcal_pass_size_list(o->quick, pl->pass_sizes,
+                                             MAX_POINTS);
+    pl->pass_passes = o->quick ? 40 : 100;
+    kcal_pass_setup ps = {.n_sizes = pl->n_pass_sizes,
+                          .passes = pl->pass_passes};
+    *work += kcal_pass_work(&ps);
 }
 
 /* issue 9's measurements: the cache knee's working sets up to 4x the
@@ -321,6 +343,7 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
                 ((pl->c_reps + pl->c_passes - 1) / pl->c_passes) * pl->c_passes;
     plan_issue9(pl, o, ti, page, &work);
     plan_dirty(pl, o, ti, page, &work);
+    plan_pass(pl, o, ti, &work);
     pl->sweep_units = work;
     pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
 }
@@ -641,6 +664,28 @@ static int run_dirty(probe_run *r)
     return 0;
 }
 
+/* Chunks passed between cores: the peer on core 0, the probe on the last
+ * (say_setup). Not on one core. 0 or -1 with r->err. */
+static int run_pass(probe_run *r)
+{
+    const plan *pl = r->pl;
+    if (!pl->n_pass_sizes) {
+        if (!r->o->quiet)
+            kcal_cli_warn(CMD, "one core: passing chunks between cores "
+                          "cannot be measured; pass_a, pass_b and pass_next "
+                          "left out");
+        return 0;
+    }
+    kcal_pass_setup ps = {
+        .topo = r->topo, .peer_core = 0, .sizes = pl->pass_sizes,
+        .n_sizes = pl->n_pass_sizes, .passes = pl->pass_passes,
+        .meter = &r->meter};
+    if (kcal_pass_measure(&ps, &r->raw, r->err, sizeof r->err) < 0)
+        return -1;
+    r->cs.retaken += ps.retaken;
+    return 0;
+}
+
 /* T1..T4: calibrate every sweep, then run them pass by pass, so T3 and T4
  * (cold and hot) of each N see the same machine. 0 or -1 with r->err. */
 static int run_sweeps(probe_run *r)
@@ -884,7 +929,7 @@ int kcal_probe_main(int argc, char **argv)
     kcal_load_start(&load);
     if (run_knee(&r) < 0 || run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
         goto fail;
-    if (run_dirty(&r) < 0)
+    if (run_dirty(&r) < 0 || run_pass(&r) < 0)
         goto fail;
     report_load(&r, &load);
     if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||

@@ -842,6 +842,84 @@ static int has_note(const kcal_calibrate_notes *notes, const char *what)
     return 0;
 }
 
+/* Chunks passed between cores: per stream of m chunks of c bytes the cross
+ * samples cost E(m, c) = a + b·c + (m − 1)·next more than the local ones,
+ * m = 1 at c = 1K..16K and m = 8 at 16K (the probe's points). */
+static void add_pass_samples(kcal_raw *r, gsl_rng *rng, double a, double b,
+                             double next, int with_stream)
+{
+    for (int k = 0; k < DREPS; k++)
+        for (long c = 1024; c <= 16384; c *= 2)
+            for (int m = 1; m <= 8; m += 7) {
+                if (m > 1 && (c < 16384 || !with_stream))
+                    continue;
+                double local = 2e-11 * (double)(c * m); /* any rate */
+                double e = a + b * (double)c + (m - 1) * next;
+                kcal_raw_add(r, "pass", "local", m, 0, c, k,
+                             local + gsl_ran_gaussian(rng, SIG_D / 10));
+                kcal_raw_add(r, "pass", "cross", m, 0, c, k,
+                             local + e + gsl_ran_gaussian(rng, SIG_D / 10));
+            }
+}
+
+static void test_pass(gsl_rng *rng)
+{
+    const double A = 0.4e-6, B = 0.2e-9, NEXT = 1e-6;
+    kcal_raw r;
+    make_samples(&r, rng, 2);
+    add_pass_samples(&r, rng, A, B, NEXT, 1);
+    kcal_params p;
+    kcal_params_init(&p);
+    kcal_calibrate_notes notes;
+    char comment[8192], err[256] = "";
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    double a = kcal_params_get(&p, "pass_a", -1);
+    double b = kcal_params_get(&p, "pass_b", -1);
+    double next = kcal_params_get(&p, "pass_next", -1);
+    double se_a = kcal_params_get(&p, "pass_a_stderr", -1);
+    double se_b = kcal_params_get(&p, "pass_b_stderr", -1);
+    double se_n = kcal_params_get(&p, "pass_next_stderr", -1);
+    CHECK(se_a > 0 && se_b > 0 && se_n > 0);
+    CHECK(fabs(a - A) < 5 * se_a);
+    CHECK(fabs(b - B) < 5 * se_b);
+    CHECK(fabs(next - NEXT) < 5 * se_n);
+    /* each point's median has se ~ 1.25·SIG_D/10/√61 = 1.6 ns: the keys
+     * are known to a few per cent */
+    CHECK_NEAR(a, A, 0.05);
+    CHECK_NEAR(b, B, 0.05);
+    CHECK_NEAR(next, NEXT, 0.05);
+    CHECK(strstr(comment, "pass fit: E(1, c) = a + b*c over 5 sizes") != NULL);
+    CHECK(strstr(comment, " 8x16K ") != NULL);
+    CHECK(!has_note(&notes, "pass_"));
+    CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* A stream no dearer per chunk than one chunk: pass_next held at 0. */
+    make_samples(&r, rng, 2);
+    add_pass_samples(&r, rng, A, B, -0.3e-6, 1);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(kcal_params_get(&p, "pass_next", -1) == 0);
+    CHECK(has_note(&notes, "pass_next: a stream of 8 chunks"));
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* No longer stream: no keys, and a note that says why. */
+    make_samples(&r, rng, 2);
+    add_pass_samples(&r, rng, A, B, NEXT, 0);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(kcal_params_find(&p, "pass_a") == NULL);
+    CHECK(kcal_params_find(&p, "pass_next") == NULL);
+    CHECK(has_note(&notes, "no longer stream"));
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+}
+
 static void test_dirty(gsl_rng *rng)
 {
     /* C between two measured sizes: a kink exactly at a size makes the
@@ -987,6 +1065,7 @@ int main(void)
     test_handoff_tie_at_top(rng);
     test_points_bytes();
     test_dirty(rng);
+    test_pass(rng);
     test_hinge_direct();
     gsl_rng_free(rng);
     return check_report();

@@ -182,6 +182,43 @@ static void test_dirty_reads(void)
     kcal_params_free(&p);
 }
 
+/* Chunks passed between cores (the probe's pass keys): each copy_in_out
+ * row pays pass_a + pass_b·c + (m − 1)·pass_next per stream on its
+ * critical path, instead of dirty_beta; gather too (the root copies out
+ * what its sources just wrote), which without the keys pays nothing as
+ * before; never the paper rows. */
+static void test_chunk_pass(void)
+{
+    const double rel = 1e-12;
+    kcal_params p = hand_params(1);
+    double ag = full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000);
+    double a2a = full(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 40000);
+    double bc = full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000);
+    double sc = full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000);
+    double ga = full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000);
+    double paper_ga = paper(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000);
+    double rn = full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536);
+    kcal_params_set(&p, "pass_a", 0.5e-6);
+    kcal_params_set(&p, "pass_b", 1e-10);
+    kcal_params_set(&p, "pass_next", 1e-6);
+    /* dirty_beta too: the copy_in_out rows charge the pass keys instead */
+    kcal_params_set(&p, "dirty_beta", 1e-10);
+    kcal_params_set(&p, "dirty_bytes", 131072);
+    /* n = 40000: m = 3 chunks of c = 16384; one stream 0.5 + 1.6384 + 2·1
+     * = 4.1384 µs. allgather and alltoall p = 3: 2 streams, 8.2768 µs;
+     * bcast: 1; gather p = 3: the root's 2 streams; scatter p = 2,
+     * n = 1000: the reader's one chunk, 0.5 + 0.1 µs. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000), ag + 8.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 40000), a2a + 8.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000), bc + 4.1384e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000), ga + 8.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000), sc + 0.6e-6, rel);
+    CHECK(paper(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000) == paper_ga);
+    /* The CMA rows keep dirty_beta: ring_neighbor p = 3, 2 reads of 64K. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), rn + 13.1072e-6, rel);
+    kcal_params_free(&p);
+}
+
 /* The default model: paper for params without the probe's copy
  * measurements (the paper's machine files, a hand-made file), full once a
  * file holds them. */
@@ -499,6 +536,7 @@ int main(void)
     test_working_set();
     test_sync_latency();
     test_dirty_reads();
+    test_chunk_pass();
     test_default_model();
     test_hand_values();
     test_fallback();

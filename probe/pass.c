@@ -1,0 +1,236 @@
+/* pass: a chunk passed from one core to another (see pass.h). */
+#include "pass.h"
+#include "copy.h"
+#include "err.h"
+#include "model.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE 64
+#define AREA ((size_t)KCAL_STAGING_SLOTS * KCAL_STAGING_CHUNK)
+
+/* The shared control block, each word on a line of its own (a word that
+ * shares a line with another side's would add the very traffic measured). */
+typedef struct {
+    _Atomic long cmd; /* the probe's request count; -1: exit */
+    long c, m;        /* the request: m chunks of c bytes */
+    char pad0[LINE - 3 * sizeof(long)];
+    _Atomic long go; /* chunks the peer has copied in, over all requests */
+    char pad1[LINE - sizeof(long)];
+    _Atomic long ack; /* chunks the probe has copied out */
+    char pad2[LINE - sizeof(long)];
+    _Atomic long start_ns; /* the peer's clock as it began the request */
+    char pad3[LINE - sizeof(long)];
+} ctl_block;
+
+size_t kcal_pass_size_list(int quick, long *out, size_t max)
+{
+    size_t n = 0;
+    for (long c = 1024; c <= (long)KCAL_STAGING_CHUNK && n < max;
+         c *= quick ? 4 : 2)
+        out[n++] = c;
+    /* The largest (copy_in_out's full chunk) always: the stream's size. */
+    if (n && out[n - 1] != (long)KCAL_STAGING_CHUNK && n < max)
+        out[n++] = (long)KCAL_STAGING_CHUNK;
+    return n;
+}
+
+double kcal_pass_work(const kcal_pass_setup *s)
+{
+    return s->n_sizes ? 2.0 * (double)(s->n_sizes + 1) * s->passes : 0;
+}
+
+static long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static char *slot(char *area, long i)
+{
+    return area + (size_t)(i % KCAL_STAGING_SLOTS) * KCAL_STAGING_CHUNK;
+}
+
+/* The peer: serve requests until told to exit (or the probe is gone:
+ * PR_SET_PDEATHSIG). It spins, as libkcoll's ranks do on their flags. */
+static void peer(ctl_block *k, char *area, char *src)
+{
+    long seen = 0, done = 0;
+    for (;;) {
+        long cmd;
+        while ((cmd = atomic_load_explicit(&k->cmd, memory_order_acquire)) ==
+               seen)
+            ;
+        if (cmd < 0)
+            _exit(0);
+        seen = cmd;
+        long c = k->c, m = k->m;
+        atomic_store_explicit(&k->start_ns, now_ns(), memory_order_relaxed);
+        for (long i = 0; i < m; i++) {
+            /* A slot is free once the probe has copied out what it held. */
+            while (i >= KCAL_STAGING_SLOTS &&
+                   atomic_load_explicit(&k->ack, memory_order_acquire) <
+                       done + i - KCAL_STAGING_SLOTS + 1)
+                ;
+            kcal_copy(slot(area, done + i), src + (size_t)i * (size_t)c,
+                      (size_t)c);
+            atomic_store_explicit(&k->go, done + i + 1, memory_order_release);
+        }
+        done += m;
+    }
+}
+
+typedef struct {
+    ctl_block *k;
+    char *area;    /* the shared slots */
+    char *own;     /* the control's private slots */
+    char *src;     /* the control's source (the peer has its own) */
+    char *dst;     /* the probe's destination */
+    long cmd, done; /* requests made, chunks passed */
+    pid_t pid;
+} pass_run;
+
+/* One stream across the cores: seconds from the peer's start to the last
+ * copy out. */
+static double cross(pass_run *r, long c, long m)
+{
+    ctl_block *k = r->k;
+    k->c = c;
+    k->m = m;
+    atomic_store_explicit(&k->cmd, ++r->cmd, memory_order_release);
+    for (long i = 0; i < m; i++) {
+        while (atomic_load_explicit(&k->go, memory_order_acquire) <
+               r->done + i + 1)
+            ;
+        kcal_copy(r->dst + (size_t)i * (size_t)c, slot(r->area, r->done + i),
+                  (size_t)c);
+        atomic_store_explicit(&k->ack, r->done + i + 1, memory_order_release);
+    }
+    long end = now_ns();
+    r->done += m;
+    return (double)(end - atomic_load_explicit(&k->start_ns,
+                                               memory_order_relaxed)) * 1e-9;
+}
+
+/* The control: the same copies on this core alone. */
+static double local(pass_run *r, long c, long m)
+{
+    long t0 = now_ns();
+    for (long i = 0; i < m; i++) {
+        kcal_copy(slot(r->own, i), r->src + (size_t)i * (size_t)c, (size_t)c);
+        kcal_copy(r->dst + (size_t)i * (size_t)c, slot(r->own, i), (size_t)c);
+    }
+    return (double)(now_ns() - t0) * 1e-9;
+}
+
+static void fill(char *b, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (char)(i * 13 + (i >> 12) + (size_t)seed);
+}
+
+static void stop(pass_run *r)
+{
+    if (r->pid > 0) {
+        atomic_store_explicit(&r->k->cmd, -1, memory_order_release);
+        int st;
+        if (waitpid(r->pid, &st, 0) < 0) {
+            kill(r->pid, SIGKILL);
+            waitpid(r->pid, &st, 0);
+        }
+        r->pid = 0;
+    }
+}
+
+int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
+                      size_t errlen)
+{
+    if (!s->n_sizes)
+        return 0;
+    const size_t max_c = (size_t)s->sizes[s->n_sizes - 1];
+    const size_t span = max_c * KCAL_PASS_STREAM;
+    pass_run r = {0};
+    size_t shared = sizeof(ctl_block) + AREA;
+    void *map = mmap(NULL, shared, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) {
+        kcal_set_err(err, errlen, "chunk passing: mmap: %s", strerror(errno));
+        return -1;
+    }
+    memset(map, 0, shared);
+    r.k = map;
+    r.area = (char *)map + sizeof(ctl_block);
+    int rc = -1;
+    r.own = aligned_alloc(4096, AREA);
+    r.src = aligned_alloc(4096, span);
+    r.dst = aligned_alloc(4096, span);
+    if (!r.own || !r.src || !r.dst) {
+        kcal_set_err(err, errlen, "chunk passing: out of memory");
+        goto out;
+    }
+    fill(r.own, AREA, 1);
+    fill(r.src, span, 2);
+    fill(r.dst, span, 3);
+    r.pid = fork();
+    if (r.pid < 0) {
+        kcal_set_err(err, errlen, "chunk passing: fork: %s", strerror(errno));
+        goto out;
+    }
+    if (r.pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (s->topo)
+            kcal_topo_bind_core(s->topo, s->peer_core, NULL, 0);
+        fill(r.src, span, 4); /* its own pages, in its own core's cache */
+        peer(r.k, r.area, r.src);
+    }
+    /* Points: every c with one chunk, the largest with a stream. */
+    long pc[64], pm[64];
+    size_t np = 0;
+    for (size_t i = 0; i < s->n_sizes && np < 63; i++)
+        pc[np] = s->sizes[i], pm[np++] = 1;
+    pc[np] = (long)max_c, pm[np++] = KCAL_PASS_STREAM;
+    /* Warm-up: the first touches of the slots by either side. */
+    for (int w = 0; w < 3; w++)
+        for (size_t j = 0; j < np; j++) {
+            cross(&r, pc[j], pm[j]);
+            local(&r, pc[j], pm[j]);
+        }
+    for (int pass = 0; pass < s->passes; pass++)
+        for (size_t j = 0; j < np; j++)
+            for (int x = 0; x < 2; x++) {
+                double t = 0;
+                for (int tries = 0; tries < 5; tries++) {
+                    long before = kcal_involuntary_switches();
+                    t = x ? local(&r, pc[j], pm[j]) : cross(&r, pc[j], pm[j]);
+                    if (kcal_involuntary_switches() == before)
+                        break;
+                    s->retaken++;
+                }
+                if (kcal_raw_add(raw, KCAL_PHASE_PASS,
+                                 x ? KCAL_PATTERN_LOCAL : KCAL_PATTERN_CROSS,
+                                 (int)pm[j], 0, pc[j], pass, t) < 0) {
+                    kcal_set_err(err, errlen, "out of memory");
+                    goto out;
+                }
+                kcal_meter_tick(s->meter, "chunk passing", 1);
+            }
+    rc = 0;
+out:
+    stop(&r);
+    free(r.own);
+    free(r.src);
+    free(r.dst);
+    munmap(map, shared);
+    return rc;
+}

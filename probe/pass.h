@@ -1,0 +1,65 @@
+/* pass: what it costs to pass a chunk from one core to another through
+ * shared memory, the way libkcoll's copy_in_out algorithms pass theirs
+ * (algos/staging.c), beyond the two copies themselves.
+ *
+ * A peer process, forked and bound to another core than the probe's,
+ * copies a stream of m chunks of c bytes from its own buffer into the
+ * slots of a shared area (KCAL_STAGING_SLOTS slots, as libkcoll's), raising
+ * a progress word after each; the probe waits for each chunk and copies it
+ * out into its own buffer, acknowledging each. One sample is one stream,
+ * from the peer's start (its CLOCK_MONOTONIC, which every core shares) to
+ * the probe's last copy out: every chunk's copy in, the hand-off, and its
+ * copy out. The control is the same 2·m copies on the probe's core alone,
+ * through a private area. Their difference is what the model's β terms do
+ * not see: the cores fetching lines the other just wrote (the copy out)
+ * or still holds (the copy in overwrites slots the probe read), and the
+ * wait for the progress word.
+ *
+ * Why its own measurement: the probe's dirty phase (dirty.h) reads lines
+ * once, with process_vm_readv, after a round trip; copy_in_out moves every
+ * chunk both ways. On the 2-core Xeon KVM guest a 16 KiB round took about
+ * 4.3 µs against 0.25 µs on one core (scripts/bench-coherence), where
+ * dirty_beta charged 1.1 µs, and the model put copy_in_out first for
+ * gather at 4-32 KiB where it measured 1.5-2x slower than
+ * parallel_write_flags.
+ *
+ * Raw samples (raw.h): phase KCAL_PHASE_PASS, pattern KCAL_PATTERN_CROSS
+ * (the two cores) or KCAL_PATTERN_LOCAL (the control), readers = m (chunks
+ * in the stream), bytes = c, pages = 0, seconds per stream. */
+#ifndef KCAL_PASS_H
+#define KCAL_PASS_H
+
+#include <stddef.h>
+
+#include "phases.h"
+#include "raw.h"
+#include "topo.h"
+
+/* The stream lengths measured: one chunk (the hand-off alone) and a
+ * pipeline of KCAL_PASS_STREAM (the cost of each further chunk). */
+#define KCAL_PASS_STREAM 8
+
+/* Chunk sizes c (1 KiB .. KCAL_STAGING_CHUNK, every doubling; every other
+ * with quick) into out; how many. */
+size_t kcal_pass_size_list(int quick, long *out, size_t max);
+
+typedef struct {
+    kcal_topo *topo; /* NULL: no binding */
+    int peer_core;   /* another core than the one the probe runs on */
+    const long *sizes;
+    size_t n_sizes;
+    int passes; /* samples per point, one per pass over the points */
+    kcal_meter *meter;
+    long retaken; /* out: samples taken again (the probe was preempted) */
+} kcal_pass_setup;
+
+/* Work units kcal_pass_measure ticks (for the progress meter). */
+double kcal_pass_work(const kcal_pass_setup *s);
+
+/* Measure: per pass, at each c one stream of 1 chunk, and at the largest
+ * c one of KCAL_PASS_STREAM, each across the cores and locally. 0, or -1
+ * with a message in err; the peer is gone either way. */
+int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
+                      size_t errlen);
+
+#endif

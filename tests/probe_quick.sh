@@ -86,6 +86,24 @@ else
   grep -q 'dirty_beta, dirty_bytes' "$tmp/err" ||
     fail "no dirty_beta and dirty_bytes, and no note why"
 fi
+# Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
+# with standard errors, from cross and local streams of 1 and 8 chunks; or
+# the note that says why they are missing.
+if grep -q '^pass_a ' "$tmp/p.params"; then
+  for k in pass_a pass_b pass_next; do
+    nonneg "$(val $k)" || fail "$k = '$(val $k)' is not finite and >= 0"
+    nonneg "$(val ${k}_stderr)" || fail "${k}_stderr = '$(val ${k}_stderr)' is not finite and >= 0"
+  done
+  for pat in cross local; do
+    grep -q "^pass,$pat,1,0,1024," "$tmp/raw.csv" && grep -q "^pass,$pat,8,0,16384," "$tmp/raw.csv" ||
+      fail "pass keys without $pat streams of 1 and 8 chunks in the raw file"
+  done
+  grep -q '^# pass fit: E(1, c) = a + b\*c over 3 sizes' "$tmp/p.params" ||
+    fail "no pass fit line in the header"
+else
+  grep -q 'pass_a, pass_b, pass_next' "$tmp/err" ||
+    fail "no pass_a, pass_b and pass_next, and no note why"
+fi
 "$KCAL" predict --model full --params "$tmp/p.params" --coll bcast --p 2 \
     > "$tmp/predfull" 2> "$tmp/predfull.err" ||
   fail "kcal predict --model full refused the probe's params: $(cat "$tmp/predfull.err")"

@@ -10,7 +10,8 @@
 #    counts the whole run, so it is within a second of the wall time;
 #  - kcal fit on the raw samples writes the same params file;
 #  - one core: no reads of lines another core just wrote (the writer's
-#    core would be the reader's), no dirty_* keys, and stderr says why.
+#    core would be the reader's), no dirty_* keys, and stderr says why;
+#    no chunks passed between cores, no pass_* keys, and stderr says why.
 # Skips (77) where CMA is forbidden.
 set -u
 KCAL=${KCAL:-./kcal}
@@ -67,6 +68,10 @@ grep -q 'one core: reading lines another core just wrote cannot be measured' "$t
   fail "on one core the probe does not say why dirty_beta and dirty_bytes are missing"
 grep -Eq '^dirty_(beta|bytes) ' "$tmp/p.params" && fail "dirty_* keys measured on one core"
 grep -q '^dirty,' "$tmp/raw.csv" && fail "dirty samples taken on one core"
+grep -q 'one core: passing chunks between cores cannot be measured' "$tmp/err" ||
+  fail "on one core the probe does not say why pass_a, pass_b and pass_next are missing"
+grep -Eq '^pass_(a|b|next) ' "$tmp/p.params" && fail "pass_* keys measured on one core"
+grep -q '^pass,' "$tmp/raw.csv" && fail "pass samples taken on one core"
 
 "$KCAL" fit "$tmp/raw.csv" > "$tmp/refit.params" 2> /dev/null || fail "kcal fit exited $?"
 cmp -s "$tmp/p.params" "$tmp/refit.params" || fail "kcal fit on the raw differs from the probe's params"

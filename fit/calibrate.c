@@ -1127,16 +1127,40 @@ static int fit_dirty_part(const kcal_raw *raw, double page, kcal_params *out,
     return 0;
 }
 
-/* Chunks passed between cores (probe/pass.h): per stream of m chunks of
- * c bytes the extra E(m, c) = T_cross − T_local, the difference of the
- * medians with standard error √(se_cross² + se_local²). The first chunk's
+/* Median and standard error of the pass samples of one pattern, slice,
+ * stream length m and chunk size c. 0, or -1 when there are none (or out
+ * of memory). */
+static int pass_stat(const kcal_raw *raw, const char *pattern, long slice,
+                     int m, long c, kcal_stat *st)
+{
+    double *x = malloc((raw->n ? raw->n : 1) * sizeof *x);
+    if (!x)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (!strcmp(s->phase, KCAL_PHASE_PASS) && !strcmp(s->pattern, pattern) &&
+            s->pages == slice && s->readers == m && s->bytes == c)
+            x[k++] = s->seconds;
+    }
+    int rc = k ? kcal_stat_robust(x, k, st) : -1;
+    free(x);
+    return rc;
+}
+
+/* Chunks passed between cores (probe/pass.h): per slice (the moment of the
+ * probe, raw `pages`) and stream of m chunks of c bytes the extra
+ * E = T_cross − T_local, the difference of the medians with standard
+ * error √(se_cross² + se_local²); per (m, c) the dearest slice's (the
+ * cost changes with where the host runs the vCPUs, and a choice priced in
+ * the cheap state loses in the dear one: pass.h). The first chunk's
  * extra, from the one-chunk streams at every c, fitted as
  * E(1, c) = pass_a + pass_b·c (weighted line; a negative coefficient held
  * at 0 and the other fitted alone); each further chunk of a stream, from
  * the longest stream at the largest c (a full KCAL_STAGING_CHUNK):
  * pass_next = (E(m, C) − E(1, C)) / (m − 1), held at 0 when negative.
  * No keys, and a note, with fewer than 2 sizes or no longer stream. The
- * header lists E per point. Why its own keys (not dirty_beta): pass.h. */
+ * header lists E per point, with its range over the slices. */
 static int fit_pass_part(const kcal_raw *raw, kcal_params *out,
                          kcal_calibrate_notes *notes, char *comment,
                          size_t commentlen, char *err, size_t errlen)
@@ -1144,14 +1168,15 @@ static int fit_pass_part(const kcal_raw *raw, kcal_params *out,
     if (!has_pattern(raw, KCAL_PHASE_PASS, NULL))
         return 0;
     static const char *const keys = "pass_a, pass_b, pass_next";
-    int cm[MAXPTS], lm[MAXPTS];
-    long cc[MAXPTS], lc[MAXPTS];
-    double cmed[MAXPTS], cse[MAXPTS], lmed[MAXPTS], lse[MAXPTS];
-    size_t nc, nl;
-    if (bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, cm, cc, cmed,
-                     cse, MAXPTS, &nc) < 0 ||
-        bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_LOCAL, lm, lc, lmed,
-                     lse, MAXPTS, &nl) < 0) {
+    long slices[MAXPTS];
+    size_t ns = distinct_values(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, 0,
+                                slices, MAXPTS);
+    int pm[MAXPTS];
+    long pc[MAXPTS];
+    double med[MAXPTS], se[MAXPTS];
+    size_t np;
+    if (bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, pm, pc, med,
+                     se, MAXPTS, &np) < 0) {
         kcal_set_err(err, errlen, "out of memory fitting %s", KCAL_PHASE_PASS);
         return -1;
     }
@@ -1162,24 +1187,43 @@ static int fit_pass_part(const kcal_raw *raw, kcal_params *out,
     double long_e = 0, long_se = 0;
     char a[32];
     cat(comment, commentlen, "chunks passed between cores, extra per stream "
-        "T_cross - T_local in us (m chunks x c bytes):");
-    for (size_t i = 0; i < nc; i++)
-        for (size_t j = 0; j < nl; j++) {
-            if (lm[j] != cm[i] || lc[j] != cc[i])
+        "T_cross - T_local in us (m chunks x c bytes), the dearest of %zu "
+        "slice(s) [the cheapest]:", ns);
+    for (size_t i = 0; i < np; i++) {
+        double e = -INFINITY, e_se = 0, lo = INFINITY;
+        for (size_t j = 0; j < ns; j++) {
+            kcal_stat cr, lc;
+            if (pass_stat(raw, KCAL_PATTERN_CROSS, slices[j], pm[i], pc[i],
+                          &cr) < 0 ||
+                pass_stat(raw, KCAL_PATTERN_LOCAL, slices[j], pm[i], pc[i],
+                          &lc) < 0)
                 continue;
-            double e = cmed[i] - lmed[j];
-            double se = sqrt(cse[i] * cse[i] + lse[j] * lse[j]);
-            cat(comment, commentlen, " %dx%s %.3g", cm[i],
-                kcal_sizes_format((uint64_t)cc[i], a, sizeof a), 1e6 * e);
-            if (cm[i] == 1 && n < MAXPTS) {
-                x[n] = (double)cc[i];
-                y[n] = e;
-                sg[n++] = se > 0 ? se : 1e-9;
-            } else if (cm[i] > long_m || (cm[i] == long_m && cc[i] > long_c)) {
-                long_m = cm[i], long_c = cc[i], long_e = e, long_se = se;
-            }
+            double d = cr.median - lc.median;
+            if (d > e)
+                e = d, e_se = sqrt(cr.se * cr.se + lc.se * lc.se);
+            lo = d < lo ? d : lo;
         }
+        if (!isfinite(e))
+            continue;
+        cat(comment, commentlen, " %dx%s %.3g [%.3g]", pm[i],
+            kcal_sizes_format((uint64_t)pc[i], a, sizeof a), 1e6 * e, 1e6 * lo);
+        if (pm[i] == 1 && n < MAXPTS) {
+            x[n] = (double)pc[i];
+            y[n] = e;
+            sg[n++] = e_se > 0 ? e_se : 1e-9;
+        } else if (pm[i] > long_m || (pm[i] == long_m && pc[i] > long_c)) {
+            long_m = pm[i], long_c = pc[i], long_e = e, long_se = e_se;
+        }
+    }
     cat(comment, commentlen, "\n");
+    /* x ascending (insertion sort: a handful), for the header and the fit */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            double t = x[j];
+            x[j] = x[j - 1], x[j - 1] = t;
+            t = y[j], y[j] = y[j - 1], y[j - 1] = t;
+            t = sg[j], sg[j] = sg[j - 1], sg[j - 1] = t;
+        }
     if (n < 2 || long_m < 2) {
         note(notes, "%s: %zu chunk size(s) of one-chunk streams and %s: the "
              "fit needs 2 and one: not written", keys, n,
@@ -1205,9 +1249,9 @@ static int fit_pass_part(const kcal_raw *raw, kcal_params *out,
              "the copies: not written", keys);
         return 0;
     }
-    /* The one-chunk extra at the longer stream's c, from the same point the
-     * fit went through (not from the line: a line's misfit there would
-     * show as a per-chunk cost). */
+    /* The one-chunk extra at the longer stream's c, from the measured
+     * point (not from the line: a line's misfit there would show as a
+     * per-chunk cost). */
     double first = lf.c0 + lf.c1 * (double)long_c, first_se = 0;
     for (size_t i = 0; i < n; i++)
         if (x[i] == (double)long_c)

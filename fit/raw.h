@@ -81,10 +81,11 @@
 #define KCAL_PATTERN_CLEAN "clean"
 #define KCAL_PATTERN_DIRTY "dirty"
 /* A chunk passed between cores through shared memory (probe/pass.h): one
- * stream of `readers` = m chunks of `bytes` = c bytes each (`pages` 0),
- * copied in by a process on another core and out by the probe (pattern
- * cross), or both copies on the probe's core alone (pattern local);
- * seconds per stream, `rep` the pass. */
+ * stream of `readers` = m chunks of `bytes` = c bytes each, copied in by
+ * a process on another core and out by the probe (pattern cross), or both
+ * copies on the probe's core alone (pattern local); `pages` the slice
+ * (the moment of the probe it was measured at, 0, 1, ...), seconds per
+ * stream, `rep` the pass within the slice. */
 #define KCAL_PHASE_PASS "pass"
 #define KCAL_PATTERN_CROSS "cross"
 #define KCAL_PATTERN_LOCAL "local"

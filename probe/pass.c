@@ -201,7 +201,7 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
         pc[np] = s->sizes[i], pm[np++] = 1;
     pc[np] = (long)max_c, pm[np++] = KCAL_PASS_STREAM;
     /* Warm-up: the first touches of the slots by either side. */
-    for (int w = 0; w < 3; w++)
+    for (int w = 0; w < 2; w++)
         for (size_t j = 0; j < np; j++) {
             cross(&r, pc[j], pm[j]);
             local(&r, pc[j], pm[j]);
@@ -219,7 +219,7 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
                 }
                 if (kcal_raw_add(raw, KCAL_PHASE_PASS,
                                  x ? KCAL_PATTERN_LOCAL : KCAL_PATTERN_CROSS,
-                                 (int)pm[j], 0, pc[j], pass, t) < 0) {
+                                 (int)pm[j], s->slice, pc[j], pass, t) < 0) {
                     kcal_set_err(err, errlen, "out of memory");
                     goto out;
                 }

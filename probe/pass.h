@@ -23,9 +23,18 @@
  * gather at 4-32 KiB where it measured 1.5-2x slower than
  * parallel_write_flags.
  *
+ * The cost changes with where a shared host runs the two vCPUs: on the
+ * Xeon guest one probe saw 3.8 µs at 16 KiB, one ten minutes later
+ * 0.1 µs (both vCPUs on one physical core, it seems), and the benchmark
+ * right after it 3-4 µs again. So the probe measures the pass in
+ * KCAL_PASS_SLICES slices spread over its run, and the fit keeps, per
+ * point, the dearest slice's: a model that prices copy_in_out in its
+ * cheap state picks it where it then runs 1.3-1.5x slower than a CMA row
+ * (scatter and gather at 64-128 KiB in that benchmark).
+ *
  * Raw samples (raw.h): phase KCAL_PHASE_PASS, pattern KCAL_PATTERN_CROSS
  * (the two cores) or KCAL_PATTERN_LOCAL (the control), readers = m (chunks
- * in the stream), bytes = c, pages = 0, seconds per stream. */
+ * in the stream), bytes = c, pages = the slice, seconds per stream. */
 #ifndef KCAL_PASS_H
 #define KCAL_PASS_H
 
@@ -39,6 +48,9 @@
  * pipeline of KCAL_PASS_STREAM (the cost of each further chunk). */
 #define KCAL_PASS_STREAM 8
 
+/* The moments of the probe the pass is measured at (probe_cmd.c). */
+#define KCAL_PASS_SLICES 5
+
 /* Chunk sizes c (1 KiB .. KCAL_STAGING_CHUNK, every doubling; every other
  * with quick) into out; how many. */
 size_t kcal_pass_size_list(int quick, long *out, size_t max);
@@ -49,11 +61,12 @@ typedef struct {
     const long *sizes;
     size_t n_sizes;
     int passes; /* samples per point, one per pass over the points */
+    int slice;  /* which of the KCAL_PASS_SLICES this is (raw `pages`) */
     kcal_meter *meter;
     long retaken; /* out: samples taken again (the probe was preempted) */
 } kcal_pass_setup;
 
-/* Work units kcal_pass_measure ticks (for the progress meter). */
+/* Work units one kcal_pass_measure ticks (for the progress meter). */
 double kcal_pass_work(const kcal_pass_setup *s);
 
 /* Measure: per pass, at each c one stream of 1 chunk, and at the largest

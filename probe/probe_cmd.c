@@ -245,18 +245,19 @@ static void plan_dirty(plan *pl, const options *o, const kcal_topo_info *ti,
 }
 
 /* Chunks passed between cores (pass.h), as copy_in_out passes them: the
- * probe on the last core, its peer on core 0; none on one core. A sample
- * is a few µs: 100 passes (40 with --quick) take well under a second. */
+ * probe on the last core, its peer on core 0; none on one core. In
+ * KCAL_PASS_SLICES slices over the run (run_pass), 20 passes each (8 with
+ * --quick); a sample is a few µs, a slice well under a second. */
 static void plan_pass(plan *pl, const options *o, const kcal_topo_info *ti,
                       double *work)
 {
     pl->n_pass_sizes = ti->cores < 2 ? 0
                        : kcal_pass_size_list(o->quick, pl->pass_sizes,
                                              MAX_POINTS);
-    pl->pass_passes = o->quick ? 40 : 100;
+    pl->pass_passes = o->quick ? 8 : 20;
     kcal_pass_setup ps = {.n_sizes = pl->n_pass_sizes,
                           .passes = pl->pass_passes};
-    *work += kcal_pass_work(&ps);
+    *work += KCAL_PASS_SLICES * kcal_pass_work(&ps);
 }
 
 /* issue 9's measurements: the cache knee's working sets up to 4x the
@@ -664,13 +665,16 @@ static int run_dirty(probe_run *r)
     return 0;
 }
 
-/* Chunks passed between cores: the peer on core 0, the probe on the last
- * (say_setup). Not on one core. 0 or -1 with r->err. */
-static int run_pass(probe_run *r)
+_Static_assert(KCAL_PASS_SLICES == 5, "main runs run_pass at five moments");
+
+/* Chunks passed between cores, slice `slice` of KCAL_PASS_SLICES: the
+ * peer on core 0, the probe on the last (say_setup). Not on one core
+ * (said once). 0 or -1 with r->err. */
+static int run_pass(probe_run *r, int slice)
 {
     const plan *pl = r->pl;
     if (!pl->n_pass_sizes) {
-        if (!r->o->quiet)
+        if (!r->o->quiet && slice == 0)
             kcal_cli_warn(CMD, "one core: passing chunks between cores "
                           "cannot be measured; pass_a, pass_b and pass_next "
                           "left out");
@@ -679,7 +683,7 @@ static int run_pass(probe_run *r)
     kcal_pass_setup ps = {
         .topo = r->topo, .peer_core = 0, .sizes = pl->pass_sizes,
         .n_sizes = pl->n_pass_sizes, .passes = pl->pass_passes,
-        .meter = &r->meter};
+        .slice = slice, .meter = &r->meter};
     if (kcal_pass_measure(&ps, &r->raw, r->err, sizeof r->err) < 0)
         return -1;
     r->cs.retaken += ps.retaken;
@@ -927,15 +931,20 @@ int kcal_probe_main(int argc, char **argv)
         goto fail;
     kcal_load load;
     kcal_load_start(&load);
-    if (run_knee(&r) < 0 || run_sweeps(&r) < 0 || choose_lock_method(&r) < 0)
+    /* The pass slices go between the phases, so they span the run
+     * (pass.h: the cost they measure can change within a minute). */
+    if (run_pass(&r, 0) < 0 || run_knee(&r) < 0 || run_sweeps(&r) < 0 ||
+        choose_lock_method(&r) < 0 || run_pass(&r, 1) < 0)
         goto fail;
-    if (run_dirty(&r) < 0 || run_pass(&r) < 0)
+    if (run_dirty(&r) < 0 || run_pass(&r, 2) < 0)
         goto fail;
     report_load(&r, &load);
     if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||
-        run_contention(&r) < 0)
+        run_contention(&r) < 0 || run_pass(&r, 3) < 0)
         goto fail;
     run_sm(&r);
+    if (run_pass(&r, 4) < 0)
+        goto fail;
     release_buffers(&r);
     kcal_progress_update(&r.pr, "fit", r.meter.total, r.meter.total);
     if (fit_and_format(&r, &out, &outlen) < 0)

@@ -87,7 +87,8 @@ else
     fail "no dirty_beta and dirty_bytes, and no note why"
 fi
 # Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
-# with standard errors, from cross and local streams of 1 and 8 chunks; or
+# with standard errors, from cross and local streams of 1 and 8 chunks in
+# each of 5 slices of the run; or
 # the note that says why they are missing.
 if grep -q '^pass_a ' "$tmp/p.params"; then
   for k in pass_a pass_b pass_next; do
@@ -95,9 +96,11 @@ if grep -q '^pass_a ' "$tmp/p.params"; then
     nonneg "$(val ${k}_stderr)" || fail "${k}_stderr = '$(val ${k}_stderr)' is not finite and >= 0"
   done
   for pat in cross local; do
-    grep -q "^pass,$pat,1,0,1024," "$tmp/raw.csv" && grep -q "^pass,$pat,8,0,16384," "$tmp/raw.csv" ||
-      fail "pass keys without $pat streams of 1 and 8 chunks in the raw file"
+    grep -q "^pass,$pat,1,0,1024," "$tmp/raw.csv" && grep -q "^pass,$pat,8,4,16384," "$tmp/raw.csv" ||
+      fail "pass keys without $pat streams of 1 and 8 chunks in the first and last slices of the raw file"
   done
+  grep -q '^# chunks passed between cores.*the dearest of 5 slice(s)' "$tmp/p.params" ||
+    fail "the pass was not measured in 5 slices"
   grep -q '^# pass fit: E(1, c) = a + b\*c over 3 sizes' "$tmp/p.params" ||
     fail "no pass fit line in the header"
 else

@@ -117,6 +117,46 @@ int kcal_fit_origin(const double *x, const double *y, const double *sigma,
     return 0;
 }
 
+int kcal_fit_nondecreasing(const double *y, const double *sigma, size_t n,
+                           double *out)
+{
+    if (n == 0)
+        return -1;
+    /* Blocks of pooled points: weighted sum, weight, first index. */
+    double *sum = malloc(n * sizeof *sum), *wt = malloc(n * sizeof *wt);
+    size_t *first = malloc(n * sizeof *first);
+    if (!sum || !wt || !first) {
+        free(sum);
+        free(wt);
+        free(first);
+        return -1;
+    }
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1 / (sigma[i] * sigma[i]);
+        sum[nb] = y[i] * w, wt[nb] = w, first[nb++] = i;
+        /* Pool while the last block's mean is below the one before. */
+        while (nb > 1 && sum[nb - 2] / wt[nb - 2] > sum[nb - 1] / wt[nb - 1]) {
+            sum[nb - 2] += sum[nb - 1];
+            wt[nb - 2] += wt[nb - 1];
+            nb--;
+        }
+    }
+    int changed = 0;
+    for (size_t b = 0; b < nb; b++) {
+        size_t end = b + 1 < nb ? first[b + 1] : n;
+        double mean = sum[b] / wt[b];
+        for (size_t i = first[b]; i < end; i++) {
+            changed += y[i] != mean;
+            out[i] = mean;
+        }
+    }
+    free(sum);
+    free(wt);
+    free(first);
+    return changed;
+}
+
 /* ---- γ(c) by Levenberg–Marquardt --------------------------------------- */
 
 typedef struct {

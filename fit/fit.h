@@ -47,6 +47,14 @@ int kcal_fit_const(const double *y, const double *sigma, size_t n,
 int kcal_fit_origin(const double *x, const double *y, const double *sigma,
                     size_t n, double *c1, double *se1);
 
+/* The weighted least-squares non-decreasing sequence closest to y, taken
+ * in the order given (isotonic regression by pooling adjacent violators),
+ * weights 1/σ² (sigma required, > 0): runs that fall are replaced by
+ * their weighted mean. out may be y. GSL has no isotonic fit. Returns the
+ * number of points whose value changed, or -1 (n == 0, out of memory). */
+int kcal_fit_nondecreasing(const double *y, const double *sigma, size_t n,
+                           double *out);
+
 /* γ(c) = a·c² + b·c by Levenberg–Marquardt, weighted by sigma (required,
  * > 0). Both parameters are bounded below by 0 (model.md: params are >= 0):
  * when the free fit gives a negative one, it is fixed at 0 and the other is

@@ -24,11 +24,11 @@
  * parallel_write_flags.
  *
  * The cost changes with where a shared host runs the two vCPUs: on the
- * Xeon guest one probe saw 3.8 µs at 16 KiB, one ten minutes later
+ * Xeon guest one probe saw 3.8 µs at 16 KiB, one seven minutes later
  * 0.1 µs (both vCPUs on one physical core, it seems), and the benchmark
  * right after it 3-4 µs again. So the probe measures the pass in
  * KCAL_PASS_SLICES slices spread over its run, and the fit keeps, per
- * point, the dearest slice's: a model that prices copy_in_out in its
+ * point, the second dearest slice's: a model that prices copy_in_out in its
  * cheap state picks it where it then runs 1.3-1.5x slower than a CMA row
  * (scatter and gather at 64-128 KiB in that benchmark).
  *

@@ -99,7 +99,7 @@ if grep -q '^pass_a ' "$tmp/p.params"; then
     grep -q "^pass,$pat,1,0,1024," "$tmp/raw.csv" && grep -q "^pass,$pat,8,4,16384," "$tmp/raw.csv" ||
       fail "pass keys without $pat streams of 1 and 8 chunks in the first and last slices of the raw file"
   done
-  grep -q '^# chunks passed between cores.*the dearest of 5 slice(s)' "$tmp/p.params" ||
+  grep -q '^# chunks passed between cores.*second dearest of 5 slice(s)' "$tmp/p.params" ||
     fail "the pass was not measured in 5 slices"
   grep -q '^# pass fit: E(1, c) = a + b\*c over 3 sizes' "$tmp/p.params" ||
     fail "no pass fit line in the header"

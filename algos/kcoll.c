@@ -100,25 +100,31 @@ static void count_handoff(void)
                           memory_order_relaxed);
 }
 
-/* The size below which the model hands coll's calls on c to the MPI
- * library (kcal_model_select chooses "mpi" exactly there: mpi_<coll>_below
- * with the line's keys, p >= 2), 0 for none; worked out once per
- * communicator and collective. */
-static uint64_t handoff_below(kcoll_comm *c, kcal_coll coll)
+/* Whether the model hands n bytes of coll's calls on c to the MPI library
+ * (kcal_model_select chooses "mpi" exactly there: below mpi_<coll>_below
+ * and in the size classes of mpi_<coll>_mask, with the line's keys,
+ * p >= 2); the keys are read once per communicator and collective. */
+static int handoff(kcoll_comm *c, kcal_coll coll, uint64_t n)
 {
     if (!(c->handoff_known & (1u << coll))) {
         const kcal_params *prm = get_params();
-        char key[40];
+        char key[40], kmask[40];
         snprintf(key, sizeof key, "mpi_%s_below", kcal_coll_name(coll));
+        snprintf(kmask, sizeof kmask, "mpi_%s_mask", kcal_coll_name(coll));
         double below = prm ? kcal_params_get(prm, key, 0) : 0;
         c->handoff[coll] = 0;
-        if (below >= 1 && kcal_model_mpi_time(prm, coll, c->size, 0) >= 0)
+        c->handoff_mask[coll] = 0;
+        if (below >= 1 && kcal_model_mpi_time(prm, coll, c->size, 0) >= 0) {
             c->handoff[coll] = below >= 18446744073709551615.0
                                    ? UINT64_MAX
                                    : (uint64_t)ceil(below);
+            c->handoff_mask[coll] = kcal_params_get(prm, kmask, 0);
+        }
         c->handoff_known |= 1u << coll;
     }
-    return c->handoff[coll];
+    return c->handoff[coll] &&
+           kcal_model_handed_off((double)c->handoff[coll],
+                                 c->handoff_mask[coll], n);
 }
 
 /* The slot of a key: a multiplicative hash of (coll, n, in_place, only). */
@@ -259,7 +265,7 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
         last = (call_record){"mpi", 0, p};
         return MPI_SUCCESS;
     }
-    if (!*alg && (uint64_t)n < handoff_below(*c, coll)) {
+    if (!*alg && handoff(*c, coll, (uint64_t)n)) {
         /* The model's choice below the measured crossover, without asking
          * it: these calls are a microsecond, and the question was a tenth
          * of what libkcoll added to them. */

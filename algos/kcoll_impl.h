@@ -97,8 +97,10 @@ typedef struct kcoll_comm {
      * communicator never run at the same time (MPI's rule). */
     kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
     /* Per collective, the size below which algorithm NULL hands the call
-     * to the MPI library (0: never), once handoff_known has its bit. */
+     * to the MPI library (0: never), and the size classes above it that go
+     * there too, once handoff_known has its bit. */
     uint64_t handoff[KCAL_COLL_COUNT];
+    double handoff_mask[KCAL_COLL_COUNT]; /* mpi_<coll>_mask, 0 for none */
     unsigned handoff_known;
 } kcoll_comm;
 

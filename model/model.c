@@ -1429,22 +1429,45 @@ int kcal_model_is_mpi(const kcal_algorithm *alg)
     return alg && alg >= mpi_rows && alg < mpi_rows + KCAL_COLL_COUNT;
 }
 
-/* T_mpi(p, n) = a + b·v where n < mpi_<c>_below (model.h); the terms: a
- * as start-up, b·v as copy. */
+int kcal_model_size_class(uint64_t n)
+{
+    int i = 0;
+    while (n > 1)
+        n >>= 1, i++;
+    return i;
+}
+
+int kcal_model_handed_off(double below, double mask, uint64_t n)
+{
+    if ((double)n < below)
+        return 1;
+    int i = kcal_model_size_class(n);
+    /* mask holds whole bits below 2^53 (the params keep doubles). */
+    if (!(below > 0) || !(mask >= 1) || !(mask < 9007199254740992.0) ||
+        i > 52)
+        return 0;
+    return ((uint64_t)mask >> i) & 1;
+}
+
+/* T_mpi(p, n) = a + b·v where the params hand n to the MPI library
+ * (model.h); the terms: a as start-up, b·v as copy. */
 static double mpi_time(const kcal_params *prm, kcal_coll c, int p, uint64_t n,
                        kcal_terms *t)
 {
-    char ka[40], kb[40], kbelow[40];
+    char ka[40], kb[40], kbelow[40], kmask[40];
     if (c < 0 || c >= KCAL_COLL_COUNT || p < 2)
         return -1;
     snprintf(ka, sizeof ka, "mpi_%s_a", coll_names[c]);
     snprintf(kb, sizeof kb, "mpi_%s_b", coll_names[c]);
     snprintf(kbelow, sizeof kbelow, "mpi_%s_below", coll_names[c]);
+    snprintf(kmask, sizeof kmask, "mpi_%s_mask", coll_names[c]);
     const kcal_param *a = kcal_params_find(prm, ka);
     const kcal_param *b = kcal_params_find(prm, kb);
     const kcal_param *below = kcal_params_find(prm, kbelow);
+    const kcal_param *mask = kcal_params_find(prm, kmask);
     if (!a || !b || !below || a->is_text || b->is_text || below->is_text ||
-        !((double)n < below->value))
+        !kcal_model_handed_off(below->value,
+                               mask && !mask->is_text ? mask->value : 0, n))
         return -1;
     double v = (double)n * (c == KCAL_COLL_BCAST ? kcal_ceil_log2(p) : p - 1);
     double s = a->value + b->value * v;

@@ -178,8 +178,18 @@ int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
  *   T_mpi(p, n) = mpi_<c>_a + mpi_<c>_b·v(p, n),
  *   v = ⌈log₂ p⌉·n for bcast, (p−1)·n for the others.
  * kcal_model_mpi_time returns T_mpi, or -1 where there is no such row
- * (keys absent, p < 2, n >= mpi_<c>_below, or a time not finite). */
+ * (keys absent, p < 2, n handed to libkcoll, or a time not finite).
+ * n goes to the MPI library below mpi_<c>_below, and above it where
+ * mpi_<c>_mask has the bit of n's size class (kcal_model_size_class): the
+ * probe measured the MPI library faster there all the same. */
 const kcal_algorithm *kcal_model_mpi(kcal_coll c);
+/* ⌊log₂ n⌋ (0 for n = 0): the size class [2^i, 2^(i+1)) of mpi_<c>_mask's
+ * bit i. */
+int kcal_model_size_class(uint64_t n);
+/* Whether the params hand n bytes of c to the MPI library: n below
+ * `below`, or mask's bit for n's class set (the keys' values; below 0 for
+ * none). */
+int kcal_model_handed_off(double below, double mask, uint64_t n);
 int kcal_model_is_mpi(const kcal_algorithm *alg);
 double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
                            uint64_t n);

@@ -16,8 +16,10 @@
  *   the MPI built-in's result, and named algorithms still run
  *   (tests/algos_mpi.sh counts the warnings).
  * --mode handoff: under a $KCAL_PARAMS whose measured crossover
- *   (mpi_<coll>_below) is 64 KiB for every collective (tests/algos_mpi.sh
- *   writes it): NULL calls of every collective below that size run the MPI
+ *   (mpi_<coll>_below) is 64 KiB for every collective, with the size class
+ *   128-256 KiB handed off too (mpi_<coll>_mask 131072; tests/algos_mpi.sh
+ *   writes them): NULL calls of every collective below 64 KiB and in that
+ *   class run the MPI
  *   library's collective (kcoll_handoffs counts each, with no warning),
  *   those above it a libkcoll algorithm (the counter stays), and both give
  *   the built-in's result.
@@ -663,7 +665,11 @@ static void handoff(void)
 {
     int p;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    static const size_t small[] = {1, 1024, 4097}, large[] = {65549 + 65536};
+    /* 131085: above the crossover, in the size class of mpi_<coll>_mask's
+     * bit 17 (131072..262143), which the script sets: to the MPI library
+     * too. 262157, the next class: libkcoll. */
+    static const size_t small[] = {1, 1024, 4097, 65549 + 65536},
+                        large[] = {262144 + 13};
     for (int coll = 0; coll < NCOLL; coll++)
         for (int ip = 0; ip < (coll == BCAST ? 1 : 2); ip++) {
             for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
@@ -679,7 +685,7 @@ static void handoff(void)
             unsigned long before = atomic_load(&kcoll_handoffs);
             run_case(coll, NULL, large[0], p - 1, ip, MPI_COMM_WORLD, "world");
             if (atomic_load(&kcoll_handoffs) != before)
-                fail(coll_names[coll], "n=131085 went to MPI: want a libkcoll algorithm");
+                fail(coll_names[coll], "n=262157 went to MPI: want a libkcoll algorithm");
         }
     /* A named algorithm never goes to the MPI library. */
     unsigned long before = atomic_load(&kcoll_handoffs);

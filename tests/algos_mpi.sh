@@ -93,27 +93,28 @@ modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
 
 # Small messages go to the MPI library below the crossover kcal probe
 # measured (mpi_<coll>_below, here 64 KiB for every collective; its line
-# mpi_<coll>_a/_b is only the row's predicted time), on the embedded KNL
-# parameters.
+# mpi_<coll>_a/_b is only the row's predicted time), and so do the size
+# classes of mpi_<coll>_mask above it (here 128-256 KiB), on the embedded
+# KNL parameters.
 if [ $cma_ok = 1 ]; then
   { sed -n '/^format/,$p' data/knl.params
     for c in scatter gather bcast allgather alltoall; do
-      printf 'mpi_%s_a 1e-6\nmpi_%s_b 1e-10\nmpi_%s_below 65536\n' $c $c $c
+      printf 'mpi_%s_a 1e-6\nmpi_%s_b 1e-10\nmpi_%s_below 65536\nmpi_%s_mask 131072\n' $c $c $c $c
     done; } >"$tmp/handoff.params"
   run "p=3 MPI hand-off" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCAL_PARAMS="$tmp/handoff.params" "$prog" --mode handoff
   if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL hand-off: warned"; cat "$tmp/err"; fail=1; fi
   # KCOLL_STATS=1: rank 0 alone prints its table at MPI_Finalize, and the
-  # rows are what the hand-off run did: per collective, its small calls
-  # (3 sizes, with and without in place; bcast has no in place) went to the
+  # rows are what the hand-off run did: per collective, its handed-off calls
+  # (4 sizes, with and without in place; bcast has no in place) went to the
   # MPI library, and the one named gather call of 1 KiB at p = 3 took
   # parallel_write_flags with 3 KiB in all.
   run "p=3 KCOLL_STATS" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCAL_PARAMS="$tmp/handoff.params" "$prog" --mode handoff
   stats_ok=1
   [ "$(grep -c '^kcoll stats (rank 0 of MPI_COMM_WORLD)' "$tmp/err")" -eq 1 ] || stats_ok=0
   for c in scatter gather allgather alltoall; do
-    grep -Eq "^$c +mpi +6 " "$tmp/err" || stats_ok=0
+    grep -Eq "^$c +mpi +8 " "$tmp/err" || stats_ok=0
   done
-  grep -Eq '^bcast +mpi +3 ' "$tmp/err" || stats_ok=0
+  grep -Eq '^bcast +mpi +4 ' "$tmp/err" || stats_ok=0
   grep -Eq '^gather +parallel_write_flags +1 +3072 ' "$tmp/err" || stats_ok=0
   if [ $stats_ok = 1 ]; then echo "ok   KCOLL_STATS table on rank 0 counts the calls"
   else echo "FAIL KCOLL_STATS table:"; cat "$tmp/err"; fail=1; fi

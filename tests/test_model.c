@@ -337,6 +337,33 @@ static void test_mpi_row(void)
     /* The full model has the same row. */
     CHECK(kcal_model_select(KCAL_MODEL_FULL, &p, KCAL_COLL_GATHER, 2, 1000, 0, NULL, &ch) == 0 &&
           ch.alg == m);
+    /* mpi_gather_mask: above the crossover, the size classes of its bits
+     * go to the MPI library too: bit 13 is 8192..16383. */
+    kcal_params_set(&p, "mpi_gather_mask", 8192);
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 4096) < 0);
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 8191) < 0);
+    CHECK_NEAR(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 8192), 5e-6 + 2e-9 * 8192, rel);
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 16383) > 0);
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 16384) < 0);
+    CHECK(kcal_model_select(KCAL_MODEL_FULL, &p, KCAL_COLL_GATHER, 2, 10000, 0, NULL, &ch) == 0 &&
+          ch.alg == m);
+    CHECK(kcal_model_select(KCAL_MODEL_FULL, &p, KCAL_COLL_GATHER, 2, 20000, 0, NULL, &ch) == 0 &&
+          ch.alg != m);
+    /* below still rules beneath it; a mask without below hands nothing */
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_GATHER, 2, 1000) > 0);
+    kcal_params_set(&p, "mpi_scatter_a", 5e-6);
+    kcal_params_set(&p, "mpi_scatter_b", 2e-9);
+    kcal_params_set(&p, "mpi_scatter_mask", 8192);
+    CHECK(kcal_model_mpi_time(&p, KCAL_COLL_SCATTER, 2, 8192) < 0);
+    /* the classes */
+    CHECK(kcal_model_size_class(0) == 0 && kcal_model_size_class(1) == 0);
+    CHECK(kcal_model_size_class(2) == 1 && kcal_model_size_class(4095) == 11);
+    CHECK(kcal_model_size_class(4096) == 12);
+    CHECK(kcal_model_handed_off(4096, 0, 4095) && !kcal_model_handed_off(4096, 0, 4096));
+    CHECK(kcal_model_handed_off(512, 2048 + 65536, 3000));
+    CHECK(kcal_model_handed_off(512, 2048 + 65536, 100000));
+    CHECK(!kcal_model_handed_off(512, 2048 + 65536, 5000));
+    CHECK(!kcal_model_handed_off(0, 2048, 3000));
     kcal_params_free(&p);
 }
 

@@ -101,18 +101,58 @@ typedef struct {
     pid_t pid;
 } pass_run;
 
+/* How long the probe waits for the peer's next chunk before it calls the
+ * peer stuck (a stream of 8 chunks takes microseconds; a stopped or
+ * starved peer would otherwise hang `kcal probe`). */
+#define PEER_PATIENCE_NS 10000000000L
+
+/* Spin until the peer's progress word reaches want: 0, or -1 with a
+ * message if the peer died (reaped here) or made no progress for
+ * PEER_PATIENCE_NS. Checks only every few thousand spins: waitpid and the
+ * clock would otherwise be most of a 1 KiB pass. */
+static int wait_go(pass_run *r, long want, char *err, size_t errlen)
+{
+    long since = 0;
+    for (unsigned spins = 1;
+         atomic_load_explicit(&r->k->go, memory_order_acquire) < want;
+         spins++) {
+        if (spins % 4096)
+            continue;
+        int st;
+        pid_t w = waitpid(r->pid, &st, WNOHANG);
+        if (w == r->pid) {
+            r->pid = 0;
+            kcal_set_err(err, errlen,
+                         "chunk passing: the peer process died (%s %d)",
+                         WIFSIGNALED(st) ? "signal" : "exit status",
+                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            return -1;
+        }
+        long t = now_ns();
+        if (!since)
+            since = t;
+        else if (t - since > PEER_PATIENCE_NS) {
+            kcal_set_err(err, errlen,
+                         "chunk passing: the peer process (pid %d) made no "
+                         "progress in %.0f s",
+                         (int)r->pid, PEER_PATIENCE_NS * 1e-9);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One stream across the cores: seconds from the peer's start to the last
- * copy out. */
-static double cross(pass_run *r, long c, long m)
+ * copy out, or -1 with a message (wait_go). */
+static double cross(pass_run *r, long c, long m, char *err, size_t errlen)
 {
     ctl_block *k = r->k;
     k->c = c;
     k->m = m;
     atomic_store_explicit(&k->cmd, ++r->cmd, memory_order_release);
     for (long i = 0; i < m; i++) {
-        while (atomic_load_explicit(&k->go, memory_order_acquire) <
-               r->done + i + 1)
-            ;
+        if (wait_go(r, r->done + i + 1, err, errlen) < 0)
+            return -1;
         kcal_copy(r->dst + (size_t)i * (size_t)c, slot(r->area, r->done + i),
                   (size_t)c);
         atomic_store_explicit(&k->ack, r->done + i + 1, memory_order_release);
@@ -182,6 +222,7 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
     fill(r.own, AREA, 1);
     fill(r.src, span, 2);
     fill(r.dst, span, 3);
+    pid_t parent = getpid();
     r.pid = fork();
     if (r.pid < 0) {
         kcal_set_err(err, errlen, "chunk passing: fork: %s", strerror(errno));
@@ -189,6 +230,8 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
     }
     if (r.pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) /* the probe died before the prctl */
+            _exit(1);
         if (s->topo)
             kcal_topo_bind_core(s->topo, s->peer_core, NULL, 0);
         fill(r.src, span, 4); /* its own pages, in its own core's cache */
@@ -203,7 +246,8 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
     /* Warm-up: the first touches of the slots by either side. */
     for (int w = 0; w < 2; w++)
         for (size_t j = 0; j < np; j++) {
-            cross(&r, pc[j], pm[j]);
+            if (cross(&r, pc[j], pm[j], err, errlen) < 0)
+                goto out;
             local(&r, pc[j], pm[j]);
         }
     for (int pass = 0; pass < s->passes; pass++)
@@ -212,7 +256,10 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
                 double t = 0;
                 for (int tries = 0; tries < 5; tries++) {
                     long before = kcal_involuntary_switches();
-                    t = x ? local(&r, pc[j], pm[j]) : cross(&r, pc[j], pm[j]);
+                    t = x ? local(&r, pc[j], pm[j])
+                          : cross(&r, pc[j], pm[j], err, errlen);
+                    if (t < 0)
+                        goto out;
                     if (kcal_involuntary_switches() == before)
                         break;
                     s->retaken++;
@@ -227,6 +274,8 @@ int kcal_pass_measure(kcal_pass_setup *s, kcal_raw *raw, char *err,
             }
     rc = 0;
 out:
+    if (rc < 0 && r.pid > 0) /* it may be stopped, not just slow */
+        kill(r.pid, SIGKILL);
     stop(&r);
     free(r.own);
     free(r.src);

@@ -4,9 +4,16 @@
  * with the fields raw.h documents (`pages` the slice) and a positive time; ticks the meter by
  * the work it announced; and leaves no child behind. No timing asserted:
  * the machine is shared. */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "model.h"
@@ -24,6 +31,57 @@ static size_t count(const kcal_raw *r, const char *pattern, int m, long c,
             n++;
     }
     return n;
+}
+
+/* A child of this process, from /proc (the peer is the only one), or 0. */
+static pid_t find_child(void)
+{
+    DIR *d = opendir("/proc");
+    pid_t found = 0;
+    struct dirent *e;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* pid (comm) state ppid ...; comm may hold spaces: after the last ')' */
+        char *p = strrchr(buf, ')');
+        int ppid;
+        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
+            found = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Kill (arg: the signal) the peer as soon as it exists. */
+static void *killer(void *arg)
+{
+    int sig = (int)(long)arg;
+    for (int i = 0; i < 2000; i++) {
+        pid_t c = find_child();
+        if (c) {
+            struct timespec t = {0, 20 * 1000000L};
+            nanosleep(&t, NULL); /* into the measurement, past the fork */
+            kill(c, sig);
+            return NULL;
+        }
+        struct timespec t = {0, 1000000L};
+        nanosleep(&t, NULL);
+    }
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(void)
@@ -61,6 +119,23 @@ int main(void)
     s.n_sizes = 0;
     CHECK(kcal_pass_measure(&s, &raw, err, sizeof err) == 0);
     CHECK(raw.n == 0 && kcal_pass_work(&s) == 0);
+    kcal_raw_free(&raw);
+
+    /* The peer killed mid-measurement: an error naming it, soon, not a
+     * probe spinning for ever on a progress word nobody will raise. */
+    n = kcal_pass_size_list(0, sizes, 16);
+    s.n_sizes = n;
+    s.passes = 100000; /* far longer than the test: only the kill ends it */
+    kcal_raw_init(&raw);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, killer, (void *)(long)SIGKILL) == 0);
+    double t0 = now();
+    err[0] = 0;
+    CHECK(kcal_pass_measure(&s, &raw, err, sizeof err) == -1);
+    pthread_join(th, NULL);
+    CHECK(now() - t0 < 5);
+    CHECK(strstr(err, "peer process died") != NULL);
+    CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
     kcal_raw_free(&raw);
     return check_report();
 }

@@ -129,8 +129,8 @@ int kcal_knee_measure(const kcal_knee_setup *k, kcal_raw *raw, char *err,
                     goto fail;
                 if (kcal_raw_add(raw, KCAL_PHASE_WS,
                                  m ? KCAL_PATTERN_MEMCPY : KCAL_PATTERN_CMA, 1,
-                                 pt.ws, pt.chunk * (long)cs->page, pass,
-                                 t) < 0) {
+                                 pt.ws, pt.chunk * (long)cs->page,
+                                 k->first_pass + pass, t) < 0) {
                     kcal_set_err(err, errlen, "out of memory");
                     return -1;
                 }

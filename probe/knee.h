@@ -39,12 +39,23 @@ typedef struct {
                          * W of ours for memcpy */
     const long *ws_pages;
     size_t n_ws;
-    int passes; /* samples per point, one per pass over all points */
+    int passes;     /* samples per point, one per pass */
+    int first_pass; /* the raw rep of the first (a slice's offset) */
 } kcal_knee_setup;
 
+/* The moments of the probe the working sets are measured at
+ * (probe_cmd.c), each with a share of the passes. Measured point by point,
+ * a point's samples in one slice are a fraction of a second apart: on the
+ * Xeon KVM guest one probe's 64 KiB-1 MiB points all read 1.7x slower
+ * (β_ws 4.8e-11 against 2.7-2.9e-11 s/B in the probes before and after)
+ * and the full model's median error over the next benchmark was 41 %
+ * instead of 16 %. Spread over the run, a point's median needs the machine
+ * slow in two slices of three to move. */
+#define KCAL_KNEE_SLICES 3
+
 /* Measure every working set of both patterns. One sample per point per
- * pass; a sample during which the probe was preempted is taken again. 0, or
- * -1 with err. */
+ * pass (raw rep first_pass + pass); a sample during which the probe was
+ * preempted is taken again. 0, or -1 with err. */
 int kcal_knee_measure(const kcal_knee_setup *k, kcal_raw *raw, char *err,
                       size_t errlen);
 

@@ -443,6 +443,7 @@ typedef struct {
     kcal_sweep sw[SWEEP_COUNT];
     kcal_sweep wsw[3]; /* issue 9: T2, T3(N), T4(N) written (writev) */
     kcal_cma_setup cs;
+    size_t knee_remote, knee_local; /* cs's spans before the knee sized them */
     kcal_progress pr;
     kcal_meter meter;
     char err[KCAL_ERRLEN];
@@ -578,14 +579,33 @@ static int write_sweeps_pass(probe_run *r)
 }
 
 /* issue 9, the cache knee: copies over working sets from 64 KiB up (in
- * the buffers setup_buffers made large enough), before the T4 sweeps, so
- * the measured knee, not hwloc's cache size, sizes the cold rotation.
- * 0 or -1 with r->err. */
-static int run_knee(probe_run *r)
+ * the buffers setup_buffers made large enough), in KCAL_KNEE_SLICES
+ * slices over the run (knee.h), the first before the T4 sweeps, so the
+ * measured knee, not hwloc's cache size, sizes the cold rotation. The
+ * later slices measure over the spans the first had (the rotation's are
+ * smaller). 0 or -1 with r->err. */
+static int run_knee(probe_run *r, int slice)
 {
     const plan *pl = r->pl;
+    int per = (pl->ws_passes + KCAL_KNEE_SLICES - 1) / KCAL_KNEE_SLICES;
+    int first = slice * per;
+    int passes = pl->ws_passes - first < per ? pl->ws_passes - first : per;
+    if (passes <= 0)
+        return 0;
     kcal_knee_setup ks = {.cs = &r->cs, .ws_pages = pl->ws, .n_ws = pl->n_ws,
-                          .passes = pl->ws_passes};
+                          .passes = passes, .first_pass = first};
+    if (slice == 0) {
+        r->knee_remote = r->cs.remote_bytes;
+        r->knee_local = r->cs.local_bytes;
+    } else {
+        size_t rem = r->cs.remote_bytes, loc = r->cs.local_bytes;
+        r->cs.remote_bytes = r->knee_remote;
+        r->cs.local_bytes = r->knee_local;
+        int rc = kcal_knee_measure(&ks, &r->raw, r->err, sizeof r->err);
+        r->cs.remote_bytes = rem;
+        r->cs.local_bytes = loc;
+        return rc;
+    }
     if (kcal_knee_measure(&ks, &r->raw, r->err, sizeof r->err) < 0)
         return -1;
     double knee, se;
@@ -666,6 +686,7 @@ static int run_dirty(probe_run *r)
 }
 
 _Static_assert(KCAL_PASS_SLICES == 5, "main runs run_pass at five moments");
+_Static_assert(KCAL_KNEE_SLICES == 3, "main runs run_knee at three moments");
 
 /* Chunks passed between cores, slice `slice` of KCAL_PASS_SLICES: the
  * peer on core 0, the probe on the last (say_setup). Not on one core
@@ -933,14 +954,14 @@ int kcal_probe_main(int argc, char **argv)
     kcal_load_start(&load);
     /* The pass slices go between the phases, so they span the run
      * (pass.h: the cost they measure can change within a minute). */
-    if (run_pass(&r, 0) < 0 || run_knee(&r) < 0 || run_sweeps(&r) < 0 ||
+    if (run_pass(&r, 0) < 0 || run_knee(&r, 0) < 0 || run_sweeps(&r) < 0 ||
         choose_lock_method(&r) < 0 || run_pass(&r, 1) < 0)
         goto fail;
-    if (run_dirty(&r) < 0 || run_pass(&r, 2) < 0)
+    if (run_dirty(&r) < 0 || run_knee(&r, 1) < 0 || run_pass(&r, 2) < 0)
         goto fail;
     report_load(&r, &load);
     if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||
-        run_contention(&r) < 0 || run_pass(&r, 3) < 0)
+        run_knee(&r, 2) < 0 || run_contention(&r) < 0 || run_pass(&r, 3) < 0)
         goto fail;
     run_sm(&r);
     if (run_pass(&r, 4) < 0)

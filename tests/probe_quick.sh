@@ -86,6 +86,19 @@ else
   grep -q 'dirty_beta, dirty_bytes' "$tmp/err" ||
     fail "no dirty_beta and dirty_bytes, and no note why"
 fi
+# The working-set copies (beta_ws_*) in KCAL_KNEE_SLICES = 3 slices over
+# the run, their reps numbered on: every point of the cma pattern has the
+# quick probe's 12 samples, reps 0..11, each once.
+awk -F, '$1 == "ws" && $2 == "cma" { n[$4]++; r[$4 "," $6]++; if ($6 > top[$4]) top[$4] = $6 }
+  END { pts = 0; for (k in n) { pts++; if (n[k] != 12 || top[k] != 11) { print "ws point " k ": " n[k] " samples, last rep " top[k]; bad = 1 } }
+        for (k in r) if (r[k] != 1) { print "ws rep repeated: " k; bad = 1 }
+        if (!pts) { print "no ws rows"; bad = 1 }
+        exit bad }' "$tmp/raw.csv" || fail "the working sets were not measured in 3 slices of 4 passes"
+# ... at three moments: the raw file (in the order measured) holds three
+# separate stretches of ws rows, other phases between them.
+blocks=$(awk -F, '!/^#/ { ws = $1 == "ws"; if (ws && !prev) b++; prev = ws } END { print b + 0 }' "$tmp/raw.csv")
+[ "$blocks" = 3 ] || fail "ws rows in $blocks stretches of the raw file, not 3 slices"
+
 # Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
 # with standard errors, from cross and local streams of 1 and 8 chunks in
 # each of 5 slices of the run; or

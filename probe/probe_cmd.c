@@ -277,7 +277,7 @@ static void plan_issue9(plan *pl, const options *o, const kcal_topo_info *ti,
         pl->local_bytes = half;
     pl->cc_reps = o->quick ? 16 : 40;
     pl->cc_warmup = 2;
-    pl->cc_passes = 2;
+    pl->cc_passes = o->quick ? 4 : 8;
     /* The cold patterns rotate each copier over 1/C of the main target
      * (distinct_cold) or as much of its own (own_cold). */
     pl->cc_pages = 64;
@@ -303,13 +303,13 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
     if (o->quick) {
         pl->passes = 120, pl->warmup = 4, pl->per_octave = 3;
         pl->min_sample = 200e-6;
-        pl->c_reps = 40, pl->c_warmup = 3, pl->c_passes = 2;
+        pl->c_reps = 40, pl->c_warmup = 3, pl->c_passes = 4;
         pl->c_pages = 1024;
         pl->sm_reps = 8, pl->sm_inner = 100, pl->sm_warmup = 50;
     } else {
         pl->passes = 300, pl->warmup = 8, pl->per_octave = 4;
         pl->min_sample = 500e-6;
-        pl->c_reps = 150, pl->c_warmup = 5, pl->c_passes = 3;
+        pl->c_reps = 150, pl->c_warmup = 5, pl->c_passes = 10;
         pl->c_pages = 1024;
         pl->sm_reps = 24, pl->sm_inner = 200, pl->sm_warmup = 100;
     }

@@ -99,6 +99,18 @@ awk -F, '$1 == "ws" && $2 == "cma" { n[$4]++; r[$4 "," $6]++; if ($6 > top[$4]) 
 blocks=$(awk -F, '!/^#/ { ws = $1 == "ws"; if (ws && !prev) b++; prev = ws } END { print b + 0 }' "$tmp/raw.csv")
 [ "$blocks" = 3 ] || fail "ws rows in $blocks stretches of the raw file, not 3 slices"
 
+# Concurrent copies and contention (2 cores or more): one copier and two
+# alternate in 4 passes each (the quick probe's), so both counts see the
+# same moments of a host whose speed changes (docs/probe.md): among the
+# rows of the phase, the one-copier rows of a pattern come in 4 stretches.
+stretches() { # phase pattern
+  awk -F, -v ph="$1" -v pat="$2" '!/^#/ && $1 == ph { one = $2 == pat && $3 == 1; if (one && !prev) b++; prev = one } END { print b + 0 }' "$tmp/raw.csv"
+}
+if grep -q '^concurrent,own_hot,2,' "$tmp/raw.csv"; then
+  [ "$(stretches concurrent own_hot)" = 4 ] || fail "concurrent own_hot: one copier in $(stretches concurrent own_hot) stretches, not 4 passes"
+  [ "$(stretches contention own)" = 4 ] || fail "contention own: one reader in $(stretches contention own) stretches, not 4 passes"
+fi
+
 # Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
 # with standard errors, from cross and local streams of 1 and 8 chunks in
 # each of 5 slices of the run; or

@@ -9,6 +9,19 @@
  *   sequential_write  T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast
  *     The root gathers the recvbuf addresses and writes the blocks one after
  *     the other, releasing each rank as soon as its block is written.
+ *     The slowest scatter from 512 KiB up, and at 1 MiB the broadest spread
+ *     (median ÷ minimum 1.32-1.56 in bench-collectives runs where the bare
+ *     copies' `limit` spread 1.07-1.16): all the copying is the root's.
+ *     `kcal profile --coll scatter --p 2 --size 1M` on the 2-core Xeon KVM
+ *     guest (CPU µs per call): the root's process_vm_writev copy 84 where
+ *     parallel_read_flags' reader copies the same MiB with
+ *     process_vm_readv in 56, and its own memcpy 87 against 44-61 in the
+ *     other rows; 184 µs per call against 83. The root's core touches
+ *     4 MiB a call (its 2 MiB sendbuf, its own and the peer's recvbuf) on
+ *     a 2 MiB L2, so each call finds part of it in the L3 the host shares
+ *     with other guests, and how much varies: the spread. A write pins the
+ *     peer's pages but copies on the root's core; no order of the copies
+ *     changes what one core must move. Kept as the paper's reference row.
  *   throttled_read:k  T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n))
  *     At most k readers at a time (Section IV-A3): non-root reader q
  *     (0..p−2, counted from root+1) waits for a token from reader q−k, reads,

@@ -1431,10 +1431,9 @@ int kcal_model_is_mpi(const kcal_algorithm *alg)
 
 int kcal_model_size_class(uint64_t n)
 {
-    int i = 0;
-    while (n > 1)
-        n >>= 1, i++;
-    return i;
+    /* On every call libkcoll hands to the MPI library above the crossover
+     * (kcoll.c): one instruction, where a shift loop took 11 at 2 KiB. */
+    return n > 1 ? 63 - __builtin_clzll(n) : 0;
 }
 
 int kcal_model_handed_off(double below, double mask, uint64_t n)

@@ -277,6 +277,11 @@ static void plan_issue9(plan *pl, const options *o, const kcal_topo_info *ti,
         pl->local_bytes = half;
     pl->cc_reps = o->quick ? 16 : 40;
     pl->cc_warmup = 2;
+    /* δ(c) is a ratio of medians from separate runs per c: the passes
+     * alternate the c every few batches, so a slow stretch of a shared
+     * host falls on every c alike (docs/probe.md "Concurrent copies":
+     * with 2 passes conc_hot read 0-0.38 over seven probes, with 8
+     * 0-0.075 over five). */
     pl->cc_passes = o->quick ? 4 : 8;
     /* The cold patterns rotate each copier over 1/C of the main target
      * (distinct_cold) or as much of its own (own_cold). */
@@ -309,6 +314,7 @@ static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
     } else {
         pl->passes = 300, pl->warmup = 8, pl->per_octave = 4;
         pl->min_sample = 500e-6;
+        /* 10 passes: γ(c), like δ(c), is a ratio of runs per c. */
         pl->c_reps = 150, pl->c_warmup = 5, pl->c_passes = 10;
         pl->c_pages = 1024;
         pl->sm_reps = 24, pl->sm_inner = 200, pl->sm_warmup = 100;

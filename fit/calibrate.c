@@ -51,10 +51,12 @@ static size_t distinct_values(const kcal_raw *raw, const char *phase,
     return n;
 }
 
-/* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
-static int point_stat_reps(const kcal_raw *raw, const char *phase,
-                           const char *pattern, int readers, long pages,
-                           long rep_lo, long rep_hi, kcal_stat *st)
+/* Samples of one point, bytes too when >= 0 (the pass phase keys its
+ * points by readers, pages and bytes), with rep in [rep_lo, rep_hi)
+ * (rep_hi < 0: all). */
+static int point_stat_sel(const kcal_raw *raw, const char *phase,
+                          const char *pattern, int readers, long pages,
+                          long bytes, long rep_lo, long rep_hi, kcal_stat *st)
 {
     size_t n = kcal_raw_select(raw, phase, pattern, readers, pages, NULL, 0);
     if (n == 0)
@@ -66,7 +68,8 @@ static int point_stat_reps(const kcal_raw *raw, const char *phase,
     for (size_t i = 0; i < raw->n; i++) {
         const kcal_sample *s = &raw->s[i];
         if (strcmp(s->phase, phase) || (pattern && strcmp(s->pattern, pattern)) ||
-            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages))
+            (readers && s->readers != readers) || (pages >= 0 && s->pages != pages) ||
+            (bytes >= 0 && s->bytes != bytes))
             continue;
         if (rep_hi >= 0 && (s->rep < rep_lo || s->rep >= rep_hi))
             continue;
@@ -78,6 +81,15 @@ static int point_stat_reps(const kcal_raw *raw, const char *phase,
     if (rc == 0 && !(st->se > 0))
         st->se = st->median > 0 ? 1e-3 * st->median : 1e-12;
     return rc;
+}
+
+/* Samples of one point with rep in [rep_lo, rep_hi) (rep_hi < 0: all). */
+static int point_stat_reps(const kcal_raw *raw, const char *phase,
+                           const char *pattern, int readers, long pages,
+                           long rep_lo, long rep_hi, kcal_stat *st)
+{
+    return point_stat_sel(raw, phase, pattern, readers, pages, -1, rep_lo,
+                          rep_hi, st);
 }
 
 static int point_stat(const kcal_raw *raw, const char *phase,
@@ -1197,19 +1209,8 @@ static int fit_dirty_part(const kcal_raw *raw, double page, kcal_params *out,
 static int pass_stat(const kcal_raw *raw, const char *pattern, long slice,
                      int m, long c, kcal_stat *st)
 {
-    double *x = malloc((raw->n ? raw->n : 1) * sizeof *x);
-    if (!x)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < raw->n; i++) {
-        const kcal_sample *s = &raw->s[i];
-        if (!strcmp(s->phase, KCAL_PHASE_PASS) && !strcmp(s->pattern, pattern) &&
-            s->pages == slice && s->readers == m && s->bytes == c)
-            x[k++] = s->seconds;
-    }
-    int rc = k ? kcal_stat_robust(x, k, st) : -1;
-    free(x);
-    return rc;
+    return point_stat_sel(raw, KCAL_PHASE_PASS, pattern, m, slice, c, 0, -1,
+                          st);
 }
 
 /* Chunks passed between cores (probe/pass.h): per slice (the moment of the

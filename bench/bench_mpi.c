@@ -48,8 +48,8 @@
  *
  * Rank 0 prints CSV on stdout (model.md columns of measurements):
  * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,
- * p25_s,p75_s,half1_s,half2_s (quartiles, and the medians of the odd and the
- * even iterations: columns.h)
+ * p25_s,p75_s,half1_s,half2_s,p05_s (quartiles, the medians of the odd and
+ * the even iterations, the 5th percentile: columns.h)
  * `oversubscribed` is 1 when this node runs more ranks than it has cores
  * (common/cores.h, the rule kcal bench uses for --oversubscribe).
  * Progress goes to stderr, or with --progress as "#progress DONE TOTAL WHAT"
@@ -830,10 +830,11 @@ int main(int argc, char **argv)
                     snprintf(k, sizeof k, "%d", v[vi].k);
                 snprintf(rows[nrows++], 256,
                          "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,"
-                         "%.9g,%.9g",
+                         "%.9g,%.9g,%.9g",
                          coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
                          iters, over, quantile(x, iters, 0.25),
-                         quantile(x, iters, 0.75), h1, h2);
+                         quantile(x, iters, 0.75), h1, h2,
+                         quantile(x, iters, 0.05));
             }
         }
         free(b.send);

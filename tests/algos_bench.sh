@@ -44,7 +44,7 @@ p=3; over=0; [ "$p" -gt "$cores" ] && over=1
 if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 1 \
      --check --cold --format csv >"$tmp/csv" 2>"$tmp/err"; then
   header=$(head -n 1 "$tmp/csv")
-  [ "$header" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s" ] ||
+  [ "$header" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s,p05_s" ] ||
     { echo "FAIL: csv header: $header"; fail=1; }
   rows=$(tail -n +2 "$tmp/csv" | wc -l)
   [ "$rows" -eq 18 ] || { echo "FAIL: $rows rows, want 18 (2 sizes x (mpi, 6 algorithms, auto, limit))"; cat "$tmp/csv"; fail=1; }
@@ -64,11 +64,13 @@ if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 
   grep -q '^scatter,3,4096,mpi,,' "$tmp/csv" || { echo "FAIL: no mpi row"; fail=1; }
   awk -F, -v o=$over 'NR > 1 && ($10 != o || $9 != 3 || !($7 <= $6 && $6 <= $8)) {bad=1} END {exit bad}' "$tmp/csv" ||
     { echo "FAIL: iterations/oversubscribed/min<=median<=max wrong"; cat "$tmp/csv"; fail=1; }
-  # issue 9: min <= p25 <= median <= p75 <= max, both halves within min..max
+  # issue 9: min <= p25 <= median <= p75 <= max, both halves within min..max;
+  # issue 8: min <= p05 <= p25
   awk -F, 'NR > 1 && !($7 <= $11 && $11 <= $6 && $6 <= $12 && $12 <= $8 &&
-                       $7 <= $13 && $13 <= $8 && $7 <= $14 && $14 <= $8) {bad=1}
+                       $7 <= $13 && $13 <= $8 && $7 <= $14 && $14 <= $8 &&
+                       $7 <= $15 && $15 <= $11 && NF == 15) {bad=1}
            END {exit bad}' "$tmp/csv" ||
-    { echo "FAIL: quartiles or halves out of order"; cat "$tmp/csv"; fail=1; }
+    { echo "FAIL: quartiles, 5th percentile or halves out of order"; cat "$tmp/csv"; fail=1; }
   grep -q 'kcal bench: \[scatter' "$tmp/err" || { echo "FAIL: no progress on stderr"; fail=1; }
 else
   echo "FAIL: checked run failed:"; cat "$tmp/err"; fail=1

@@ -59,7 +59,7 @@ done
 check "speedup chart" png_ok "$out/speedup-p2.png" 1000 700
 check "ranking rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 10 ]
 check "measured sizes" bash -c "tail -n +2 '$out/measured.csv' | cut -d, -f2,3 | sort -u | tr '\n' ' ' | grep -qx '2,1048576 2,16384 '"
-check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s" ]
+check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s,p05_s" ]
 check "predicted header" [ "$(head -1 "$out/predicted.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
 for f in "$out"/*.csv; do
   check "$f parses (same field count as its header)" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$f"

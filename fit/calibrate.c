@@ -1043,6 +1043,58 @@ static int fit_concurrent_part(const kcal_raw *raw, double alpha, double lock,
     return 0;
 }
 
+/* cma_mutual (issue 8): what a CMA call pays when its target makes CMA
+ * calls of its own at the same moment, per call: at each c >= 2 the
+ * median of the mutual pattern (each reader reading the next, which reads
+ * meanwhile) less that of own (each its passive target), and their
+ * weighted mean over the c. Both patterns are 1-page calls, so pinning and
+ * copy cancel; what is left is the bouncing of the target's memory-map
+ * and task locks between the cores. Every c's difference goes into the
+ * comment. */
+static int fit_mutual_part(const kcal_raw *raw, kcal_params *out,
+                           kcal_calibrate_notes *notes, char *comment,
+                           size_t commentlen, char *err, size_t errlen)
+{
+    const char *ph = KCAL_PHASE_MUTUAL;
+    if (!has_pattern(raw, ph, KCAL_PATTERN_MUTUAL) ||
+        !has_pattern(raw, ph, KCAL_PATTERN_OWN))
+        return 0;
+    long cv[MAXPTS];
+    double y[MAXPTS], sg[MAXPTS];
+    size_t nc = distinct_values(raw, ph, KCAL_PATTERN_MUTUAL, 1, cv, MAXPTS);
+    size_t n = 0;
+    cat(comment, commentlen, "mutual calls, 1 page: mutual - own per call =");
+    for (size_t i = 0; i < nc; i++) {
+        kcal_stat mu, own;
+        if (cv[i] < 2 ||
+            point_stat(raw, ph, KCAL_PATTERN_MUTUAL, (int)cv[i], -1, &mu) < 0 ||
+            point_stat(raw, ph, KCAL_PATTERN_OWN, (int)cv[i], -1, &own) < 0)
+            continue;
+        y[n] = mu.median - own.median;
+        sg[n] = sqrt(mu.se * mu.se + own.se * own.se);
+        cat(comment, commentlen, " c=%ld %.3g s (%.3g - %.3g)", cv[i], y[n],
+            mu.median, own.median);
+        n++;
+    }
+    cat(comment, commentlen, "\n");
+    if (n == 0) {
+        note(notes, "cma_mutual: no c >= 2 with both patterns");
+        return 0;
+    }
+    double v, se;
+    if (kcal_fit_const(y, sg, n, &v, &se) < 0) {
+        kcal_set_err(err, errlen, "the fit of cma_mutual over %zu reader "
+                     "counts failed", n);
+        return -1;
+    }
+    if (v < 0) {
+        note(notes, "cma_mutual: the fit gave %.3g s < 0 (a call whose "
+             "target calls too ran no slower); held at 0", v);
+        v = 0;
+    }
+    return set_fit(out, "cma_mutual", v, se, err, errlen);
+}
+
 /* Writes: T3w(N) = alpha_write + lock_write·N, beta_write the slope of
  * T4w − T3w over N·s. A write key goes into the params only where it
  * differs from its read key by more than 3 standard errors (combined);
@@ -1498,6 +1550,8 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
                     err, errlen) < 0 ||
         fit_concurrent_part(raw, alpha, lf.c1, out, notes, comment,
                             commentlen, err, errlen) < 0 ||
+        fit_mutual_part(raw, out, notes, comment, commentlen, err,
+                        errlen) < 0 ||
         fit_write_part(raw, page, out, notes, comment, commentlen, err,
                        errlen) < 0)
         return -1;

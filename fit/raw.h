@@ -67,6 +67,13 @@
 #define KCAL_PATTERN_SAME_COLD "same_cold"
 #define KCAL_PATTERN_OWN_HOT "own_hot"
 #define KCAL_PATTERN_OWN_COLD "own_cold"
+/* Mutual calls (issue 8; probe/mutual.h): `readers` processes make
+ * 1-page process_vm_readv calls at once, each reading its own passive
+ * target (pattern own, the same as KCAL_PATTERN_OWN) or the next of them,
+ * which is reading meanwhile (pattern mutual); seconds per call, one row
+ * per reader and repetition, c >= 2. cma_mutual comes from these. */
+#define KCAL_PHASE_MUTUAL "mutual"
+#define KCAL_PATTERN_MUTUAL "mutual"
 /* Writes (issue 9): T2, T3(N) and T4(N) with process_vm_writev, the remote
  * side written; the patterns are those of startup, lock and copy. */
 #define KCAL_PHASE_STARTUP_WRITE "startup_write"

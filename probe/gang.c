@@ -52,6 +52,9 @@ static void worker(const kcal_gang_setup *s, shm_hdr *h, int pat, int i,
         if (kcal_involuntary_switches() != sw)
             out[k] = -out[k];
     }
+    /* Once more after the last step: a step may address another worker's
+     * memory (mutual.h), which must not exit while that step runs. */
+    pthread_barrier_wait(&h->barrier);
     h->errnum[i] = e;
     _exit(0);
 }
@@ -74,6 +77,8 @@ static int run(const kcal_gang_setup *s, shm_hdr *h, int c, int pat,
     memset(h->errnum, 0, (size_t)s->max_workers * sizeof(int));
     pid_t pids[c];
     int started = 0, failed = 0;
+    if (s->run_workers)
+        *s->run_workers = c;
     fflush(NULL);
     for (int i = 0; i < c; i++) {
         pid_t pid = fork();

@@ -51,6 +51,9 @@ typedef struct {
     void *ctx;
     const int *calls;            /* per pattern, the calls one step makes:
                                   * a row's seconds are per call; NULL: 1 */
+    int *run_workers;            /* not NULL: set to the run's c before its
+                                  * workers start (they inherit the value),
+                                  * for steps that address one another */
     kcal_meter *meter;
 } kcal_gang_setup;
 

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "cma_check.h"
 #include "concurrent.h"
+#include "mutual.h"
 #include "contention.h"
 #include "dirty.h"
 #include "pass.h"
@@ -207,6 +208,10 @@ typedef struct {
     int ws_passes;
     int cc_reps, cc_warmup, cc_passes;
     long cc_pages;
+    /* issue 8, mutual calls: the c >= 2 of counts, reps and passes */
+    long mu_counts[MAX_POINTS];
+    size_t n_mu_counts;
+    int mu_reps, mu_passes;
     size_t cc_span;
     /* one target per reader/copier (contention's and the concurrent
      * copies' own patterns): C·N contention pages, and a cold span each */
@@ -299,6 +304,18 @@ static void plan_issue9(plan *pl, const options *o, const kcal_topo_info *ti,
                  ((pl->cc_reps + pl->cc_passes - 1) / pl->cc_passes) *
                  pl->cc_passes;
     *work += (1.0 + 2.0 * (double)pl->n_w_pages) * pl->passes;
+    /* Mutual calls: 64 one-page calls a batch take some 50 µs, so many
+     * batches cost little; passes alternate the patterns as for δ(c). */
+    pl->mu_reps = o->quick ? 48 : 120;
+    pl->mu_passes = o->quick ? 4 : 8;
+    pl->n_mu_counts = 0;
+    for (size_t i = 0; i < pl->n_counts; i++)
+        if (pl->counts[i] >= 2)
+            pl->mu_counts[pl->n_mu_counts++] = pl->counts[i];
+    for (size_t i = 0; i < pl->n_mu_counts; i++)
+        *work += 2.0 * pl->mu_counts[i] *
+                 ((pl->mu_reps + pl->mu_passes - 1) / pl->mu_passes) *
+                 pl->mu_passes;
 }
 
 static void plan_make(plan *pl, const options *o, const kcal_topo_info *ti,
@@ -666,6 +683,27 @@ static int run_concurrent(probe_run *r)
     return kcal_concurrent_measure(&cc, &r->raw, r->err, sizeof r->err);
 }
 
+/* issue 8, mutual calls: 1-page reads of each one's own passive target
+ * against reads of each other, c >= 2 at once (mutual.h). Not on one
+ * core. 0 or -1. */
+static int run_mutual(probe_run *r)
+{
+    const plan *pl = r->pl;
+    if (!pl->n_mu_counts) {
+        if (!r->o->quiet)
+            kcal_cli_warn(CMD, "one core: CMA calls whose targets make "
+                          "their own cannot be measured; cma_mutual left "
+                          "out");
+        return 0;
+    }
+    kcal_mutual_setup ms = {
+        .topo = r->topo, .own = r->own, .page = (size_t)r->page,
+        .max_workers = pl->max_readers, .counts = pl->mu_counts,
+        .n_counts = pl->n_mu_counts, .reps = pl->mu_reps, .warmup = 2,
+        .passes = pl->mu_passes, .calls = 64, .meter = &r->meter};
+    return kcal_mutual_measure(&ms, &r->raw, r->err, sizeof r->err);
+}
+
 /* issue 9, lines another core just wrote: the main target (core 0)
  * rewrites the ranges the reader (on the last core, say_setup) then
  * reads. Not on one core, where the writer's core is the reader's own.
@@ -967,6 +1005,7 @@ int kcal_probe_main(int argc, char **argv)
         goto fail;
     report_load(&r, &load);
     if (start_own_targets(&r) < 0 || run_concurrent(&r) < 0 ||
+        run_mutual(&r) < 0 ||
         run_knee(&r, 2) < 0 || run_contention(&r) < 0 || run_pass(&r, 3) < 0)
         goto fail;
     run_sm(&r);

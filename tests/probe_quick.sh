@@ -111,6 +111,25 @@ if grep -q '^concurrent,own_hot,2,' "$tmp/raw.csv"; then
   [ "$(stretches contention own)" = 4 ] || fail "contention own: one reader in $(stretches contention own) stretches, not 4 passes"
 fi
 
+# Mutual calls (2 cores or more): 1-page reads of each one's own target
+# and of each other, both at every c >= 2 in 4 passes (each pattern's rows
+# in 4 stretches), and cma_mutual with its standard error; or the warning
+# that says why it is missing.
+if grep -q '^concurrent,own_hot,2,' "$tmp/raw.csv"; then
+  for pat in own mutual; do
+    grep -q "^mutual,$pat,2,1,4096," "$tmp/raw.csv" || fail "raw file has no mutual $pat rows at c = 2"
+    [ "$(awk -F, -v pat=$pat '!/^#/ && $1 == "mutual" { m = $2 == pat; if (m && !prev) b++; prev = m } END { print b + 0 }' "$tmp/raw.csv")" = 4 ] ||
+      fail "mutual $pat rows not in 4 passes"
+  done
+  ! grep -q '^mutual,[a-z]*,1,' "$tmp/raw.csv" || fail "mutual rows at c = 1 (only c >= 2 read each other)"
+  nonneg "$(val cma_mutual)" || fail "cma_mutual = '$(val cma_mutual)' is not finite and >= 0"
+  nonneg "$(val cma_mutual_stderr)" || fail "cma_mutual_stderr = '$(val cma_mutual_stderr)' is not finite and >= 0"
+  grep -q '^# mutual calls, 1 page: mutual - own per call = c=2 ' "$tmp/p.params" ||
+    fail "no mutual - own difference in the params' comment"
+else
+  grep -q 'cma_mutual left out' "$tmp/err" || fail "one core: no cma_mutual and no warning why"
+fi
+
 # Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
 # with standard errors, from cross and local streams of 1 and 8 chunks in
 # each of 5 slices of the run; or

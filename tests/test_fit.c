@@ -648,6 +648,65 @@ static void test_concurrent_own(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* cma_mutual: at each c >= 2 the median of the mutual pattern less that
+ * of own (1-page calls; probe/mutual.h), weighted over the c; the
+ * differences go into the comment; a raw file without the phase gets no
+ * key; a negative difference is held at 0 with a note. */
+static void add_mutual(kcal_raw *r, gsl_rng *rng, int max_c, double own,
+                       double extra)
+{
+    for (int c = 2; c <= max_c; c++)
+        for (int k = 0; k < CREPS * c; k++) {
+            kcal_raw_add(r, "mutual", "own", c, 1, 4096, k,
+                         own * (1 + 0.05 * (c - 2)) +
+                             gsl_ran_gaussian(rng, 0.02 * own));
+            kcal_raw_add(r, "mutual", "mutual", c, 1, 4096, k,
+                         own * (1 + 0.05 * (c - 2)) + extra +
+                             gsl_ran_gaussian(rng, 0.02 * own));
+        }
+}
+
+static void test_mutual(gsl_rng *rng)
+{
+    const double OWN = 7.5e-7, MU = 3.3e-7;
+    for (int variant = 0; variant < 3; variant++) {
+        kcal_raw r;
+        make_samples(&r, rng, 4);
+        if (variant == 1)
+            add_mutual(&r, rng, 4, OWN, MU);
+        if (variant == 2)
+            add_mutual(&r, rng, 2, OWN, -1e-7);
+        kcal_params p;
+        kcal_params_init(&p);
+        kcal_calibrate_notes notes;
+        char comment[8192] = "", err[256] = "";
+        int rc = kcal_calibrate_params(&r, &p, &notes, comment,
+                                       sizeof comment, err, sizeof err);
+        CHECK(rc == 0);
+        if (variant == 0) {
+            CHECK(kcal_params_get(&p, "cma_mutual", -1) == -1);
+        } else if (variant == 1) {
+            /* three c (2, 3, 4), each σ = 2 % of 0.75 µs over 61·c samples */
+            CHECK(fabs(kcal_params_get(&p, "cma_mutual", -1) - MU) < 0.02 * MU);
+            double se = kcal_params_get(&p, "cma_mutual_stderr", -1);
+            CHECK(se > 0 && se < 0.02 * MU);
+            CHECK(strstr(comment, "mutual calls, 1 page: mutual - own per "
+                                  "call = c=2 ") != NULL);
+            CHECK(strstr(comment, " c=4 ") != NULL);
+            CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+        } else {
+            CHECK(kcal_params_get(&p, "cma_mutual", -1) == 0);
+            int held = 0;
+            for (int i = 0; i < notes.n; i++)
+                held |= strstr(notes.text[i], "cma_mutual: the fit gave") &&
+                        strstr(notes.text[i], "held at 0");
+            CHECK(held);
+        }
+        kcal_params_free(&p);
+        kcal_raw_free(&r);
+    }
+}
+
 /* libkcoll's hand-off (model.md "The MPI library as a candidate"): sm_flag
  * is the median of its phase at the smallest p; the MPI line is fitted
  * through the medians of mpi_<coll> over v = (p−1)·n; mpi_<coll>_below is
@@ -1186,6 +1245,7 @@ int main(void)
     test_issue9(rng);
     test_ws_monotone(rng);
     test_concurrent_own(rng);
+    test_mutual(rng);
     test_handoff_fit(rng);
     test_handoff_follows_default_model(rng);
     test_handoff_tie_at_top(rng);

@@ -168,12 +168,26 @@ static double key_sync_step(const acc *a);
 static double key_sm_flag(const acc *a);
 static void key_dirty(const acc *a, double *e, double *cap);
 static int key_pass(const acc *a, double *pa, double *pb, double *next);
+static double key_cma_mutual(const acc *a);
 
 /* mult·X(n) = mult·(α + n·β) */
 static void add_x(acc *a, double mult)
 {
     a->t.startup += mult * a->prm->alpha;
     a->t.copy += mult * (double)a->n * a->beta;
+}
+
+/* Full model (issue 8): calls·μ, μ = cma_mutual, for CMA calls whose
+ * target process makes CMA calls of its own at the same moment (an
+ * allgather's or alltoall's processes reading each other, a split row's
+ * root and owner copying from each other): the call and the target's
+ * take the target's memory-map and task locks at once, and their lines
+ * bounce between the cores (probe/mutual.h). A start-up cost: it does not
+ * grow with the bytes. Nothing in the paper model or without the key. */
+static void add_mutual(acc *a, double calls)
+{
+    if (a->full)
+        a->t.startup += calls * key_cma_mutual(a);
 }
 
 /* mult·P(c, n) = mult·l·γ(c)·pages(n); c = 1 gives the uncontended l·pages. */
@@ -518,10 +532,19 @@ static void t_full_knomial(acc *a, int p, int k)
 static void t_full_ring_neighbor(acc *a, int p, int k)
 {
     t_ring(a, p, k);
+    add_mutual(a, p - 1);
     add_steps(a, p - 1);
     /* Every step reads a block the left neighbour wrote in this call: its
      * own, copied in at the start, then the ones it received. */
     add_dirty(a, (double)a->n, p - 1);
+}
+
+/* ring_source_read, ring_source_write: the ring row + (p−1)·μ, every
+ * process's p − 1 calls made while their targets make theirs. */
+static void t_full_ring(acc *a, int p, int k)
+{
+    t_ring(a, p, k);
+    add_mutual(a, p - 1);
 }
 
 /* recursive_doubling: the paper's row + ⌈lg p⌉·sync_step: every round
@@ -529,6 +552,7 @@ static void t_full_ring_neighbor(acc *a, int p, int k)
 static void t_full_recursive_doubling(acc *a, int p, int k)
 {
     t_recursive_doubling(a, p, k);
+    add_mutual(a, kcal_ceil_log2(p));
     add_steps(a, kcal_ceil_log2(p));
     add_dirty_rounds(a, p);
 }
@@ -547,6 +571,7 @@ static void t_full_bruck_copies(acc *a, int p, int k)
     a->t.copy += (double)a->n * a->beta; /* own block into tmp */
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
+    add_mutual(a, kcal_ceil_log2(p));
     a->t.copy += (p - 1) * (double)a->n * a->beta;
     add_lock(a, p - 1, 1);
     a->t.copy += (double)p * (double)a->n * a->beta; /* the rotation */
@@ -564,6 +589,7 @@ static void t_full_pairwise(acc *a, int p, int k)
 {
     a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta;
     t_pairwise(a, p, k);
+    add_mutual(a, p - 1);
     if (a->in_place) /* the peers read the copy set aside just before */
         add_dirty(a, (double)a->n, p - 1);
 }
@@ -598,6 +624,7 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
     double transfers = p == 2 ? 1 : 2.0 * (p - 1);
     add_x(&w, transfers);
     add_lock(&w, transfers, 1);
+    add_mutual(a, transfers); /* the root's writes meet the readers' reads */
     terms_add(&a->t, &w.t);
     add_sm(a, KCAL_SM_ALLGATHER, p);
     add_steps(a, p);
@@ -688,6 +715,11 @@ static void t_direct_split(acc *a, int p, int k)
     if (a->n - c > 0) {
         add_x(&r, 1);
         add_lock(&r, 1, p - 1);
+    }
+    if (c > 0 && a->n - c > 0 && a->full) { /* the root writes the readers
+                                              * while they read the root */
+        w.t.startup += (p - 1) * key_cma_mutual(a);
+        r.t.startup += key_cma_mutual(a);
     }
     double tw = w.t.startup + w.t.copy + w.t.lock;
     double tr = r.t.startup + r.t.copy + r.t.lock;
@@ -931,6 +963,11 @@ static void t_split(acc *a, int p, int k)
     a->t.startup += chunks * startup;
     a->t.copy += chunks * copy + (root_last ? memcpy_t : 0);
     a->t.lock += chunks * lock;
+    /* Once the root takes chunks too, its calls and an owner's run at the
+     * same moment, each on the other's memory: μ for each of the root's
+     * chunks on either side's path (none while the root copies its own
+     * block and the owners alone call). */
+    add_mutual(a, root_chunks < chunks ? root_chunks : chunks);
     add_flag(a, KCAL_SM_ALLGATHER, p);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
@@ -955,6 +992,7 @@ static void t_full_ring_flags(acc *a, int p, int k)
     add_flag(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
+    add_mutual(a, p - 1);
     add_memcpy_or_flag(a, p);
 }
 
@@ -982,6 +1020,7 @@ static void t_full_pairwise_flags(acc *a, int p, int k)
     add_flag(a, KCAL_SM_ALLGATHER, p);
     add_x(a, p - 1);
     add_lock(a, p - 1, 1);
+    add_mutual(a, p - 1);
     add_memcpy_or_flag(a, p);
 }
 
@@ -1151,6 +1190,7 @@ typedef struct measured_keys {
     double sync_step, sm_flag, dirty_beta, dirty_bytes;
     double pass_a, pass_b, pass_next;
     int has_pass;
+    double cma_mutual;
     int has_knee;
     int measured; /* kcal_model_full_measured: any of the keys above */
 } measured_keys;
@@ -1224,6 +1264,8 @@ static void measured_keys_get(const kcal_params *prm, measured_keys *m)
             m->pass_b = e->value, m->has_pass = 1;
         } else if (!strcmp(k, "pass_next")) {
             m->pass_next = e->value, m->has_pass = 1;
+        } else if (!strcmp(k, "cma_mutual")) {
+            m->cma_mutual = e->value;
         }
     }
     m->measured = m->n_ws || m->has_knee || m->has_conc_hot ||
@@ -1239,6 +1281,12 @@ static double key_sync_step(const acc *a)
 static double key_sm_flag(const acc *a)
 {
     return a->mk ? a->mk->sm_flag : kcal_params_get(a->prm, "sm_flag", 0);
+}
+
+static double key_cma_mutual(const acc *a)
+{
+    return a->mk ? a->mk->cma_mutual
+                 : kcal_params_get(a->prm, "cma_mutual", 0);
 }
 
 static void key_dirty(const acc *a, double *e, double *cap)

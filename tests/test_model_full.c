@@ -219,6 +219,73 @@ static void test_chunk_pass(void)
     kcal_params_free(&p);
 }
 
+/* CMA calls whose targets make their own at the same moment (issue 8,
+ * cma_mutual = μ): every call of the rows whose processes read or write
+ * each other pays μ more, in the full model only; rows where only one
+ * side makes calls, and copy_in_out (none), do not change. */
+static void test_mutual_calls(void)
+{
+    const double rel = 1e-12, mu = 0.3e-6;
+    const uint64_t n = 65536;
+    kcal_params p = hand_params(1);
+    struct {
+        kcal_coll c;
+        const char *id;
+        int k, procs;
+        double calls; /* μ per process on the critical path */
+    } rows[] = {
+        {KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 2},
+        {KCAL_COLL_ALLGATHER, "ring_source_write", 0, 3, 2},
+        {KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 2},
+        {KCAL_COLL_ALLGATHER, "ring_source_read_flags", 0, 3, 2},
+        {KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 4, 2},
+        {KCAL_COLL_ALLGATHER, "bruck", 0, 5, 3},
+        {KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 2},
+        {KCAL_COLL_ALLTOALL, "pairwise_flags", 0, 3, 2},
+        {KCAL_COLL_BCAST, "scatter_allgather", 0, 2, 1},
+        {KCAL_COLL_BCAST, "scatter_allgather", 0, 3, 4},
+        {KCAL_COLL_BCAST, "direct_split", 0, 2, 1},
+        /* one side calls: nothing */
+        {KCAL_COLL_SCATTER, "parallel_read", 0, 3, 0},
+        {KCAL_COLL_SCATTER, "parallel_read_flags", 0, 3, 0},
+        {KCAL_COLL_GATHER, "parallel_write_flags", 0, 3, 0},
+        {KCAL_COLL_SCATTER, "sequential_write", 0, 3, 0},
+        {KCAL_COLL_BCAST, "direct_read", 0, 3, 0},
+        {KCAL_COLL_BCAST, "knomial", 2, 5, 0},
+        {KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 0},
+        {KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 0},
+    };
+    enum { NR = sizeof rows / sizeof rows[0] };
+    double before[NR], paper_before[NR];
+    for (int i = 0; i < NR; i++) {
+        before[i] = full(&p, rows[i].c, rows[i].id, rows[i].k, rows[i].procs, n);
+        paper_before[i] = paper(&p, rows[i].c, rows[i].id, rows[i].k, rows[i].procs, n);
+    }
+    double split = full(&p, KCAL_COLL_SCATTER, "parallel_read_split", 0, 2, n);
+    double split_in = tm(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER,
+                         "parallel_read_split", 0, 2, n, 1, NULL);
+    kcal_params_set(&p, "cma_mutual", mu);
+    for (int i = 0; i < NR; i++) {
+        double t = full(&p, rows[i].c, rows[i].id, rows[i].k, rows[i].procs, n);
+        int fails = check_fail_count;
+        CHECK_NEAR(t, before[i] + rows[i].calls * mu, rel);
+        if (check_fail_count != fails)
+            fprintf(stderr, "  (%s, p = %d)\n", rows[i].id, rows[i].procs);
+        CHECK(paper(&p, rows[i].c, rows[i].id, rows[i].k, rows[i].procs, n) ==
+              paper_before[i]);
+    }
+    /* parallel_read_split at 64 KiB, two halves of 32 KiB: the owner
+     * takes both while the root copies its own block (no call of the root
+     * meets the owner's: unchanged); in place the root has no own copy and
+     * takes one half at once, its call and the owner's at the same
+     * moment: one μ. */
+    CHECK(full(&p, KCAL_COLL_SCATTER, "parallel_read_split", 0, 2, n) == split);
+    CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_SCATTER, "parallel_read_split",
+                  0, 2, n, 1, NULL),
+               split_in + mu, rel);
+    kcal_params_free(&p);
+}
+
 /* The default model: paper for params without the probe's copy
  * measurements (the paper's machine files, a hand-made file), full once a
  * file holds them. */
@@ -537,6 +604,7 @@ int main(void)
     test_sync_latency();
     test_dirty_reads();
     test_chunk_pass();
+    test_mutual_calls();
     test_default_model();
     test_hand_values();
     test_fallback();

@@ -683,6 +683,15 @@ static int run_concurrent(probe_run *r)
     return kcal_concurrent_measure(&cc, &r->raw, r->err, sizeof r->err);
 }
 
+/* A phase that needs two cores, on one: said (unless quiet), not failed. */
+static void warn_one_core(const probe_run *r, const char *what,
+                          const char *keys)
+{
+    if (!r->o->quiet)
+        kcal_cli_warn(CMD, "one core: %s cannot be measured; %s left out",
+                      what, keys);
+}
+
 /* issue 8, mutual calls: 1-page reads of each one's own passive target
  * against reads of each other, c >= 2 at once (mutual.h). Not on one
  * core. 0 or -1. */
@@ -690,10 +699,8 @@ static int run_mutual(probe_run *r)
 {
     const plan *pl = r->pl;
     if (!pl->n_mu_counts) {
-        if (!r->o->quiet)
-            kcal_cli_warn(CMD, "one core: CMA calls whose targets make "
-                          "their own cannot be measured; cma_mutual left "
-                          "out");
+        warn_one_core(r, "CMA calls whose targets make their own",
+                      "cma_mutual");
         return 0;
     }
     kcal_mutual_setup ms = {
@@ -712,10 +719,8 @@ static int run_dirty(probe_run *r)
 {
     const plan *pl = r->pl;
     if (!pl->n_d_sizes) {
-        if (!r->o->quiet)
-            kcal_cli_warn(CMD, "one core: reading lines another core just "
-                          "wrote cannot be measured; dirty_beta and "
-                          "dirty_bytes left out");
+        warn_one_core(r, "reading lines another core just wrote",
+                      "dirty_beta and dirty_bytes");
         return 0;
     }
     kcal_dirty_setup ds = {
@@ -739,10 +744,9 @@ static int run_pass(probe_run *r, int slice)
 {
     const plan *pl = r->pl;
     if (!pl->n_pass_sizes) {
-        if (!r->o->quiet && slice == 0)
-            kcal_cli_warn(CMD, "one core: passing chunks between cores "
-                          "cannot be measured; pass_a, pass_b and pass_next "
-                          "left out");
+        if (slice == 0)
+            warn_one_core(r, "passing chunks between cores",
+                          "pass_a, pass_b and pass_next");
         return 0;
     }
     kcal_pass_setup ps = {

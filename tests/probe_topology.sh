@@ -72,6 +72,10 @@ grep -q 'one core: passing chunks between cores cannot be measured' "$tmp/err" |
   fail "on one core the probe does not say why pass_a, pass_b and pass_next are missing"
 grep -Eq '^pass_(a|b|next) ' "$tmp/p.params" && fail "pass_* keys measured on one core"
 grep -q '^pass,' "$tmp/raw.csv" && fail "pass samples taken on one core"
+grep -q 'one core: CMA calls whose targets make their own cannot be measured; cma_mutual left out' "$tmp/err" ||
+  fail "on one core the probe does not say why cma_mutual is missing"
+grep -q '^cma_mutual ' "$tmp/p.params" && fail "cma_mutual measured on one core"
+grep -q '^mutual,' "$tmp/raw.csv" && fail "mutual samples taken on one core"
 
 "$KCAL" fit "$tmp/raw.csv" > "$tmp/refit.params" 2> /dev/null || fail "kcal fit exited $?"
 cmp -s "$tmp/p.params" "$tmp/refit.params" || fail "kcal fit on the raw differs from the probe's params"

@@ -708,6 +708,8 @@ static void t_direct_split(acc *a, int p, int k)
     acc_init(&w, a->prm, c, 1);
     acc_init(&r, a->prm, a->n - c, 1);
     w.beta = r.beta = a->beta;
+    w.full = r.full = a->full;
+    w.mk = r.mk = a->mk;
     if (c > 0) {
         add_x(&w, p - 1);
         add_lock(&w, p - 1, 1);
@@ -716,10 +718,10 @@ static void t_direct_split(acc *a, int p, int k)
         add_x(&r, 1);
         add_lock(&r, 1, p - 1);
     }
-    if (c > 0 && a->n - c > 0 && a->full) { /* the root writes the readers
-                                              * while they read the root */
-        w.t.startup += (p - 1) * key_cma_mutual(a);
-        r.t.startup += key_cma_mutual(a);
+    if (c > 0 && a->n - c > 0) { /* the root writes the readers while they
+                                  * read the root */
+        add_mutual(&w, p - 1);
+        add_mutual(&r, 1);
     }
     double tw = w.t.startup + w.t.copy + w.t.lock;
     double tr = r.t.startup + r.t.copy + r.t.lock;

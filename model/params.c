@@ -62,12 +62,12 @@ static const struct {
     /* chunks passed between cores (probe/pass.h): the first chunk of a
      * stream costs pass_a (s) + pass_b (s/byte) beyond its two copies,
      * each further chunk pass_next (s) */
-    /* issue 8: what a CMA call pays when its target makes CMA calls of
-     * its own at that moment (s per call; probe/mutual.h) */
-    {"cma_mutual", KCAL_KEY_NUMBER, 0},
     {"pass_a", KCAL_KEY_NUMBER, 0},
     {"pass_b", KCAL_KEY_NUMBER, 0},
     {"pass_next", KCAL_KEY_NUMBER, 0},
+    /* issue 8: what a CMA call pays when its target makes CMA calls of
+     * its own at that moment (s per call; probe/mutual.h) */
+    {"cma_mutual", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by
      * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
      * "The MPI library as a candidate"): its measured line T_mpi = a + b·v

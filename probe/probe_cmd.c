@@ -208,11 +208,11 @@ typedef struct {
     int ws_passes;
     int cc_reps, cc_warmup, cc_passes;
     long cc_pages;
+    size_t cc_span;
     /* issue 8, mutual calls: the c >= 2 of counts, reps and passes */
     long mu_counts[MAX_POINTS];
     size_t n_mu_counts;
     int mu_reps, mu_passes;
-    size_t cc_span;
     /* one target per reader/copier (contention's and the concurrent
      * copies' own patterns): C·N contention pages, and a cold span each */
     size_t own_bytes;

@@ -16,6 +16,17 @@
  *   write   microseconds of the writer's copy per round
  *   local   microseconds of the two copies on one core
  *   ratio   round / local
+ *   both    a copy of CHUNK bytes between two private buffers for 20 ms
+ *           while the other process copies its own, ÷ the same with the
+ *           other process asleep: near 1 when the two run on two
+ *           physical cores (0.89-1.12 on the Xeon guest), near 2 when they
+ *           take turns on one CPU (tests/bench_coherence.sh makes that
+ *           happen), between when they are one core's two hardware
+ *           threads sharing its load and store ports. The ratio says
+ *           whether lines move between cores (near 1: the two share a
+ *           core's caches; huge: every chunk waits for the scheduler);
+ *           both says whether two copies run at once, which every
+ *           algorithm that splits its copies between processes counts on.
  * On the Zen 5 guest of docs/machine.md the round took 1.1 to 9 µs for
  * 16 KiB within a minute while the local copies stayed near 0.5 µs: the
  * cost of moving lines between its two vCPUs depends on where the host
@@ -42,6 +53,10 @@ struct shared {
     char pad[64 - sizeof(long)];
     _Atomic long ack; /* the reader's round number, the chunk is out */
     char pad2[64 - sizeof(long)];
+    _Atomic long both;     /* nonzero: the reader sleeps (odd) or copies
+                              along (even) until it changes */
+    _Atomic long both_ack; /* the reader has seen that value */
+    char pad3[64 - 2 * sizeof(long)];
 };
 
 static double now(void)
@@ -64,6 +79,33 @@ static long arg(int argc, char **argv, int i, long dflt, long lo, long hi)
         exit(2);
     }
     return v;
+}
+
+/* Seconds per copy of len bytes from src to dst, copying for BOTH_SECONDS:
+ * a window many scheduler slices long, so that two processes taking turns
+ * on one CPU show as half the copies, not as a window one of them had to
+ * itself. */
+#define BOTH_SECONDS 0.02
+static double private_copies(char *dst, const char *src, long len)
+{
+    double a = now(), t;
+    long n = 0;
+    do {
+        for (int i = 0; i < 16; i++, n++) {
+            kcal_copy(dst, src, (size_t)len);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+        }
+    } while ((t = now() - a) < BOTH_SECONDS);
+    return t / (double)n;
+}
+
+/* Asks the reader to sleep (odd mode) or copy along (even) and waits
+ * until it does. */
+static void reader_mode(struct shared *sh, long mode)
+{
+    atomic_store_explicit(&sh->both, mode, memory_order_release);
+    while (atomic_load_explicit(&sh->both_ack, memory_order_acquire) != mode)
+        ;
 }
 
 int main(int argc, char **argv)
@@ -116,11 +158,29 @@ int main(int argc, char **argv)
             atomic_store_explicit(&sh->ack, -1, memory_order_release);
             _exit(1);
         }
+        char *other = aligned_alloc(4096, (size_t)chunk);
+        if (!other)
+            _exit(1);
+        memset(other, 5, (size_t)chunk);
         for (long r = 1;; r++) {
             long g;
             while ((g = atomic_load_explicit(&sh->go, memory_order_acquire)) <
-                       r && g >= 0)
-                ;
+                       r && g >= 0) {
+                long b = atomic_load_explicit(&sh->both, memory_order_acquire);
+                if (b == 0)
+                    continue;
+                atomic_store_explicit(&sh->both_ack, b, memory_order_release);
+                while (atomic_load_explicit(&sh->both, memory_order_acquire) ==
+                       b) {
+                    if (b % 2) { /* off the CPU: the writer's copy alone */
+                        struct timespec d = {0, 100000};
+                        nanosleep(&d, NULL);
+                        continue;
+                    }
+                    kcal_copy(other, mine, (size_t)chunk);
+                    __asm__ volatile("" : : "r"(other) : "memory");
+                }
+            }
             if (g < 0)
                 _exit(0);
             kcal_copy(mine, slot, (size_t)chunk);
@@ -134,14 +194,17 @@ int main(int argc, char **argv)
         rc = 1;
     }
     char *local = aligned_alloc(4096, (size_t)chunk);
-    if (!local)
+    char *priv = aligned_alloc(4096, (size_t)chunk);
+    if (!local || !priv)
         rc = 1;
-    else
+    else {
         memset(local, 3, (size_t)chunk);
+        memset(priv, 4, (size_t)chunk);
+    }
     printf("# kcal-coherence-bench: %ld-byte chunks, %ld rounds per sample, "
            "microseconds per round\n", chunk, rounds);
-    printf("%8s %9s %9s %9s %7s\n", "sample", "round", "write", "local",
-           "ratio");
+    printf("%8s %9s %9s %9s %7s %6s\n", "sample", "round", "write", "local",
+           "ratio", "both");
     double t0 = now();
     long r = 0;
     for (long s = 0; s < samples && rc == 0; s++) {
@@ -174,8 +237,17 @@ int main(int argc, char **argv)
             __asm__ volatile("" : : "r"(local) : "memory");
         }
         double loc = (now() - a) / (double)rounds;
-        printf("%8.1f %9.3f %9.3f %9.3f %7.2f\n", start - t0, round * 1e6,
-               tw / (double)rounds * 1e6, loc * 1e6, round / loc);
+        /* One private copy with the reader asleep (a reader polling
+         * for the next round would take turns with the writer where the
+         * two share a CPU), then with the reader copying along. */
+        reader_mode(sh, 2 * s + 1);
+        double alone = private_copies(priv, local, chunk);
+        reader_mode(sh, 2 * s + 2);
+        double along = private_copies(priv, local, chunk);
+        atomic_store_explicit(&sh->both, 0, memory_order_release);
+        printf("%8.1f %9.3f %9.3f %9.3f %7.2f %6.2f\n", start - t0,
+               round * 1e6, tw / (double)rounds * 1e6, loc * 1e6, round / loc,
+               along / alone);
         fflush(stdout);
         if (s + 1 < samples && interval > 0) {
             struct timespec d = {interval, 0};
@@ -189,6 +261,7 @@ int main(int argc, char **argv)
                         "to the last core)\n");
         rc = 1;
     }
+    free(priv);
     free(local);
     free(mine);
     kcal_topo_free(topo);

@@ -697,6 +697,86 @@ static int crossover(const kcal_raw *raw, const kcal_params *prm,
     return 0;
 }
 
+/* cma_context (issue 8): what a collective pays once for making CMA
+ * calls, beyond α (model.c add_context). α comes from a loop of calls on
+ * one passive target; the probe also measures libkcoll's algorithms
+ * themselves, one call at a time after a barrier (phases kcoll_<coll>,
+ * for the hand-off below). Two of them make exactly one CMA call each and
+ * no copy besides the root's own block: scatter parallel_read_flags and
+ * gather parallel_write_flags. At every size they were measured from
+ * CONTEXT_MIN to CONTEXT_MAX bytes, at the largest p, the median less
+ * the full model's time for it (without the key) is one point; the key is
+ * their weighted mean. Small sizes only: there the call's start is most
+ * of the time and a copy-rate error least. Each point goes into the
+ * comment; a negative mean is held at 0 with a note. Absent samples leave
+ * the key absent. */
+#define CONTEXT_MIN 256
+#define CONTEXT_MAX 8192
+static int fit_context_part(const kcal_raw *raw, kcal_params *out,
+                            kcal_calibrate_notes *notes, char *comment,
+                            size_t commentlen, char *err, size_t errlen)
+{
+    static const struct {
+        kcal_coll coll;
+        const char *alg;
+    } rows[] = {{KCAL_COLL_SCATTER, "parallel_read_flags"},
+                {KCAL_COLL_GATHER, "parallel_write_flags"}};
+    double y[2 * MAXPTS], sg[2 * MAXPTS];
+    size_t n = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const char *name = kcal_coll_name(rows[r].coll);
+        const kcal_algorithm *alg =
+            kcal_model_find_algorithm(rows[r].coll, rows[r].alg);
+        char phase[32];
+        snprintf(phase, sizeof phase, KCAL_PHASE_KCOLL_PREFIX "%s", name);
+        int pp[MAXPTS];
+        long nn[MAXPTS];
+        double med[MAXPTS], se[MAXPTS];
+        size_t npt;
+        if (!alg)
+            continue;
+        if (bytes_points(raw, phase, rows[r].alg, pp, nn, med, se, MAXPTS,
+                         &npt) < 0) {
+            kcal_set_err(err, errlen, "out of memory fitting cma_context");
+            return -1;
+        }
+        int p = 0;
+        for (size_t j = 0; j < npt; j++)
+            p = pp[j] > p ? pp[j] : p;
+        if (p < 2)
+            continue;
+        cat(comment, commentlen, "cma_context: %s %s at p = %d, measured - "
+            "full model (us):", name, rows[r].alg, p);
+        for (size_t j = 0; j < npt; j++) {
+            if (pp[j] != p || nn[j] < CONTEXT_MIN || nn[j] > CONTEXT_MAX)
+                continue;
+            double t = kcal_model_time(KCAL_MODEL_FULL, out, rows[r].coll,
+                                       alg, 0, p, (uint64_t)nn[j], 0, NULL);
+            if (!(t >= 0) || !isfinite(t))
+                continue;
+            y[n] = med[j] - t;
+            sg[n] = se[j];
+            cat(comment, commentlen, " %ld %.3g", nn[j], y[n] * 1e6);
+            n++;
+        }
+        cat(comment, commentlen, "\n");
+    }
+    if (n == 0)
+        return 0;
+    double v, vse;
+    if (kcal_fit_const(y, sg, n, &v, &vse) < 0) {
+        kcal_set_err(err, errlen, "the fit of cma_context over %zu points "
+                     "failed", n);
+        return -1;
+    }
+    if (v < 0) {
+        note(notes, "cma_context: the fit gave %.3g s < 0 (the one-call rows "
+             "ran faster than the model says); held at 0", v);
+        v = 0;
+    }
+    return set_fit(out, "cma_context", v, vse, err, errlen);
+}
+
 /* The MPI library's own collectives (model.md "The MPI library as a
  * candidate"): per collective, the line T_mpi = a + b·v through the median
  * of each measured (p, n) point (phase mpi_<coll>), v = (p−1)·n, or
@@ -1562,6 +1642,11 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
     if (fit_sync_step(raw, out, comment, commentlen, err, errlen) < 0)
         return -1;
     if (fit_sm_flag(raw, out, comment, commentlen, err, errlen) < 0)
+        return -1;
+    /* After every key the full model uses but these two (it is the
+     * model's remainder), before the hand-off (which asks the model). */
+    if (fit_context_part(raw, out, notes, comment, commentlen, err,
+                         errlen) < 0)
         return -1;
     return fit_mpi_part(raw, out, notes, comment, commentlen, err, errlen);
 }

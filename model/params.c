@@ -68,6 +68,9 @@ static const struct {
     /* issue 8: what a CMA call pays when its target makes CMA calls of
      * its own at that moment (s per call; probe/mutual.h) */
     {"cma_mutual", KCAL_KEY_NUMBER, 0},
+    /* issue 8: what a collective pays once for making CMA calls at all,
+     * beyond α measured in a loop of calls (s; fit/calibrate.c) */
+    {"cma_context", KCAL_KEY_NUMBER, 0},
     /* libkcoll's shared-memory flags (the derived rows): one flag seen by
      * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
      * "The MPI library as a candidate"): its measured line T_mpi = a + b·v

@@ -87,6 +87,7 @@ static const char *key_meaning(const char *key)
         {"dirty_beta", "extra per byte of lines another core just wrote (s/byte)"},
         {"dirty_bytes", "how much of what another core wrote is read at that extra (bytes)"},
         {"cma_mutual", "extra per CMA call whose target makes its own at that moment (s)"},
+        {"cma_context", "extra once per collective that makes CMA calls, beyond alpha (s)"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(k[i][0], key))

@@ -707,6 +707,80 @@ static void test_mutual(gsl_rng *rng)
     }
 }
 
+/* cma_context: the probe's samples of scatter parallel_read_flags and
+ * gather parallel_write_flags (one CMA call each) from 256 B to 8 KiB at
+ * the largest p, less the full model's time for them, weighted over the
+ * points. Samples made as the model's time (from a fit without them) plus
+ * CTX are recovered within 2 %; a size above 8 KiB (64 KiB, 10 µs over)
+ * and a smaller p (p = 2 beside p = 3, 5 µs over) do not count; rows
+ * faster than the model hold the key at 0 with a note; without the
+ * samples there is no key. */
+static void test_context(gsl_rng *rng)
+{
+    const double CTX = 4e-7;
+    static const long sizes[] = {256, 1024, 4096, 8192, 65536};
+    for (int variant = 0; variant < 3; variant++) {
+        kcal_raw r;
+        make_samples(&r, rng, 3);
+        kcal_params p0;
+        kcal_params_init(&p0);
+        kcal_calibrate_notes notes;
+        char comment[16384] = "", err[256] = "";
+        CHECK(kcal_calibrate_params(&r, &p0, &notes, comment, sizeof comment,
+                                    err, sizeof err) == 0);
+        CHECK(kcal_params_get(&p0, "cma_context", -1) == -1);
+        for (int k = 0; variant > 0 && k < REPS; k++)
+            for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+                static const kcal_coll cs[2] = {KCAL_COLL_SCATTER, KCAL_COLL_GATHER};
+                static const char *const ids[2] = {"parallel_read_flags",
+                                                   "parallel_write_flags"};
+                for (int j = 0; j < 2; j++) {
+                    const kcal_algorithm *a = kcal_model_find_algorithm(cs[j], ids[j]);
+                    double t = kcal_model_time(KCAL_MODEL_FULL, &p0, cs[j], a, 0, 3,
+                                               (uint64_t)sizes[i], 0, NULL);
+                    double extra = variant == 2 ? -1e-7 : sizes[i] > 8192 ? 1e-5 : CTX;
+                    char phase[32];
+                    snprintf(phase, sizeof phase, "kcoll_%s", kcal_coll_name(cs[j]));
+                    kcal_raw_add(&r, phase, ids[j], 3, 0, sizes[i], k,
+                                 t + extra + gsl_ran_gaussian(rng, 1e-9));
+                    kcal_raw_add(&r, phase, ids[j], 2, 0, sizes[i], k,
+                                 t + 5e-6 + gsl_ran_gaussian(rng, 1e-9));
+                }
+            }
+        kcal_params p;
+        kcal_params_init(&p);
+        comment[0] = 0;
+        CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment,
+                                    err, sizeof err) == 0);
+        if (variant == 0) {
+            CHECK(kcal_params_get(&p, "cma_context", -1) == -1);
+        } else if (variant == 1) {
+            CHECK_NEAR(kcal_params_get(&p, "cma_context", -1), CTX, 0.02);
+            CHECK(kcal_params_get(&p, "cma_context_stderr", -1) > 0);
+            CHECK(strstr(comment, "cma_context: scatter parallel_read_flags at "
+                                  "p = 3, measured - full model (us): 256 ") != NULL);
+            CHECK(strstr(comment, "cma_context: gather parallel_write_flags") != NULL);
+            /* the comment's points stop at 8 KiB */
+            const char *line = strstr(comment, "cma_context: scatter");
+            const char *end = line ? strchr(line, '\n') : NULL;
+            CHECK(line && end);
+            if (line && end) {
+                char one[512];
+                snprintf(one, sizeof one, "%.*s", (int)(end - line), line);
+                CHECK(strstr(one, " 8192 ") != NULL);
+                CHECK(strstr(one, " 65536 ") == NULL);
+            }
+            CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+        } else {
+            CHECK(kcal_params_get(&p, "cma_context", -1) == 0);
+            CHECK(has_note(&notes, "cma_context: the fit gave"));
+        }
+        kcal_params_free(&p);
+        kcal_params_free(&p0);
+        kcal_raw_free(&r);
+    }
+}
+
 /* libkcoll's hand-off (model.md "The MPI library as a candidate"): sm_flag
  * is the median of its phase at the smallest p; the MPI line is fitted
  * through the medians of mpi_<coll> over v = (p−1)·n; mpi_<coll>_below is
@@ -1246,6 +1320,7 @@ int main(void)
     test_ws_monotone(rng);
     test_concurrent_own(rng);
     test_mutual(rng);
+    test_context(rng);
     test_handoff_fit(rng);
     test_handoff_follows_default_model(rng);
     test_handoff_tie_at_top(rng);

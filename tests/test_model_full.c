@@ -223,6 +223,45 @@ static void test_chunk_pass(void)
  * cma_mutual = μ): every call of the rows whose processes read or write
  * each other pays μ more, in the full model only; rows where only one
  * side makes calls, and copy_in_out (none), do not change. */
+/* cma_context: once per collective that makes CMA calls, whatever their
+ * number, in the full model only; copy_in_out (no call) and p = 1 (a local
+ * copy) unchanged, and every other registered algorithm of every
+ * collective up by exactly the key at p = 2 and 5 (each makes calls). */
+static void test_cma_context(void)
+{
+    const double rel = 1e-12, ctx = 0.4e-6;
+    const uint64_t sizes[] = {1024, 65536, 4 << 20};
+    kcal_params p = hand_params(1);
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        size_t na;
+        const kcal_algorithm *a = kcal_model_algorithms((kcal_coll)c, &na);
+        for (size_t i = 0; i < na; i++)
+            for (int procs = 1; procs <= 5; procs += procs == 1 ? 1 : 3)
+                for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                    int k = a[i].kind == KCAL_PARAM_THROTTLE ? 2
+                            : a[i].kind == KCAL_PARAM_STRIDE  ? 1
+                                                              : 0;
+                    if (procs > 1 && !kcal_model_k_valid(&a[i], procs, k))
+                        continue;
+                    kcal_params_set(&p, "cma_context", 0);
+                    double f0 = full(&p, (kcal_coll)c, a[i].id, k, procs, sizes[s]);
+                    double p0 = paper(&p, (kcal_coll)c, a[i].id, k, procs, sizes[s]);
+                    kcal_params_set(&p, "cma_context", ctx);
+                    double f1 = full(&p, (kcal_coll)c, a[i].id, k, procs, sizes[s]);
+                    double p1 = paper(&p, (kcal_coll)c, a[i].id, k, procs, sizes[s]);
+                    int calls = procs > 1 && strcmp(a[i].id, "copy_in_out") != 0;
+                    int fails = check_fail_count;
+                    CHECK_NEAR(f1, f0 + (calls ? ctx : 0), rel);
+                    CHECK(p1 == p0);
+                    if (check_fail_count != fails)
+                        fprintf(stderr, "  (%s %s, p = %d, n = %llu)\n",
+                                kcal_coll_name((kcal_coll)c), a[i].id, procs,
+                                (unsigned long long)sizes[s]);
+                }
+    }
+    kcal_params_free(&p);
+}
+
 static void test_mutual_calls(void)
 {
     const double rel = 1e-12, mu = 0.3e-6;
@@ -605,6 +644,7 @@ int main(void)
     test_dirty_reads();
     test_chunk_pass();
     test_mutual_calls();
+    test_cma_context();
     test_default_model();
     test_hand_values();
     test_fallback();

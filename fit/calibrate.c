@@ -697,6 +697,29 @@ static int crossover(const kcal_raw *raw, const kcal_params *prm,
     return 0;
 }
 
+/* key = the weighted mean of n differences y (seconds, standard errors
+ * sg), with its standard error; a negative mean is held at 0 with a note
+ * saying why it came out so (`faster`). `points` names the n in the
+ * error message. 0 or -1. */
+static int set_mean_nonneg(kcal_params *out, const char *key, const double *y,
+                           const double *sg, size_t n, const char *points,
+                           const char *faster, kcal_calibrate_notes *notes,
+                           char *err, size_t errlen)
+{
+    double v, se;
+    if (kcal_fit_const(y, sg, n, &v, &se) < 0) {
+        kcal_set_err(err, errlen, "the fit of %s over %zu %s failed", key, n,
+                     points);
+        return -1;
+    }
+    if (v < 0) {
+        note(notes, "%s: the fit gave %.3g s < 0 (%s); held at 0", key, v,
+             faster);
+        v = 0;
+    }
+    return set_fit(out, key, v, se, err, errlen);
+}
+
 /* cma_context (issue 8): what a collective pays once for making CMA
  * calls, beyond α (model.c add_context). α comes from a loop of calls on
  * one passive target; the probe also measures libkcoll's algorithms
@@ -763,18 +786,9 @@ static int fit_context_part(const kcal_raw *raw, kcal_params *out,
     }
     if (n == 0)
         return 0;
-    double v, vse;
-    if (kcal_fit_const(y, sg, n, &v, &vse) < 0) {
-        kcal_set_err(err, errlen, "the fit of cma_context over %zu points "
-                     "failed", n);
-        return -1;
-    }
-    if (v < 0) {
-        note(notes, "cma_context: the fit gave %.3g s < 0 (the one-call rows "
-             "ran faster than the model says); held at 0", v);
-        v = 0;
-    }
-    return set_fit(out, "cma_context", v, vse, err, errlen);
+    return set_mean_nonneg(out, "cma_context", y, sg, n, "points",
+                           "the one-call rows ran faster than the model says",
+                           notes, err, errlen);
 }
 
 /* The MPI library's own collectives (model.md "The MPI library as a
@@ -1161,18 +1175,9 @@ static int fit_mutual_part(const kcal_raw *raw, kcal_params *out,
         note(notes, "cma_mutual: no c >= 2 with both patterns");
         return 0;
     }
-    double v, se;
-    if (kcal_fit_const(y, sg, n, &v, &se) < 0) {
-        kcal_set_err(err, errlen, "the fit of cma_mutual over %zu reader "
-                     "counts failed", n);
-        return -1;
-    }
-    if (v < 0) {
-        note(notes, "cma_mutual: the fit gave %.3g s < 0 (a call whose "
-             "target calls too ran no slower); held at 0", v);
-        v = 0;
-    }
-    return set_fit(out, "cma_mutual", v, se, err, errlen);
+    return set_mean_nonneg(out, "cma_mutual", y, sg, n, "reader counts",
+                           "a call whose target calls too ran no slower",
+                           notes, err, errlen);
 }
 
 /* Writes: T3w(N) = alpha_write + lock_write·N, beta_write the slope of

@@ -727,10 +727,12 @@ static int set_mean_nonneg(kcal_params *out, const char *key, const double *y,
  * for the hand-off below). Two of them make exactly one CMA call each and
  * no copy besides the root's own block: scatter parallel_read_flags and
  * gather parallel_write_flags. At every size they were measured from
- * CONTEXT_MIN to CONTEXT_MAX bytes, at the largest p, the median less
- * the full model's time for it (without the key) is one point; the key is
- * their weighted mean. Small sizes only: there the call's start is most
- * of the time and a copy-rate error least. Each point goes into the
+ * CONTEXT_MIN to CONTEXT_MAX bytes, at the smallest p >= 2, the median
+ * less the full model's time for it (without the key) is one point; the
+ * key is their weighted mean. Small sizes only: there the call's start is
+ * most of the time and a copy-rate error least; the smallest p: the fewest
+ * calls at once, so the least of what γ(c) and δ(c) model leaks in (on a
+ * many-core machine the hand-off is measured at several p). Each point goes into the
  * comment; a negative mean is held at 0 with a note. Absent samples leave
  * the key absent. */
 #define CONTEXT_MIN 256
@@ -765,7 +767,8 @@ static int fit_context_part(const kcal_raw *raw, kcal_params *out,
         }
         int p = 0;
         for (size_t j = 0; j < npt; j++)
-            p = pp[j] > p ? pp[j] : p;
+            if (pp[j] >= 2 && (p == 0 || pp[j] < p))
+                p = pp[j];
         if (p < 2)
             continue;
         cat(comment, commentlen, "cma_context: %s %s at p = %d, measured - "

@@ -35,12 +35,13 @@
  *     the root's (it wrote theirs): F_barrier. The synchronisations are the
  *     shared-memory flags of flags.c. A failed write of the root is
  *     reported by every reader (the root's one done flag cannot say which
- *     rank's tail it spoiled). At 64 KiB on the Xeon guest the root's
- *     32 KiB write took about 1.5x the reader's 32 KiB read at the same
- *     moment (4.4 against 3.2 µs, means over 16 launches), as long as the
- *     whole 64 KiB read alone; a smaller share for the root did not pay
- *     (a call's start and pinning cost as much as its bytes there), so
- *     the halves stay even (docs/machine.md, "bcast at 64 KiB").
+ *     rank's tail it spoiled). At 64 KiB on the Xeon guest the two
+ *     32 KiB calls running at once took nearly as long as one 64 KiB read
+ *     alone: up to 64 KiB each of two CMA calls at once costs 0.3-1.3 µs
+ *     more than alone, in either direction (alone a write costs what a
+ *     read does), in the other process's page walk. A smaller or larger
+ *     share for the root did not pay, so the halves stay even
+ *     (docs/machine.md, "bcast at 64 KiB").
  *   copy_in_out (derived)  (m + 1)·T_memcpy(c) + F_bcast,
  *                          c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
  *     No system call: the root copies the message chunk by chunk into a

@@ -863,13 +863,13 @@ static int fit_mpi_part(const kcal_raw *raw, kcal_params *out,
 
 /* The key of β at working set W bytes: beta_ws_ and W as kcal's sizes
  * write it, in lower case (beta_ws_64k, beta_ws_512m). */
-static void ws_key(uint64_t w, char *key, size_t len)
+static void ws_key(const char *prefix, uint64_t w, char *key, size_t len)
 {
     char sz[32];
     kcal_sizes_format(w, sz, sizeof sz);
     for (char *c = sz; *c; c++)
         *c = (char)tolower((unsigned char)*c);
-    snprintf(key, len, KCAL_WS_KEY_PREFIX "%s", sz);
+    snprintf(key, len, "%s%s", prefix, sz);
 }
 
 int kcal_calibrate_knee(const kcal_raw *raw, double page, double *knee,
@@ -920,6 +920,54 @@ int kcal_calibrate_knee(const kcal_raw *raw, double page, double *knee,
     return 0;
 }
 
+/* The keys <prefix><W> of one curve of time per byte against working set
+ * (points ascending in W, standard errors se), made non-decreasing first.
+ * A larger working set cannot copy faster: each level of the cache holds
+ * what the one below it holds. Where the measured time per byte falls as
+ * W grows, the machine changed while the probe measured (on the Xeon
+ * guest one probe read 6.7 GB/s at 2M and 12 at 4M while its memcpy
+ * samples at 1M took 42-47 µs in one block of passes and 80-120 in
+ * others), and a model that believed it chose sequential_write over
+ * parallel_read at 1M (0.55x the MPI library): the falling runs are
+ * pooled to their weighted mean (isotonic regression). */
+static int set_curve(kcal_params *out, const char *prefix, const char *name,
+                     const char *label, const uint64_t *pw, const double *pb, const double *pse,
+                     size_t np, kcal_calibrate_notes *notes, char *comment,
+                     size_t commentlen, char *err, size_t errlen)
+{
+    double fitted[MAXPTS];
+    int changed = np ? kcal_fit_nondecreasing(pb, pse, np, fitted) : 0;
+    if (changed < 0) {
+        kcal_set_err(err, errlen, "out of memory fitting %s", name);
+        return -1;
+    }
+    /* Pooling within the noise (flat stretches of the curve) is routine;
+     * a point moved by more than 3 standard errors is worth a note. */
+    int moved = 0;
+    for (size_t i = 0; changed > 0 && i < np; i++)
+        moved += fabs(fitted[i] - pb[i]) > 3 * pse[i];
+    if (moved > 0)
+        note(notes, "%s: the copy rate rose with the working set "
+             "beyond the noise; %d of %zu points pooled to one "
+             "non-decreasing %s (the header lists both), as a larger "
+             "working set cannot copy faster: the machine changed while the "
+             "probe measured", name, changed, np, label);
+    if (changed > 0)
+        cat(comment, commentlen, "%s made non-decreasing (pooled):", name);
+    for (size_t i = 0; i < np; i++) {
+        char key[64], sz[32];
+        if (changed > 0 && fitted[i] != pb[i])
+            cat(comment, commentlen, " %s %.3g GB/s",
+                kcal_sizes_format(pw[i], sz, sizeof sz), 1e-9 / fitted[i]);
+        ws_key(prefix, pw[i], key, sizeof key);
+        if (set_fit(out, key, fitted[i], pse[i], err, errlen) < 0)
+            return -1;
+    }
+    if (changed > 0)
+        cat(comment, commentlen, "\n");
+    return 0;
+}
+
 /* cache_knee from the memcpy copies, and β(W) = (T4(N, W) − α − l·N)/(N·s)
  * of the CMA copies at each working set W (the start-up and pinning of the
  * call taken off with the fitted α and l). */
@@ -934,7 +982,12 @@ static int fit_ws_part(const kcal_raw *raw, double page, double alpha,
     size_t nw = distinct_values(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0, wv,
                                 MAXPTS);
     if (nw)
-        cat(comment, commentlen, "memcpy rate by working set:");
+        cat(comment, commentlen, "memcpy rate by working set (memcpy_ws_*):");
+    /* The memcpy curve's points: time per byte of one memcpy at W, no
+     * start-up to take off (a call of a few ns against µs copies). */
+    uint64_t mw[MAXPTS];
+    double mb[MAXPTS], mse[MAXPTS];
+    size_t nm = 0;
     for (size_t i = 0; i < nw; i++) {
         kcal_stat st;
         char sz[32];
@@ -949,12 +1002,21 @@ static int fit_ws_part(const kcal_raw *raw, double page, double alpha,
                 !strcmp(raw->s[j].pattern, KCAL_PATTERN_MEMCPY) &&
                 raw->s[j].pages == wv[i])
                 bytes = raw->s[j].bytes;
+        if (bytes <= 0 || !(st.median > 0))
+            continue;
+        uint64_t w = (uint64_t)((double)wv[i] * page);
         cat(comment, commentlen, " %s %.3g GB/s",
-            kcal_sizes_format((uint64_t)((double)wv[i] * page), sz, sizeof sz),
+            kcal_sizes_format(w, sz, sizeof sz),
             (double)bytes / st.median * 1e-9);
+        mw[nm] = w, mb[nm] = st.median / (double)bytes;
+        mse[nm] = st.se > 0 ? st.se / (double)bytes : mb[nm] * 1e-6;
+        nm++;
     }
     if (nw)
         cat(comment, commentlen, "\n");
+    if (set_curve(out, KCAL_MEMCPY_WS_PREFIX, "memcpy_ws", "memcpy(W)", mw, mb, mse, nm,
+                  notes, comment, commentlen, err, errlen) < 0)
+        return -1;
     double knee, kse;
     if (kcal_calibrate_knee(raw, page, &knee, &kse) == 0) {
         char a[32];
@@ -1003,45 +1065,8 @@ static int fit_ws_part(const kcal_raw *raw, double page, double alpha,
     }
     if (nw)
         cat(comment, commentlen, "\n");
-    /* A larger working set cannot copy faster: each level of the cache
-     * holds what the one below it holds. Where the measured β falls as W
-     * grows, the machine changed while the probe measured (on the Xeon
-     * guest one probe read 6.7 GB/s at 2M and 12 at 4M while its memcpy
-     * samples at 1M took 42-47 µs in one block of passes and 80-120 in
-     * others), and a model that believed it chose sequential_write over
-     * parallel_read at 1M (0.55x the MPI library): the falling runs are
-     * pooled to their weighted mean (isotonic regression). */
-    double fitted[MAXPTS];
-    int changed = np ? kcal_fit_nondecreasing(pb, pse, np, fitted) : 0;
-    if (changed < 0) {
-        kcal_set_err(err, errlen, "out of memory fitting beta_ws");
-        return -1;
-    }
-    /* Pooling within the noise (flat stretches of the curve) is routine;
-     * a point moved by more than 3 standard errors is worth a note. */
-    int moved = 0;
-    for (size_t i = 0; changed > 0 && i < np; i++)
-        moved += fabs(fitted[i] - pb[i]) > 3 * pse[i];
-    if (moved > 0)
-        note(notes, "beta_ws: the copy rate rose with the working set "
-             "beyond the noise; %d of %zu points pooled to one "
-             "non-decreasing beta(W) (the header lists both), as a larger "
-             "working set cannot copy faster: the machine changed while the "
-             "probe measured", changed, np);
-    if (changed > 0)
-        cat(comment, commentlen, "beta_ws made non-decreasing (pooled):");
-    for (size_t i = 0; i < np; i++) {
-        char key[64], sz[32];
-        if (changed > 0 && fitted[i] != pb[i])
-            cat(comment, commentlen, " %s %.3g GB/s",
-                kcal_sizes_format(pw[i], sz, sizeof sz), 1e-9 / fitted[i]);
-        ws_key(pw[i], key, sizeof key);
-        if (set_fit(out, key, fitted[i], pse[i], err, errlen) < 0)
-            return -1;
-    }
-    if (changed > 0)
-        cat(comment, commentlen, "\n");
-    return 0;
+    return set_curve(out, KCAL_WS_KEY_PREFIX, "beta_ws", "beta(W)", pw, pb, pse, np,
+                     notes, comment, commentlen, err, errlen);
 }
 
 /* δ(c) = copy time with c concurrent copiers / with one, the copy time

@@ -129,11 +129,12 @@ const char *kcal_sm_name(kcal_sm_op op)
     return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
 }
 
-/* beta_ws_<size>: digits and an optional k, m or g (issue 9). */
-static int is_ws_key(const char *key)
+/* prefix<size>: digits and an optional k, m or g (beta_ws_, issue 9;
+ * memcpy_ws_, issue 8). */
+static int is_size_key(const char *key, const char *prefix)
 {
-    static const size_t plen = sizeof KCAL_WS_PREFIX - 1;
-    if (strncmp(key, KCAL_WS_PREFIX, plen))
+    size_t plen = strlen(prefix);
+    if (strncmp(key, prefix, plen))
         return 0;
     const char *c = key + plen;
     if (!isdigit((unsigned char)*c))
@@ -151,7 +152,8 @@ static kcal_key_kind table_kind(const char *key)
     for (size_t i = 0; i < N_KEYS; i++)
         if (!strcmp(key_table[i].name, key))
             return key_table[i].kind;
-    if (is_ws_key(key))
+    if (is_size_key(key, KCAL_WS_PREFIX) ||
+        is_size_key(key, KCAL_MEMCPY_WS_PREFIX))
         return KCAL_KEY_NUMBER;
     return KCAL_KEY_UNKNOWN;
 }

@@ -101,6 +101,11 @@ const char *kcal_params_check_text(const char *key, const char *text);
  * the working set as a size in lower case: beta_ws_64k, beta_ws_512m. */
 #define KCAL_WS_PREFIX "beta_ws_"
 
+/* The full model's memcpy-rate curve (issue 8): the time per byte of a
+ * plain memcpy at working set W, for the copies a process makes in its
+ * own memory (T_memcpy, copy_in_out's staging): memcpy_ws_64k, ... */
+#define KCAL_MEMCPY_WS_PREFIX "memcpy_ws_"
+
 /* What a key is, from the one table of keys (model.md "The params file"). */
 typedef enum {
     KCAL_KEY_UNKNOWN = 0, /* not a key of model.md: kept, warned about */

@@ -94,6 +94,17 @@ awk -F, '$1 == "ws" && $2 == "cma" { n[$4]++; r[$4 "," $6]++; if ($6 > top[$4]) 
         for (k in r) if (r[k] != 1) { print "ws rep repeated: " k; bad = 1 }
         if (!pts) { print "no ws rows"; bad = 1 }
         exit bad }' "$tmp/raw.csv" || fail "the working sets were not measured in 3 slices of 4 passes"
+# Each working set the memcpy copies were measured at has its rate
+# (memcpy_ws_*, positive): the full model prices a process's own copies
+# with it.
+want=$(awk -F, '$1 == "ws" && $2 == "memcpy" { w[$4] = 1 } END { print length(w) }' "$tmp/raw.csv")
+got=0
+for k in $(grep -o '^memcpy_ws_[0-9a-z]* ' "$tmp/p.params"); do
+  positive "$(val $k)" || fail "$k = '$(val $k)' is not positive"
+  got=$((got + 1))
+done
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] ||
+  fail "$got memcpy_ws_* keys for $want working sets of memcpy samples"
 # ... at three moments: the raw file (in the order measured) holds three
 # separate stretches of ws rows, other phases between them.
 blocks=$(awk -F, '!/^#/ { ws = $1 == "ws"; if (ws && !prev) b++; prev = ws } END { print b + 0 }' "$tmp/raw.csv")

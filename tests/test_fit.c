@@ -564,6 +564,15 @@ static void test_issue9(gsl_rng *rng)
     CHECK(kcal_params_key_kind("beta_ws_64k") == KCAL_KEY_NUMBER);
     CHECK(kcal_params_key_kind("beta_ws_64k_stderr") == KCAL_KEY_NUMBER);
     CHECK(kcal_params_key_kind("beta_ws_x") == KCAL_KEY_UNKNOWN);
+    /* issue 8: the memcpy samples of the same sweep give the local-copy
+     * curve, time per byte = median / bytes (no start-up taken off) */
+    CHECK_NEAR(kcal_params_get(&p, "memcpy_ws_64k", -1), 1 / ws_rate(65536), 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "memcpy_ws_4m", -1), 1 / ws_rate(4 << 20), 0.02);
+    CHECK_NEAR(kcal_params_get(&p, "memcpy_ws_256m", -1), 1 / ws_rate(256 << 20), 0.02);
+    CHECK(kcal_params_get(&p, "memcpy_ws_256m_stderr", -1) > 0);
+    CHECK(kcal_params_get(&p, "memcpy_ws_512m", -1) == -1);
+    CHECK(kcal_params_key_kind("memcpy_ws_64k") == KCAL_KEY_NUMBER);
+    CHECK(kcal_params_key_kind("memcpy_ws_") == KCAL_KEY_UNKNOWN);
     /* δ(c): slopes 0.2 in cache, 0.5 out of it (1 % noise per sample). */
     CHECK(fabs(kcal_params_get(&p, "conc_hot", -1) - CH) < 0.01);
     CHECK(fabs(kcal_params_get(&p, "conc_cold", -1) - CC) < 0.01);

@@ -158,6 +158,9 @@ typedef struct {
     int in_place;
     double beta; /* s/byte of this call's copies: β (the full model may
                   * use beta_hot, see full_beta) */
+    double beta_local; /* s/byte of a copy within one process's memory
+                        * (T_memcpy, copy_in_out's staging): β, or the
+                        * full model's memcpy_ws curve (full_copy) */
     int full;    /* the full model: synchronisations at their latency */
     const struct measured_keys *mk; /* the full model's keys, read once per
                                      * call (NULL: look them up) */
@@ -216,7 +219,7 @@ static void add_lock(acc *a, double mult, int c)
 static void add_memcpy(acc *a)
 {
     if (!a->in_place)
-        a->t.copy += (double)a->n * a->beta;
+        a->t.copy += (double)a->n * a->beta_local;
 }
 
 /* T_sm_X(p). The probe times a chain of back-to-back collectives, in which
@@ -252,6 +255,7 @@ static void acc_init(acc *a, const kcal_params *prm, uint64_t n, int in_place)
     a->pages = (double)kcal_pages(n, prm->page);
     a->in_place = in_place;
     a->beta = prm->beta;
+    a->beta_local = prm->beta;
 }
 
 static void terms_add(kcal_terms *dst, const kcal_terms *src)
@@ -585,13 +589,13 @@ static void t_full_recursive_doubling(acc *a, int p, int k)
 static void t_full_bruck_copies(acc *a, int p, int k)
 {
     (void)k;
-    a->t.copy += (double)a->n * a->beta; /* own block into tmp */
+    a->t.copy += (double)a->n * a->beta_local; /* own block into tmp */
     add_sm(a, KCAL_SM_ALLGATHER, p);
     a->t.startup += kcal_ceil_log2(p) * a->prm->alpha;
     add_mutual(a, kcal_ceil_log2(p));
     a->t.copy += (p - 1) * (double)a->n * a->beta;
     add_lock(a, p - 1, 1);
-    a->t.copy += (double)p * (double)a->n * a->beta; /* the rotation */
+    a->t.copy += (double)p * (double)a->n * a->beta_local; /* the rotation */
     add_sm(a, KCAL_SM_BARRIER, p);
     add_steps(a, kcal_ceil_log2(p));
     add_dirty_rounds(a, p);
@@ -604,7 +608,7 @@ static void t_full_bruck_copies(acc *a, int p, int k)
  * Change: the paper's row has no local copy. */
 static void t_full_pairwise(acc *a, int p, int k)
 {
-    a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta;
+    a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta_local;
     t_pairwise(a, p, k);
     add_mutual(a, p - 1);
     if (a->in_place) /* the peers read the copy set aside just before */
@@ -638,6 +642,7 @@ static void t_full_scatter_allgather(acc *a, int p, int k)
     acc w;
     acc_init(&w, a->prm, chunk, 1);
     w.beta = a->beta;
+    w.beta_local = a->beta_local;
     double transfers = p == 2 ? 1 : 2.0 * (p - 1);
     add_x(&w, transfers);
     add_lock(&w, transfers, 1);
@@ -684,7 +689,7 @@ static void add_flag(acc *a, kcal_sm_op op, int p)
  * finish reading this process's buffer. */
 static void add_memcpy_or_flag(acc *a, int p)
 {
-    double copy = a->in_place ? 0 : (double)a->n * a->beta;
+    double copy = a->in_place ? 0 : (double)a->n * a->beta_local;
     double sync = flag_cost(a, KCAL_SM_BARRIER, p);
     if (copy > sync)
         a->t.copy += copy;
@@ -725,6 +730,7 @@ static void t_direct_split(acc *a, int p, int k)
     acc_init(&w, a->prm, c, 1);
     acc_init(&r, a->prm, a->n - c, 1);
     w.beta = r.beta = a->beta;
+    w.beta_local = r.beta_local = a->beta_local;
     w.full = r.full = a->full;
     w.mk = r.mk = a->mk;
     if (c > 0) {
@@ -786,7 +792,7 @@ static void t_copy_in_out(acc *a, int p, int k)
     (void)k;
     uint64_t m, c;
     cio_chunks(a, &m, &c);
-    a->t.copy += (double)(m + 1) * (double)c * a->beta;
+    a->t.copy += (double)(m + 1) * (double)c * a->beta_local;
     add_pass(a, c, m, 1);
     add_flag(a, KCAL_SM_BCAST, p);
 }
@@ -797,7 +803,7 @@ static void t_copy_in_out_paper(acc *a, int p, int k)
     uint64_t m, c;
     cio_chunks(a, &m, &c);
     double readers = p > 2 ? p - 1 : 1;
-    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta;
+    a->t.copy += (1 + (double)m * readers) * (double)c * a->beta_local;
     add_flag(a, KCAL_SM_BCAST, p);
 }
 
@@ -822,9 +828,9 @@ static void staged_root(acc *a, int p, kcal_sm_op op, int full)
     uint64_t m, c;
     cio_chunks(a, &m, &c);
     double own = a->in_place ? 0 : (double)a->n;
-    double stream = (double)(p - 1) * (double)m * (double)c * a->beta;
-    double root_end = stream + own * a->beta;
-    double reader_end = stream + (double)c * a->beta;
+    double stream = (double)(p - 1) * (double)m * (double)c * a->beta_local;
+    double root_end = stream + own * a->beta_local;
+    double reader_end = stream + (double)c * a->beta_local;
     double pass = 0, pa, pb, next;
     /* Gather's copies out without the pass keys: at the clean rate, as
      * before them (the Zen 5 guest measured them so: the sources have
@@ -882,7 +888,7 @@ static void all_sources_cio(acc *a, int p, double chunks_per_m,
 {
     uint64_t m, c;
     cio_chunks(a, &m, &c);
-    a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta;
+    a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta_local;
     if (dirty)
         add_pass(a, c, m, p - 1);
     add_flag(a, KCAL_SM_ALLGATHER, p);
@@ -965,7 +971,7 @@ static void t_split(acc *a, int p, int k)
                               a->pages / q
                         : 0;
     double cost = startup + copy + lock;
-    double memcpy_t = a->in_place ? 0 : (double)a->n * a->beta;
+    double memcpy_t = a->in_place ? 0 : (double)a->n * a->beta_local;
     double root_t = memcpy_t, root_chunks = 0, owner_chunks = 0;
     for (int r = 1; r < p && q > 0; r++) {
         double k0 = cost > 0 ? floor(root_t / cost) + 1 : q;
@@ -1033,7 +1039,7 @@ static void t_full_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;
     if (a->in_place) {
-        a->t.copy += (double)p * (double)a->n * a->beta;
+        a->t.copy += (double)p * (double)a->n * a->beta_local;
         add_dirty(a, (double)a->n, p - 1);
     }
     add_flag(a, KCAL_SM_ALLGATHER, p);
@@ -1201,6 +1207,8 @@ static double full_beta(const struct measured_keys *m, double beta,
 typedef struct measured_keys {
     size_t n_ws;
     double ws[WS_MAX], ws_beta[WS_MAX]; /* ascending working sets */
+    size_t n_mws;
+    double mws[WS_MAX], mws_beta[WS_MAX]; /* memcpy_ws_*, ascending */
     double beta_hot, knee, l3;
     double conc_hot, conc_cold;
     int has_conc_hot, has_conc_cold;
@@ -1231,29 +1239,40 @@ static double ws_size(const char *s)
     return *end ? 0 : v;
 }
 
+/* One point (w, b) into a curve kept sorted by w; ignored unless both are
+ * positive and there is room. */
+static void curve_add(double *ws, double *b, size_t *n, double w, double v)
+{
+    if (!(w > 0) || !(v > 0) || *n >= WS_MAX)
+        return;
+    size_t j = (*n)++;
+    while (j > 0 && ws[j - 1] > w) {
+        ws[j] = ws[j - 1];
+        b[j] = b[j - 1];
+        j--;
+    }
+    ws[j] = w;
+    b[j] = v;
+}
+
 /* One pass over the params' entries (a call must stay cheap: kcal predict
  * ranks tens of thousands of rows). */
 static void measured_keys_get(const kcal_params *prm, measured_keys *m)
 {
     memset(m, 0, sizeof *m);
     static const size_t plen = sizeof KCAL_WS_PREFIX - 1;
+    static const size_t mlen = sizeof KCAL_MEMCPY_WS_PREFIX - 1;
     for (size_t i = 0; i < prm->n_entries; i++) {
         const kcal_param *e = &prm->entries[i];
         const char *k = e->key;
         if (e->is_text)
             continue;
         if (!strncmp(k, KCAL_WS_PREFIX, plen)) {
-            double w = ws_size(k + plen);
-            if (w > 0 && e->value > 0 && m->n_ws < WS_MAX) {
-                size_t j = m->n_ws++;
-                while (j > 0 && m->ws[j - 1] > w) { /* keep them sorted */
-                    m->ws[j] = m->ws[j - 1];
-                    m->ws_beta[j] = m->ws_beta[j - 1];
-                    j--;
-                }
-                m->ws[j] = w;
-                m->ws_beta[j] = e->value;
-            }
+            curve_add(m->ws, m->ws_beta, &m->n_ws, ws_size(k + plen),
+                      e->value);
+        } else if (!strncmp(k, KCAL_MEMCPY_WS_PREFIX, mlen)) {
+            curve_add(m->mws, m->mws_beta, &m->n_mws, ws_size(k + mlen),
+                      e->value);
         } else if (!strcmp(k, "beta_hot")) {
             m->beta_hot = e->value;
         } else if (!strcmp(k, "cache_knee")) {
@@ -1339,18 +1358,23 @@ static int key_pass(const acc *a, double *pa, double *pb, double *next)
            kcal_params_find(a->prm, "pass_next");
 }
 
+/* Time per byte at working set w from a curve of n >= 1 points. */
+static double curve_at(const double *ws, const double *b, size_t n, double w)
+{
+    if (w <= ws[0])
+        return b[0];
+    for (size_t i = 1; i < n; i++)
+        if (w <= ws[i]) {
+            double f = log(w / ws[i - 1]) / log(ws[i] / ws[i - 1]);
+            return exp(log(b[i - 1]) + f * (log(b[i]) - log(b[i - 1])));
+        }
+    return b[n - 1];
+}
+
 /* β at working set w from the curve (n_ws >= 1). */
 static double ws_beta(const measured_keys *m, double w)
 {
-    if (w <= m->ws[0])
-        return m->ws_beta[0];
-    for (size_t i = 1; i < m->n_ws; i++)
-        if (w <= m->ws[i]) {
-            double f = log(w / m->ws[i - 1]) / log(m->ws[i] / m->ws[i - 1]);
-            return exp(log(m->ws_beta[i - 1]) +
-                       f * (log(m->ws_beta[i]) - log(m->ws_beta[i - 1])));
-        }
-    return m->ws_beta[m->n_ws - 1];
+    return curve_at(m->ws, m->ws_beta, m->n_ws, w);
 }
 
 /* Where β lies between in cache (0) and out of it (1). */
@@ -1394,6 +1418,9 @@ static void full_copy(const kcal_params *prm, const measured_keys *mp,
             out->working_set = f;
         out->beta = ws_beta(&m, out->working_set);
         out->beta_source = KCAL_BETA_FROM_WS;
+        if (m.n_mws)
+            out->beta_local = curve_at(m.mws, m.mws_beta, m.n_mws,
+                                       out->working_set);
     } else if (m.beta_hot > 0 && (m.knee > 0 || m.l3 > 0)) {
         double cache = m.knee > 0 ? m.knee : m.l3;
         out->beta = f < cache ? m.beta_hot : prm->beta;
@@ -1427,6 +1454,9 @@ static void full_copy(const kcal_params *prm, const measured_keys *mp,
         if (m.has_beta_write && prm->beta > 0)
             out->write_scale = m.beta_write / prm->beta, out->write_keys |= 4;
     }
+    if (!(out->beta_local > 0))
+        out->beta_local = out->beta;
+    out->beta_local *= out->delta; /* a process's own copies: no write */
     out->beta *= out->delta * out->write_scale;
 }
 
@@ -1461,6 +1491,7 @@ static void full_measured(acc *a, kcal_coll c, const kcal_algorithm *alg,
     kcal_full_copy fc;
     full_copy(a->prm, a->mk, c, alg, p, k, a->n, &fc);
     a->beta = fc.beta;
+    a->beta_local = fc.beta_local;
     if (fc.write_keys & 3) {
         *wp = *a->prm;
         wp->alpha = fc.alpha;
@@ -1487,6 +1518,7 @@ static void full_time(acc *a, kcal_coll c, const kcal_algorithm *alg, int k,
     a->full = 1;
     a->mk = &m;
     a->beta = full_beta(&m, a->prm->beta, c, alg, p, a->n);
+    a->beta_local = a->beta;
     full_measured(a, c, alg, k, p, &wp);
     if (p == 1) {
         add_memcpy(a);

@@ -237,6 +237,10 @@ typedef struct {
                          * or the footprint once it passes cache_knee); 0
                          * without a β(W) curve */
     double beta;      /* s/byte, δ and write scale included */
+    double beta_local; /* s/byte of a copy within one process's memory
+                        * (T_memcpy, staging): the memcpy_ws curve at the
+                        * same working set, else beta before the write
+                        * scale; δ included */
     kcal_beta_source beta_source;
     int concurrent;   /* copies at once (the registry's conc at p, k) */
     double conc;      /* k of δ(c) = 1 + k·(c − 1) for this call */

@@ -96,6 +96,8 @@ static const char *key_meaning(const char *key)
         return "shared-memory control T_sm = a + b·log₂p (s)";
     if (!strncmp(key, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1))
         return "copy time per byte at this working set, full model (s/byte)";
+    if (!strncmp(key, KCAL_MEMCPY_WS_PREFIX, sizeof KCAL_MEMCPY_WS_PREFIX - 1))
+        return "memcpy time per byte at this working set: a process's own copies, full model (s/byte)";
     return "";
 }
 

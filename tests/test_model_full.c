@@ -570,13 +570,14 @@ static void test_measured_copies(void)
                rel);
     kcal_params_set(&p, "conc_cold", 0.5);
     /* Writes: lock_write 0.2 µs/page, alpha_write 3 µs, beta_write twice
-     * β: sequential_write (a *_write row) pays them, and its n·β terms at
-     * twice the curve: 26.2144 + 2 + (3 + 26.2144 + 3.2) + 1 = 61.6288 µs;
+     * β: sequential_write (a *_write row) pays them, and its writes' n·β
+     * at twice the curve; the root's own block is a memcpy, not a write,
+     * at the curve: 13.1072 + 2 + (3 + 26.2144 + 3.2) + 1 = 48.5216 µs;
      * sequential_read keeps the reads' keys (32.8144 µs). */
     kcal_params_set(&p, "lock_write", 2e-7);
     kcal_params_set(&p, "alpha_write", 3e-6);
     kcal_params_set(&p, "beta_write", 2e-9);
-    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 61.6288e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 48.5216e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "sequential_read", 0, 2, 65536), 32.8144e-6, rel);
     /* The paper model ignores all of it. */
     kcal_params q = hand_params(1);
@@ -606,6 +607,74 @@ static void test_measured_copies(void)
                          2, 0, 65536, &fc);
     CHECK(fc.working_set == 262144);
     CHECK_NEAR(fc.beta, 2e-10 * 1.5, rel);
+    kcal_params_free(&q);
+    kcal_params_free(&p);
+}
+
+/* issue 8: the memcpy curve (memcpy_ws_<W>) prices the copies a process
+ * makes in its own memory, at the same working set as the CMA curve; the
+ * CMA copies keep β(W). Worked by hand on test_measured_copies' curve
+ * (beta_ws 0.1 ns/B at 64K, 0.4 at 1M) with memcpy_ws half of it (0.05,
+ * 0.2): at a 256K working set β = 0.2 and the memcpy 0.1 ns/B. */
+static void test_memcpy_curve(void)
+{
+    const double rel = 1e-9;
+    kcal_params p = hand_params(1);
+    kcal_params_set(&p, "beta_ws_64k", 1e-10);
+    kcal_params_set(&p, "beta_ws_1m", 4e-10);
+    kcal_params q = hand_params(1); /* the same without the memcpy curve */
+    kcal_params_set(&q, "beta_ws_64k", 1e-10);
+    kcal_params_set(&q, "beta_ws_1m", 4e-10);
+    kcal_params_set(&p, "memcpy_ws_64k", 5e-11);
+    kcal_params_set(&p, "memcpy_ws_1m", 2e-10);
+    /* sequential_write, p = 2, 64K (working set 256K): the root's own
+     * block at 0.1 ns/B, its write at 0.2: 6.5536 + 2 + (2 + 13.1072 +
+     * 1.6) + 1 = 26.2608 µs (32.8144 without the curve). */
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 26.2608e-6, rel);
+    CHECK_NEAR(full(&q, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536), 32.8144e-6, rel);
+    kcal_full_copy fc;
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "sequential_write"),
+                         2, 0, 65536, &fc);
+    CHECK_NEAR(fc.beta, 2e-10, rel);
+    CHECK_NEAR(fc.beta_local, 1e-10, rel);
+    kcal_model_full_copy(&q, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "sequential_write"),
+                         2, 0, 65536, &fc);
+    CHECK_NEAR(fc.beta_local, fc.beta, rel); /* no curve: β(W) */
+    /* A row without a local copy is unchanged: bcast direct_read (in
+     * place). */
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 2, 65536),
+               full(&q, KCAL_COLL_BCAST, "direct_read", 0, 2, 65536), rel);
+    /* copy_in_out copies only within processes: its copy term scales by
+     * the two rates at its working set. */
+    const kcal_algorithm *cio = kcal_model_find_algorithm(KCAL_COLL_BCAST, "copy_in_out");
+    kcal_full_copy fp, fq;
+    kcal_model_full_copy(&p, KCAL_COLL_BCAST, cio, 2, 0, 65536, &fp);
+    kcal_model_full_copy(&q, KCAL_COLL_BCAST, cio, 2, 0, 65536, &fq);
+    kcal_terms tp, tq;
+    tm(KCAL_MODEL_FULL, &p, KCAL_COLL_BCAST, "copy_in_out", 0, 2, 65536, 0, &tp);
+    tm(KCAL_MODEL_FULL, &q, KCAL_COLL_BCAST, "copy_in_out", 0, 2, 65536, 0, &tq);
+    CHECK(fp.beta_local < fq.beta_local);
+    CHECK_NEAR(tp.copy / tq.copy, fp.beta_local / fq.beta_local, rel);
+    /* δ applies to the local copies too: conc 0.5, parallel_read's p = 2
+     * copies at once; its local rate scales by 1.5 with it. */
+    const kcal_algorithm *pr = kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read");
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER, pr, 2, 0, 65536, &fq);
+    kcal_params_set(&p, "conc_hot", 0.5);
+    kcal_params_set(&p, "conc_cold", 0.5);
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER, pr, 2, 0, 65536, &fp);
+    CHECK_NEAR(fp.beta_local, 1.5 * fq.beta_local, rel);
+    /* Writes do not scale a process's own copy: beta_write twice β. */
+    kcal_params_set(&p, "beta_write", 2e-9);
+    kcal_model_full_copy(&p, KCAL_COLL_SCATTER,
+                         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "sequential_write"),
+                         2, 0, 65536, &fc);
+    CHECK_NEAR(fc.beta, 4e-10, rel);
+    CHECK_NEAR(fc.beta_local, 1e-10, rel);
+    /* The paper model ignores the curve. */
+    CHECK(paper(&p, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536) ==
+          paper(&q, KCAL_COLL_SCATTER, "sequential_write", 0, 2, 65536));
     kcal_params_free(&q);
     kcal_params_free(&p);
 }
@@ -649,6 +718,7 @@ int main(void)
     test_hand_values();
     test_fallback();
     test_measured_copies();
+    test_memcpy_curve();
     test_rank_best();
     return check_report();
 }

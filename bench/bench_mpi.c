@@ -39,9 +39,19 @@
  * --algorithm ID[,ID...] measures only those (an id without k: every k),
  * besides mpi; --no-auto-limit leaves out auto and limit: `kcal tune`
  * measures only the candidates it chose, and counts them.
- * OSU-style timing: warm-up iterations, a barrier before each timed call,
- * the time of an iteration is the maximum over ranks; median, min and max
- * over iterations. --cold rewrites the send data with a new pattern before
+ * Timing: warm-up iterations, a barrier before each timed call; the time
+ * of an iteration is its span, from the first process's start to the last
+ * process's end, on the node's one clock (CLOCK_MONOTONIC); median, min
+ * and max over iterations. Not OSU's maximum of each process's own
+ * duration: processes leave a barrier up to a control message apart, and
+ * for an algorithm whose root does not wait for the others (copy_in_out
+ * of bcast and scatter; gather's sources) the per-process maximum then
+ * hides the root's part whenever the root leaves first. On the 2-core Xeon
+ * guest whole launches measured so: bcast copy_in_out at 8 KiB in 0.53 µs
+ * and gather's in 0.72 (1.4 and 1.8 µs for `limit`, 2.7-2.9 in other
+ * launches), which made copy_in_out the "fastest" at 4-64 KiB in 4 of
+ * some 60 launches of the day. `limit` keeps the slowest process's own
+ * duration: it is the copies alone, not a collective. --cold rewrites the send data with a new pattern before
  * every iteration, so no call reads what the previous one left behind.
  * --check compares every result with the MPI built-in on patterned data and
  * exits 1 on a mismatch (no CSV then).
@@ -66,6 +76,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -606,6 +617,19 @@ static void halves(const double *x, long iters, double *h1, double *h2)
     free(b);
 }
 
+/* Seconds on the node's one clock, from a moment every rank shares
+ * (clock_base, rank 0's, set after MPI_Init): the span of a call runs
+ * from one process's start to another's end. Small values keep the
+ * difference of two of them exact to far below a nanosecond. */
+static double clock_base;
+
+static double node_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - clock_base;
+}
+
 static void progress(const options *o, double done, double total,
                      const char *what)
 {
@@ -731,13 +755,30 @@ int main(int argc, char **argv)
     size_t rows_cap = nsizes * (size_t)nv, nrows = 0;
     char (*rows)[256] = me == 0 ? calloc(rows_cap, 256) : NULL;
     long iters = o.iterations;
-    double *t = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    /* Per iteration and variant: lead = −start and tail = end of this
+     * process's call (for limit 0 and its own duration), so one MAX
+     * reduction of each gives −(first start) and the last end: their sum
+     * is the span. */
+    double *lead = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    double *tail = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    double *lmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
     double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
+    clock_base = node_clock();
+    MPI_Bcast(&clock_base, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     int *order = malloc(sizeof(int) * (size_t)nv);
+    if (!lead || !tail || !lmax || !tmax || !order || (me == 0 && !rows)) {
+        fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for the "
+                        "times of %ld iterations\n", me, iters);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
     int failed = 0;
     const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
     int corrupt = ce && !strcmp(ce, "1");
+    /* Test hook: every rank but 0 starts its timed call this many µs after
+     * the barrier, so the span, not a process's own duration, is tested. */
+    const char *se = getenv("KCAL_BENCH_SKEW_US_FOR_TEST");
+    double skew = se && me != 0 ? atof(se) * 1e-6 : 0;
     for (size_t si = 0; si < nsizes && !failed; si++) {
         size_t n = (size_t)sizes[si];
         uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
@@ -785,9 +826,12 @@ int main(int argc, char **argv)
                 if (checked)
                     poison(&o, &b);
                 MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
+                if (skew > 0)
+                    for (double w = node_clock() + skew; node_clock() < w;)
+                        ;
+                double t0 = node_clock();
                 int rc = run(&o, &v[vi], &b, n);
-                double dt = MPI_Wtime() - t0;
+                double t1 = node_clock();
                 if (rc == MPI_SUCCESS)
                     rc = warm;
                 /* Test hook: spoil one byte so the --check path is tested. */
@@ -804,8 +848,12 @@ int main(int argc, char **argv)
                 }
                 if (checked && verify(&o, &v[vi], &b, n))
                     failed = 1;
-                if (it >= 0)
-                    t[(size_t)vi * iters + it] = dt;
+                if (it >= 0) {
+                    size_t i = (size_t)vi * iters + (size_t)it;
+                    int own = v[vi].kind == V_LIMIT;
+                    lead[i] = own ? 0 : -t0;
+                    tail[i] = own ? t1 - t0 : t1;
+                }
                 progress(&o, ++done, total, what);
             }
             int any = 0;
@@ -816,8 +864,12 @@ int main(int argc, char **argv)
         }
         MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!failed && !o.loop) {
-            MPI_Reduce(t, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
+            MPI_Reduce(lead, lmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
                        MPI_COMM_WORLD);
+            MPI_Reduce(tail, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
+                       MPI_COMM_WORLD);
+            for (size_t i = 0; me == 0 && i < (size_t)nv * (size_t)iters; i++)
+                tmax[i] += lmax[i]; /* the span, or limit's slowest */
             for (int vi = 0; me == 0 && vi < nv; vi++) {
                 double *x = tmax + (size_t)vi * iters;
                 double h1, h2;
@@ -849,7 +901,9 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     free(rows);
-    free(t);
+    free(lead);
+    free(tail);
+    free(lmax);
     free(tmax);
     free(order);
     free(pids);

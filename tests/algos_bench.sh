@@ -97,6 +97,23 @@ if [ $rc -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q 'CHECK FAILED' "$tmp/err"; th
   echo "FAIL: corrupted result: exit $rc, stdout $(wc -c <"$tmp/out") bytes"; cat "$tmp/err"; fail=1
 fi
 
+# An iteration's time is its span, first start to last end: with every
+# rank but 0 starting 300 µs after the barrier, every collective takes at
+# least that long, copy_in_out too, whose root does not wait for the
+# others (the maximum of each process's own duration measured it in about
+# 3 µs); limit is the copies alone, each process's own duration.
+KCAL_BENCH_SKEW_US_FOR_TEST=300 "$KCAL" bench --coll bcast --p 2 --sizes 8K --iterations 20 \
+  --algorithm copy_in_out --format csv -q \
+  --mpirun "$mpi_launcher $mpi_x KCAL_BENCH_SKEW_US_FOR_TEST=300" >"$tmp/skew" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+  echo "FAIL: skewed run: exit $rc"; cat "$tmp/err"; fail=1
+else
+  awk -F, 'NR > 1 { n++; lim = $4 == "limit"; if (lim != ($6 < 300e-6)) { print "FAIL: skewed start: " $4 " median " $6 " s"; bad = 1 } }
+    END { if (n != 4) { print "FAIL: skewed run: " n " rows, not mpi, copy_in_out, auto and limit"; bad = 1 }; exit bad }' "$tmp/skew" ||
+    { cat "$tmp/skew"; fail=1; }
+fi
+
 # Where CMA is forbidden there is nothing to measure: exit 3.
 KCOLL_SIMULATE_NO_CMA=1 "$KCAL" bench --coll bcast --p 2 --sizes 4K -q \
   --mpirun "$mpi_launcher $mpi_x KCOLL_SIMULATE_NO_CMA=1" >"$tmp/out" 2>"$tmp/err"

@@ -19,6 +19,16 @@
 # min_s. The bound is 1.3, or 1.1x the spread of `limit` where the
 # machine's bare copies spread as much: no algorithm can be steadier than
 # the copies it makes. median/min is printed beside it.
+#
+# T1 (best >= 1.0x mpi) counts a shortfall within the two medians' own
+# noise as a tie, not a miss: where both run at the copy limit (allgather
+# and alltoall from 1 MiB) the ratio is 1.00 +- that noise and was a coin
+# toss, run after run (alltoall 8M 0.997 with halves 0.9 % and 1.6 %
+# apart, Xeon guest, 2026-11-26). The noise of a median is taken from its
+# run: the medians of the odd and of the even iterations (half1_s,
+# half2_s) differ by d = |h1 - h2| / median, about twice the median's
+# standard error, so sqrt(d_mpi^2 + d_best^2) is two standard errors of
+# the ratio. Files without the halves: no allowance.
 BEGIN { FS = "," }
 function lab(n) { return n >= 1048576 ? n / 1048576 "M" : n >= 1024 ? n / 1024 "K" : n }
 NR == 1 {
@@ -29,6 +39,7 @@ NR == 1 {
     exit 2
   }
   fast = ("p05_s" in col) ? col["p05_s"] : col["min_s"]
+  halves = ("half1_s" in col) && ("half2_s" in col)
   st = ("p05_s" in col) ? "median/p05" : "median/min"
   next
 }
@@ -42,11 +53,13 @@ NR == 1 {
   }
   if (!(n in seen)) { seen[n] = 1; order[++ns] = n }
   name = a ($5 != "" ? ":" $5 : "")
+  d = halves ? ($(col["half1_s"]) - $(col["half2_s"])) / med : 0
+  if (d < 0) d = -d
   if (n == 1048576) { s5[name] = med / lo; smin[name] = med / mn }
-  if (a == "mpi") mpi[n] = med
+  if (a == "mpi") { mpi[n] = med; mpid[n] = d }
   else if (a == "auto") au[n] = med
   else if (a == "limit") lim[n] = med
-  else if (!(n in best) || med < best[n]) { best[n] = med; bestalg[n] = name }
+  else if (!(n in best) || med < best[n]) { best[n] = med; bestalg[n] = name; bestd[n] = d }
 }
 END {
   if (bad_input) exit 2
@@ -59,13 +72,17 @@ END {
     }
     sp = mpi[n] / best[n]; ax = (n in au) ? mpi[n] / au[n] : 0
     xl = (n in lim) ? best[n] / lim[n] : 0
-    if (n >= 4096 && sp < 1.0) why = why " T1"
+    tie = 0
+    if (n >= 4096 && sp < 1.0) {
+      if (sp >= 1.0 - sqrt(mpid[n] ^ 2 + bestd[n] ^ 2)) tie = 1
+      else why = why " T1"
+    }
     if (n >= 65536 && sp < 1.3 && (coll == "scatter" || coll == "gather" || coll == "bcast")) why = why " T2"
     if (n >= 1024 && ax < 0.95) why = why " T3"
     if (n >= 1048576 && n <= 8388608 && xl > 1.25) why = why " T4"
     printf "%-10s %2d %5s  %-24s %10.1f %10.1f %8.2f %6.2f %7.2f  %s\n", coll, p, lab(n),
            bestalg[n], best[n] * 1e6, mpi[n] * 1e6, sp, ax, xl,
-           why == "" ? "ok" : (strict ? "FAIL" why : "(miss" why ")")
+           why != "" ? (strict ? "FAIL" why : "(miss" why ")") : tie ? "ok (T1 tie within noise)" : "ok"
     if (why != "") bad = 1
   }
   if ("limit" in s5) {

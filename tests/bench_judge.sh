@@ -11,15 +11,17 @@ fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 H="collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s,p05_s"
 
-# row COLL SIZE ALG MEDIAN_US [MIN_US [P05_US]]: one CSV row; min and p05
-# default to 0.95 x the median (a steady algorithm).
+# row COLL SIZE ALG MEDIAN_US [MIN_US [P05_US [HALVES]]]: one CSV row; min
+# and p05 default to 0.95 x the median (a steady algorithm); the medians of
+# the odd and even iterations lie HALVES (a fraction, default 0) apart
+# around the median.
 row() {
-  awk -v c="$1" -v n="$2" -v a="$3" -v m="$4" -v mn="${5:-}" -v lo="${6:-}" 'BEGIN {
+  awk -v c="$1" -v n="$2" -v a="$3" -v m="$4" -v mn="${5:-}" -v lo="${6:-}" -v h="${7:-0}" 'BEGIN {
     if (mn == "") mn = 0.95 * m; if (lo == "") lo = 0.95 * m
     split(a, ak, ":")
     printf "%s,2,%d,%s,%s,%.9g,%.9g,%.9g,300,0,%.9g,%.9g,%.9g,%.9g,%.9g\n", c, n, ak[1], ak[2],
            m * 1e-6, mn * 1e-6, 3 * m * 1e-6, (mn > 0.97 * m ? mn : 0.97 * m) * 1e-6,
-           1.03 * m * 1e-6, m * 1e-6, m * 1e-6, lo * 1e-6 }'
+           1.03 * m * 1e-6, m * (1 + h / 2) * 1e-6, m * (1 - h / 2) * 1e-6, lo * 1e-6 }'
 }
 # point COLL SIZE MPI BEST AUTO LIMIT: mpi, one algorithm, auto and limit.
 point() {
@@ -65,6 +67,25 @@ expect t1 1 '^allgather +2 +1K .* ok$'
 # Reported, not failed, when the targets do not count (p = 3 and 4).
 judge t1 allgather 0
 expect t1 0 '^allgather +2 +4K .*\(miss T1\)$'
+
+# T1 at the copy limit: best 0.5 % slower than MPI is a tie when the two
+# medians' halves lie 1 % apart each (allowance 1.4 %), a miss when they
+# agree exactly, and 3 % slower is a miss either way.
+tie() { # NAME BEST_US HALVES
+  { echo "$H"; row alltoall 8388608 mpi 2000 "" "" "$3"; row alltoall 8388608 pairwise "$2" "" "" "$3"
+    row alltoall 8388608 auto "$2"; row alltoall 8388608 limit 1990; } >"$tmp/$1.csv"
+  judge "$1" alltoall 1
+}
+tie tie1 2010 0.01
+expect tie1 0 '^alltoall +2 +8M .* ok \(T1 tie within noise\)$'
+tie tie2 2010 0
+expect tie2 1 '^alltoall +2 +8M .*FAIL T1$'
+tie tie3 2060 0.01
+expect tie3 1 '^alltoall +2 +8M .*FAIL T1$'
+# ... and a file without the halves gets no allowance.
+cut -d, -f1-12,15 "$tmp/tie1.csv" >"$tmp/tie4.csv"
+judge tie4 alltoall 1
+expect tie4 1 'FAIL T1$'
 
 # T2: 1.2x MPI at 64K fails for gather, holds for alltoall (T2 is
 # scatter's, gather's and bcast's).

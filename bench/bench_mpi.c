@@ -46,12 +46,15 @@
  * duration: processes leave a barrier up to a control message apart, and
  * for an algorithm whose root does not wait for the others (copy_in_out
  * of bcast and scatter; gather's sources) the per-process maximum then
- * hides the root's part whenever the root leaves first. On the 2-core Xeon
- * guest whole launches measured so: bcast copy_in_out at 8 KiB in 0.53 µs
- * and gather's in 0.72 (1.4 and 1.8 µs for `limit`, 2.7-2.9 in other
- * launches), which made copy_in_out the "fastest" at 4-64 KiB in 4 of
- * some 60 launches of the day. `limit` keeps the slowest process's own
- * duration: it is the copies alone, not a collective. --cold rewrites the send data with a new pattern before
+ * hides the root's part whenever the root leaves first (tests/algos_bench.sh
+ * delays every rank but 0 by 300 µs: the maximum measured copy_in_out in
+ * 1.7 µs). The span cannot be fooled so. It is not the whole story of the
+ * fast launches seen on the 2-core Xeon guest, where copy_in_out at 1-8
+ * KiB ran at a fifth of its usual time in a few launches (bcast 8 KiB 0.53
+ * µs, gather 0.72, against 2.7-2.9) before the change and once after it
+ * (gather 1-8 KiB 0.31-0.82 µs): a state of the host as well. `limit`
+ * keeps the slowest process's own duration: it is the copies alone, not a
+ * collective. --cold rewrites the send data with a new pattern before
  * every iteration, so no call reads what the previous one left behind.
  * --check compares every result with the MPI built-in on patterned data and
  * exits 1 on a mismatch (no CSV then).

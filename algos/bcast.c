@@ -41,7 +41,11 @@
  *     more than alone, in either direction (alone a write costs what a
  *     read does), in the other process's page walk. A smaller or larger
  *     share for the root did not pay, so the halves stay even
- *     (docs/machine.md, "bcast at 64 KiB").
+ *     (docs/machine.md, "bcast at 64 KiB"). Launch by launch
+ *     (scripts/bench-launches) its time does not move where the host
+ *     makes one bare 64 KiB read 1.3-1.6 µs faster, and the MPI
+ *     library's bcast, that read plus its hand-offs, gains it all: those
+ *     launches, 14-18 % of them, are the ones below 1.3x MPI_Bcast.
  *   copy_in_out (derived)  (m + 1)·T_memcpy(c) + F_bcast,
  *                          c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
  *     No system call: the root copies the message chunk by chunk into a

@@ -7,7 +7,7 @@
 # or THRESHOLD is refused before anything runs; and a real two-launch run
 # of kcal bench gives one summary row per size.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . common/mpi_flavor.sh
 export ASAN_OPTIONS=detect_leaks=0
 KCAL_RELEASE=${KCAL_RELEASE:-./kcal}

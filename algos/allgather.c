@@ -6,12 +6,19 @@
  *                      + T_sm_barrier
  *     Each rank reads from left = r−j; in step t it reads block r−j·(t+1),
  *     which left received in its step t−1, so left sends a token after each
- *     step (the first carries its address). Needs gcd(p, j) = 1.
- *     The neighbour reads the own block right after this rank copied it
- *     into recvbuf, so how that copy stores matters: with one memcpy (its
- *     vector loop above L2) the read took twice as long as after
- *     kcal_copy's pieces (1 MiB at p = 2 on the Zen 5 guest: 305-331
- *     against 144-191 µs; docs/machine.md, "The local copy in pieces").
+ *     step (the first carries the address of its own block, the second
+ *     that of its recvbuf). Needs gcd(p, j) = 1.
+ *     Step 0 reads left's own block where the user put it (its send
+ *     buffer), not the copy in left's recvbuf, and each rank copies its
+ *     own block last: lines another core has just written cost more to
+ *     read. Reading that copy, the step took twice as long after one
+ *     memcpy (its vector loop above L2) as after kcal_copy's pieces (1 MiB
+ *     at p = 2 on the Zen 5 guest: 305-331 against 144-191 µs;
+ *     docs/machine.md, "The local copy in pieces"); on the Xeon guest at
+ *     p = 2 reading the send buffer took the call from 17.3 to 10.4 µs at
+ *     64 KiB and 53.6 to 29.4 at 256 KiB, where ring_source_read, which
+ *     reads the send buffers, took 10.3 and 29.1 (medians of 10
+ *     alternating launches; docs/machine.md).
  *   ring_source_read   as ring_neighbor
  *     In step t = 1..p−1 read block r−t straight from its source; the
  *     sources never change, so only the address allgather and the closing
@@ -32,13 +39,22 @@
  *     In round m = 2^i a rank reads, in one call, the 2^i-block group of its
  *     partner r XOR m. When p is not a power of two and the partner does not
  *     exist, another member of that group (which holds the same blocks) is
- *     read instead; a group wholly beyond p is skipped. Each source sends a
- *     token to its readers when it finished the previous round.
+ *     read instead; a group wholly beyond p is skipped. Round 1 reads the
+ *     partner's own block from its send buffer (ready from the start, and
+ *     not just written by the partner's core: gather_addr_pairs); from
+ *     round 2 each source sends a token to its readers when it finished
+ *     the round before, its own block copied in before the first. At p = 2
+ *     that took the call from 17.8 to 10.3 µs at 64 KiB and 54.5 to 29.2
+ *     at 256 KiB (Xeon guest, medians of 10 alternating launches;
+ *     docs/machine.md).
  *   bruck              T_sm_allgather + lg p·α + (p−1)·(2·n·β + l·pages(n))
  *                      + T_sm_barrier
  *     Blocks r, r+1, ... accumulate at the start of a temporary buffer; in
  *     round i a rank appends the first min(2^i, p−2^i) blocks of rank r+2^i,
- *     then rotates the result down by r blocks (the second n·β).
+ *     then rotates the result down by r blocks (the second n·β). Round 0
+ *     reads rank r+1's own block from its send buffer, as
+ *     recursive_doubling's round 1 does, with no token (64 KiB at p = 2:
+ *     28.2 µs before, 14.6 after).
  *   ring_source_read_flags (derived)
  *                paper: T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n))
  *                       + F_barrier  (the ring row with F_X for T_sm_X)
@@ -99,23 +115,30 @@ int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
 {
     int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, j = a->k;
     int left = (me - j % p + p) % p, right = (me + j) % p, status = 0;
-    copy_own(c, a);
-    uint64_t src = 0, ignored = 0;
+    uint64_t own = 0, src = 0, ignored = 0;
     kcoll_outbox out;
     kcoll_outbox_init(&out);
-    /* The address is the first token: this rank's own block is in place. */
-    int rc = kcoll_outbox_send(c, &out, right, tag, kcoll_addr(a->recvbuf), 0);
+    /* The first token carries where this rank's own block can be read,
+     * the user's buffer (ready from the start; gather_addr_pairs says why
+     * not the copy in recvbuf), the second where recvbuf is: right reads
+     * the blocks received here from step 1 on, never the own one. */
+    int rc = kcoll_outbox_send(c, &out, right, tag,
+                               kcoll_addr(own_source(c, a)), 0);
     for (int t = 0; t < p - 1 && rc == MPI_SUCCESS; t++) {
-        rc = kcoll_ctl_recv_addr(c, left, tag, t == 0 ? &src : &ignored,
+        rc = kcoll_ctl_recv_addr(c, left, tag,
+                                 t == 0 ? &own : t == 1 ? &src : &ignored,
                                  &status);
         if (rc != MPI_SUCCESS)
             break;
         int b = (int)(((long)me - (long)j * (t + 1)) % p + p) % p;
         status |= kcoll_cma_read(c->pids[left], block(a, b),
-                                 src + (uint64_t)b * a->n, a->n) != 0;
+                                 t == 0 ? own : src + (uint64_t)b * a->n,
+                                 a->n) != 0;
         if (t + 1 < p - 1)
-            rc = kcoll_outbox_send(c, &out, right, tag, 0, status);
+            rc = kcoll_outbox_send(c, &out, right, tag,
+                                   t == 0 ? kcoll_addr(a->recvbuf) : 0, status);
     }
+    copy_own(c, a); /* last: nobody reads it from recvbuf */
     KCOLL_TRY(kcoll_outbox_finish(&out, rc));
     return finish(c, status);
 }
@@ -126,6 +149,28 @@ static int gather_addrs(kcoll_comm *c, uint64_t mine, uint64_t **out)
     if (!*out)
         return MPI_ERR_NO_MEM;
     int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, *out, 1, MPI_UINT64_T,
+                           c->comm);
+    if (rc != MPI_SUCCESS)
+        free(*out);
+    return rc;
+}
+
+/* Two addresses per rank in one allgather: where its own block can be
+ * read (own_source) at (*out)[2r], the buffer its later rounds fill at
+ * (*out)[2r + 1]. The rounds of recursive doubling and Bruck read the
+ * own block from the first: it is the user's data, unchanged in the call,
+ * while the copy of it in the round buffer was written a moment before by
+ * the source's core, and reading lines another core just wrote cost up to
+ * twice as much on the Xeon guest (64 KiB at p = 2: recursive_doubling
+ * 17.8 µs reading the copy, 10.3 reading the send buffer). */
+static int gather_addr_pairs(kcoll_comm *c, uint64_t own, uint64_t rounds,
+                             uint64_t **out)
+{
+    uint64_t mine[2] = {own, rounds};
+    *out = malloc(2 * sizeof(uint64_t) * (size_t)c->size);
+    if (!*out)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_Allgather(mine, 2, MPI_UINT64_T, *out, 2, MPI_UINT64_T,
                            c->comm);
     if (rc != MPI_SUCCESS)
         free(*out);
@@ -176,14 +221,20 @@ int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a)
 {
     int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, status = 0;
     uint64_t *addr;
-    copy_own(c, a);
-    KCOLL_TRY(gather_addrs(c, kcoll_addr(a->recvbuf), &addr));
+    KCOLL_TRY(gather_addr_pairs(c, kcoll_addr(own_source(c, a)),
+                                kcoll_addr(a->recvbuf), &addr));
     int rc = MPI_SUCCESS;
     uint64_t ignored;
     kcoll_outbox out;
     kcoll_outbox_init(&out);
     for (int m = 1; m < p && rc == MPI_SUCCESS; m <<= 1) {
-        for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
+        /* Round 1 reads the partner's own block where the user put it:
+         * ready from the start, so it needs no token. Later rounds read
+         * the recvbuf groups, whose tokens say they are complete; the own
+         * block is one of them, so it is copied in before the first. */
+        if (m == 2)
+            copy_own(c, a);
+        for (int r = 0; r < p && rc == MPI_SUCCESS && m > 1; r++)
             if (r != me && rd_source(r, m, p) == me)
                 rc = kcoll_outbox_send(c, &out, r, tag, 0, status);
         int s = rd_source(me, m, p);
@@ -191,12 +242,19 @@ int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a)
             continue;
         int group = (me ^ m) & ~(m - 1);
         int count = group + m <= p ? m : p - group;
+        if (m == 1) {
+            status |= kcoll_cma_read(c->pids[s], block(a, s), addr[2 * s],
+                                     a->n) != 0;
+            continue;
+        }
         if ((rc = kcoll_ctl_recv_addr(c, s, tag, &ignored, &status)) != MPI_SUCCESS)
             break;
         status |= kcoll_cma_read(c->pids[s], block(a, group),
-                                 addr[s] + (uint64_t)group * a->n,
+                                 addr[2 * s + 1] + (uint64_t)group * a->n,
                                  (size_t)count * a->n) != 0;
     }
+    if (p <= 2)
+        copy_own(c, a); /* no round 2: last, while the partner reads */
     free(addr);
     KCOLL_TRY(kcoll_outbox_finish(&out, rc));
     return finish(c, status);
@@ -209,9 +267,9 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
     char *tmp = kcoll_scratch(c, (size_t)p * n);
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    kcal_copy(tmp, own_source(c, a), n);
     uint64_t *addr;
-    KCOLL_TRY(gather_addrs(c, kcoll_addr(tmp), &addr));
+    KCOLL_TRY(gather_addr_pairs(c, kcoll_addr(own_source(c, a)),
+                                kcoll_addr(tmp), &addr));
     int have = 1, rc = MPI_SUCCESS;
     uint64_t ignored;
     kcoll_outbox out;
@@ -219,15 +277,29 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
     for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
         int reader = (me - d + p) % p, src = (me + d) % p;
         int count = d < p - d ? d : p - d;
+        /* Round 1 reads src's own block where the user put it (ready, no
+         * token; gather_addr_pairs says why); later rounds read the start
+         * of src's tmp, whose token says it holds them, the own block
+         * first, so that is copied in before the first token. */
+        if (d == 1) {
+            status |= kcoll_cma_read(c->pids[src], tmp + n, addr[2 * src],
+                                     n) != 0;
+            have = 2;
+            continue;
+        }
+        if (d == 2)
+            kcal_copy(tmp, own_source(c, a), n);
         rc = kcoll_outbox_send(c, &out, reader, tag, 0, status);
         if (rc == MPI_SUCCESS)
             rc = kcoll_ctl_recv_addr(c, src, tag, &ignored, &status);
         if (rc != MPI_SUCCESS)
             break;
         status |= kcoll_cma_read(c->pids[src], tmp + (size_t)have * n,
-                                 addr[src], (size_t)count * n) != 0;
+                                 addr[2 * src + 1], (size_t)count * n) != 0;
         have += count;
     }
+    if (p <= 2)
+        kcal_copy(tmp, own_source(c, a), n); /* no round 2: last */
     free(addr);
     rc = kcoll_outbox_finish(&out, rc);
     if (rc == MPI_SUCCESS) {

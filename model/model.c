@@ -458,13 +458,15 @@ static void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
     a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
 }
 
-/* The rounds of recursive doubling and Bruck: round m = 2^i reads the
- * min(m, p − m) blocks its source gathered so far, each round's source
- * having written them earlier in the call (its own block copied in first,
- * the rest received in the rounds before). */
+/* The rounds of recursive doubling and Bruck from the second: round
+ * m = 2^i reads the min(m, p − m) blocks its source gathered so far, each
+ * round's source having written them earlier in the call (its own block
+ * copied in, the rest received in the rounds before). Round 1 reads the
+ * source's own block from its send buffer, untouched in the call
+ * (allgather.c). */
 static void add_dirty_rounds(acc *a, int p)
 {
-    for (long m = 1; m < p; m *= 2)
+    for (long m = 2; m < p; m *= 2)
         add_dirty(a, (double)(m < p - m ? m : p - m) * (double)a->n, 1);
 }
 
@@ -472,6 +474,15 @@ static void add_dirty_rounds(acc *a, int p)
 static void add_steps(acc *a, double mult)
 {
     a->t.sync += mult * key_sync_step(a);
+}
+
+/* The per-round tokens of recursive_doubling and bruck: one for every
+ * round from the second (add_dirty_rounds says why not the first). */
+static void add_token_rounds(acc *a, int p)
+{
+    int rounds = kcal_ceil_log2(p);
+    if (rounds > 1)
+        add_steps(a, rounds - 1);
 }
 
 /* parallel_read / parallel_write / direct_read:
@@ -555,9 +566,10 @@ static void t_full_ring_neighbor(acc *a, int p, int k)
     t_ring(a, p, k);
     add_mutual(a, p - 1);
     add_steps(a, p - 1);
-    /* Every step reads a block the left neighbour wrote in this call: its
-     * own, copied in at the start, then the ones it received. */
-    add_dirty(a, (double)a->n, p - 1);
+    /* Every step but the first reads a block the left neighbour received
+     * in this call; the first reads its own block where the user put it
+     * (allgather.c). */
+    add_dirty(a, (double)a->n, p - 2);
 }
 
 /* ring_source_read, ring_source_write: the ring row + (p−1)·μ, every
@@ -568,13 +580,14 @@ static void t_full_ring(acc *a, int p, int k)
     add_mutual(a, p - 1);
 }
 
-/* recursive_doubling: the paper's row + ⌈lg p⌉·sync_step: every round
- * waits for its source's token (allgather.c). bruck: below. */
+/* recursive_doubling: the paper's row + (⌈lg p⌉ − 1)·sync_step: every
+ * round from the second waits for its source's token; the first reads the
+ * partner's send buffer, ready from the start (allgather.c). bruck: below. */
 static void t_full_recursive_doubling(acc *a, int p, int k)
 {
     t_recursive_doubling(a, p, k);
     add_mutual(a, kcal_ceil_log2(p));
-    add_steps(a, kcal_ceil_log2(p));
+    add_token_rounds(a, p);
     add_dirty_rounds(a, p);
 }
 
@@ -582,7 +595,8 @@ static void t_full_recursive_doubling(acc *a, int p, int k)
  * buffer (also in place), p − 1 blocks read in ⌈lg p⌉ rounds, then the
  * p·n-byte temporary rotated into the result:
  *   T_memcpy(n) + T_sm_allgather + lg p·α + (p−1)·(n·β + l·pages(n))
- *   + p·n·β + T_sm_barrier + lg p·sync_step
+ *   + p·n·β + T_sm_barrier + (lg p − 1)·sync_step
+ * (no token before the first round, as recursive_doubling)
  * Change: 2·p·n bytes copied in all, where the paper charges 2·(p−1)·n
  * (at p = 2 twice as much: the rotation copies every block, the own one
  * included, and the own block is copied twice). */
@@ -597,7 +611,7 @@ static void t_full_bruck_copies(acc *a, int p, int k)
     add_lock(a, p - 1, 1);
     a->t.copy += (double)p * (double)a->n * a->beta_local; /* the rotation */
     add_sm(a, KCAL_SM_BARRIER, p);
-    add_steps(a, kcal_ceil_log2(p));
+    add_token_rounds(a, p);
     add_dirty_rounds(a, p);
 }
 

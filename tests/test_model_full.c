@@ -137,20 +137,23 @@ static void test_dirty_reads(void)
     /* One key alone changes nothing. */
     CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == rn);
     kcal_params_set(&p, "dirty_bytes", 131072);
-    /* ring_neighbor p=3: 2 reads of 64K, each under the 128K cap:
-     * 2·65536·0.1 ns = 13.1072 µs more; ring_source_read reads clean
-     * sources: unchanged. */
+    /* ring_neighbor p=3: step 0 reads the neighbour's send buffer
+     * (clean), step 1 the block it received: one read of 64K under the
+     * 128K cap, 65536·0.1 ns = 6.5536 µs more; ring_source_read reads
+     * clean sources: unchanged. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536),
-               rn + 13.1072e-6, rel);
+               rn + 6.5536e-6, rel);
     CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 3, 65536) == rs);
-    /* recursive_doubling p=4: rounds read 1 and 2 blocks, 64K and 128K
-     * (the cap): (65536 + 131072)·0.1 ns = 19.6608 µs. */
+    /* recursive_doubling p=4: round 1 reads the partner's send buffer
+     * (clean), round 2 two blocks it gathered, 128K (the cap):
+     * 131072·0.1 ns = 13.1072 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 4, 65536),
-               rd + 19.6608e-6, rel);
-    /* bruck p=5: rounds m = 1, 2, 4 read 1, 2, 1 blocks: 64K + 128K (128K
-     * read, cap 128K) + 64K = 256K·0.1 ns = 26.2144 µs. */
+               rd + 13.1072e-6, rel);
+    /* bruck p=5: rounds m = 1, 2, 4 read 1, 2, 1 blocks; the first from
+     * the source's send buffer (clean), then 128K (cap 128K) + 64K =
+     * 192K·0.1 ns = 19.6608 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 5, 65536),
-               br + 26.2144e-6, rel);
+               br + 19.6608e-6, rel);
     /* knomial p=5 k=2: 3 levels, the 2 below the first read what the
      * parent just received: 2·6.5536 µs. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "knomial", 2, 5, 65536),
@@ -160,12 +163,15 @@ static void test_dirty_reads(void)
     CHECK(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536) == pw_out);
     CHECK_NEAR(tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLTOALL, "pairwise", 0, 3, 65536, 1, NULL),
                pw + 13.1072e-6, rel);
-    /* A read larger than the cap pays the cap: ring_neighbor p=2 n=1M:
-     * 131072·0.1 ns = 13.1072 µs more than without the keys. */
+    /* A read larger than the cap pays the cap: ring_neighbor p=3 n=1M,
+     * its one dirty read: 131072·0.1 ns = 13.1072 µs more than without
+     * the keys; at p=2 its one read is of a send buffer: no change. */
     kcal_params q = hand_params(1);
-    double big = full(&q, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20);
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20),
+    double big = full(&q, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 1 << 20);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 1 << 20),
                big + 13.1072e-6, rel);
+    CHECK(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20) ==
+          full(&q, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 2, 1 << 20));
     CHECK(paper(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536) == paper_rn);
     /* copy_in_out, n = 40000: 3 chunks of 16384 bytes, 1.6384 µs dirty
      * each. allgather and alltoall p=3: 2·3 chunks copied out while their
@@ -214,8 +220,8 @@ static void test_chunk_pass(void)
     CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000), ga + 8.2768e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000), sc + 0.6e-6, rel);
     CHECK(paper(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000) == paper_ga);
-    /* The CMA rows keep dirty_beta: ring_neighbor p = 3, 2 reads of 64K. */
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), rn + 13.1072e-6, rel);
+    /* The CMA rows keep dirty_beta: ring_neighbor p = 3, 1 read of 64K. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), rn + 6.5536e-6, rel);
     kcal_params_free(&p);
 }
 
@@ -407,11 +413,26 @@ static void test_hand_values(void)
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_write", 0, 3, 65536), 63.352e-6, rel);
     /* bruck p=2 n=64K: footprint 2·5·64K = 640K, hot; as allgather.c runs
      * it (issue 9): own block 16.384 + 3 + 1·2 + 1·(16.384 + 1.6) +
-     * rotation 2·16.384 + 4 + 1 round · 0.5 = 76.636 µs. */
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 2, 65536), 76.636e-6, rel);
+     * rotation 2·16.384 + 4 = 76.136 µs; its one round reads the source's
+     * send buffer, ready from the start: no token. */
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "bruck", 0, 2, 65536), 76.136e-6, rel);
     /* recursive_doubling p=2 n=64K: footprint 2·3·64K = 384K, hot:
-     * 16.384 + 3 + 2 + (16.384 + 1.6) + 4 + 0.5 = 43.868 µs. */
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 2, 65536), 43.868e-6, rel);
+     * 16.384 + 3 + 2 + (16.384 + 1.6) + 4 = 43.368 µs, no token. Their
+     * synchronisations against ring_source_read's (the same allgather
+     * and barrier, no tokens): a token for every round but the first,
+     * none at p = 2 (⌈lg p⌉ = 1 round), one at p = 3 and 4 (2 rounds),
+     * two at p = 5 (3 rounds). */
+    const int ps[] = {2, 3, 4, 5};
+    const double tokens[] = {0, 1, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        kcal_terms t_rs, t_rd, t_br;
+        tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, ps[i], 4096, 0, &t_rs);
+        tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, ps[i], 4096, 0, &t_rd);
+        tm(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER, "bruck", 0, ps[i], 4096, 0, &t_br);
+        CHECK_NEAR(t_rd.sync - t_rs.sync, tokens[i] * 0.5e-6, 1e-9);
+        CHECK_NEAR(t_br.sync - t_rs.sync, tokens[i] * 0.5e-6, 1e-9);
+    }
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "recursive_doubling", 0, 2, 65536), 43.368e-6, rel);
     /* throttled_read p=5 k=2 n=4K: hot; ⌈(p−1)/k⌉ = 2 rounds; T_sm_bcast
      * at its latency, ⌈lg 5⌉ = 3 messages of sync_step 0.5 = 1.5 > 1:
      * 1.5 + 2·(2 + 1.024 + 0.1·4·1) + 2·0.5 = 9.348 µs (paper: ⌈5/2⌉ = 3

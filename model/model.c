@@ -617,13 +617,17 @@ static void t_full_bruck_copies(acc *a, int p, int k)
 
 /* pairwise as alltoall.c runs it: the paper's row + the local copy of the
  * own block (n bytes), or in place the copy aside of the whole p·n-byte
- * buffer that peers then read:
- *   T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n))
- * Change: the paper's row has no local copy. */
+ * buffer that peers then read, + the closing synchronisation:
+ *   T_memcpy + T_sm_allgather + (p−1)·(X(n) + l·pages(n)) + T_sm_barrier
+ * Change: the paper's row has neither the local copy nor the closing
+ * allreduce that keeps every source's buffer valid until its readers are
+ * done (ring_source_read's row has it, and the two are the same code at
+ * p = 2). */
 static void t_full_pairwise(acc *a, int p, int k)
 {
     a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta_local;
     t_pairwise(a, p, k);
+    add_sm(a, KCAL_SM_BARRIER, p);
     add_mutual(a, p - 1);
     if (a->in_place) /* the peers read the copy set aside just before */
         add_dirty(a, (double)a->n, p - 1);

@@ -448,12 +448,14 @@ static void test_hand_values(void)
     /* parallel_read: p − 1 = 1 reader, γ(1) = 1, at β_hot:
      * p=2 n=64K: 1 + (2 + 16.384) + 0.1·1·16 + 2 = 22.984; at p = 3 two
      * readers contend, γ(2) = 4: 1 + 18.384 + 0.1·4·16 + 2 = 27.784.
-     * pairwise: the paper's row plus its own block's local copy (issue 9):
-     * p=2: 16.384 + 3 + (2 + 16.384 + 1.6) = 39.368. */
+     * pairwise: the paper's row plus its own block's local copy (issue 9)
+     * and its closing T_sm_barrier (4): p=2: 16.384 + 3 + (2 + 16.384 +
+     * 1.6) + 4 = 43.368, ring_source_read's time (the same code at p = 2). */
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "parallel_read", 0, 2, 65536), 22.984e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 2, 65536), 22.984e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "parallel_write", 0, 3, 65536), 27.784e-6, rel);
-    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 39.368e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536), 43.368e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_source_read", 0, 2, 65536), 43.368e-6, rel);
     /* p = 1: the local copy, hot. */
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "direct_read", 0, 1, 4096), 1.024e-6, rel);
     /* in place drops T_memcpy as in the paper. */
@@ -492,7 +494,8 @@ static void test_fallback(void)
     /* issue 9, following algos/: bruck copies 2·p·n bytes (the own block
      * into its temporary, p − 1 blocks read, the p·n-byte rotation) where
      * the paper charges 2·(p − 1)·n, so 2·n·β more; pairwise adds the local
-     * copy of its own block, n·β. At p = 1 both are the local copy. */
+     * copy of its own block, n·β, and its closing T_sm_barrier (4 µs). At
+     * p = 1 both are the local copy. */
     for (size_t a = 0; a < 4; a++)
         for (size_t b = 0; b < 4; b++) {
             double nb = (double)ns[b] * p.beta;
@@ -502,7 +505,7 @@ static void test_fallback(void)
                            extra * 2 * nb, 1e-12);
             CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, ps[a], ns[b]),
                        paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, ps[a], ns[b]) +
-                           extra * nb, 1e-12);
+                           extra * (nb + 4e-6), 1e-12);
         }
     /* sequential: one transfer X(n) + l·pages(n) fewer than the paper. */
     for (size_t a = 1; a < 4; a++)
@@ -536,7 +539,7 @@ static void test_fallback(void)
     CHECK(kcal_model_full_missing(&p) == (KCAL_FULL_NO_L3 | KCAL_FULL_NO_SYNC_STEP));
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096),
                paper(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 4096) +
-                   4096 * p.beta, 1e-12);
+                   4096 * p.beta + 4e-6, 1e-12);
     kcal_params_free(&p);
 }
 
@@ -578,16 +581,16 @@ static void test_measured_copies(void)
     /* pairwise p=2 n=64K: working set (3p − 1)·n = 320K (send, receive
      * and the block read), log₁₆ 5 of the way: β = 0.1·4^(log 5 / log 16)
      * = √5·0.1 ns/B; both ranks copy: ·1.5; 2 copies of 64K, + 3 + 2 +
-     * 1.6 = 6.6 µs. */
+     * 1.6 + the closing 4 = 10.6 µs. */
     double b320 = 1e-10 * sqrt(5.0);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
-               2 * 65536 * b320 * 1.5 + 6.6e-6, rel);
+               2 * 65536 * b320 * 1.5 + 10.6e-6, rel);
     /* A cold end that differs: conc_cold = 1.5 and the 64K..1M curve;
      * the 320K call is log(√5)/log 4 of the way to the cold end: k = 0.5
      * + that·1, δ(2) = 1 + k. */
     kcal_params_set(&p, "conc_cold", 1.5);
     CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "pairwise", 0, 2, 65536),
-               2 * 65536 * b320 * (1.5 + log(sqrt(5.0)) / log(4.0)) + 6.6e-6,
+               2 * 65536 * b320 * (1.5 + log(sqrt(5.0)) / log(4.0)) + 10.6e-6,
                rel);
     kcal_params_set(&p, "conc_cold", 0.5);
     /* Writes: lock_write 0.2 µs/page, alpha_write 3 µs, beta_write twice

@@ -41,7 +41,7 @@
  *     exist, another member of that group (which holds the same blocks) is
  *     read instead; a group wholly beyond p is skipped. Round 1 reads the
  *     partner's own block from its send buffer (ready from the start, and
- *     not just written by the partner's core: gather_addr_pairs); from
+ *     not just written by the partner's core: gather_addrs); from
  *     round 2 each source sends a token to its readers when it finished
  *     the round before, its own block copied in before the first. At p = 2
  *     that took the call from 17.8 to 10.3 µs at 64 KiB and 54.5 to 29.2
@@ -119,7 +119,7 @@ int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
     kcoll_outbox out;
     kcoll_outbox_init(&out);
     /* The first token carries where this rank's own block can be read,
-     * the user's buffer (ready from the start; gather_addr_pairs says why
+     * the user's buffer (ready from the start; gather_addrs says why
      * not the copy in recvbuf), the second where recvbuf is: right reads
      * the blocks received here from step 1 on, never the own one. */
     int rc = kcoll_outbox_send(c, &out, right, tag,
@@ -143,35 +143,23 @@ int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
     return finish(c, status);
 }
 
-static int gather_addrs(kcoll_comm *c, uint64_t mine, uint64_t **out)
+/* Every rank's `per_rank` addresses in one allgather: rank r's at
+ * (*out)[per_rank·r ...]. recursive_doubling and Bruck send two: where
+ * their own block can be read (own_source), then the buffer their later
+ * rounds fill. Their first round reads the own block from the first: it
+ * is the user's data, unchanged in the call, while the copy of it in the
+ * round buffer was written a moment before by the source's core, and
+ * reading lines another core just wrote cost up to twice as much on the
+ * Xeon guest (64 KiB at p = 2: recursive_doubling 17.8 µs reading the
+ * copy, 10.3 reading the send buffer). */
+static int gather_addrs(kcoll_comm *c, const uint64_t *mine, int per_rank,
+                        uint64_t **out)
 {
-    *out = malloc(sizeof(uint64_t) * (size_t)c->size);
+    *out = malloc(sizeof(uint64_t) * (size_t)per_rank * (size_t)c->size);
     if (!*out)
         return MPI_ERR_NO_MEM;
-    int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, *out, 1, MPI_UINT64_T,
-                           c->comm);
-    if (rc != MPI_SUCCESS)
-        free(*out);
-    return rc;
-}
-
-/* Two addresses per rank in one allgather: where its own block can be
- * read (own_source) at (*out)[2r], the buffer its later rounds fill at
- * (*out)[2r + 1]. The rounds of recursive doubling and Bruck read the
- * own block from the first: it is the user's data, unchanged in the call,
- * while the copy of it in the round buffer was written a moment before by
- * the source's core, and reading lines another core just wrote cost up to
- * twice as much on the Xeon guest (64 KiB at p = 2: recursive_doubling
- * 17.8 µs reading the copy, 10.3 reading the send buffer). */
-static int gather_addr_pairs(kcoll_comm *c, uint64_t own, uint64_t rounds,
-                             uint64_t **out)
-{
-    uint64_t mine[2] = {own, rounds};
-    *out = malloc(2 * sizeof(uint64_t) * (size_t)c->size);
-    if (!*out)
-        return MPI_ERR_NO_MEM;
-    int rc = MPI_Allgather(mine, 2, MPI_UINT64_T, *out, 2, MPI_UINT64_T,
-                           c->comm);
+    int rc = MPI_Allgather(mine, per_rank, MPI_UINT64_T, *out, per_rank,
+                           MPI_UINT64_T, c->comm);
     if (rc != MPI_SUCCESS)
         free(*out);
     return rc;
@@ -182,7 +170,8 @@ int kcoll_allgather_ring_source_read(kcoll_comm *c, const kcoll_args *a)
     int p = c->size, me = c->rank, status = 0;
     uint64_t *src;
     copy_own(c, a);
-    KCOLL_TRY(gather_addrs(c, kcoll_addr(own_source(c, a)), &src));
+    uint64_t mine = kcoll_addr(own_source(c, a));
+    KCOLL_TRY(gather_addrs(c, &mine, 1, &src));
     for (int t = 1; t < p; t++) {
         int s = (me - t + p) % p;
         status |= kcoll_cma_read(c->pids[s], block(a, s), src[s], a->n) != 0;
@@ -196,7 +185,8 @@ int kcoll_allgather_ring_source_write(kcoll_comm *c, const kcoll_args *a)
     int p = c->size, me = c->rank, status = 0;
     uint64_t *dst;
     copy_own(c, a);
-    KCOLL_TRY(gather_addrs(c, kcoll_addr(a->recvbuf), &dst));
+    uint64_t mine = kcoll_addr(a->recvbuf);
+    KCOLL_TRY(gather_addrs(c, &mine, 1, &dst));
     for (int t = 1; t < p; t++) {
         int d = (me + t) % p;
         status |= kcoll_cma_write(c->pids[d], own_source(c, a),
@@ -221,8 +211,8 @@ int kcoll_allgather_recursive_doubling(kcoll_comm *c, const kcoll_args *a)
 {
     int tag = kcoll_tag(c, 0), p = c->size, me = c->rank, status = 0;
     uint64_t *addr;
-    KCOLL_TRY(gather_addr_pairs(c, kcoll_addr(own_source(c, a)),
-                                kcoll_addr(a->recvbuf), &addr));
+    uint64_t mine[2] = {kcoll_addr(own_source(c, a)), kcoll_addr(a->recvbuf)};
+    KCOLL_TRY(gather_addrs(c, mine, 2, &addr));
     int rc = MPI_SUCCESS;
     uint64_t ignored;
     kcoll_outbox out;
@@ -268,8 +258,8 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
     if (!tmp)
         return MPI_ERR_NO_MEM;
     uint64_t *addr;
-    KCOLL_TRY(gather_addr_pairs(c, kcoll_addr(own_source(c, a)),
-                                kcoll_addr(tmp), &addr));
+    uint64_t mine[2] = {kcoll_addr(own_source(c, a)), kcoll_addr(tmp)};
+    KCOLL_TRY(gather_addrs(c, mine, 2, &addr));
     int have = 1, rc = MPI_SUCCESS;
     uint64_t ignored;
     kcoll_outbox out;
@@ -278,7 +268,7 @@ int kcoll_allgather_bruck(kcoll_comm *c, const kcoll_args *a)
         int reader = (me - d + p) % p, src = (me + d) % p;
         int count = d < p - d ? d : p - d;
         /* Round 1 reads src's own block where the user put it (ready, no
-         * token; gather_addr_pairs says why); later rounds read the start
+         * token; gather_addrs says why); later rounds read the start
          * of src's tmp, whose token says it holds them, the own block
          * first, so that is copied in before the first token. */
         if (d == 1) {

@@ -1,8 +1,9 @@
 # kcal — build, test, report. `make help` lists the targets.
 #
-# Layout (README "Layout"): every common/*.c, model/*.c, fit/*.c, probe/*.c,
-# reports/*.c and bench/bench_cmd.c is part of the `kcal` binary (kcal.c holds
-# main); algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark
+# Layout (docs/testing.md "Layout"): cmd/ holds the `kcal` commands (cmd/kcal.c
+# holds main), and with every common/*.c, model/*.c, fit/*.c, probe/*.c,
+# reports/*.c, tune/*.c and the benchmark driver's bench/perf_classes.c
+# and bench/capacity.c makes up the `kcal` binary; algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark
 # program `kcal bench` launches (bench/module.mk). Tests are tests/test_*.c (one binary
 # each, built with AddressSanitizer + UBSan) and tests/*.sh (run with $KCAL
 # pointing at the sanitized kcal). Dependencies are installed first, by
@@ -22,12 +23,15 @@ PKG_CFLAGS = $(shell pkg-config --cflags gsl hwloc)
 PKG_LIBS   = $(shell pkg-config --libs gsl hwloc) -lm
 
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS  += -D_GNU_SOURCE -Icommon -Imodel -Ifit -Iprobe -Ialgos -Ibench -Ireports -Itune -I$(BUILD)/gen
+# One include root: every include names its folder ("model/params.h"), so
+# the layering shows in each file (common/ includes only common/).
+CPPFLAGS  += -D_GNU_SOURCE -I. -I$(BUILD)/gen
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-KCAL_SRCS := $(wildcard common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c) bench/bench_cmd.c bench/bench_run.c bench/profile_cmd.c bench/perf_classes.c interpose/run_cmd.c
+# kcal's objects without main (cmd/kcal.c): the fuzz targets link these.
+KCAL_SRCS := $(filter-out cmd/kcal.c,$(wildcard cmd/*.c common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c)) bench/perf_classes.c bench/capacity.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 
@@ -92,15 +96,15 @@ $(BUILD)/pic/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-kcal: $(BUILD)/obj/kcal.o $(KCAL_OBJS)
+kcal: $(BUILD)/obj/cmd/kcal.o $(KCAL_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/asan/kcal: $(BUILD)/asan/kcal.o $(KCAL_ASAN_OBJS)
+$(BUILD)/asan/kcal: $(BUILD)/asan/cmd/kcal.o $(KCAL_ASAN_OBJS)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(KCAL_ASAN_OBJS) $(PKG_LIBS)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(KCAL_ASAN_OBJS) $(PKG_LIBS)
 
 -include algos/module.mk
 -include bench/module.mk

@@ -3,7 +3,7 @@
 #   make install PREFIX=/opt/kcal [DESTDIR=/staging]
 #
 # installs what `make` builds in the layout kcal looks for (common/exe.h,
-# reports/report_cmd.c): PREFIX/bin/kcal; PREFIX/lib/libkcoll.{a,so},
+# cmd/report_cmd.c): PREFIX/bin/kcal; PREFIX/lib/libkcoll.{a,so},
 # libkcoll_pmpi.so (the LD_PRELOAD interposer) and pkgconfig/kcoll.pc;
 # PREFIX/include/kcoll.h; the MPI programs kcal launches in
 # PREFIX/libexec/kcal/; the report's gnuplot scripts and the params files
@@ -15,7 +15,7 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 KCOLL_PC_REQUIRES ?= ompi-c
-KCAL_VERSION_STR := $(shell sed -n 's/^\#define KCAL_VERSION "\(.*\)"/\1/p' kcal.c)
+KCAL_VERSION_STR := $(shell sed -n 's/^\#define KCAL_VERSION "\(.*\)"/\1/p' cmd/kcal.c)
 
 inst_bin     := $(DESTDIR)$(PREFIX)/bin
 inst_lib     := $(DESTDIR)$(PREFIX)/lib

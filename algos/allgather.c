@@ -86,7 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 static char *block(const kcoll_args *a, int r)
 {

@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 /* In place: the p blocks to send, copied aside into the communicator's
  * scratch (peers read them while this rank overwrites recvbuf); NULL out

@@ -65,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 int kcoll_bcast_direct_read(kcoll_comm *c, const kcoll_args *a)
 {

@@ -11,7 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 #define KCOLL_IOV_BATCH 1024 /* the Linux UIO_MAXIOV; sysconf may say less */
 #define KCOLL_CALL_MAX ((size_t)1 << 30)

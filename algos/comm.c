@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 static int state_keyval = MPI_KEYVAL_INVALID;
 static int finalize_keyval = MPI_KEYVAL_INVALID;

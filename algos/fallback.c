@@ -10,7 +10,7 @@
  * INT_MAX (2^61 bytes) is refused with MPI_ERR_COUNT rather than cast. */
 #include <limits.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 size_t kcoll_mpi_max_count = INT_MAX;
 size_t kcoll_mpi_piece = (size_t)1 << 30;

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 struct kcoll_flag_slot {
     _Atomic uint64_t post;

@@ -76,7 +76,7 @@
  * timed in its own steady state (bench/bench_mpi.c). */
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 static void copy_own(kcoll_comm *c, const kcoll_args *a)
 {

@@ -22,17 +22,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kcoll_impl.h"
-#include "model.h"
-#include "params.h"
-#include "stats.h"
-#include "tuned.h"
+#include "algos/kcoll_impl.h"
+#include "model/model.h"
+#include "model/params.h"
+#include "algos/stats.h"
+#include "algos/tuned.h"
 
 atomic_ulong kcoll_handoffs;
 
 static const kcoll_algorithm_fn dispatch[KCAL_ALG_COUNT] = {
 #define KCAL_ALGORITHM(coll, id, kind, fn, ...) [KCAL_ALG_##coll##_##id] = fn,
-#include "algorithms.def"
+#include "model/algorithms.def"
 };
 
 /* Params for the model's choices: $KCAL_PARAMS or the embedded default,

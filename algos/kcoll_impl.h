@@ -31,9 +31,9 @@
 
 #include <mpi.h>
 
-#include "kcoll.h"
-#include "copy.h"
-#include "model.h"
+#include "algos/kcoll.h"
+#include "common/copy.h"
+#include "model/model.h"
 
 /* libkcoll's own calls of the five collectives it implements (its control
  * messages, and the MPI built-ins of fallback.c) go to the MPI library's
@@ -279,7 +279,7 @@ typedef int (*kcoll_algorithm_fn)(kcoll_comm *c, const kcoll_args *a);
 /* One per registry row: int kcoll_<coll>_<id>(kcoll_comm *, const kcoll_args *). */
 #define KCAL_ALGORITHM(coll, id, kind, fn, ...)                              \
     int fn(kcoll_comm *c, const kcoll_args *a);
-#include "algorithms.def"
+#include "model/algorithms.def"
 
 /* Nodes (nodes.c). kcoll_node_split: the processes of comm that share
  * this node (MPI_COMM_TYPE_SHARED), cut further into virtual nodes of

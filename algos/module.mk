@@ -43,11 +43,11 @@ print-ldflags:
 KCOLL_CHECK_ASAN_OBJS := $(patsubst %,$(BUILD)/asan/common/%.o,mpi_flavor exe)
 $(MPI_BUILD)/tests/algos_check: tests/algos_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) $(KCOLL_CHECK_ASAN_OBJS) | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
 
 $(MPI_BUILD)/tests/algos_cma_check: tests/algos_cma_check.c $(MPI_BUILD)/kcoll-asan/algos/cma.o tests/check.h | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(MPI_BUILD)/kcoll-asan/algos/cma.o
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(MPI_BUILD)/kcoll-asan/algos/cma.o
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nodes.h"
+#include "algos/nodes.h"
 
 /* KCOLL_VIRTUAL_NODES as a group size: 0 when unset or not a positive whole
  * number (an unusable value is said once, on stderr). */

@@ -3,7 +3,7 @@
 #ifndef KCOLL_NODES_H
 #define KCOLL_NODES_H
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 /* Leaders' communicators kept for roots that are not their node's first
  * rank (the default leaders serve every other root). */

@@ -74,7 +74,7 @@
  *     through the cache (the model finds where). */
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 static void copy_own(const kcoll_args *a)
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 int kcoll_staging_get(kcoll_comm *c)
 {

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "stats.h"
+#include "algos/stats.h"
 
 typedef struct {
     kcal_coll coll;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* Whether KCOLL_STATS is on (read once per process). */
 int kcoll_stats_on(void);

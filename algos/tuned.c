@@ -1,15 +1,15 @@
 /* tuned: $KCOLL_TABLE for calls with algorithm NULL (tuned.h). The table
  * is read once per process (pthread_once: calls may come from any thread)
  * and never changed afterwards, so lookups need no lock. */
-#include "tuned.h"
+#include "algos/tuned.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "params.h"
-#include "table.h"
+#include "model/params.h"
+#include "model/table.h"
 
 atomic_ulong kcoll_tuned_decisions;
 

@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef enum {
     KCOLL_TUNED_NONE = 0, /* no table, or no rule for this call */

@@ -62,7 +62,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nodes.h"
+#include "algos/nodes.h"
 
 typedef struct {
     kcoll_comm *c;

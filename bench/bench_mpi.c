@@ -74,7 +74,7 @@
  * for another as P singletons, each with an MPI_COMM_WORLD of 1 process.
  * --library prints the library's line and exits. Exit 0, 1 (a failed call or
  * check), 2 (bad options, or a size whose buffers overflow or do not fit in
- * the node's memory: common/capacity.h), 3 (CMA is forbidden here). */
+ * the node's memory: bench/capacity.h), 3 (CMA is forbidden here). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,16 +84,16 @@
 
 #include <mpi.h>
 
-#include "capacity.h"
-#include "columns.h"
-#include "copy.h"
-#include "cores.h"
-#include "kcoll.h"
-#include "kcoll_impl.h"
-#include "model.h"
-#include "mpi_flavor.h"
-#include "perf_ctl.h"
-#include "sizes.h"
+#include "bench/capacity.h"
+#include "common/columns.h"
+#include "common/copy.h"
+#include "common/cores.h"
+#include "algos/kcoll.h"
+#include "algos/kcoll_impl.h"
+#include "model/model.h"
+#include "common/mpi_flavor.h"
+#include "bench/perf_ctl.h"
+#include "common/sizes.h"
 
 typedef enum {
     V_MPI,    /* the MPI library's collective */

@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "copy.h"
-#include "topo.h"
+#include "common/copy.h"
+#include "probe/topo.h"
 
 struct shared {
     _Atomic long go;  /* the writer's round number, the chunk is in */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "copy.h"
+#include "common/copy.h"
 
 static double now_us(void)
 {

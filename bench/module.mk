@@ -1,13 +1,14 @@
-# bench/: the benchmark driver. bench/bench_cmd.c is `kcal bench` (compiled
-# into kcal, see KCAL_SRCS); bench/bench_mpi.c is the MPI program it launches
-# under the MPI launcher, $(MPI_BUILD)/kcal-bench-mpi (build/ or, with
-# MPI=mpich, build-mpich/), linked against $(KCOLL_LIB).a and the
-# common/ modules it shares with kcal bench: cores (the core count, with
-# hwloc) and capacity (the size checks), so both decide alike, and
-# mpi_flavor (with exe), which names the MPI library it runs with.
+# bench/: the benchmark driver of `kcal bench` and `kcal profile` (cmd/)
+# and the microbenchmarks of scripts/bench-*. bench/bench_mpi.c is the MPI
+# program `kcal bench` launches under the MPI launcher,
+# $(MPI_BUILD)/kcal-bench-mpi (build/ or, with MPI=mpich, build-mpich/),
+# linked against $(KCOLL_LIB).a, bench/capacity.c (the size checks, which
+# kcal bench makes too, so both decide alike) and the common/ modules:
+# cores (the core count, with hwloc) and mpi_flavor (with exe), which
+# names the MPI library it runs with.
 HWLOC_LIBS = $(shell pkg-config --libs hwloc)
 KCOLL_BENCH := $(MPI_BUILD)/kcal-bench-mpi
-BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores capacity mpi_flavor exe)
+BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe) $(MPI_BUILD)/kcoll/bench/capacity.o
 
 lib: $(KCOLL_BENCH)
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_classes.h"
+#include "bench/perf_classes.h"
 
 static const char *const names[KCAL_PC_COUNT] = {
     "CMA copy (kernel)",

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perf_ctl.h"
+#include "bench/perf_ctl.h"
 
 static int write_all(int fd, const char *s, size_t len)
 {

@@ -5,7 +5,7 @@
  * report` joins the two on their first five columns (KCAL_CSV_KEY: the
  * point and the algorithm, k empty where it takes none) and writes
  * summary.csv, ranking.csv and speedup.csv with the headers below. The
- * readers (reports/join.c, bench/bench_cmd.c) check against these same
+ * readers (reports/join.c, cmd/bench_cmd.c) check against these same
  * strings, so a writer and its reader cannot drift apart. Changing a string
  * here changes a file format that users' scripts read (the README documents
  * each). */

@@ -1,6 +1,6 @@
 /* copy: the local copy in blocks, and around the page-alias penalty
  * (copy.h). */
-#include "copy.h"
+#include "common/copy.h"
 
 #include <stdint.h>
 #include <string.h>

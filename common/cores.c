@@ -1,5 +1,5 @@
 /* cores: the core count (see cores.h). */
-#include "cores.h"
+#include "common/cores.h"
 
 #include <hwloc.h>
 

@@ -1,5 +1,5 @@
 /* exe: programs next to kcal (see exe.h). */
-#include "exe.h"
+#include "common/exe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

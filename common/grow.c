@@ -1,5 +1,5 @@
 /* grow: the doubling array (grow.h). */
-#include "grow.h"
+#include "common/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* launch: run an MPI job that kcal always ends (see launch.h). */
-#include "launch.h"
-#include "grow.h"
-#include "err.h"
-#include "mpi_flavor.h"
+#include "common/launch.h"
+#include "common/grow.h"
+#include "common/err.h"
+#include "common/mpi_flavor.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -37,7 +37,7 @@
 
 #include <stddef.h>
 
-#include "mpi_flavor.h"
+#include "common/mpi_flavor.h"
 
 #define KCAL_LAUNCH_GRACE 3.0          /* seconds between SIGTERM and SIGKILL */
 #define KCAL_LAUNCH_ERR_KEEP (1 << 20) /* bytes of stderr kept */

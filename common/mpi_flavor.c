@@ -1,8 +1,8 @@
 /* mpi_flavor: the MPI libraries kcal builds for and launches (see
  * mpi_flavor.h). */
-#include "mpi_flavor.h"
-#include "err.h"
-#include "exe.h"
+#include "common/mpi_flavor.h"
+#include "common/err.h"
+#include "common/exe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

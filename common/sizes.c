@@ -1,7 +1,7 @@
 /* sizes: one parser for `1K`, `4M`, `1K,64K,1M` and `1K:8M`, as the OSU
  * benchmarks' -m option, so predict, bench and the report agree on sizes. */
-#include "sizes.h"
-#include "err.h"
+#include "common/sizes.h"
+#include "common/err.h"
 
 #include <ctype.h>
 #include <stdio.h>

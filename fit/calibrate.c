@@ -1,9 +1,9 @@
 /* calibrate: from raw probe samples to a params set (see calibrate.h). */
-#include "calibrate.h"
-#include "err.h"
-#include "fit.h"
-#include "sizes.h"
-#include "model.h"
+#include "fit/calibrate.h"
+#include "common/err.h"
+#include "fit/fit.h"
+#include "common/sizes.h"
+#include "model/model.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "params.h"
-#include "raw.h"
+#include "model/params.h"
+#include "fit/raw.h"
 
 /* Messages about the fit (what was constrained, what was extrapolated),
  * for the caller to print on stderr. */

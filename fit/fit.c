@@ -1,6 +1,6 @@
 /* fit: robust statistics and the GSL fits of the model's parameters (see
  * fit.h). */
-#include "fit.h"
+#include "fit/fit.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* raw: sample store and raw CSV file of `kcal probe` (see raw.h). */
-#include "raw.h"
-#include "err.h"
-#include "grow.h"
+#include "fit/raw.h"
+#include "common/err.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -26,7 +26,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "interpose.h"
+#include "interpose/interpose.h"
 
 #define N_SPELLINGS 4
 #define N_ADDRESSES (N_SPELLINGS + 2)

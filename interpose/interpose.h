@@ -22,7 +22,7 @@
 
 #include <mpi.h>
 
-#include "kcoll_impl.h"
+#include "algos/kcoll_impl.h"
 
 int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
                    MPI_Comm comm);

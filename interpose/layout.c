@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interpose.h"
+#include "interpose/interpose.h"
 
 size_t kcoll_pack_limit = INT_MAX;
 

@@ -49,6 +49,6 @@ MPI_TEST_PROGS += $(PMPI_LIB) $(PMPI_ASAN_LIB) $(MPI_BUILD)/tests/interpose_chec
 # scripts/bench-interposer's program: the interposer's overhead on calls it
 # hands to the MPI library (not part of `make`).
 INTERPOSE_BENCH := $(MPI_BUILD)/kcal-interpose-bench
-$(INTERPOSE_BENCH): interpose/overhead_bench.c | $(STAMP)
+$(INTERPOSE_BENCH): bench/overhead_bench.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interpose.h"
-#include "stats.h"
+#include "interpose/interpose.h"
+#include "algos/stats.h"
 
 /* Why a call went to the MPI library unchanged (KCOLL_STATS rows). */
 static const char why_intercomm[] = "mpi(intercomm)";

@@ -12,8 +12,8 @@
  * where the time goes; the predicted time is their sum. The full model's
  * formulas live in their own functions (t_full_*), so the paper's never
  * change underneath it. */
-#include "model.h"
-#include "grow.h"
+#include "model/model.h"
+#include "common/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ static const kcal_algorithm registry[KCAL_ALG_COUNT] = {
 #define KCAL_ALGORITHM(coll, id, kind, ...)                                  \
     [KCAL_ALG_##coll##_##id] = {KCAL_COLL_##coll, #id, KCAL_PARAM_##kind,    \
                                 KCAL_ALG_##coll##_##id},
-#include "algorithms.def"
+#include "model/algorithms.def"
 };
 
 static const char *const coll_names[KCAL_COLL_COUNT] = {
@@ -1094,7 +1094,7 @@ static const struct {
                        scratch, ws)                                           \
     [KCAL_ALG_##coll##_##id] = {paper, full, N_##steps, N_##conc, N_##scratch, \
                                 paper_p, ws},
-#include "algorithms.def"
+#include "model/algorithms.def"
 };
 
 /* k = 0 (a throttle factor not known) counts as one copy at a time; log_k p

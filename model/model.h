@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "params.h"
+#include "model/params.h"
 
 typedef enum {
     KCAL_COLL_SCATTER = 0,
@@ -65,7 +65,7 @@ typedef enum {
  * order: KCAL_ALG_<COLL>_<id>, e.g. KCAL_ALG_SCATTER_throttled_read. */
 enum {
 #define KCAL_ALGORITHM(coll, id, ...) KCAL_ALG_##coll##_##id,
-#include "algorithms.def"
+#include "model/algorithms.def"
     KCAL_ALG_COUNT
 };
 

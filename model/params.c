@@ -2,9 +2,9 @@
  * file"). Parsing is strict because a silently misread β or l turns every
  * prediction wrong without any sign; unknown keys are kept (forward
  * compatibility) and flagged so the caller can warn. */
-#include "params.h"
-#include "err.h"
-#include "grow.h"
+#include "model/params.h"
+#include "common/err.h"
+#include "common/grow.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -11,16 +11,16 @@
  * sizes take binary suffixes (64K = 65536). `#` starts a comment anywhere.
  * The checks that need the registry (ids, k) come from model.c, so a table
  * never names what libkcoll cannot run. */
-#include "table.h"
+#include "model/table.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "grow.h"
-#include "sizes.h"
+#include "common/err.h"
+#include "common/grow.h"
+#include "common/sizes.h"
 
 void kcal_table_init(kcal_table *t)
 {

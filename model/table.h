@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define KCAL_TABLE_FORMAT "kcoll-table"
 #define KCAL_TABLE_VERSION 1

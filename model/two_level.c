@@ -33,7 +33,7 @@
  *                      node send off the node in step i (T_node(n) when
  *                      c_i = 0)
  */
-#include "two_level.h"
+#include "model/two_level.h"
 
 #include <math.h>
 #include <stdio.h>

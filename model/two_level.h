@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef struct {
     double alpha, beta, gap; /* net_alpha, net_beta, net_gap */

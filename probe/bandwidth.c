@@ -1,5 +1,5 @@
 /* bandwidth: cache-cold or cache-hot T4(N) sweep (see bandwidth.h). */
-#include "bandwidth.h"
+#include "probe/bandwidth.h"
 
 kcal_cold_cache kcal_bandwidth_cold_cache(const kcal_topo_info *ti)
 {

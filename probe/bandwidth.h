@@ -11,8 +11,8 @@
 #ifndef KCAL_BANDWIDTH_H
 #define KCAL_BANDWIDTH_H
 
-#include "phases.h"
-#include "topo.h"
+#include "probe/phases.h"
+#include "probe/topo.h"
 
 /* The cache the cold rotation buffers must outgrow, and who says how large
  * it is. Today the last-level cache hwloc reports; a measured cache knee

@@ -1,6 +1,6 @@
 /* cma_check: a real 1-byte cross-process read between siblings (see
  * cma_check.h). */
-#include "cma_check.h"
+#include "probe/cma_check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "probe/target.h"
 
 static int env_set(const char *name)
 {

@@ -1,7 +1,7 @@
 /* concurrent: c processes copying at once (see concurrent.h); the workers,
  * the barrier and the samples are gang.h's. */
-#include "concurrent.h"
-#include "gang.h"
+#include "probe/concurrent.h"
+#include "probe/gang.h"
 
 #include <errno.h>
 #include <string.h>

@@ -24,10 +24,10 @@
 #ifndef KCAL_CONCURRENT_H
 #define KCAL_CONCURRENT_H
 
-#include "phases.h"
-#include "raw.h"
-#include "target.h"
-#include "topo.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
+#include "probe/target.h"
+#include "probe/topo.h"
 
 typedef struct {
     kcal_topo *topo;

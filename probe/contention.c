@@ -1,7 +1,7 @@
 /* contention: concurrent lock+pin readers started by a shared barrier (see
  * contention.h); the workers, the barrier and the samples are gang.h's. */
-#include "contention.h"
-#include "gang.h"
+#include "probe/contention.h"
+#include "probe/gang.h"
 
 #include <errno.h>
 #include <sys/uio.h>

@@ -1,6 +1,6 @@
 /* dirty: reading lines another core just wrote (see dirty.h). */
-#include "dirty.h"
-#include "err.h"
+#include "probe/dirty.h"
+#include "common/err.h"
 
 #include <errno.h>
 #include <string.h>
@@ -24,9 +24,9 @@ size_t kcal_dirty_size_list(size_t page, size_t max_bytes, int quick,
 static double read_range(const kcal_dirty_setup *s, size_t len, int timed)
 {
     struct iovec l = {s->local, len}, r = {s->target->base, len};
-    double t0 = timed ? kcal_cli_now() : 0;
+    double t0 = timed ? kcal_now() : 0;
     ssize_t got = process_vm_readv(s->target->pid, &l, 1, &r, 1, 0);
-    double t = timed ? kcal_cli_now() - t0 : 0;
+    double t = timed ? kcal_now() - t0 : 0;
     if (got != (ssize_t)len) {
         if (got >= 0)
             errno = EIO;

@@ -34,9 +34,9 @@
 
 #include <stddef.h>
 
-#include "phases.h"
-#include "raw.h"
-#include "target.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
+#include "probe/target.h"
 
 /* The sizes measured: 16 KiB doubling up to 8 MiB. */
 #define KCAL_DIRTY_MIN_BYTES ((size_t)16 << 10)

@@ -1,6 +1,6 @@
 /* gang: c workers started together by a shared barrier (see gang.h). */
-#include "gang.h"
-#include "err.h"
+#include "probe/gang.h"
+#include "common/err.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -43,10 +43,10 @@ static void worker(const kcal_gang_setup *s, shm_hdr *h, int pat, int i,
     for (int k = 0; k < rounds; k++) {
         pthread_barrier_wait(&h->barrier);
         long sw = kcal_involuntary_switches();
-        double t0 = kcal_cli_now();
+        double t0 = kcal_now();
         if (!e) /* after an error, keep meeting the barrier for the others */
             e = s->step(s->ctx, pat, i);
-        out[k] = kcal_cli_now() - t0;
+        out[k] = kcal_now() - t0;
         /* Preempted during the step: it timed another process. Marked,
          * and left out of the samples. */
         if (kcal_involuntary_switches() != sw)

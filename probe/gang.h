@@ -19,9 +19,9 @@
 #ifndef KCAL_GANG_H
 #define KCAL_GANG_H
 
-#include "phases.h"
-#include "raw.h"
-#include "topo.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
+#include "probe/topo.h"
 
 /* Called in worker `worker` (a forked child: ctx is its own copy of the
  * caller's, so it may keep per-worker state there) of a run of pattern

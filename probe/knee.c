@@ -1,7 +1,7 @@
 /* knee: copy rate against the working set (see knee.h). */
-#include "knee.h"
-#include "copy.h"
-#include "err.h"
+#include "probe/knee.h"
+#include "common/copy.h"
+#include "common/err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,7 +33,7 @@ typedef struct {
     size_t scur, dcur; /* rotation cursors (bytes) */
 } point;
 
-static double now(void) { return kcal_cli_now(); }
+static double now(void) { return kcal_now(); }
 
 static double time_memcpy(kcal_cma_setup *cs, point *pt, int inner)
 {

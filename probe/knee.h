@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "phases.h"
-#include "raw.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
 
 /* The smallest working set measured. */
 #define KCAL_KNEE_MIN_BYTES ((size_t)64 << 10)

@@ -1,11 +1,11 @@
 /* load: CPU time used by others while the probe measured (see load.h). */
-#include "load.h"
+#include "probe/load.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "common/progress.h"
 
 /* Busy (user nice system irq softirq) and steal seconds of all CPUs. */
 static int cpu_seconds(double *busy, double *steal)
@@ -36,7 +36,7 @@ static double self_seconds(void)
 
 void kcal_load_start(kcal_load *l)
 {
-    l->t0 = kcal_cli_now();
+    l->t0 = kcal_now();
     l->self0 = self_seconds();
     l->ok = cpu_seconds(&l->busy0, &l->steal0) == 0;
 }
@@ -48,7 +48,7 @@ int kcal_load_stop(const kcal_load *l, double *others, double *steal)
     if (!l->ok || cpu_seconds(&busy, &st) < 0)
         return -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double span = (kcal_cli_now() - l->t0) * (double)(ncpu > 0 ? ncpu : 1);
+    double span = (kcal_now() - l->t0) * (double)(ncpu > 0 ? ncpu : 1);
     if (!(span > 0))
         return -1;
     double mine = self_seconds() - l->self0;

@@ -10,7 +10,7 @@
 #define KCAL_LOAD_H
 
 typedef struct {
-    double t0;               /* kcal_cli_now() at the start */
+    double t0;               /* kcal_now() at the start */
     double busy0, steal0;    /* /proc/stat, seconds */
     double self0;            /* our user+system seconds */
     int ok;

@@ -1,8 +1,8 @@
 /* mutual: CMA calls whose targets make their own at the same moment (see
  * mutual.h); the workers, the barrier and the samples are gang.h's. */
-#include "mutual.h"
-#include "err.h"
-#include "gang.h"
+#include "probe/mutual.h"
+#include "common/err.h"
+#include "probe/gang.h"
 
 #include <errno.h>
 #include <string.h>

@@ -23,10 +23,10 @@
 #ifndef KCAL_MUTUAL_H
 #define KCAL_MUTUAL_H
 
-#include "phases.h"
-#include "raw.h"
-#include "target.h"
-#include "topo.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
+#include "probe/target.h"
+#include "probe/topo.h"
 
 typedef struct {
     kcal_topo *topo;

@@ -7,16 +7,16 @@
  * negative intercept or slope is held at 0 and the other refitted, as the
  * probe does for its other lines. net_gap: the slope of the burst's time
  * over the number of messages posted at once (1 to 64 of 8 bytes). */
-#include "network.h"
+#include "probe/network.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "exe.h"
-#include "fit.h"
-#include "launch.h"
+#include "common/err.h"
+#include "common/exe.h"
+#include "fit/fit.h"
+#include "common/launch.h"
 
 const char *kcal_net_find_helper(const kcal_mpi_flavor *mpi, char *buf,
                                  size_t len)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "mpi_flavor.h"
+#include "common/mpi_flavor.h"
 
 typedef struct {
     const char *mpirun; /* NULL: the flavor's launcher ("mpirun" without) */

@@ -1,8 +1,8 @@
 /* pass: a chunk passed from one core to another (see pass.h). */
-#include "pass.h"
-#include "copy.h"
-#include "err.h"
-#include "model.h"
+#include "probe/pass.h"
+#include "common/copy.h"
+#include "common/err.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -40,9 +40,9 @@
 
 #include <stddef.h>
 
-#include "phases.h"
-#include "raw.h"
-#include "topo.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
+#include "probe/topo.h"
 
 /* The stream lengths measured: one chunk (the hand-off alone) and a
  * pipeline of KCAL_PASS_STREAM (the cost of each further chunk). */

@@ -1,6 +1,6 @@
 /* phases: CMA call timing and the T1/T2/T3 sweeps (see phases.h). */
-#include "phases.h"
-#include "err.h"
+#include "probe/phases.h"
+#include "common/err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -78,7 +78,7 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
     int writes = kind == KCAL_CALL_STARTUP_WRITE ||
                  kind == KCAL_CALL_LOCK_WRITE || kind == KCAL_CALL_COPY_WRITE;
     int copies = kind == KCAL_CALL_COPY || kind == KCAL_CALL_COPY_WRITE;
-    double t0 = kcal_cli_now();
+    double t0 = kcal_now();
     for (int i = 0; i < inner; i++) {
         if (rotate) {
             r.iov_base = s->remote + next_region(&s->rcur, len, s->remote_bytes);
@@ -94,7 +94,7 @@ double kcal_cma_time(kcal_cma_setup *s, kcal_call_kind kind, long pages,
             return -1;
         }
     }
-    return (kcal_cli_now() - t0) / inner;
+    return (kcal_now() - t0) / inner;
 }
 
 int kcal_cma_calibrate(kcal_cma_setup *s, kcal_call_kind kind, long pages,

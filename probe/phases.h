@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cli.h"
-#include "raw.h"
+#include "common/progress.h"
+#include "fit/raw.h"
 
 /* Progress over the whole probe, in abstract units of work. */
 typedef struct {

@@ -1,8 +1,8 @@
 /* sm: T_sm_X by launching an MPI helper under the MPI launcher (see sm.h). */
-#include "sm.h"
-#include "err.h"
-#include "exe.h"
-#include "launch.h"
+#include "probe/sm.h"
+#include "common/err.h"
+#include "common/exe.h"
+#include "common/launch.h"
 
 #include <stdio.h>
 #include <string.h>

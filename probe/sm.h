@@ -13,9 +13,9 @@
 
 #include <stddef.h>
 
-#include "mpi_flavor.h"
-#include "phases.h"
-#include "raw.h"
+#include "common/mpi_flavor.h"
+#include "probe/phases.h"
+#include "fit/raw.h"
 
 typedef struct {
     const char *mpirun; /* NULL: the flavor's launcher */

@@ -1,6 +1,6 @@
 /* target: forked process holding pre-faulted pages for CMA (see target.h). */
-#include "target.h"
-#include "err.h"
+#include "probe/target.h"
+#include "common/err.h"
 
 #include <errno.h>
 #include <fcntl.h>

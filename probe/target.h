@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "topo.h"
+#include "probe/topo.h"
 
 typedef struct {
     pid_t pid;

@@ -1,6 +1,6 @@
 /* topo: hwloc topology and binding for the probe (see topo.h). */
-#include "topo.h"
-#include "cores.h"
+#include "probe/topo.h"
+#include "common/cores.h"
 
 #include <hwloc.h>
 #include <stdio.h>

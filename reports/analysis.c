@@ -2,16 +2,16 @@
  * (analysis.h). Each of the worst series gets one hypothesis, chosen from
  * the shape of its error over small and large sizes and stated with this
  * machine's and this algorithm's numbers. */
-#include "analysis.h"
+#include "reports/analysis.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "model.h"
-#include "sbuf.h"
+#include "reports/fmt.h"
+#include "model/model.h"
+#include "reports/sbuf.h"
 
 /* Bytes a call of the series' algorithm touches at size n: the model's
  * count (kcal_model_footprint), the one the full model compares with

@@ -7,9 +7,9 @@
 #ifndef KCAL_ANALYSIS_H
 #define KCAL_ANALYSIS_H
 
-#include "machine.h"
-#include "params.h"
-#include "report_input.h"
+#include "reports/machine.h"
+#include "model/params.h"
+#include "reports/report_input.h"
 
 /* The paragraphs: plain text with `code` spans, paragraphs separated by a
  * blank line. Malloc'ed (caller frees); NULL on allocation failure. */

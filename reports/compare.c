@@ -1,11 +1,11 @@
 /* compare: the paper model against the full model on the same
  * measurements (compare.h). */
-#include "compare.h"
+#include "reports/compare.h"
 
 #include <string.h>
 
-#include "model.h"
-#include "sbuf.h"
+#include "model/model.h"
+#include "reports/sbuf.h"
 
 char *kcal_report_model_comparison(const kcal_report_input *in)
 {

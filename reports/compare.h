@@ -5,7 +5,7 @@
 #ifndef KCAL_COMPARE_H
 #define KCAL_COMPARE_H
 
-#include "report_input.h"
+#include "reports/report_input.h"
 
 /* The paragraph, as plain text with `code` spans. Malloc'ed (caller frees);
  * NULL without a full model (in->full_table) or on allocation failure. */

@@ -1,5 +1,5 @@
 /* doc_writer: Markdown and HTML from one set of calls (doc_writer.h). */
-#include "doc_writer.h"
+#include "reports/doc_writer.h"
 
 #include <stdlib.h>
 #include <string.h>

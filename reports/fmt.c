@@ -1,12 +1,12 @@
 /* fmt: numbers for people (fmt.h). */
 #include <ctype.h>
 #include <string.h>
-#include "fmt.h"
+#include "reports/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "sizes.h"
+#include "common/sizes.h"
 
 const char *kcal_fmt_time(double s, char *buf, size_t len)
 {

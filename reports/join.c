@@ -1,16 +1,16 @@
 /* join: parse predicted and measured CSVs, join them, and compute the
  * model's error and the predictor's selection regret (see join.h). */
-#include "join.h"
+#include "reports/join.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
-#include "err.h"
-#include "grow.h"
-#include "model.h"
+#include "common/columns.h"
+#include "common/err.h"
+#include "common/grow.h"
+#include "model/model.h"
 
 enum { MAX_FIELDS = 32 };
 

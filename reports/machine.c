@@ -1,7 +1,7 @@
 /* machine: describe this host with hwloc (topology, CPU model, caches) and
  * uname (host name, kernel release). */
-#include "machine.h"
-#include "cores.h"
+#include "reports/machine.h"
+#include "common/cores.h"
 
 #include <hwloc.h>
 #include <stdio.h>

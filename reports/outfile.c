@@ -1,6 +1,6 @@
 /* outfile: temp file + rename, so an interrupted or failed report leaves the
  * previous complete file (or none) and never a truncated one. */
-#include "outfile.h"
+#include "reports/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* plots: gnuplot data files and the gnuplot runs of the report (plots.h).
  * The look of the figures lives in reports/times.gp and reports/speedup.gp;
  * this file only chooses what to draw and hands gnuplot the data. */
-#include "plots.h"
+#include "reports/plots.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "outfile.h"
-#include "sizes.h"
-#include "sbuf.h"
-#include "err.h"
+#include "model/model.h"
+#include "reports/outfile.h"
+#include "common/sizes.h"
+#include "reports/sbuf.h"
+#include "common/err.h"
 
 extern char **environ;
 

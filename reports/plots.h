@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "join.h"
+#include "reports/join.h"
 
 /* Of each throttled family (an algorithm measured with several k), only the
  * best few k are drawn: more lines than this make the plot unreadable. */

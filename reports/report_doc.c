@@ -1,5 +1,5 @@
 /* report_doc: the sections of report.md and index.html (report_doc.h). */
-#include "report_doc.h"
+#include "reports/report_doc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "compare.h"
-#include "doc_writer.h"
-#include "fmt.h"
-#include "model.h"
+#include "reports/analysis.h"
+#include "reports/compare.h"
+#include "reports/doc_writer.h"
+#include "reports/fmt.h"
+#include "model/model.h"
 
 static void section_machine(kcal_doc *d, const kcal_report_input *in)
 {

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "report_input.h"
+#include "reports/report_input.h"
 
 /* Write the whole report to md and html (either may be NULL). 0 or -1. */
 int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html);

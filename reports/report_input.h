@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "join.h"
-#include "machine.h"
-#include "params.h"
+#include "reports/join.h"
+#include "reports/machine.h"
+#include "model/params.h"
 
 typedef struct {
     char coll[16];

@@ -1,5 +1,5 @@
 /* sbuf: see sbuf.h. */
-#include "sbuf.h"
+#include "reports/sbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

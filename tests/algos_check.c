@@ -63,10 +63,10 @@
 
 #include <mpi.h>
 
-#include "kcoll.h"
-#include "kcoll_impl.h"
-#include "mpi_flavor.h"
-#include "tuned.h"
+#include "algos/kcoll.h"
+#include "algos/kcoll_impl.h"
+#include "common/mpi_flavor.h"
+#include "algos/tuned.h"
 
 enum { SCATTER, GATHER, BCAST, ALLGATHER, ALLTOALL, NCOLL };
 static const char *coll_names[NCOLL] = {"scatter", "gather", "bcast",

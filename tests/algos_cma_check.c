@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "kcoll_impl.h"
+#include "tests/check.h"
+#include "algos/kcoll_impl.h"
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
 {

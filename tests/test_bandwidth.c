@@ -4,9 +4,9 @@
  * two 1016 MiB buffers, faulted in before the probe's clock started. */
 #include <string.h>
 
-#include "bandwidth.h"
-#include "check.h"
-#include "knee.h"
+#include "probe/bandwidth.h"
+#include "tests/check.h"
+#include "probe/knee.h"
 
 #define MiB (1ul << 20)
 

@@ -1,4 +1,4 @@
-/* common/capacity, common/exe and common/cores: the buffers of each
+/* bench/capacity, common/exe and common/cores: the buffers of each
  * collective, overflow anywhere in p * n * ranks, the process-count limit,
  * bytes for people, finding a program next to the executable, the core
  * count. */
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capacity.h"
-#include "check.h"
-#include "cores.h"
-#include "exe.h"
-#include "grow.h"
+#include "bench/capacity.h"
+#include "tests/check.h"
+#include "common/cores.h"
+#include "common/exe.h"
+#include "common/grow.h"
 
 static void buffers(kcal_coll c, uint64_t p, uint64_t n, uint64_t want_send,
                     uint64_t want_recv)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "copy.h"
+#include "tests/check.h"
+#include "common/copy.h"
 
 #define GUARD 64
 

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "calibrate.h"
-#include "check.h"
-#include "fit.h"
-#include "model.h"
-#include "raw.h"
+#include "fit/calibrate.h"
+#include "tests/check.h"
+#include "fit/fit.h"
+#include "model/model.h"
+#include "fit/raw.h"
 
 #define PAGE 4096.0
 static const double ALPHA = 1.3e-6, LOCK = 1.5e-7, BETA = 1.4e-10;

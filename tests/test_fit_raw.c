@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "raw.h"
+#include "tests/check.h"
+#include "fit/raw.h"
 
 static char dir[] = "/tmp/kcal-test-raw-XXXXXX";
 

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "gang.h"
+#include "tests/check.h"
+#include "probe/gang.h"
 
 static const char *const pats[2] = {"p0", "p1"};
 

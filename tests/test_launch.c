@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "launch.h"
+#include "tests/check.h"
+#include "common/launch.h"
 
 static char dir[] = "/tmp/kcal-test-launch-XXXXXX";
 static char launcher[256];

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "model.h"
+#include "tests/check.h"
+#include "model/model.h"
 
 /* α = 1 µs, β = 1 ns/B, l = 0.1 µs/page, s = 4096, γ(c) = 0.1c² + 1.5c,
  * every T_sm_X(p) = 2 µs + 1 µs·log2 p. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "model.h"
+#include "tests/check.h"
+#include "model/model.h"
 
 /* α = 2 µs, β = 1 ns/B, l = 0.1 µs/page, s = 4096, γ(c) = 0.5c² + c (γ(2)
  * = 4), T_sm: bcast 1 µs, gather 2 µs, allgather 3 µs, barrier 4 µs (no

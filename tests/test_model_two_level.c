@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "model.h"
-#include "two_level.h"
+#include "tests/check.h"
+#include "model/model.h"
+#include "model/two_level.h"
 
 /* α = 2 µs, β = 1 ns/B, l = 0.1 µs/page, s = 4096, γ(c) = 0.5c² + c
  * (γ(2) = 4, γ(3) = 7.5, γ(4) = 12), T_sm: bcast 1 µs, gather 2 µs,

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "exe.h"
-#include "mpi_flavor.h"
+#include "tests/check.h"
+#include "common/exe.h"
+#include "common/mpi_flavor.h"
 
 static const char ompi_text[] =
     "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: "

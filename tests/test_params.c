@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "params.h"
+#include "tests/check.h"
+#include "model/params.h"
 
 static char *write_to_string(const kcal_params *p, const char *comment)
 {

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "model.h"
-#include "pass.h"
+#include "tests/check.h"
+#include "model/model.h"
+#include "probe/pass.h"
 
 static size_t count(const kcal_raw *r, const char *pattern, int m, long c,
                     long slice)

@@ -5,8 +5,8 @@
  * (percent, samples, comm, dso, symbol, padded with blanks). */
 #include <stdlib.h>
 
-#include "check.h"
-#include "perf_classes.h"
+#include "tests/check.h"
+#include "bench/perf_classes.h"
 
 #define PROG "kcal-bench-mpi"
 

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "fmt.h"
-#include "join.h"
-#include "model.h"
-#include "analysis.h"
-#include "report_doc.h"
+#include "tests/check.h"
+#include "reports/fmt.h"
+#include "reports/join.h"
+#include "model/model.h"
+#include "reports/analysis.h"
+#include "reports/report_doc.h"
 
 static const char *PRED =
     "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"

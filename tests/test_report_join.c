@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "join.h"
-#include "plots.h"
+#include "tests/check.h"
+#include "reports/join.h"
+#include "reports/plots.h"
 
 #define MH "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
 #define PH "collective,p,size_bytes,algorithm,k,predicted_s,rank\n"

@@ -1,8 +1,8 @@
 /* The one size parser: suffixes, lists, ranges and every kind of bad size. */
 #include <stdlib.h>
 
-#include "check.h"
-#include "sizes.h"
+#include "tests/check.h"
+#include "common/sizes.h"
 
 static uint64_t one(const char *s)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "table.h"
+#include "tests/check.h"
+#include "model/table.h"
 
 static int parse(const char *text, kcal_table *t, char *err, size_t len)
 {

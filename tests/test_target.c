@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "target.h"
+#include "tests/check.h"
+#include "probe/target.h"
 
 #define PAGES 8
 

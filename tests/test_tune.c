@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "params.h"
-#include "tune.h"
+#include "tests/check.h"
+#include "model/params.h"
+#include "tune/tune.h"
 
 static kcal_tune_cand cand(kcal_coll c, const char *id, int k)
 {

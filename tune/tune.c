@@ -1,13 +1,13 @@
 /* tune: see tune.h. */
-#include "tune.h"
+#include "tune/tune.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "grow.h"
+#include "common/err.h"
+#include "common/grow.h"
 
 char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len)
 {

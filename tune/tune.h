@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "params.h"
-#include "table.h"
+#include "model/model.h"
+#include "model/params.h"
+#include "model/table.h"
 
 /* One candidate: an algorithm of the registry with its k (0 where it
  * takes none), or kcal_model_mpi(coll) for the MPI library's own. */

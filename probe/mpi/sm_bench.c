@@ -24,8 +24,8 @@
  *     mpi_<coll>_a/_b and mpi_<coll>_below). */
 #include <mpi.h>
 
-#include "kcoll.h"
-#include "model.h"
+#include "algos/kcoll.h"
+#include "model/model.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
+#include "model/params.h"
 
 #define NAME "fuzz.params"
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "params.h"
-#include "raw.h"
+#include "fit/calibrate.h"
+#include "model/params.h"
+#include "fit/raw.h"
 
 #define NAME "fuzz.csv"
 

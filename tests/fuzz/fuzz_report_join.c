@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "compare.h"
-#include "join.h"
-#include "plots.h"
-#include "report_doc.h"
+#include "reports/analysis.h"
+#include "reports/compare.h"
+#include "reports/join.h"
+#include "reports/plots.h"
+#include "reports/report_doc.h"
 
 #define REQUIRE(c)                                                            \
     do {                                                                      \

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "model/table.h"
 
 #define NAME "fuzz.table"
 

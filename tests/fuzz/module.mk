@@ -1,7 +1,7 @@
 # tests/fuzz: libFuzzer targets, built by clang into $(BUILD)/fuzz/.
 #
 # Convention: every tests/fuzz/fuzz_<name>.c defines LLVMFuzzerTestOneInput
-# and is linked with all of kcal's objects (KCAL_SRCS; kcal.c's main is not
+# and is linked with all of kcal's objects (KCAL_SRCS; cmd/kcal.c's main is not
 # among them) compiled with -fsanitize=fuzzer-no-link,address,undefined.
 # Its seed corpus is tests/fuzz/corpus/<name>/, its dictionary (optional)
 # tests/fuzz/<name>.dict. `make fuzz` runs each target for FUZZ_S seconds

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "network.h"
-#include "params.h"
+#include "cmd/cli.h"
+#include "probe/network.h"
+#include "model/params.h"
 
 #ifndef KCAL_VERSION
 #define KCAL_VERSION "0.1.0"

@@ -1,6 +1,8 @@
-/* cli: what every kcal subcommand shares — exit codes, the one-line error
- * message, the params options and progress on stderr. Only command code (the
- * *_main functions) uses this; library code returns errors instead. */
+/* cli: what every kcal subcommand shares — the one-line error message, the
+ * options every command parses alike and the params options; with the exit
+ * codes (common/exit_code.h) and progress on stderr (common/progress.h),
+ * which the measuring code below the commands uses too. Only command code
+ * (the *_main functions) uses this; library code returns errors instead. */
 #ifndef KCAL_CLI_H
 #define KCAL_CLI_H
 
@@ -8,14 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "params.h"
-
-enum {
-    KCAL_EXIT_OK = 0,
-    KCAL_EXIT_FAIL = 1,      /* a run-time failure (I/O, a child failed) */
-    KCAL_EXIT_USAGE = 2,     /* bad input: options, sizes, params files */
-    KCAL_EXIT_FORBIDDEN = 3, /* CMA is not permitted on this machine */
-};
+#include "common/exit_code.h"
+#include "common/progress.h"
+#include "model/params.h"
 
 /* Print "kcal <cmd>: <message>\n" on stderr (one line). */
 void kcal_cli_error(const char *cmd, const char *fmt, ...)
@@ -68,24 +65,5 @@ int kcal_cli_load_params_quietly(const char *cmd, const char *file,
                                  char *chosen, size_t chosenlen);
 void kcal_cli_say_params(const char *cmd, const kcal_params *p,
                          const char *chosen);
-
-/* Progress on stderr: "kcal probe: [phase] 42% ~13 s left". Rate-limited
- * (at most ~4 updates a second, always the last); silent when quiet is set.
- * Redraws in place on a terminal, one line per update otherwise. */
-typedef struct {
-    const char *cmd;
-    int quiet;
-    double start, last_print;
-    int tty;
-} kcal_progress;
-
-void kcal_progress_init(kcal_progress *pr, const char *cmd, int quiet);
-/* done/total of the whole job; phase names what is running now. */
-void kcal_progress_update(kcal_progress *pr, const char *phase, double done,
-                          double total);
-void kcal_progress_finish(kcal_progress *pr, const char *summary);
-
-/* Monotonic seconds. */
-double kcal_cli_now(void);
 
 #endif

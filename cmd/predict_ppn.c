@@ -3,17 +3,17 @@
  * first, the throttle factors collapsed to the best k and its neighbours,
  * a summary of the fastest row by size; CSV and JSON with every row. The
  * algorithm column is two_level:<node algorithm> or mpi_flat. */
-#include "predict_ppn.h"
+#include "cmd/predict_ppn.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "columns.h"
-#include "sizes.h"
-#include "two_level.h"
+#include "cmd/cli.h"
+#include "common/columns.h"
+#include "common/sizes.h"
+#include "model/two_level.h"
 
 int kcal_predict_ppn_check(const char *cmd, const kcal_ppn_request *r,
                            const kcal_params *prm)

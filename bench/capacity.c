@@ -1,5 +1,5 @@
 /* capacity: what this machine lets a job use (see capacity.h). */
-#include "capacity.h"
+#include "bench/capacity.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,10 +1,11 @@
-/* kcal: one binary, one subcommand per job. Each subcommand lives with the
- * part it belongs to (model/, probe/, algos/, reports/) and has the shape
+/* kcal: one binary, one subcommand per job. Each subcommand is a file of
+ * cmd/ (<name>_cmd.c) over the libraries it drives (model/, probe/, fit/,
+ * bench/, reports/, tune/) and has the shape
  * int kcal_<name>_main(int argc, char **argv), argv[0] being its name. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 
 #ifndef KCAL_VERSION
 #define KCAL_VERSION "0.1.0"

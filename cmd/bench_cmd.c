@@ -7,7 +7,7 @@
  *   kcal bench --library [--mpi NAME] [--mpirun CMD]
  *
  * Checks the options, and that the run fits this machine (the process count
- * and every size's buffers: common/capacity.h), then runs `CMD -np P
+ * and every size's buffers: bench/capacity.h), then runs `CMD -np P
  * [--oversubscribe] kcal-bench-mpi ...` through bench_run.h (CMD:
  * --mpirun, else $KCAL_MPIRUN, else the launcher of the MPI library of
  * --mpi, else $KCAL_MPI, else Open MPI: common/mpi_flavor.h; its own
@@ -25,14 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_run.h"
-#include "capacity.h"
-#include "cli.h"
-#include "cores.h"
-#include "grow.h"
-#include "model.h"
-#include "mpi_flavor.h"
-#include "sizes.h"
+#include "cmd/bench_run.h"
+#include "bench/capacity.h"
+#include "cmd/cli.h"
+#include "common/cores.h"
+#include "common/grow.h"
+#include "model/model.h"
+#include "common/mpi_flavor.h"
+#include "common/sizes.h"
 
 #define CMD "bench"
 /* A stopped or deadlocked rank would otherwise hang kcal bench (and make

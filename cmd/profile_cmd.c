@@ -35,13 +35,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_run.h"
-#include "capacity.h"
-#include "cli.h"
-#include "cores.h"
-#include "model.h"
-#include "perf_classes.h"
-#include "sizes.h"
+#include "cmd/bench_run.h"
+#include "bench/capacity.h"
+#include "cmd/cli.h"
+#include "common/cores.h"
+#include "model/model.h"
+#include "bench/perf_classes.h"
+#include "common/sizes.h"
 
 #define CMD "profile"
 #define DEFAULT_TIMEOUT 600

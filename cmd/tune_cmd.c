@@ -27,14 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_run.h"
-#include "capacity.h"
-#include "cli.h"
-#include "cores.h"
-#include "model.h"
-#include "sizes.h"
-#include "table.h"
-#include "tune.h"
+#include "cmd/bench_run.h"
+#include "bench/capacity.h"
+#include "cmd/cli.h"
+#include "common/cores.h"
+#include "model/model.h"
+#include "common/sizes.h"
+#include "model/table.h"
+#include "tune/tune.h"
 
 #define CMD "tune"
 #define DEFAULT_TIMEOUT 3600 /* per run, as kcal bench */

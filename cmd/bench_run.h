@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "cli.h"
-#include "mpi_flavor.h"
+#include "cmd/cli.h"
+#include "common/mpi_flavor.h"
 
 #define KCAL_BENCH_LIBRARY_LEN 256
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define KCAL_CAPACITY_OVERSUB 16        /* ranks per core */
 #define KCAL_CAPACITY_TASKS_PER_RANK 3  /* threads of an Open MPI rank */

@@ -1,5 +1,5 @@
 /* bench_run: see bench_run.h. */
-#include "bench_run.h"
+#include "cmd/bench_run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
-#include "exe.h"
-#include "grow.h"
-#include "launch.h"
+#include "common/columns.h"
+#include "common/exe.h"
+#include "common/grow.h"
+#include "common/launch.h"
 
 typedef struct {
     char *data;

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "columns.h"
-#include "model.h"
-#include "predict_ppn.h"
-#include "sizes.h"
-#include "two_level.h"
+#include "cmd/cli.h"
+#include "common/columns.h"
+#include "model/model.h"
+#include "cmd/predict_ppn.h"
+#include "common/sizes.h"
+#include "model/two_level.h"
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 

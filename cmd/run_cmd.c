@@ -25,12 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cores.h"
-#include "exe.h"
-#include "launch.h"
-#include "mpi_flavor.h"
-#include "params.h"
+#include "cmd/cli.h"
+#include "common/cores.h"
+#include "common/exe.h"
+#include "common/launch.h"
+#include "common/mpi_flavor.h"
+#include "model/params.h"
 
 #define CMD "run"
 #define EXIT_TIMEOUT 124

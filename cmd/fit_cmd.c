@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "cli.h"
-#include "raw.h"
+#include "fit/calibrate.h"
+#include "cmd/cli.h"
+#include "fit/raw.h"
 
 static const char *const CMD = "fit";
 

@@ -17,16 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "exe.h"
-#include "fmt.h"
-#include "join.h"
-#include "machine.h"
-#include "model.h"
-#include "outfile.h"
-#include "plots.h"
-#include "report_doc.h"
-#include "report_input.h"
+#include "cmd/cli.h"
+#include "common/exe.h"
+#include "reports/fmt.h"
+#include "reports/join.h"
+#include "reports/machine.h"
+#include "model/model.h"
+#include "reports/outfile.h"
+#include "reports/plots.h"
+#include "reports/report_doc.h"
+#include "reports/report_input.h"
 
 static const char *const CMD = "report";
 

@@ -95,6 +95,56 @@ int kcal_cli_timeout_option(const char *cmd, const char *arg, long *out)
                                "a number of seconds >= 0", out);
 }
 
+int kcal_cli_launch_option(const char *cmd, int c, char **argv,
+                           void (*usage)(FILE *), kcal_launch_opts *o)
+{
+    switch (c) {
+    case 'q':
+        o->quiet = 1;
+        return 0;
+    case 'v':
+        o->verbose = 1;
+        return 0;
+    case KCAL_OPT_MPI:
+        o->mpi = optarg;
+        return 0;
+    case KCAL_OPT_MPIRUN:
+        return kcal_cli_mpirun_option(cmd, optarg, &o->mpirun);
+    case KCAL_OPT_TIMEOUT:
+        return kcal_cli_timeout_option(cmd, optarg, &o->timeout);
+    case KCAL_OPT_P: {
+        char what[48];
+        snprintf(what, sizeof what, "a process count >= %d", o->min_p);
+        return kcal_cli_int_option(cmd, "--p", optarg, o->min_p, 1 << 20,
+                                   what, &o->p);
+    }
+    case KCAL_OPT_ITERS:
+        return kcal_cli_int_option(cmd, o->iters_option, optarg, 1,
+                                   100000000, "a count >= 1", &o->iters);
+    case KCAL_OPT_WARMUP:
+        return kcal_cli_int_option(cmd, "--warmup", optarg, 0, 100000000,
+                                   "a count >= 0", &o->warmup);
+    default:
+        return kcal_cli_other_option(cmd, c, argv, usage);
+    }
+}
+
+int kcal_cli_launch_end(const char *cmd, kcal_launch_opts *o)
+{
+    if (!o->mpirun) {
+        const char *env = getenv("KCAL_MPIRUN");
+        if (env && *env)
+            o->mpirun = env;
+    }
+    char err[256];
+    o->flavor = kcal_mpi_flavor_choose(o->mpi, err, sizeof err);
+    if (!o->flavor) {
+        kcal_cli_error(cmd, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
 int kcal_cli_no_operands(const char *cmd, int argc, char **argv, int next)
 {
     if (next >= argc)

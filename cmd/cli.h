@@ -6,11 +6,13 @@
 #ifndef KCAL_CLI_H
 #define KCAL_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "common/exit_code.h"
+#include "common/mpi_flavor.h"
 #include "common/progress.h"
 #include "model/params.h"
 
@@ -41,9 +43,55 @@ int kcal_cli_int_option(const char *cmd, const char *option, const char *arg,
                         long lo, long hi, const char *what, long *out);
 
 /* The options of the commands that launch MPI programs (bench, tune,
- * probe, profile): --mpirun CMD, which must not be empty, and --timeout S,
- * a whole number of seconds >= 0 (0: none). Each prints its one line and
- * returns -1 on a bad value, else sets *out and returns 0. */
+ * probe, profile), parsed in one place. Each command lists in its
+ * getopt_long table the ones it takes (KCAL_LONGOPT_*; -q and -v are the
+ * short options 'q' and 'v' with --quiet and --verbose), sets the defaults
+ * of the fields it uses, and ends its switch with
+ * `default: if ((rc = kcal_cli_launch_option(CMD, c, argv, usage, &o->launch)))
+ * return rc; break;`. */
+typedef struct {
+    const char *mpirun; /* --mpirun CMD, which must not be empty; else
+                           $KCAL_MPIRUN when set and not empty (NULL: the
+                           MPI library's launcher) */
+    const char *mpi;    /* --mpi NAME as given (NULL: $KCAL_MPI, else Open MPI) */
+    const kcal_mpi_flavor *flavor; /* what --mpi names (kcal_cli_launch_end) */
+    long timeout;       /* --timeout S, whole seconds >= 0 (0: none) */
+    long p;             /* --p P, from min_p to 2^20 (0: not given) */
+    long iters, warmup; /* --iterations N >= 1, --warmup N >= 0 */
+    int quiet, verbose; /* -q, -v */
+    int min_p;          /* the command's smallest --p (1 or 2) */
+    const char *iters_option; /* the name --iterations goes by in errors */
+} kcal_launch_opts;
+
+enum {
+    KCAL_OPT_MPIRUN = 0x100, /* above every short option */
+    KCAL_OPT_MPI,
+    KCAL_OPT_TIMEOUT,
+    KCAL_OPT_P,
+    KCAL_OPT_ITERS,
+    KCAL_OPT_WARMUP,
+};
+#define KCAL_LONGOPT_MPIRUN {"mpirun", required_argument, 0, KCAL_OPT_MPIRUN}
+#define KCAL_LONGOPT_MPI {"mpi", required_argument, 0, KCAL_OPT_MPI}
+#define KCAL_LONGOPT_TIMEOUT {"timeout", required_argument, 0, KCAL_OPT_TIMEOUT}
+#define KCAL_LONGOPT_P {"p", required_argument, 0, KCAL_OPT_P}
+#define KCAL_LONGOPT_WARMUP {"warmup", required_argument, 0, KCAL_OPT_WARMUP}
+#define KCAL_LONGOPT_QUIET {"quiet", no_argument, 0, 'q'}
+#define KCAL_LONGOPT_VERBOSE {"verbose", no_argument, 0, 'v'}
+
+/* Option c of getopt_long (its value in optarg): a launch option is taken
+ * into o (0), or its one error line printed (-1); anything else is
+ * kcal_cli_other_option's (1 after --help, else -1). */
+int kcal_cli_launch_option(const char *cmd, int c, char **argv,
+                           void (*usage)(FILE *), kcal_launch_opts *o);
+
+/* After the options: $KCAL_MPIRUN when --mpirun was not given, and the MPI
+ * library --mpi names into o->flavor. 0, or -1 with the error line printed. */
+int kcal_cli_launch_end(const char *cmd, kcal_launch_opts *o);
+
+/* The checks behind --mpirun and --timeout, for a command that parses
+ * them itself: each prints its one line and returns -1 on a bad value,
+ * else sets *out and returns 0. */
 int kcal_cli_mpirun_option(const char *cmd, const char *arg, const char **out);
 int kcal_cli_timeout_option(const char *cmd, const char *arg, long *out);
 

@@ -48,11 +48,11 @@
 static const char *const CMD = "probe";
 
 typedef struct {
-    int quiet, quick, hot, no_sm;
+    int quick, hot, no_sm;
     int network, same_node; /* --network (network_cmd.c), --same-node */
     long max_readers; /* 0: the core count */
-    const char *mpirun, *raw_path, *params_file;
-    const kcal_mpi_flavor *mpi; /* --mpi, $KCAL_MPI, else Open MPI */
+    const char *raw_path, *params_file;
+    kcal_launch_opts launch; /* --mpi, --mpirun, -q */
 } options;
 
 static void usage(FILE *f)
@@ -97,53 +97,43 @@ static int parse_options(int argc, char **argv, options *o)
         {"quick", no_argument, 0, 'Q'},
         {"hot", no_argument, 0, 'H'},
         {"max-readers", required_argument, 0, 'c'},
-        {"mpirun", required_argument, 0, 'm'},
-        {"mpi", required_argument, 0, 'M'},
+        KCAL_LONGOPT_MPIRUN,
+        KCAL_LONGOPT_MPI,
         {"no-sm", no_argument, 0, 'n'},
         {"raw", required_argument, 0, 'r'},
         {"network", no_argument, 0, 'N'},
         {"same-node", no_argument, 0, 'S'},
         {"params", required_argument, 0, 'P'},
-        {"quiet", no_argument, 0, 'q'},
+        KCAL_LONGOPT_QUIET,
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
-    const char *mpi = NULL;
     opterr = 0;
     optind = 1;
-    int c;
+    int c, rc;
     while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'Q': o->quick = 1; break;
         case 'H': o->hot = 1; break;
         case 'n': o->no_sm = 1; break;
-        case 'q': o->quiet = 1; break;
         case 'r': o->raw_path = optarg; break;
-        case 'M': mpi = optarg; break;
         case 'N': o->network = 1; break;
         case 'S': o->same_node = 1; break;
         case 'P': o->params_file = optarg; break;
-        case 'm':
-            if (kcal_cli_mpirun_option(CMD, optarg, &o->mpirun) != 0)
-                return -1;
-            break;
         case 'c':
             if (kcal_cli_int_option(CMD, "--max-readers", optarg, 1, 1024,
                                     "a whole number from 1 to 1024", &o->max_readers) != 0)
                 return -1;
             break;
         default:
-            return kcal_cli_other_option(CMD, c, argv, usage);
+            if ((rc = kcal_cli_launch_option(CMD, c, argv, usage,
+                                             &o->launch)) != 0)
+                return rc;
         }
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
+    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0 ||
+        kcal_cli_launch_end(CMD, &o->launch) != 0)
         return -1;
-    char ferr[256];
-    o->mpi = kcal_mpi_flavor_choose(mpi, ferr, sizeof ferr);
-    if (!o->mpi) {
-        kcal_cli_error(CMD, "%s", ferr);
-        return -1;
-    }
     if (!o->network && (o->same_node || o->params_file)) {
         kcal_cli_error(CMD, "%s goes with --network",
                        o->same_node ? "--same-node" : "--params");
@@ -161,11 +151,6 @@ static int parse_options(int argc, char **argv, options *o)
         kcal_raw_check_writable(o->raw_path, err, sizeof err) < 0) {
         kcal_cli_error(CMD, "--raw %s", err);
         return -1;
-    }
-    if (!o->mpirun) {
-        const char *env = getenv("KCAL_MPIRUN");
-        if (env && *env)
-            o->mpirun = env;
     }
     return 0;
 }
@@ -411,7 +396,7 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     meta_text(raw, "machine", host);
     /* The sm_* and mpi_* keys are the MPI library's: say which. */
     snprintf(buf, sizeof buf, "kcal probe %s%s --mpi %s", KCAL_VERSION,
-             o->quick ? " --quick" : "", o->mpi->name);
+             o->quick ? " --quick" : "", o->launch.flavor->name);
     kcal_raw_set_meta(raw, "source", buf);
     kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
     meta_text(raw, "hostname", host);
@@ -517,7 +502,7 @@ static void say_setup(const probe_run *r)
                       "really is that large, beta reads low",
                       pl->pool_bytes >> 20, pl->cold_cache.bytes >> 20,
                       pl->cold_cache.source);
-    if (r->o->quiet)
+    if (r->o->launch.quiet)
         return;
     fprintf(stderr, "kcal probe: %s, %d cores, %d socket(s), %d NUMA "
             "node(s), LLC %lu KiB, page %ld bytes\n", ti->cpu, ti->cores,
@@ -640,7 +625,7 @@ static int run_knee(probe_run *r, int slice)
         r->cs.remote_bytes = pool;
     if (pool < r->cs.local_bytes)
         r->cs.local_bytes = pool;
-    if (!r->o->quiet)
+    if (!r->o->launch.quiet)
         fprintf(stderr, "%skcal probe: cache knee measured at %.0f MiB "
                 "(hwloc reports a %lu MiB last-level cache); cold copies "
                 "rotate over %zu MiB\n", r->pr.tty ? "\r\033[K" : "",
@@ -687,7 +672,7 @@ static int run_concurrent(probe_run *r)
 static void warn_one_core(const probe_run *r, const char *what,
                           const char *keys)
 {
-    if (!r->o->quiet)
+    if (!r->o->launch.quiet)
         kcal_cli_warn(CMD, "one core: %s cannot be measured; %s left out",
                       what, keys);
 }
@@ -856,7 +841,7 @@ static void report_load(probe_run *r, const kcal_load *load)
                       "retaken): alpha, lock and beta may read high; "
                       "probe again when it is quiet", 100 * others,
                       100 * steal, 100 * frac);
-    } else if (retaken && !r->o->quiet) {
+    } else if (retaken && !r->o->launch.quiet) {
         fprintf(stderr, "%skcal probe: %ld samples taken again: the "
                 "reader was preempted during them\n",
                 r->pr.tty ? "\r\033[K" : "", retaken);
@@ -870,7 +855,7 @@ static int run_contention(probe_run *r)
 {
     const plan *pl = r->pl;
     int C = pl->max_readers;
-    if (!r->o->quiet)
+    if (!r->o->launch.quiet)
         fprintf(stderr, "%skcal probe: contention readers on cores 0..%d, one "
                 "process each\n", r->pr.tty ? "\r\033[K" : "", C - 1);
     kcal_contention_setup ks = {
@@ -889,7 +874,7 @@ static void run_sm(probe_run *r)
 {
     const plan *pl = r->pl;
     if (!pl->n_ps) {
-        if (!r->o->no_sm && !r->o->quiet)
+        if (!r->o->no_sm && !r->o->launch.quiet)
             kcal_cli_warn(CMD, "T_sm needs p >= 2 ranks on distinct cores "
                           "(%d core(s), --max-readers %d): not measured, "
                           "sm_* keys left 0", r->ti.cores, pl->max_readers);
@@ -897,15 +882,16 @@ static void run_sm(probe_run *r)
     }
     char helper[4096];
     kcal_sm_setup ss = {
-        .mpirun = r->o->mpirun, .mpi = r->o->mpi, .helper = NULL, .ps = pl->ps,
+        .mpirun = r->o->launch.mpirun, .mpi = r->o->launch.flavor,
+        .helper = NULL, .ps = pl->ps,
         .n_ps = pl->n_ps, .reps = pl->sm_reps, .inner = pl->sm_inner,
         .warmup = pl->sm_warmup, .timeout = 60, .meter = &r->meter,
         .tick_units = pl->sm_units};
-    ss.helper = kcal_sm_find_helper(r->o->mpi, helper, sizeof helper);
+    ss.helper = kcal_sm_find_helper(r->o->launch.flavor, helper, sizeof helper);
     if (!ss.helper)
         kcal_cli_warn(CMD, "kcal-sm-bench not found (%s builds it; or "
                       "set KCAL_SM_BENCH): sm_* keys left 0",
-                      r->o->mpi->make_hint);
+                      r->o->launch.flavor->make_hint);
     else if (kcal_sm_measure(&ss, &r->raw, r->err, sizeof r->err) < 0)
         kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
                       "data", r->err);
@@ -936,7 +922,7 @@ static int fit_and_format(probe_run *r, char **out, size_t *outlen)
                                      r->err, sizeof r->err) < 0) {
         kcal_cli_error(CMD, "fit: %s", r->err);
     } else {
-        if (!r->o->quiet)
+        if (!r->o->launch.quiet)
             for (int i = 0; i < notes.n; i++)
                 kcal_cli_warn(CMD, "%s", notes.text[i]);
         /* Read back before anything reaches stdout: the probe never
@@ -959,8 +945,9 @@ int kcal_probe_main(int argc, char **argv)
     if (prc)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     if (o.network) /* no CMA needed: another measurement */
-        return kcal_probe_network(o.params_file, o.mpirun, o.mpi, o.same_node,
-                                  o.quick, o.quiet);
+        return kcal_probe_network(o.params_file, o.launch.mpirun,
+                                  o.launch.flavor, o.same_node, o.quick,
+                                  o.launch.quiet);
 
     char msg[KCAL_ERRLEN];
     int e;
@@ -977,7 +964,7 @@ int kcal_probe_main(int argc, char **argv)
     kcal_raw_init(&r.raw);
     /* The clock of `done (N s)` starts here: the user waits for the
      * buffers to be faulted in too. */
-    kcal_progress_init(&r.pr, CMD, o.quiet);
+    kcal_progress_init(&r.pr, CMD, o.launch.quiet);
     r.topo = kcal_topo_load();
     if (!r.topo) {
         kcal_cli_error(CMD, "hwloc could not load this machine's topology");

@@ -20,7 +20,6 @@
  * else kcal-bench-mpi next to this executable or in its build directory
  * (build/kcal-bench-mpi after `make`, build-mpich/kcal-bench-mpi after
  * `make MPI=mpich`); the table's header names the library it ran with. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,53 +163,33 @@ typedef struct {
     kcal_launch_opts launch; /* --p, --iterations, --warmup, --mpi, ... */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    {"coll", required_argument, 0, 'c'},
+    KCAL_LONGOPT_P,
+    {"sizes", required_argument, 0, 's'},
+    {"algorithm", required_argument, 0, 'a'},
+    {"iterations", required_argument, 0, KCAL_OPT_ITERS},
+    KCAL_LONGOPT_WARMUP,
+    {"cold", no_argument, 0, 'C'},
+    {"check", no_argument, 0, 'K'},
+    {"format", required_argument, 0, 'f'},
+    {"library", no_argument, 0, 'L'},
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal bench's own options (kcal_cli_option_fn). */
+static int bench_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        {"coll", required_argument, 0, 'c'},
-        KCAL_LONGOPT_P,
-        {"sizes", required_argument, 0, 's'},
-        {"algorithm", required_argument, 0, 'a'},
-        {"iterations", required_argument, 0, KCAL_OPT_ITERS},
-        KCAL_LONGOPT_WARMUP,
-        {"cold", no_argument, 0, 'C'},
-        {"check", no_argument, 0, 'K'},
-        {"format", required_argument, 0, 'f'},
-        KCAL_LONGOPT_MPIRUN,
-        KCAL_LONGOPT_MPI,
-        {"library", no_argument, 0, 'L'},
-        KCAL_LONGOPT_TIMEOUT,
-        KCAL_LONGOPT_QUIET,
-        KCAL_LONGOPT_VERBOSE,
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (options){.sizes = KCAL_DEFAULT_SIZES, .format = "table",
-                   .launch = {.iters = 50, .warmup = 5, .min_p = 1,
-                              .iters_option = "--iterations",
-                              .timeout = DEFAULT_TIMEOUT}};
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->coll_s = optarg; break;
-        case 's': o->sizes = optarg; break;
-        case 'a': o->alg = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'C': o->cold = 1; break;
-        case 'K': o->check = 1; break;
-        case 'L': o->library = 1; break;
-        default:
-            if ((rc = kcal_cli_launch_option(CMD, c, argv, usage,
-                                             &o->launch)) != 0)
-                return rc;
-        }
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->coll_s = arg; return 0;
+    case 's': o->sizes = arg; return 0;
+    case 'a': o->alg = arg; return 0;
+    case 'f': o->format = arg; return 0;
+    case 'C': o->cold = 1; return 0;
+    case 'K': o->check = 1; return 0;
+    case 'L': o->library = 1; return 0;
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0 ||
-        kcal_cli_launch_end(CMD, &o->launch) != 0)
-        return -1;
-    return 0;
 }
 
 /* --algorithm names an algorithm of coll that is valid at p. 0 or -1. */
@@ -277,39 +256,29 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
 
 int kcal_bench_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    options o = {.sizes = KCAL_DEFAULT_SIZES, .format = "table",
+                 .launch = {.iters = 50, .warmup = 5, .min_p = 1,
+                            .iters_option = "--iterations",
+                            .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    bench_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     char library[KCAL_BENCH_LIBRARY_LEN] = "";
-    const kcal_mpi_flavor *flavor = o.launch.flavor;
     if (o.library) {
         kcal_bench_job job = {.cmd = CMD, .launcher = o.launch.mpirun,
                               .p = 1, .timeout = o.launch.timeout,
-                              .verbose = o.launch.verbose, .mpi = flavor,
-                              .library = library};
+                              .verbose = o.launch.verbose,
+                              .mpi = o.launch.flavor, .library = library};
         int rc = kcal_bench_library(&job);
         if (rc == KCAL_EXIT_OK)
             printf("%s\n", library);
         return rc;
     }
     kcal_coll coll;
-    if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
-        kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
-                                       "(scatter, gather, bcast, allgather, "
-                                       "alltoall)"
-                                     : "--coll is required%s",
-                       o.coll_s ? o.coll_s : "");
+    if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0 ||
+        kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
-    }
-    if (o.launch.p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return KCAL_EXIT_USAGE;
-    }
-    if (strcmp(o.format, "table") && strcmp(o.format, "csv")) {
-        kcal_cli_error(CMD, "--format: '%s' is not table or csv", o.format);
-        return KCAL_EXIT_USAGE;
-    }
     char err[256];
     uint64_t *list;
     size_t nsizes;
@@ -321,12 +290,8 @@ int kcal_bench_main(int argc, char **argv)
         free(list);
         return KCAL_EXIT_USAGE;
     }
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.launch.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)",
-                       o.launch.p, max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
         free(list);
         return KCAL_EXIT_USAGE;
     }
@@ -370,8 +335,8 @@ int kcal_bench_main(int argc, char **argv)
     kcal_progress_init(&pr, CMD, o.launch.quiet);
     kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
                           o.launch.timeout, o.launch.verbose, o.check,
-                          !o.launch.quiet, &pr, 0, 0, flavor, library, NULL,
-                          NULL};
+                          !o.launch.quiet, &pr, 0, 0, o.launch.flavor,
+                          library, NULL, NULL};
     char *csv;
     int progressed;
     int rc = kcal_bench_run(&job, &csv, &progressed);

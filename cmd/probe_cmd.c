@@ -68,6 +68,26 @@ static void usage(FILE *f)
         "Exit: 0 ok, 1 run-time failure, 2 bad option, 3 CMA forbidden here.\n");
 }
 
+/* kcal probe's own options (kcal_cli_option_fn). */
+static int probe_option(int c, const char *arg, void *ctx)
+{
+    probe_options *o = ctx;
+    switch (c) {
+    case 'Q': o->quick = 1; return 0;
+    case 'H': o->hot = 1; return 0;
+    case 'n': o->no_sm = 1; return 0;
+    case 'r': o->raw_path = arg; return 0;
+    case 'N': o->network = 1; return 0;
+    case 'S': o->same_node = 1; return 0;
+    case 'P': o->params_file = arg; return 0;
+    case 'c':
+        return kcal_cli_int_option(CMD, "--max-readers", arg, 1, 1024,
+                                   "a whole number from 1 to 1024",
+                                   &o->max_readers);
+    default: return KCAL_CLI_NOT_MINE;
+    }
+}
+
 static int parse_options(int argc, char **argv, probe_options *o)
 {
     static const struct option longopts[] = {
@@ -85,32 +105,10 @@ static int parse_options(int argc, char **argv, probe_options *o)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'Q': o->quick = 1; break;
-        case 'H': o->hot = 1; break;
-        case 'n': o->no_sm = 1; break;
-        case 'r': o->raw_path = optarg; break;
-        case 'N': o->network = 1; break;
-        case 'S': o->same_node = 1; break;
-        case 'P': o->params_file = optarg; break;
-        case 'c':
-            if (kcal_cli_int_option(CMD, "--max-readers", optarg, 1, 1024,
-                                    "a whole number from 1 to 1024", &o->max_readers) != 0)
-                return -1;
-            break;
-        default:
-            if ((rc = kcal_cli_launch_option(CMD, c, argv, usage,
-                                             &o->launch)) != 0)
-                return rc;
-        }
-    }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0 ||
-        kcal_cli_launch_end(CMD, &o->launch) != 0)
-        return -1;
+    int rc = kcal_cli_parse_launch(CMD, argc, argv, ":qh", longopts, usage,
+                                   probe_option, o, &o->launch);
+    if (rc != 0)
+        return rc;
     if (!o->network && (o->same_node || o->params_file)) {
         kcal_cli_error(CMD, "%s goes with --network",
                        o->same_node ? "--same-node" : "--params");

@@ -25,7 +25,6 @@
  * it). Nothing is printed on stdout unless every run succeeded. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -102,62 +101,37 @@ typedef struct {
     kcal_launch_opts launch; /* --p, --mpi, --mpirun, --timeout, -q, -v */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    {"coll", required_argument, 0, 'c'},
+    KCAL_LONGOPT_P,
+    {"size", required_argument, 0, 's'},
+    {"algorithm", required_argument, 0, 'a'},
+    {"seconds", required_argument, 0, 'S'},
+    {"frequency", required_argument, 0, 'F'},
+    {"format", required_argument, 0, 'f'},
+    {"keep", required_argument, 0, 'k'},
+    {"perf", required_argument, 0, 'P'},
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal profile's own options (kcal_cli_option_fn). */
+static int profile_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        {"coll", required_argument, 0, 'c'},
-        KCAL_LONGOPT_P,
-        {"size", required_argument, 0, 's'},
-        {"algorithm", required_argument, 0, 'a'},
-        {"seconds", required_argument, 0, 'S'},
-        {"frequency", required_argument, 0, 'F'},
-        {"format", required_argument, 0, 'f'},
-        {"keep", required_argument, 0, 'k'},
-        {"perf", required_argument, 0, 'P'},
-        KCAL_LONGOPT_MPIRUN,
-        KCAL_LONGOPT_MPI,
-        KCAL_LONGOPT_TIMEOUT,
-        KCAL_LONGOPT_QUIET,
-        KCAL_LONGOPT_VERBOSE,
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *perf = getenv("KCAL_PERF");
-    *o = (options){.algs = "mpi,auto", .format = "table",
-                   .perf = perf && *perf ? perf : "perf",
-                   .seconds = 2, .freq = 4999,
-                   .launch = {.min_p = 2, .timeout = DEFAULT_TIMEOUT}};
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->coll_s = optarg; break;
-        case 's': o->size_s = optarg; break;
-        case 'a': o->algs = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'k': o->keep = optarg; break;
-        case 'P': o->perf = optarg; break;
-        case 'S':
-            if (kcal_cli_int_option(CMD, "--seconds", optarg, 1, 3600,
-                                    "1 to 3600 seconds", &o->seconds) != 0)
-                return -1;
-            break;
-        case 'F':
-            if (kcal_cli_int_option(CMD, "--frequency", optarg, 1, 100000,
-                                    "1 to 100000 Hz", &o->freq) != 0)
-                return -1;
-            break;
-        default:
-            if ((rc = kcal_cli_launch_option(CMD, c, argv, usage,
-                                             &o->launch)) != 0)
-                return rc;
-        }
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->coll_s = arg; return 0;
+    case 's': o->size_s = arg; return 0;
+    case 'a': o->algs = arg; return 0;
+    case 'f': o->format = arg; return 0;
+    case 'k': o->keep = arg; return 0;
+    case 'P': o->perf = arg; return 0;
+    case 'S':
+        return kcal_cli_int_option(CMD, "--seconds", arg, 1, 3600,
+                                   "1 to 3600 seconds", &o->seconds);
+    case 'F':
+        return kcal_cli_int_option(CMD, "--frequency", arg, 1, 100000,
+                                   "1 to 100000 Hz", &o->freq);
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0 ||
-        kcal_cli_launch_end(CMD, &o->launch) != 0)
-        return -1;
-    return 0;
 }
 
 /* The items of --algorithm, split in place into items[] (at most
@@ -395,33 +369,25 @@ typedef struct {
 
 int kcal_profile_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    const char *perf = getenv("KCAL_PERF");
+    options o = {.algs = "mpi,auto", .format = "table",
+                 .perf = perf && *perf ? perf : "perf",
+                 .seconds = 2, .freq = 4999,
+                 .launch = {.min_p = 2, .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    profile_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     char library[KCAL_BENCH_LIBRARY_LEN] = "";
-    const kcal_mpi_flavor *flavor = o.launch.flavor;
     kcal_coll coll;
-    if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
-        kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
-                                       "(scatter, gather, bcast, allgather, "
-                                       "alltoall)"
-                                     : "--coll is required%s",
-                       o.coll_s ? o.coll_s : "");
+    if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0)
         return KCAL_EXIT_USAGE;
-    }
-    if (o.launch.p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return KCAL_EXIT_USAGE;
-    }
     if (!o.size_s) {
         kcal_cli_error(CMD, "--size is required");
         return KCAL_EXIT_USAGE;
     }
-    if (strcmp(o.format, "table") && strcmp(o.format, "csv")) {
-        kcal_cli_error(CMD, "--format: '%s' is not table or csv", o.format);
+    if (kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
-    }
     char err[256];
     uint64_t *list;
     size_t nsizes;
@@ -446,14 +412,9 @@ int kcal_profile_main(int argc, char **argv)
     int nitems = split_items(listbuf, coll, &o, items);
     if (nitems < 0)
         return KCAL_EXIT_USAGE;
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.launch.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)",
-                       o.launch.p, max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0)
         return KCAL_EXIT_USAGE;
-    }
     uint64_t per_rank, total, mem = kcal_capacity_memory();
     if (kcal_capacity_bench_bytes(coll, (uint64_t)o.launch.p,
                                   (uint64_t)o.launch.p, n, 0, &per_rank,
@@ -540,7 +501,7 @@ int kcal_profile_main(int argc, char **argv)
                                   .p = (int)o.launch.p, .cores = cores,
                                   .args = args, .timeout = o.launch.timeout,
                                   .verbose = o.launch.verbose,
-                                  .mpi = flavor, .library = library,
+                                  .mpi = o.launch.flavor, .library = library,
                                   .wrapper = pass == 1 ? wrapper : NULL,
                                   .header = LOOP_HEADER};
             char *csv = NULL;

@@ -19,7 +19,6 @@
  * says on stderr how many measurements the exhaustive and the guided
  * table needed and the regret of the guided table against it, both from
  * the same measurements. docs/tune.md has the method and the format. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,69 +111,42 @@ typedef struct {
     int model_named; /* --model given; else kcal_model_default */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    KCAL_LONGOPT_P,
+    {"colls", required_argument, 0, 'c'},
+    {"sizes", required_argument, 0, 's'},
+    {"candidates", required_argument, 0, 'n'},
+    {"model", required_argument, 0, 'o'},
+    {"exhaustive", no_argument, 0, 'e'},
+    {"params", required_argument, 0, 'P'},
+    {"machine", required_argument, 0, 'M'},
+    {"iters", required_argument, 0, KCAL_OPT_ITERS},
+    {"iterations", required_argument, 0, KCAL_OPT_ITERS},
+    KCAL_LONGOPT_WARMUP,
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal tune's own options (kcal_cli_option_fn). */
+static int tune_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        KCAL_LONGOPT_P,
-        {"colls", required_argument, 0, 'c'},
-        {"sizes", required_argument, 0, 's'},
-        {"candidates", required_argument, 0, 'n'},
-        {"model", required_argument, 0, 'o'},
-        {"exhaustive", no_argument, 0, 'e'},
-        {"params", required_argument, 0, 'P'},
-        {"machine", required_argument, 0, 'M'},
-        {"iters", required_argument, 0, KCAL_OPT_ITERS},
-        {"iterations", required_argument, 0, KCAL_OPT_ITERS},
-        KCAL_LONGOPT_WARMUP,
-        KCAL_LONGOPT_MPIRUN,
-        KCAL_LONGOPT_MPI,
-        KCAL_LONGOPT_TIMEOUT,
-        KCAL_LONGOPT_QUIET,
-        KCAL_LONGOPT_VERBOSE,
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (options){.colls = "scatter,gather,bcast,allgather,alltoall",
-                   .sizes = DEFAULT_SIZES, .candidates = DEFAULT_CANDIDATES,
-                   .launch = {.min_p = 2, .iters = 30, .warmup = 5,
-                              .iters_option = "--iters",
-                              .timeout = DEFAULT_TIMEOUT}};
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->colls = optarg; break;
-        case 's': o->sizes = optarg; break;
-        case 'e': o->exhaustive = 1; break;
-        case 'o':
-            o->model_named = 1;
-            if (kcal_model_from_name(optarg, &o->model) != 0) {
-                kcal_cli_error(CMD, "--model: '%s' is not paper or full",
-                               optarg);
-                return -1;
-            }
-            break;
-        case 'P': o->params = optarg; break;
-        case 'M': o->machine = optarg; break;
-        case 'n':
-            if (kcal_cli_int_option(CMD, "--candidates", optarg, 1, 100000,
-                                    "a count >= 1", &o->candidates) != 0)
-                return -1;
-            break;
-        default:
-            if ((rc = kcal_cli_launch_option(CMD, c, argv, usage,
-                                             &o->launch)) != 0)
-                return rc;
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->colls = arg; return 0;
+    case 's': o->sizes = arg; return 0;
+    case 'e': o->exhaustive = 1; return 0;
+    case 'o':
+        o->model_named = 1;
+        if (kcal_model_from_name(arg, &o->model) != 0) {
+            kcal_cli_error(CMD, "--model: '%s' is not paper or full", arg);
+            return -1;
         }
+        return 0;
+    case 'P': o->params = arg; return 0;
+    case 'M': o->machine = arg; return 0;
+    case 'n':
+        return kcal_cli_int_option(CMD, "--candidates", arg, 1, 100000,
+                                   "a count >= 1", &o->candidates);
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
-        return -1;
-    if (o->launch.p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return -1;
-    }
-    return kcal_cli_launch_end(CMD, &o->launch);
 }
 
 /* --colls: names, each once. Fills colls[] in the given order. */
@@ -425,11 +397,15 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
 
 int kcal_tune_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    options o = {.colls = "scatter,gather,bcast,allgather,alltoall",
+                 .sizes = DEFAULT_SIZES, .candidates = DEFAULT_CANDIDATES,
+                 .launch = {.min_p = 2, .require_p = 1, .iters = 30,
+                            .warmup = 5, .iters_option = "--iters",
+                            .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    tune_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
-    const kcal_mpi_flavor *flavor = o.launch.flavor;
     kcal_coll colls[KCAL_COLL_COUNT];
     int ncolls;
     if (parse_colls(o.colls, colls, &ncolls) != 0)
@@ -448,12 +424,8 @@ int kcal_tune_main(int argc, char **argv)
         if (u == 0 || sizes[i] != sizes[u - 1])
             sizes[u++] = sizes[i];
     nsizes = u;
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.launch.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)",
-                       o.launch.p, max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
@@ -592,7 +564,7 @@ int kcal_tune_main(int argc, char **argv)
         kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
                               o.launch.timeout, o.launch.verbose, 0,
                               o.launch.verbose, &pr, done_before, total,
-                              flavor, NULL, NULL, NULL};
+                              o.launch.flavor, NULL, NULL, NULL};
         char *csv;
         int brc = kcal_bench_run(&job, &csv, NULL);
         free(list);

@@ -118,6 +118,18 @@ static int set_curve(kcal_params *out, const char *prefix, const char *name,
     return 0;
 }
 
+/* The bytes per call of the working set of `pages` pages (pattern memcpy
+ * or cma): the first of its samples' that is not 0; 0 when none is. */
+static long ws_bytes(const kcal_raw *raw, const char *pattern, long pages)
+{
+    long bytes = 0;
+    for (size_t j = 0; j < raw->n && !bytes; j++)
+        if (!strcmp(raw->s[j].phase, KCAL_PHASE_WS) &&
+            !strcmp(raw->s[j].pattern, pattern) && raw->s[j].pages == pages)
+            bytes = raw->s[j].bytes;
+    return bytes;
+}
+
 /* cache_knee from the memcpy copies, and β(W) = (T4(N, W) − α − l·N)/(N·s)
  * of the CMA copies at each working set W (the start-up and pinning of the
  * call taken off with the fitted α and l). */
@@ -146,12 +158,7 @@ int cal_knee(const kcal_raw *raw, double page, double alpha,
         if (!nb || cal_point(raw, KCAL_PHASE_WS, KCAL_PATTERN_MEMCPY, 0,
                              wv[i], &st) < 0)
             continue;
-        long bytes = 0;
-        for (size_t j = 0; j < raw->n && !bytes; j++)
-            if (!strcmp(raw->s[j].phase, KCAL_PHASE_WS) &&
-                !strcmp(raw->s[j].pattern, KCAL_PATTERN_MEMCPY) &&
-                raw->s[j].pages == wv[i])
-                bytes = raw->s[j].bytes;
+        long bytes = ws_bytes(raw, KCAL_PATTERN_MEMCPY, wv[i]);
         if (bytes <= 0 || !(st.median > 0))
             continue;
         uint64_t w = (uint64_t)((double)wv[i] * page);
@@ -190,12 +197,7 @@ int cal_knee(const kcal_raw *raw, double page, double alpha,
     size_t np = 0;
     for (size_t i = 0; i < nw; i++) {
         kcal_stat st;
-        long bytes = 0;
-        for (size_t j = 0; j < raw->n && !bytes; j++)
-            if (!strcmp(raw->s[j].phase, KCAL_PHASE_WS) &&
-                !strcmp(raw->s[j].pattern, KCAL_PATTERN_CMA) &&
-                raw->s[j].pages == wv[i])
-                bytes = raw->s[j].bytes;
+        long bytes = ws_bytes(raw, KCAL_PATTERN_CMA, wv[i]);
         if (bytes <= 0 || cal_point(raw, KCAL_PHASE_WS, KCAL_PATTERN_CMA, 0,
                                     wv[i], &st) < 0)
             continue;

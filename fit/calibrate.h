@@ -8,9 +8,8 @@
  * notes that say what was measured and what was assumed. One fit per
  * probe phase, each in fit/calibrate_<probe file>.c (calibrate_part.h
  * lists them), on the least-squares fits of fit.h. `kcal probe` and
- * `kcal fit` both end in
- * kcal_calibrate_params, so re-fitting a saved raw file gives the same
- * params file.
+ * `kcal fit` both end in kcal_calibrate_params, so re-fitting a saved raw
+ * file gives the same params file.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_CALIBRATE_H
 #define KCAL_CALIBRATE_H

@@ -19,8 +19,9 @@
  *   both    a copy of CHUNK bytes between two private buffers for 20 ms
  *           while the other process copies its own, ÷ the same with the
  *           other process asleep (the fastest of 5 windows each):
- *           near 1 when the two run on two physical cores (0.89-1.12 on the Xeon guest), near 2 when they
- *           take turns on one CPU (tests/bench_coherence.sh makes that
+ *           near 1 when the two run on two physical cores (0.89-1.12
+ *           on the Xeon guest), near 2 when they take turns on one CPU
+ *           (1.84-1.93 in tests/bench_coherence.sh, which makes that
  *           happen), between when they are one core's two hardware
  *           threads sharing its load and store ports. The ratio says
  *           whether lines move between cores (near 1: the two share a

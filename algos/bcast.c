@@ -272,12 +272,7 @@ int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
             kcoll_flag_progress(c, i + 1);
         }
     } else {
-        for (uint64_t i = 0; i < m; i++) {
-            kcoll_flag_wait_progress(c, root, seq, i + 1);
-            kcal_copy(buf + i * chunk, kcoll_staging_slot(c, root, i),
-                      kcoll_staging_chunk_len(a->n, i));
-            kcoll_flag_progress(c, i + 1);
-        }
+        kcoll_staging_drain(c, root, 0, m, buf, a->n, 0);
     }
     kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
     return MPI_SUCCESS;

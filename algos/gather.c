@@ -215,14 +215,12 @@ int kcoll_gather_parallel_write_split(kcoll_comm *c, const kcoll_args *a)
 int kcoll_gather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, root = a->root;
-    uint64_t m, last, seq = c->seq;
-    /* The root's counter runs over every block's chunks. */
-    KCOLL_TRY(kcoll_staging_enter(c, a->n, (uint64_t)(p - 1), 0, &m, &last));
-    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    uint64_t m, last, first, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &last, &first));
     if (c->rank != root) {
         /* The root drains the sources in order: this block is chunks
-         * (v−1)·m .. v·m − 1 of what it has copied out. */
-        uint64_t first = (uint64_t)((c->rank - root + p) % p - 1) * m;
+         * first .. first + m − 1 of what it has copied out. */
+        const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
         const char *src = a->sendbuf;
         kcoll_staging_wait_free(c, last);
         for (uint64_t i = 0; i < m; i++) {
@@ -238,16 +236,11 @@ int kcoll_gather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
     }
     /* The sources copy their first chunks in meanwhile. */
     copy_own(c, a);
-    uint64_t g = 0; /* chunks copied out, over the sources in order */
     for (int v = 1; v < p; v++) {
         int r = (root + v) % p;
-        char *blk = (char *)a->recvbuf + (size_t)r * a->n;
-        for (uint64_t i = 0; i < m; i++, g++) {
-            kcoll_flag_wait_progress(c, r, seq, i + 1);
-            kcal_copy(blk + i * chunk, kcoll_staging_slot(c, r, i),
-                      kcoll_staging_chunk_len(a->n, i));
-            kcoll_flag_progress(c, g + 1);
-        }
+        /* Counted after the (v − 1)·m chunks of the sources before. */
+        kcoll_staging_drain(c, r, 0, m, (char *)a->recvbuf + (size_t)r * a->n,
+                            a->n, (uint64_t)(v - 1) * m);
     }
     kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
     return MPI_SUCCESS;

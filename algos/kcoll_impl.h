@@ -200,19 +200,35 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  *                            does not fit; records this call and gives
  *                            *last, the last one through the areas (0:
  *                            none);
+ *   kcoll_staging_enter_rooted  scatter's and gather's enter: the root's
+ *                            progress word counts one stream of the p − 1
+ *                            other ranks' blocks, m chunks each, from rank
+ *                            root + 1 on (scatter: the chunks it copied
+ *                            in, gather: those it copied out); *first:
+ *                            where this rank's block starts in it (the
+ *                            root: (p − 1)·m, its end);
  *   kcoll_staging_wait_free  a process about to copy into its own area:
  *                            wait until every process's part of that last
  *                            call is over (its progress word's DONE);
  *   kcoll_staging_slot       where chunk i of owner's stream goes;
  *   kcoll_staging_chunk_len  bytes of chunk i of an n-byte block (the last
- *                            may be short). */
+ *                            may be short);
+ *   kcoll_staging_drain      copy chunks first .. first + m − 1 of owner's
+ *                            stream out into the n-byte block at dst, each
+ *                            once owner's progress word has passed it,
+ *                            and count them in this process's progress
+ *                            word as done + 1 .. done + m. */
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
 int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
                         uint64_t extra, uint64_t *m, uint64_t *last);
+int kcoll_staging_enter_rooted(kcoll_comm *c, size_t n, int root,
+                               uint64_t *m, uint64_t *last, uint64_t *first);
 void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last);
 char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i);
 size_t kcoll_staging_chunk_len(size_t n, uint64_t i);
+void kcoll_staging_drain(kcoll_comm *c, int owner, uint64_t first, uint64_t m,
+                         char *dst, size_t n, uint64_t done);
 
 static inline uint64_t kcoll_addr(const void *p)
 {

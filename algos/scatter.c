@@ -213,23 +213,14 @@ int kcoll_scatter_parallel_read_split(kcoll_comm *c, const kcoll_args *a)
 int kcoll_scatter_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, root = a->root;
-    uint64_t m, last, seq = c->seq;
-    /* The root's counter runs over every block's chunks. */
-    KCOLL_TRY(kcoll_staging_enter(c, a->n, (uint64_t)(p - 1), 0, &m, &last));
-    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    uint64_t m, last, first, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &last, &first));
     if (c->rank != root) {
-        /* This block is chunks (v−1)·m .. v·m − 1 of the root's stream. */
-        uint64_t first = (uint64_t)((c->rank - root + p) % p - 1) * m;
-        char *dst = a->recvbuf;
-        for (uint64_t i = 0; i < m; i++) {
-            kcoll_flag_wait_progress(c, root, seq, first + i + 1);
-            kcal_copy(dst + i * chunk, kcoll_staging_slot(c, root, first + i),
-                      kcoll_staging_chunk_len(a->n, i));
-            kcoll_flag_progress(c, i + 1);
-        }
+        kcoll_staging_drain(c, root, first, m, a->recvbuf, a->n, 0);
         kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
         return MPI_SUCCESS;
     }
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     kcoll_staging_wait_free(c, last);
     uint64_t g = 0; /* chunks of the stream copied in */
     for (int v = 1; v < p; v++) {

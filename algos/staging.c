@@ -80,6 +80,16 @@ int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
     return MPI_SUCCESS;
 }
 
+int kcoll_staging_enter_rooted(kcoll_comm *c, size_t n, int root,
+                               uint64_t *m, uint64_t *last, uint64_t *first)
+{
+    int p = c->size;
+    /* The root's counter runs over every block's chunks. */
+    KCOLL_TRY(kcoll_staging_enter(c, n, (uint64_t)(p - 1), 0, m, last));
+    *first = (uint64_t)((c->rank - root + p - 1) % p) * *m;
+    return MPI_SUCCESS;
+}
+
 void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last)
 {
     /* Which processes read this process's area in the last call through
@@ -101,4 +111,16 @@ size_t kcoll_staging_chunk_len(size_t n, uint64_t i)
 char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i)
 {
     return c->staging[owner] + (i % KCAL_STAGING_SLOTS) * KCAL_STAGING_CHUNK;
+}
+
+void kcoll_staging_drain(kcoll_comm *c, int owner, uint64_t first, uint64_t m,
+                         char *dst, size_t n, uint64_t done)
+{
+    for (uint64_t i = 0; i < m; i++) {
+        kcoll_flag_wait_progress(c, owner, c->seq, first + i + 1);
+        kcal_copy(dst + i * KCAL_STAGING_CHUNK,
+                  kcoll_staging_slot(c, owner, first + i),
+                  kcoll_staging_chunk_len(n, i));
+        kcoll_flag_progress(c, done + i + 1);
+    }
 }

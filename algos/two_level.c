@@ -164,37 +164,60 @@ static char *node_block(const kcoll_nodes *nd, char *work, int m, size_t n)
     return work ? work + (size_t)nd->first[m] * n : NULL;
 }
 
-static int gather(const step *s, const kcoll_args *a)
+/* What a rooted call (gather, scatter) has at this process: its node's
+ * leader, the leaders' communicator for the root, and the node-major
+ * buffers: at the root work, the p blocks (the root's own buffer of p
+ * blocks when that is rank order, else the communicator's scratch), and
+ * block, its node's part of work; at another leader block, scratch for its
+ * node's q blocks; NULL elsewhere. */
+typedef struct {
+    int lead;
+    MPI_Comm leaders;
+    char *work, *block;
+} rooted;
+
+/* user: the root's buffer of p blocks (gather's recvbuf, scatter's
+ * sendbuf, read only). */
+static int rooted_setup(const step *s, const kcoll_args *a, char *user,
+                        rooted *r)
 {
     kcoll_comm *c = s->c;
     kcoll_nodes *nd = s->nd;
     int me = c->rank, root = a->root, m = nd->my_node;
-    int lead = kcoll_nodes_leader(nd, m, root);
     size_t n = a->n, q = (size_t)nd->node_size;
-    char *work = NULL, *block = NULL;
-    const void *send = a->sendbuf;
-    MPI_Comm leaders;
-    KCOLL_TRY(kcoll_nodes_leaders(c, nd, root, &leaders));
+    r->lead = kcoll_nodes_leader(nd, m, root);
+    r->work = r->block = NULL;
+    KCOLL_TRY(kcoll_nodes_leaders(c, nd, root, &r->leaders));
     if (me == root) {
-        /* The result in node-major order: the recvbuf itself when that is
-         * rank order. */
-        work = nd->contiguous ? a->recvbuf
-                              : kcoll_scratch(c, (size_t)c->size * n);
-        if (!work)
+        if (nd->contiguous)
+            r->work = user;
+        else if (!(r->work = kcoll_scratch(c, (size_t)c->size * n)))
             return MPI_ERR_NO_MEM;
-        block = node_block(nd, work, m, n);
-        if (send == MPI_IN_PLACE && !nd->contiguous)
-            send = (char *)a->recvbuf + (size_t)root * n;
-    } else if (me == lead && !(block = kcoll_scratch(c, q * n))) {
+        r->block = node_block(nd, r->work, m, n);
+    } else if (me == r->lead && !(r->block = kcoll_scratch(c, q * n))) {
         return MPI_ERR_NO_MEM;
     }
-    int rc = node_step(s, KCAL_COLL_GATHER, s->spec, send, block, n,
-                       nd->local_of[lead], s->ran);
-    if (me == lead)
-        keep(&rc, leaders_step(c, nd, leaders, KCAL_COLL_GATHER, root, work,
-                               block, n));
+    return MPI_SUCCESS;
+}
+
+static int gather(const step *s, const kcoll_args *a)
+{
+    kcoll_comm *c = s->c;
+    kcoll_nodes *nd = s->nd;
+    int me = c->rank, root = a->root;
+    size_t n = a->n;
+    rooted r;
+    KCOLL_TRY(rooted_setup(s, a, a->recvbuf, &r));
+    const void *send = a->sendbuf;
+    if (me == root && send == MPI_IN_PLACE && !nd->contiguous)
+        send = (char *)a->recvbuf + (size_t)root * n;
+    int rc = node_step(s, KCAL_COLL_GATHER, s->spec, send, r.block, n,
+                       nd->local_of[r.lead], s->ran);
+    if (me == r.lead)
+        keep(&rc, leaders_step(c, nd, r.leaders, KCAL_COLL_GATHER, root,
+                               r.work, r.block, n));
     if (me == root && !nd->contiguous)
-        reorder(nd, c->size, a->recvbuf, work, n, 0);
+        reorder(nd, c->size, a->recvbuf, r.work, n, 0);
     return rc;
 }
 
@@ -202,30 +225,18 @@ static int scatter(const step *s, const kcoll_args *a)
 {
     kcoll_comm *c = s->c;
     kcoll_nodes *nd = s->nd;
-    int me = c->rank, root = a->root, m = nd->my_node;
-    int lead = kcoll_nodes_leader(nd, m, root);
-    size_t n = a->n, q = (size_t)nd->node_size;
-    char *work = NULL, *block = NULL;
-    MPI_Comm leaders;
-    KCOLL_TRY(kcoll_nodes_leaders(c, nd, root, &leaders));
+    int me = c->rank, root = a->root;
+    size_t n = a->n;
+    rooted r;
+    KCOLL_TRY(rooted_setup(s, a, (char *)a->sendbuf, &r));
+    if (me == root && !nd->contiguous)
+        reorder(nd, c->size, r.work, a->sendbuf, n, 1);
     int rc = MPI_SUCCESS;
-    if (me == root) {
-        if (nd->contiguous) {
-            work = (char *)a->sendbuf; /* read only */
-        } else if ((work = kcoll_scratch(c, (size_t)c->size * n))) {
-            reorder(nd, c->size, work, a->sendbuf, n, 1);
-        } else {
-            return MPI_ERR_NO_MEM;
-        }
-        block = node_block(nd, work, m, n);
-    } else if (me == lead && !(block = kcoll_scratch(c, q * n))) {
-        return MPI_ERR_NO_MEM;
-    }
-    if (me == lead)
-        rc = leaders_step(c, nd, leaders, KCAL_COLL_SCATTER, root, work,
-                          block, n);
-    keep(&rc, node_step(s, KCAL_COLL_SCATTER, s->spec, block, a->recvbuf, n,
-                        nd->local_of[lead], s->ran));
+    if (me == r.lead)
+        rc = leaders_step(c, nd, r.leaders, KCAL_COLL_SCATTER, root, r.work,
+                          r.block, n);
+    keep(&rc, node_step(s, KCAL_COLL_SCATTER, s->spec, r.block, a->recvbuf, n,
+                        nd->local_of[r.lead], s->ran));
     return rc;
 }
 

@@ -265,142 +265,161 @@ static const char *rooted_sides(int is_root, size_t p, const void *many_buf,
     return NULL;
 }
 
-int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int root, MPI_Comm comm)
-{
+/* One scatter or gather at this process, past the checks: s and r are the
+ * send and receive layouts where rooted_sides set them. */
+typedef struct {
     kcoll_comm *c;
-    const char *why;
+    const void *sendbuf;
+    void *recvbuf;
+    int recvcount;
     kcoll_layout s, r;
-    int rc = comm_state(comm, &c, &why);
+    int in_place;
+    size_t n;
+    int root;
+    MPI_Comm comm;
+} rooted_call;
+
+/* A scatter whose sides are not both contiguous. A non-root receives into
+ * scratch and unpacks. The root sends from a contiguous buffer (its own,
+ * or the packed blocks) and receives in place unless its receive side is
+ * contiguous too; then its block goes where its receive type says. */
+static int scatter_packed(const rooted_call *k)
+{
+    kcoll_comm *c = k->c;
+    size_t n = k->n, p = (size_t)c->size;
+    int rc = MPI_SUCCESS, root = k->root;
+    if (c->rank != root) {
+        void *tmp = scratch(RECV_TMP, n);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        rc = kcoll_scatter(k->sendbuf, tmp, n, root, k->comm, NULL);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_layout_unpack(c, &k->r, tmp, k->recvbuf);
+        return rc;
+    }
+    const void *sb = k->sendbuf;
+    if (!k->s.contiguous) {
+        void *tmp = scratch(SEND_TMP, n * p);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        rc = kcoll_layout_pack(c, &k->s, k->sendbuf, tmp);
+        sb = tmp;
+    }
+    int own_after = !k->in_place && !k->r.contiguous;
+    void *rb = k->in_place || own_after ? MPI_IN_PLACE : k->recvbuf;
+    rc = first_error(rc, kcoll_scatter(sb, rb, n, root, k->comm, NULL));
+    if (rc == MPI_SUCCESS && own_after)
+        rc = kcoll_layout_unpack(c, &k->r, (const char *)sb + (size_t)root * n,
+                                 k->recvbuf);
+    return rc;
+}
+
+/* A gather whose sides are not both contiguous. A non-root packs into
+ * scratch and sends that. The root gathers in place into a contiguous
+ * buffer (recvbuf, or one to unpack from) after putting its own block
+ * there. */
+static int gather_packed(const rooted_call *k)
+{
+    kcoll_comm *c = k->c;
+    size_t n = k->n, p = (size_t)c->size;
+    int rc = MPI_SUCCESS, root = k->root;
+    if (c->rank != root) {
+        void *tmp = scratch(SEND_TMP, n);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        rc = kcoll_layout_pack(c, &k->s, k->sendbuf, tmp);
+        return first_error(rc, kcoll_gather(tmp, k->recvbuf, n, root, k->comm,
+                                            NULL));
+    }
+    void *rb = k->recvbuf;
+    if (!k->r.contiguous && !(rb = scratch(RECV_TMP, n * p)))
+        return MPI_ERR_NO_MEM;
+    void *own = (char *)rb + (size_t)root * n;
+    kcoll_layout rblock = one_block(&k->r, (size_t)k->recvcount);
+    if (k->in_place) /* recv not contiguous: its own block is in recvbuf */
+        rc = kcoll_layout_pack(c, &rblock,
+                               block_at(k->recvbuf, &k->r, (size_t)root,
+                                        (size_t)k->recvcount),
+                               own);
+    else if (k->s.contiguous)
+        memcpy(own, k->sendbuf, n);
+    else
+        rc = kcoll_layout_pack(c, &k->s, k->sendbuf, own);
+    rc = first_error(rc,
+                     kcoll_gather(MPI_IN_PLACE, rb, n, root, k->comm, NULL));
+    if (rc == MPI_SUCCESS && !k->r.contiguous)
+        rc = kcoll_layout_unpack(c, &k->r, rb, k->recvbuf);
+    return rc;
+}
+
+/* scatter and gather: the same checks and the same hand-off to the MPI
+ * library, the root's `many` side being scatter's send and gather's
+ * receive (rooted_sides); what moves data differs with the direction. */
+static int rooted(kcal_coll coll, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int scatter = coll == KCAL_COLL_SCATTER;
+    const void *many_buf = scatter ? sendbuf : recvbuf;
+    const void *one_buf = scatter ? recvbuf : sendbuf;
+    int many_count = scatter ? sendcount : recvcount;
+    int one_count = scatter ? recvcount : sendcount;
+    MPI_Datatype many_type = scatter ? sendtype : recvtype;
+    MPI_Datatype one_type = scatter ? recvtype : sendtype;
+    const char *why;
+    rooted_call k = {.sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .recvcount = recvcount, .root = root, .comm = comm};
+    kcoll_layout *ml = scatter ? &k.s : &k.r, *ol = scatter ? &k.r : &k.s;
+    int rc = comm_state(comm, &k.c, &why);
     if (rc != MPI_SUCCESS)
         return raise_error(comm, rc);
-    int is_root = 0, in_place = 0;
-    size_t n = 0, p = c ? (size_t)c->size : 0;
+    kcoll_comm *c = k.c;
+    int is_root = 0;
+    size_t p = c ? (size_t)c->size : 0;
     if (!why && (root < 0 || root >= c->size))
         why = why_invalid;
     if (!why) {
         is_root = c->rank == root;
-        in_place = is_root && recvbuf == MPI_IN_PLACE;
-        why = rooted_sides(is_root, p, sendbuf, sendcount, sendtype, &s,
-                           recvbuf, recvcount, recvtype, &r, &n);
+        k.in_place = is_root && one_buf == MPI_IN_PLACE;
+        why = rooted_sides(is_root, p, many_buf, many_count, many_type, ml,
+                           one_buf, one_count, one_type, ol, &k.n);
     }
     if (why) {
         int rank = -1;
         if (why != why_invalid)
             PMPI_Comm_rank(comm, &rank);
-        PASS(KCAL_COLL_SCATTER, why,
-             rank == root ? pass_bytes(comm, why, sendcount, sendtype, 1)
-                          : pass_bytes(comm, why, recvcount, recvtype, 1),
-             PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, root, comm));
+        PASS(coll, why,
+             rank == root ? pass_bytes(comm, why, many_count, many_type, 1)
+                          : pass_bytes(comm, why, one_count, one_type, 1),
+             (scatter ? PMPI_Scatter : PMPI_Gather)(sendbuf, sendcount,
+                                                    sendtype, recvbuf,
+                                                    recvcount, recvtype, root,
+                                                    comm));
     }
-    if (n == 0)
-        return raise_error(comm, kcoll_scatter(sendbuf, recvbuf, 0, root,
-                                               comm, NULL));
-    if (!is_root) {
-        if (r.contiguous)
-            return raise_error(comm, kcoll_scatter(sendbuf, recvbuf, n, root,
-                                                   comm, NULL));
-        void *tmp = scratch(RECV_TMP, n);
-        if (!tmp)
-            return raise_error(comm, MPI_ERR_NO_MEM);
-        rc = kcoll_scatter(sendbuf, tmp, n, root, comm, NULL);
-        if (rc == MPI_SUCCESS)
-            rc = kcoll_layout_unpack(c, &r, tmp, recvbuf);
-        scratch_done();
-        return raise_error(comm, rc);
-    }
-    /* The root sends from a contiguous buffer (its own, or the packed
-     * blocks) and receives in place unless its receive side is contiguous
-     * too; then its block goes where its receive type says. */
-    const void *sb = sendbuf;
-    if (!s.contiguous) {
-        void *tmp = scratch(SEND_TMP, n * p);
-        if (!tmp)
-            return raise_error(comm, MPI_ERR_NO_MEM);
-        rc = kcoll_layout_pack(c, &s, sendbuf, tmp);
-        sb = tmp;
-    }
-    int own_after = !in_place && !r.contiguous;
-    void *rb = in_place || own_after ? MPI_IN_PLACE : recvbuf;
-    rc = first_error(rc, kcoll_scatter(sb, rb, n, root, comm, NULL));
-    if (rc == MPI_SUCCESS && own_after)
-        rc = kcoll_layout_unpack(c, &r, (const char *)sb + (size_t)root * n,
-                                 recvbuf);
+    int direct = is_root ? ml->contiguous && (k.in_place || ol->contiguous)
+                         : ol->contiguous;
+    if (k.n == 0 || direct)
+        return raise_error(comm, (scatter ? kcoll_scatter : kcoll_gather)(
+                                     sendbuf, recvbuf, k.n, root, comm, NULL));
+    rc = scatter ? scatter_packed(&k) : gather_packed(&k);
     scratch_done();
     return raise_error(comm, rc);
+}
+
+int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm)
+{
+    return rooted(KCAL_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, root, comm);
 }
 
 int kcoll_ip_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     int root, MPI_Comm comm)
 {
-    kcoll_comm *c;
-    const char *why;
-    kcoll_layout s, r;
-    int rc = comm_state(comm, &c, &why);
-    if (rc != MPI_SUCCESS)
-        return raise_error(comm, rc);
-    int is_root = 0, in_place = 0;
-    size_t n = 0, p = c ? (size_t)c->size : 0;
-    if (!why && (root < 0 || root >= c->size))
-        why = why_invalid;
-    if (!why) {
-        is_root = c->rank == root;
-        in_place = is_root && sendbuf == MPI_IN_PLACE;
-        why = rooted_sides(is_root, p, recvbuf, recvcount, recvtype, &r,
-                           sendbuf, sendcount, sendtype, &s, &n);
-    }
-    if (why) {
-        int rank = -1;
-        if (why != why_invalid)
-            PMPI_Comm_rank(comm, &rank);
-        PASS(KCAL_COLL_GATHER, why,
-             rank == root ? pass_bytes(comm, why, recvcount, recvtype, 1)
-                          : pass_bytes(comm, why, sendcount, sendtype, 1),
-             PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, root, comm));
-    }
-    if (n == 0)
-        return raise_error(comm, kcoll_gather(sendbuf, recvbuf, 0, root, comm,
-                                              NULL));
-    if (!is_root) {
-        if (s.contiguous)
-            return raise_error(comm, kcoll_gather(sendbuf, recvbuf, n, root,
-                                                  comm, NULL));
-        void *tmp = scratch(SEND_TMP, n);
-        if (!tmp)
-            return raise_error(comm, MPI_ERR_NO_MEM);
-        rc = kcoll_layout_pack(c, &s, sendbuf, tmp);
-        rc = first_error(rc, kcoll_gather(tmp, recvbuf, n, root, comm, NULL));
-        scratch_done();
-        return raise_error(comm, rc);
-    }
-    if (r.contiguous && (in_place || s.contiguous))
-        return raise_error(comm, kcoll_gather(sendbuf, recvbuf, n, root, comm,
-                                              NULL));
-    /* The root gathers in place into a contiguous buffer (recvbuf, or one
-     * to unpack from) after putting its own block there. */
-    void *rb = recvbuf;
-    if (!r.contiguous && !(rb = scratch(RECV_TMP, n * p)))
-        return raise_error(comm, MPI_ERR_NO_MEM);
-    void *own = (char *)rb + (size_t)root * n;
-    kcoll_layout rblock = one_block(&r, (size_t)recvcount);
-    if (in_place) /* recv not contiguous: its own block is in recvbuf */
-        rc = kcoll_layout_pack(c, &rblock,
-                               block_at(recvbuf, &r, (size_t)root,
-                                        (size_t)recvcount),
-                               own);
-    else if (s.contiguous)
-        memcpy(own, sendbuf, n);
-    else
-        rc = kcoll_layout_pack(c, &s, sendbuf, own);
-    rc = first_error(rc, kcoll_gather(MPI_IN_PLACE, rb, n, root, comm, NULL));
-    if (rc == MPI_SUCCESS && !r.contiguous)
-        rc = kcoll_layout_unpack(c, &r, rb, recvbuf);
-    scratch_done();
-    return raise_error(comm, rc);
+    return rooted(KCAL_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, root, comm);
 }
 
 /* allgather and alltoall: every process sends and receives; MPI_IN_PLACE

@@ -27,7 +27,8 @@ else
 fi
 for f in bin/kcal lib/libkcoll.a lib/libkcoll.so lib/libkcoll_pmpi.so \
          lib/pkgconfig/kcoll.pc include/kcoll.h libexec/kcal/kcal-bench-mpi \
-         libexec/kcal/kcal-sm-bench share/kcal/reports/times.gp share/kcal/knl.params; do
+         libexec/kcal/kcal-sm-bench share/kcal/reports/times.gp share/kcal/knl.params \
+         share/kcal/examples/hpccinf.txt; do
   [ -f "$prefix/$f" ] || bad "not installed: $f"
 done
 

@@ -25,7 +25,8 @@
 # OPTIONS (each after " | "):
 #   stdout        compare stdout only (else stdout and stderr as printed;
 #                 progress lines, which depend on timing, are dropped)
-#   setup: SH     shell run first in the directory ($ROOT: the tree)
+#   setup: SH     shell run first in the directory ($ROOT: the tree;
+#                 kcoll_example builds docs/libkcoll.md's example as ./scatter)
 #   env: A=B ...  exported for the setup and every command
 #   run: SH       the command of a block without `$ ` lines (its exit status
 #                 is not checked: such blocks are usually error messages)
@@ -147,7 +148,15 @@ def samples(path):
         yield start + 1, marker.group(1) if marker else None, body
         i = j + 1
 
-PRELUDE = 'kcal() { "$KCAL" "$@"; }\n'
+# kcal: the kcal under test. kcoll_example: docs/libkcoll.md's example
+# program, built here as ./scatter against the tree's libkcoll.so (as
+# tests/algos_example.sh extracts it).
+PRELUDE = r'''kcal() { "$KCAL" "$@"; }
+kcoll_example() {
+  awk '/^Example \(`scatter.c`\):/ {f = 1; next} f && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
+    "$ROOT/docs/libkcoll.md" >scatter.c && mpicc scatter.c -I"$ROOT/algos" -L"$ROOT/algos" -lkcoll -o scatter
+}
+'''
 HOST = socket.gethostname()
 
 def lines_of(b):

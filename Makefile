@@ -1,6 +1,6 @@
 # kcal — build, test, report. `make help` lists the targets.
 #
-# Layout (docs/testing.md "Layout"): cmd/ holds the `kcal` commands (cmd/kcal.c
+# Layout (docs/layout.md): cmd/ holds the `kcal` commands (cmd/kcal.c
 # holds main), and with every common/*.c, model/*.c, fit/*.c, probe/*.c,
 # reports/*.c, tune/*.c and the benchmark driver's bench/perf_classes.c
 # and bench/capacity.c makes up the `kcal` binary; algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark

@@ -11,27 +11,20 @@
  *     Step 0 reads left's own block where the user put it (its send
  *     buffer), not the copy in left's recvbuf, and each rank copies its
  *     own block last: lines another core has just written cost more to
- *     read. Reading that copy, the step took twice as long after one
- *     memcpy (its vector loop above L2) as after kcal_copy's pieces (1 MiB
- *     at p = 2 on the Zen 5 guest: 305-331 against 144-191 µs;
- *     docs/machine.md, "The local copy in pieces"); on the Xeon guest at
- *     p = 2 reading the send buffer took the call from 17.3 to 10.4 µs at
- *     64 KiB and 53.6 to 29.4 at 256 KiB, where ring_source_read, which
- *     reads the send buffers, took 10.3 and 29.1 (medians of 10
- *     alternating launches; docs/machine.md).
+ *     read (up to twice: docs/machine.md, "allgather and alltoall" and
+ *     "The local copy in pieces"); reading the send buffer brings the
+ *     step to ring_source_read's time, which reads the send buffers.
  *   ring_source_read   as ring_neighbor
  *     In step t = 1..p−1 read block r−t straight from its source; the
  *     sources never change, so only the address allgather and the closing
  *     synchronisation are needed. Its slow mode in kcal bench (issue 8:
  *     median far above the minimum) came from the variant timed before it
- *     on the same buffers (p = 2, medians split by that variant): at
- *     64 KiB 6.5 µs after MPI_Allgather or itself, 12.5 µs after
- *     ring_source_write, which leaves this process's recvbuf lines owned
- *     by the other core; at 1 MiB 137 µs after MPI_Allgather, 166 µs after
- *     ring_neighbor, which leaves the sources' sendbufs out of cache. No
- *     page faults, THP allocations or context switches during the calls
- *     (gather.c has the details); kcal bench now times every variant in its
- *     own steady state.
+ *     on the same buffers: after ring_source_write, which leaves this
+ *     process's recvbuf lines owned by the other core, or ring_neighbor,
+ *     which leaves the sources' sendbufs out of cache, it took up to twice
+ *     as long (docs/machine.md, "allgather and alltoall"; gather.c has
+ *     what was ruled out); kcal bench now times every variant in its own
+ *     steady state.
  *   ring_source_write  as ring_neighbor; step t writes this rank's block
  *     into rank r+t.
  *   recursive_doubling T_memcpy + T_sm_allgather + lg p·α
@@ -44,17 +37,16 @@
  *     not just written by the partner's core: gather_addrs); from
  *     round 2 each source sends a token to its readers when it finished
  *     the round before, its own block copied in before the first. At p = 2
- *     that took the call from 17.8 to 10.3 µs at 64 KiB and 54.5 to 29.2
- *     at 256 KiB (Xeon guest, medians of 10 alternating launches;
- *     docs/machine.md).
+ *     that nearly halved the call from 4 to 256 KiB (docs/machine.md,
+ *     "allgather and alltoall").
  *   bruck              T_sm_allgather + lg p·α + (p−1)·(2·n·β + l·pages(n))
  *                      + T_sm_barrier
  *     Blocks r, r+1, ... accumulate at the start of a temporary buffer; in
  *     round i a rank appends the first min(2^i, p−2^i) blocks of rank r+2^i,
  *     then rotates the result down by r blocks (the second n·β). Round 0
  *     reads rank r+1's own block from its send buffer, as
- *     recursive_doubling's round 1 does, with no token (64 KiB at p = 2:
- *     28.2 µs before, 14.6 after).
+ *     recursive_doubling's round 1 does, with no token (about half the
+ *     call at 64 KiB, p = 2: docs/machine.md).
  *   ring_source_read_flags (derived)
  *                paper: T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n))
  *                       + F_barrier  (the ring row with F_X for T_sm_X)
@@ -66,12 +58,11 @@
  *     its status), and only then copies its own block, while the others
  *     finish reading it; then it waits for every other rank's done. Every
  *     rank reports any rank's failure, as ring_source_read's closing
- *     allreduce does. Reading first and copying last was 6-12 % faster
- *     than the other order (and than MPI_Allgather) at p = 2 from 1 MiB to
- *     4 MiB on the development machine (139 against 148 µs at 1 MiB, 703
- *     against 743 µs at 4 MiB, medians of 200, two runs); the model has no
- *     term for that, the full row charges the copy where it overlaps the
- *     wait.
+ *     allreduce does. Reading first and copying last was faster than the
+ *     other order (and than MPI_Allgather) at p = 2 from 1 MiB to 4 MiB
+ *     (docs/machine.md, "allgather and alltoall"): the own copy overlaps
+ *     the peer's reading. The model has no term for that; the full row
+ *     charges the copy where it overlaps the wait.
  *   copy_in_out (derived)  one formula for both models:
  *                (p·m·c + n_own)·T_memcpy(1) + F_allgather,
  *                c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB,
@@ -149,9 +140,8 @@ int kcoll_allgather_ring_neighbor(kcoll_comm *c, const kcoll_args *a)
  * rounds fill. Their first round reads the own block from the first: it
  * is the user's data, unchanged in the call, while the copy of it in the
  * round buffer was written a moment before by the source's core, and
- * reading lines another core just wrote cost up to twice as much on the
- * Xeon guest (64 KiB at p = 2: recursive_doubling 17.8 µs reading the
- * copy, 10.3 reading the send buffer). */
+ * reading lines another core just wrote cost up to twice as much
+ * (docs/machine.md, "allgather and alltoall"). */
 static int gather_addrs(kcoll_comm *c, const uint64_t *mine, int per_rank,
                         uint64_t **out)
 {

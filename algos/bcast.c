@@ -35,17 +35,15 @@
  *     the root's (it wrote theirs): F_barrier. The synchronisations are the
  *     shared-memory flags of flags.c. A failed write of the root is
  *     reported by every reader (the root's one done flag cannot say which
- *     rank's tail it spoiled). At 64 KiB on the Xeon guest the two
- *     32 KiB calls running at once took nearly as long as one 64 KiB read
- *     alone: up to 64 KiB each of two CMA calls at once costs 0.3-1.3 µs
- *     more than alone, in either direction (alone a write costs what a
- *     read does), in the other process's page walk. A smaller or larger
- *     share for the root did not pay, so the halves stay even
- *     (docs/machine.md, "bcast at 64 KiB"). Launch by launch
- *     (scripts/bench-launches) its time does not move where the host
- *     makes one bare 64 KiB read 1.3-1.6 µs faster, and the MPI
- *     library's bcast, that read plus its hand-offs, gains it all: those
- *     launches, 14-18 % of them, are the ones below 1.3x MPI_Bcast.
+ *     rank's tail it spoiled). Up to some tens of KiB two CMA calls at
+ *     once each cost more than alone, in either direction (alone a write
+ *     costs what a read does), in the other process's page walk, so the
+ *     two halves take nearly as long as one whole read; a smaller or
+ *     larger share for the root did not pay, so the halves stay even
+ *     (docs/machine.md, "bcast"). Where a host makes one bare read cheap,
+ *     the MPI library's bcast, that read plus its hand-offs, gains it all
+ *     and this row does not (docs/machine.md, "bcast at 64 KiB, launch by
+ *     launch").
  *   copy_in_out (derived)  (m + 1)·T_memcpy(c) + F_bcast,
  *                          c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB
  *     No system call: the root copies the message chunk by chunk into a

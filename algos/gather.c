@@ -31,9 +31,8 @@
  *     says done after its last chunk (with its status) and waits for the
  *     root's done (the root may still be reading its sendbuf); the root
  *     waits for every done. The root's read pins the pages of the rank it
- *     reads, the rank's write the root's: in one 1 MiB CMA call on the Zen
- *     5 guest the pinning took 46 of 64 µs (scatter.c), so two processes
- *     pinning half each finish sooner.
+ *     reads, the rank's write the root's; pinning is most of a large CMA
+ *     call (scatter.c), so two processes pinning half each finish sooner.
  *   copy_in_out (derived)  as scatter's (scatter.c), F_gather:
  *                     ((p−1)·m·c + max(n_own, c))·T_memcpy(1) + F_gather
  *     No system call, and every source at work at once: each rank copies
@@ -45,35 +44,27 @@
  *     all sources, which tells a source when a slot is free again (its
  *     block is chunks (v−1)·m .. v·m − 1 of that count).
  *
- * Why writes at p = 2 (measured on the development machine, a 2-core
- * Xeon KVM guest, 2 MiB L2 per core): the root's own block is a local copy,
- * so with sequential_read the root copies 2·n bytes (its own block, then
- * the other's) while the other process waits; with the writes the two
- * copies run on the two cores at once. At 1 MiB sequential_read takes
- * 170 µs alone (the root's core streams 4 MiB through its 2 MiB L2: its
- * sendbuf, both blocks of recvbuf and the peer's block), parallel_write
- * 63 µs, MPI_Gather 170 µs.
+ * Why writes at p = 2: the root's own block is a local copy, so with
+ * sequential_read the root copies 2·n bytes (its own block, then the
+ * other's) while the other process waits; with the writes the two copies
+ * run on the two cores at once (at 1 MiB on the Xeon guest of
+ * docs/machine.md, "scatter and gather", parallel_write took about a
+ * third of sequential_read's time).
  *
  * The slow mode of sequential_read (issue 8) was not in the algorithm but
  * in how the benchmark measured it: all variants shared one recvbuf, and
  * after parallel_write the root's block 1 was last written by the other
  * core, so the root's next read into it paid a cross-core ownership
- * transfer per cache line. At 64 KiB, split by the variant run just
- * before: sequential_read 5.9 µs after MPI_Gather or itself, 12.2 µs after
- * parallel_write; MPI_Gather the same, 6.1 against 12.3 µs. Ruled out, with
- * getrusage, /proc/vmstat and sched_getcpu around every call: page faults
- * (0 per call), transparent huge pages (thp_fault_alloc and
- * thp_collapse_alloc unchanged over the runs: THP is madvise-only here),
- * context switches (0.00-0.01 per call) and the two processes sharing a
- * core (never). The same transfer is why a process_vm_writev into the root
- * looked dearer than the root's read there: the written lines were last
- * owned by the root's core. One copy alone, the processes pinned to the
- * two cores: reads and writes cost the same when the lines are in the
- * copying core's cache (64 KiB: read 3.3 µs, write 3.1 µs; 1 MiB: 57.5
- * and 58.3 µs) and about the same more when the other core wrote them last
- * (64 KiB: 9.4 and 10.6 µs; 1 MiB: 91.5 and 94.5 µs). kcal bench now runs
- * an untimed call of a variant before each timed one, so every variant is
- * timed in its own steady state (bench/bench_mpi.c). */
+ * transfer per cache line (about twice the time of the same copy from
+ * the copying core's own cache). Page faults, transparent huge pages,
+ * context switches and the two processes sharing a core were ruled out
+ * (getrusage, /proc/vmstat and sched_getcpu around every call). The same
+ * transfer is why a process_vm_writev into the root looked dearer than
+ * the root's read there: the written lines were last owned by the root's
+ * core; with the lines in the copying core's cache, reads and writes cost
+ * the same. kcal bench now runs an untimed call of a variant before each
+ * timed one, so every variant is timed in its own steady state
+ * (bench/bench_mpi.c). */
 #include <string.h>
 
 #include "algos/kcoll_impl.h"

@@ -9,19 +9,13 @@
  *   sequential_write  T_memcpy + T_sm_gather + p·(X(n) + l·pages(n)) + T_sm_bcast
  *     The root gathers the recvbuf addresses and writes the blocks one after
  *     the other, releasing each rank as soon as its block is written.
- *     The slowest scatter from 512 KiB up, and at 1 MiB the broadest spread
- *     (median ÷ minimum 1.32-1.56 in bench-collectives runs where the bare
- *     copies' `limit` spread 1.07-1.16): all the copying is the root's.
- *     `kcal profile --coll scatter --p 2 --size 1M` on the 2-core Xeon KVM
- *     guest (CPU µs per call): the root's process_vm_writev copy 84 where
- *     parallel_read_flags' reader copies the same MiB with
- *     process_vm_readv in 56, and its own memcpy 87 against 44-61 in the
- *     other rows; 184 µs per call against 83. The root's core touches
- *     4 MiB a call (its 2 MiB sendbuf, its own and the peer's recvbuf) on
- *     a 2 MiB L2, so each call finds part of it in the L3 the host shares
- *     with other guests, and how much varies: the spread. A write pins the
- *     peer's pages but copies on the root's core; no order of the copies
- *     changes what one core must move. Kept as the paper's reference row.
+ *     The slowest scatter from 512 KiB up, and at 1 MiB the broadest
+ *     spread: all the copying is the root's. At p = 2 the root's core
+ *     touches 4·n bytes a call (its sendbuf, its own and the peer's
+ *     recvbuf); where that straddles its L2, each call finds a varying
+ *     part of it in a shared L3 (docs/machine.md, "kcal profile"). A write pins the peer's pages but copies on the root's
+ *     core; no order of the copies changes what one core must move. Kept
+ *     as the paper's reference row.
  *   throttled_read:k  T_sm_bcast + ⌈p/k⌉·(X(n) + P(k,n))
  *     At most k readers at a time (Section IV-A3): non-root reader q
  *     (0..p−2, counted from root+1) waits for a token from reader q−k, reads,
@@ -37,8 +31,8 @@
  *     flags. F_X is a flag synchronisation (model.md: T_sm_X scaled by
  *     sm_flag / sync_step); the paper row is parallel_read's with F_X, the
  *     full one has P(p−1, n): the root reads nothing, so p−1 copies
- *     contend. At p = 2 on the development machine: 1.2 µs at 4 KiB where
- *     parallel_read takes 1.8 µs and MPI_Scatter 2.0 µs.
+ *     contend. Flags cost less than MPI messages for small blocks
+ *     (docs/machine.md, "scatter and gather").
  *   parallel_read_split (derived)  one formula for both models:
  *                     F_allgather + (when the last chunk ends) + F_barrier
  *     parallel_read_flags with the root's idle time put to work: each
@@ -51,12 +45,12 @@
  *     Each rank posts its recvbuf's address, says done after its last
  *     chunk and waits for the root's done (the root may still be writing
  *     into its buffer); the root waits for every done (they read its
- *     sendbuf). Why (kcal profile, 2-core Zen 5 KVM guest, 1 MiB, p = 2):
- *     of parallel_read_flags' 64 µs, 46 µs were the kernel pinning the
- *     root's 256 pages one by one (__get_user_pages, follow_page_pte) and
- *     only 6 µs the copy; the root, done with its 5 µs memcpy, waited out
- *     the rest. A write pins the pages of the process written to, so the
- *     root's share costs the reader nothing.
+ *     sendbuf). Why: most of a large CMA read is the kernel pinning the
+ *     root's pages one by one (__get_user_pages, follow_page_pte), not
+ *     the copy, while the root, done with its own memcpy, waits out the
+ *     rest (docs/machine.md, "kcal profile"). A write pins the pages of
+ *     the process written to, so the root's share costs the reader
+ *     nothing.
  *   copy_in_out (derived)  one formula for both models:
  *                     ((p−1)·m·c + max(n_own, c))·T_memcpy(1) + F_bcast,
  *                     c = min(n, C), m = ⌈n/C⌉ chunks of C = 16 KiB,

@@ -3,9 +3,9 @@
  *
  * Why a copy through shared memory at all: below a few tens of KiB a CMA
  * call's start-up (α, a system call that looks up the other process and
- * pins its pages) is most of the call, 1-2 µs on the machines kcal was
- * measured on, while two copies of 16 KiB through the cache take a few
- * tenths of a µs. The MPI library's eager path does the same for the
+ * pins its pages) is most of the call, while two copies of 16 KiB through
+ * the cache cost a fraction of it (docs/machine.md, "copy_in_out: all
+ * five collectives" and "bcast"). The MPI library's eager path does the same for the
  * smallest messages (Open MPI's vader up to 4 KiB), and XHC (Open MPI's
  * coll/xhc) copies in and out of a shared buffer below its CMA/XPMEM
  * threshold, in pipelined chunks.

@@ -61,9 +61,16 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         /* Bad input gets one line, like every other usage error; the
-         * command list is what --help is for. */
-        fprintf(stderr, "kcal: no command given (predict, probe, fit, bench, run, "
-                        "report or tune; kcal --help says more)\n");
+         * names come from the table, so a new command is never left out. */
+        size_t n = sizeof commands / sizeof commands[0];
+        char names[256] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < n && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                    i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                                    commands[i].name);
+        fprintf(stderr, "kcal: no command given (%s; kcal --help says more)\n",
+                names);
         return KCAL_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

@@ -14,10 +14,15 @@
  * stdout and stderr are kcal's. The interposer is found like kcal's other
  * programs (common/exe.h: $KCAL_PMPI_LIB, else next to kcal, in its build
  * directory, or PREFIX/lib of an installed kcal). Only the ranks get it:
- * -x (-genv) sets it in their environment, not in the launcher's. The exit status is
- * the application's (mpirun's): kcal's own failures before the launch are
- * one line and exit 2 (bad options) or 1; a launcher that cannot start is
- * 127, a run ended by --timeout 124 (as timeout(1) and shells say). */
+ * -x (-genv) sets it in their environment, not in the launcher's. The
+ * directory of the libkcoll.so beside it (PREFIX/lib, or the tree's algos/)
+ * ends the ranks' LD_LIBRARY_PATH, so a program linked with `pkg-config
+ * kcoll` from a prefix the loader does not search starts as it is. The exit
+ * status is the application's (mpirun's): kcal's own failures before the
+ * launch are one line and exit 2 (bad options) or 1; a launcher that
+ * cannot start is 127, and so is an application the loader cannot start
+ * (a missing program or library: kcal says so below the loader's message);
+ * a run ended by --timeout 124 (as timeout(1) and shells say). */
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -82,7 +87,8 @@ static void usage(FILE *f)
             "KCOLL_TABLE, KCAL_PARAMS, KCOLL_STATS and KCOLL_STRICT set in "
             "the environment\nreach the ranks too (the options win). Exit: "
             "the application's; 2 bad options,\n1 kcal could not start it, "
-            "%d the launcher is missing, %d --timeout.\n",
+            "%d the launcher, the application or a library it needs\nwas not "
+            "found, %d --timeout.\n",
             EXIT_TIMEOUT, EXIT_NOT_STARTED, EXIT_TIMEOUT);
 }
 
@@ -159,6 +165,30 @@ static int absolute(const char *option, const char *file, char *out)
         return -1;
     }
     return 0;
+}
+
+/* The directory holding the flavor's libkcoll.so that goes with the
+ * interposer at `interposer`: its own directory (an installed kcal's
+ * PREFIX/lib) or ../algos (the tree's build/). 0 with it in out (PATH_MAX
+ * bytes), or -1. */
+static int kcoll_lib_dir(const kcal_mpi_flavor *f, const char *interposer,
+                         char *out)
+{
+    char dir[PATH_MAX], cand[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s", interposer);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    static const char *const rel[] = {"%s", "%s/../algos"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char base[PATH_MAX + 16];
+        snprintf(base, sizeof base, rel[i], dir);
+        snprintf(cand, sizeof cand, "%s/%s.so", base, f->lib);
+        if (access(cand, R_OK) == 0 && realpath(base, out))
+            return 0;
+    }
+    return -1;
 }
 
 /* "NAME=VALUE" in a buffer of its own (argv of the launch). */
@@ -254,6 +284,21 @@ int kcal_run_main(int argc, char **argv)
     args[na++] = owned[0];
     const char *set[] = {o.table ? table : NULL, o.params ? params : NULL,
                          o.stats ? "1" : NULL, NULL};
+    /* libkcoll.so's directory after the user's own LD_LIBRARY_PATH (an
+     * explicit choice wins). */
+    char libdir[PATH_MAX];
+    if (kcoll_lib_dir(flavor, lib, libdir) == 0) {
+        const char *user = getenv("LD_LIBRARY_PATH");
+        size_t len = strlen(libdir) + (user ? strlen(user) : 0) + 2;
+        char *path = malloc(len);
+        if (path)
+            snprintf(path, len, "%s%s%s", user && *user ? user : "",
+                     user && *user ? ":" : "", libdir);
+        owned[nowned] = path ? assign("LD_LIBRARY_PATH", path) : NULL;
+        free(path);
+        args[na++] = (char *)envf;
+        args[na++] = owned[nowned++];
+    }
     for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
         const char *v = set[i] ? set[i] : getenv(forwarded[i]);
         if (!v)
@@ -307,6 +352,14 @@ int kcal_run_main(int argc, char **argv)
         rc = EXIT_TIMEOUT;
     } else {
         rc = r.status;
+        /* The loader's (or a shell's) "not found" status, after its own
+         * message: without this line 127 reads as a missing launcher. */
+        if (rc == EXIT_NOT_STARTED)
+            kcal_cli_error(CMD, "the application exited %d: it, or a "
+                                "shared library it needs, was not found (the "
+                                "loader's message above names which; not the "
+                                "launcher)",
+                           rc);
     }
     kcal_launch_result_free(&r);
 out:

@@ -27,7 +27,8 @@ else
 fi
 for f in bin/kcal lib/libkcoll.a lib/libkcoll.so lib/libkcoll_pmpi.so \
          lib/pkgconfig/kcoll.pc include/kcoll.h libexec/kcal/kcal-bench-mpi \
-         libexec/kcal/kcal-sm-bench share/kcal/reports/times.gp share/kcal/knl.params; do
+         libexec/kcal/kcal-sm-bench share/kcal/reports/times.gp share/kcal/knl.params \
+         share/kcal/examples/hpccinf.txt; do
   [ -f "$prefix/$f" ] || bad "not installed: $f"
 done
 
@@ -109,6 +110,24 @@ if timeout 60 "$kcal" run --np 2 --stats -- ./plain >"$tmp/out" 2>"$tmp/err" &&
   echo "ok   installed kcal run: $(grep -E '^bcast ' "$tmp/err")"
 else
   bad "installed kcal run --stats:"; cat "$tmp/out" "$tmp/err"
+fi
+# The application built with pkg-config above, started by the installed kcal
+# run with no LD_LIBRARY_PATH of the user's: the ranks find PREFIX/lib.
+if (unset LD_LIBRARY_PATH; timeout 60 "$kcal" run --np 2 --stats -- ./app) >"$tmp/out" 2>"$tmp/err" &&
+   grep -qx 'rank 1: rc 0, got k' "$tmp/out" && grep -Eq '^bcast +[a-z_]+(:[0-9]+)? +1 +65536 ' "$tmp/err"; then
+  echo "ok   installed kcal run starts an application linked with pkg-config kcoll"
+else
+  bad "installed kcal run -- ./app (linked with pkg-config kcoll):"; cat "$tmp/out" "$tmp/err"
+fi
+# Without its library the loader's 127 is named as such, not as a missing launcher.
+mv "$prefix/lib/libkcoll.so" "$tmp/libkcoll.so.away"
+(unset LD_LIBRARY_PATH; timeout 60 "$kcal" run --np 1 -- ./app) >"$tmp/out" 2>"$tmp/err"; rc=$?
+mv "$tmp/libkcoll.so.away" "$prefix/lib/libkcoll.so"
+if [ $rc -eq 127 ] && grep -q 'libkcoll.so: cannot open shared object file' "$tmp/err" &&
+   grep -q '^kcal run: the application exited 127: it, or a shared library it needs, was not found' "$tmp/err"; then
+  echo "ok   a missing libkcoll.so: exit 127, the loader's message and kcal's line naming it"
+else
+  bad "kcal run with libkcoll.so missing: exit $rc:"; cat "$tmp/err"
 fi
 preload=$(timeout 60 "$kcal" run --np 1 -- /bin/sh -c 'echo "$LD_PRELOAD"')
 [ "$preload" = "$prefix/lib/libkcoll_pmpi.so" ] && echo "ok   kcal run preloads $preload" \

@@ -22,46 +22,12 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
 
-# HPL's input format (hpcc reads hpccinf.txt from its working directory):
-# one problem of N = 1000 on a 1 x 2 grid, and one PTRANS size.
-cat >"$tmp/hpccinf.txt" <<'IN'
-HPLinpack benchmark input file
-Innovative Computing Laboratory, University of Tennessee
-HPL.out      output file name (if any)
-8            device out (6=stdout,7=stderr,file)
-1            # of problems sizes (N)
-1000         Ns
-1            # of NBs
-40           NBs
-0            PMAP process mapping (0=Row-,1=Column-major)
-1            # of process grids (P x Q)
-1            Ps
-2            Qs
-16.0         threshold
-1            # of panel fact
-2            PFACTs (0=left, 1=Crout, 2=Right)
-1            # of recursive stopping criterium
-4            NBMINs (>= 1)
-1            # of panels in recursion
-2            NDIVs
-1            # of recursive panel fact.
-1            RFACTs (0=left, 1=Crout, 2=Right)
-1            # of broadcast
-1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
-1            # of lookahead depth
-1            DEPTHs (>=0)
-2            SWAP (0=bin-exch,1=long,2=mix)
-64           swapping threshold
-0            L1 in (0=transposed,1=no-transposed) form
-0            U  in (0=transposed,1=no-transposed) form
-1            Equilibration (0=no,1=yes)
-8            memory alignment in double (> 0)
-##### This line (no. 32) is ignored (it serves as a separator). ######
-1            Number of additional problem sizes for PTRANS
-1000         values of N
-1            number of additional blocking sizes for PTRANS
-40           values of NB
-IN
+# The input kcal ships for this example (examples/hpccinf.txt, installed in
+# PREFIX/share/kcal/examples/): HPL's format, one problem of N = 1000 on a
+# 1 x 2 grid and one PTRANS size; hpcc reads it from its working directory.
+inf=$(dirname "$0")/../examples/hpccinf.txt
+[ -r "$inf" ] || { echo "FAIL $inf is missing"; exit 1; }
+cp "$inf" "$tmp/hpccinf.txt"
 
 start=$SECONDS
 # Through `kcal run`, as a user would start it (it preloads the interposer).

@@ -27,7 +27,9 @@
  *   libkcoll fails every call with MPI_ERR_OTHER: an error handler of our
  *   own on the communicator sees the error once per call, and the call
  *   returns it. Prints "strict: calls N errors E class C handler H".
- * --mode strict-fatal: the same with MPI_ERRORS_ARE_FATAL: must abort. */
+ * --mode strict-fatal: the same with MPI_ERRORS_ARE_FATAL: must abort.
+ * --mode loop: the five collectives on 64 MiB buffers, for ever (until a
+ *   signal ends the job); rank 0 prints "loop: running" as it starts them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +471,30 @@ static int strict(int fatal_handler)
     return 0;
 }
 
+/* ---- a job to interrupt --------------------------------------------------- */
+
+static int loop(void)
+{
+    size_t n = (size_t)64 << 20;
+    int blk = (int)(n / (size_t)world_size);
+    char *a = malloc(n), *b = malloc(n);
+    if (!a || !b)
+        return 1;
+    memset(a, 1, n);
+    memset(b, 2, n);
+    if (world_rank == 0) {
+        printf("loop: running\n");
+        fflush(stdout);
+    }
+    for (;;) {
+        MPI_Bcast(a, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Scatter(a, blk, MPI_BYTE, b, blk, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Gather(b, blk, MPI_BYTE, a, blk, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Allgather(b, blk, MPI_BYTE, a, blk, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Alltoall(a, blk, MPI_BYTE, b, blk, MPI_BYTE, MPI_COMM_WORLD);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -487,6 +513,8 @@ int main(int argc, char **argv)
         bad = strict(0);
     else if (!strcmp(mode, "strict-fatal"))
         bad = strict(1);
+    else if (!strcmp(mode, "loop"))
+        bad = loop();
     else {
         fprintf(stderr, "interpose_check: unknown mode %s\n", mode);
         bad = 2;

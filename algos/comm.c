@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "algos/config.h"
 #include "algos/kcoll_impl.h"
 
 static int state_keyval = MPI_KEYVAL_INVALID;
@@ -74,12 +75,6 @@ void *kcoll_scratch(kcoll_comm *c, size_t len)
     return c->scratch;
 }
 
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static int create_keyvals(void)
 {
     if (state_keyval != MPI_KEYVAL_INVALID)
@@ -115,7 +110,7 @@ static int exchange_pids(kcoll_comm *c)
     int ok = kcoll_cma_read(c->pids[next], &got, all[2 * next + 1], 1) == 0 &&
              got == 0x5a;
     free(all);
-    if (env_on("KCOLL_SIMULATE_NO_CMA"))
+    if (kcoll_config_on(KCOLL_CFG_SIMULATE_NO_CMA))
         ok = 0;
     rc = MPI_Allreduce(&ok, &c->cma_ok, 1, MPI_INT, MPI_MIN, c->comm);
     return rc;

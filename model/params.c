@@ -748,11 +748,12 @@ int kcal_params_choose(const char *file, const char *machine, kcal_params *p,
         if (chosen)
             snprintf(chosen, chosenlen, "file %s ($KCAL_PARAMS)", env);
     } else {
-        rc = kcal_params_load_embedded("knl", p, err, errlen);
+        rc = kcal_params_load_embedded(KCAL_PARAMS_DEFAULT_MACHINE, p, err,
+                                       errlen);
         if (chosen)
             snprintf(chosen, chosenlen,
-                     "embedded knl (default; --params, --machine or "
-                     "$KCAL_PARAMS to change)");
+                     "embedded " KCAL_PARAMS_DEFAULT_MACHINE " (default; "
+                     "--params, --machine or $KCAL_PARAMS to change)");
     }
     return rc;
 }

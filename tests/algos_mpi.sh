@@ -5,6 +5,8 @@
 # {3,4,5,8} (MPICH: {3,4,5}), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
 # one warning per process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot
 # use, a $KCOLL_TABLE that forces algorithms and one that does not read,
+# a FIFO or a directory as either file (refused, one warning per process),
+# KCOLL_VIRTUAL_NODES with a blank or a sign (refused alike),
 # the fallback's types above INT_MAX (scaled down), and, when the machine
 # has the memory, messages above 2 GiB at p = 2. Against the MPI library of
 # $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's build in
@@ -90,6 +92,13 @@ modelless "overflowing KCAL_PARAMS" "$tmp/inf.params" "kcoll: warning: $tmp/inf.
 printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 1e308\ngamma_b 0\n' >"$tmp/nan.params"
 modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
   "kcoll: warning: $tmp/nan.params: every predicted time of scatter throttled_read at p = 3, n = 4097 overflows" 3
+# A FIFO used to block every rank in open() at its first collective, for
+# ever and without a word; a directory was a "read error".
+mkfifo "$tmp/fifo" && mkdir "$tmp/dir"
+modelless "KCAL_PARAMS a FIFO" "$tmp/fifo" \
+  "kcoll: warning: \$KCAL_PARAMS: $tmp/fifo: is a FIFO (named pipe), not a regular file; calls that leave" 3
+modelless "KCAL_PARAMS a directory" "$tmp/dir" \
+  "kcoll: warning: \$KCAL_PARAMS: $tmp/dir: is a directory; calls that leave" 3
 
 # Small messages go to the MPI library below the crossover kcal probe
 # measured (mpi_<coll>_below, here 64 KiB for every collective; its line
@@ -160,6 +169,17 @@ EOF2
   else
     echo "ok   bad KCOLL_TABLE: one warning per process, naming file:line"
   fi
+  for what in fifo dir; do
+    run "p=3 KCOLL_TABLE a $what" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_TABLE="$tmp/$what" "$prog" --mode badtable
+    all=$(grep -c 'kcoll: warning' "$tmp/err")
+    matching=$(grep -c -- "^kcoll: warning: \$KCOLL_TABLE: $tmp/$what: is a \(FIFO (named pipe), not a regular file\|directory\); calls that leave" "$tmp/err")
+    if [ "$all" -ne 3 ] || [ "$matching" -ne 3 ]; then
+      echo "FAIL KCOLL_TABLE a $what: $all warning lines ($matching saying what it is), want 3 (one per process):"
+      cat "$tmp/err"; fail=1
+    else
+      echo "ok   KCOLL_TABLE a $what: one warning per process, saying what it is"
+    fi
+  done
 else
   echo "skip KCOLL_TABLE: CMA is forbidden here"
 fi
@@ -202,6 +222,22 @@ if [ "$warnings" -ne 4 ]; then
 else
   echo "ok   virtual nodes fallback warned once per process"
 fi
+
+# One rule for every numeric variable (algos/config.def): decimal digits
+# only. ' 2' and '+2' used to be taken as 2 where '2 ' was refused: now
+# each is one warning per process and the default (no virtual nodes: no
+# two_level row), and the results stay right.
+for v in ' 2' '+2' '2 '; do
+  run "p=4 KCOLL_VIRTUAL_NODES='$v'" timeout 120 "${mpi[@]}" -np 4 "$mpi_x" "KCOLL_VIRTUAL_NODES=$v" "$mpi_x" KCOLL_STATS=1 "$prog" --mode fallback
+  all=$(grep -c 'kcoll: warning' "$tmp/err")
+  matching=$(grep -c -F -- "kcoll: warning: KCOLL_VIRTUAL_NODES='$v' is not a whole number from 1 to 2147483647 (decimal digits only); using the default" "$tmp/err")
+  if [ "$all" -ne 4 ] || [ "$matching" -ne 4 ] || grep -q 'two_level' "$tmp/err"; then
+    echo "FAIL KCOLL_VIRTUAL_NODES='$v': $all warning lines ($matching matching), want 4 (one per process) and no two_level row:"
+    cat "$tmp/err"; fail=1
+  else
+    echo "ok   KCOLL_VIRTUAL_NODES='$v': refused, one warning per process"
+  fi
+done
 
 # The fallback's derived type for blocks above INT_MAX bytes, scaled down.
 run "p=3 fallback types" timeout 120 "${mpi[@]}" -np 3 "$prog" --mode types

@@ -247,6 +247,12 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     if (algorithm)
         KCOLL_TRY(parse(coll, algorithm, p, alg, k));
     *use_mpi = 0;
+    /* No state (comm.c): the MPI library on the user's communicator. */
+    if ((*c)->no_state) {
+        *use_mpi = 1;
+        last = (call_record){"mpi(no-state)", 0, p};
+        return MPI_SUCCESS;
+    }
     /* Across nodes each node's state knows whether CMA works there. */
     if (!(*c)->spans_nodes && !(*c)->cma_ok) {
         if (kcoll_config_on(KCOLL_CFG_STRICT))

@@ -4,7 +4,8 @@
  * Intel MPI (libkcoll-mpich, make MPI=mpich; docs/mpi.md). The reference
  * algorithms of docs/model.md, run for real: control (buffer addresses,
  * completion, throttling tokens) travels as small MPI messages on a
- * private duplicate of the communicator, data moves only with
+ * private communicator made from the communicator (a split: it runs none
+ * of your attributes' copy callbacks), data moves only with
  * process_vm_readv/process_vm_writev. Semantics are those of the MPI
  * built-in with MPI_BYTE; n is in bytes: the block per process (scatter,
  * gather, allgather, alltoall) or the whole message (bcast).
@@ -29,7 +30,9 @@
  * every prediction overflows to inf or NaN), a call that needs its choice
  * runs the MPI library's own collective instead, after one warning line
  * per process on stderr; calls that name an algorithm (with its k) do not
- * need the model.
+ * need the model. When libkcoll's state of a communicator cannot be built
+ * on some process, every call on that communicator runs the MPI library's
+ * collective, for good, on every process alike (one warning per process).
  *
  * Environment (algos/config.def, read once per process; a number is
  * decimal digits only, anything else is one warning and the default):
@@ -40,7 +43,9 @@
  * MPI_COMM_WORLD ranks count as nodes: the two-level path on one machine),
  * KCOLL_STATS=1 (rank 0 prints what its calls ran at MPI_Finalize); for
  * tests: KCOLL_SIMULATE_NO_CMA=1 (behave as if CMA were forbidden),
- * KCOLL_PACK_LIMIT=B (the interposer packs in pieces of at most B bytes). */
+ * KCOLL_SIMULATE_NO_STATE=R (building a communicator's state fails on world
+ * rank R), KCOLL_PACK_LIMIT=B (the interposer packs in pieces of at most B
+ * bytes). */
 #ifndef KCOLL_H
 #define KCOLL_H
 

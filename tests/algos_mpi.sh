@@ -3,7 +3,8 @@
 # launch per p in {1,2,3,4,5,8} (MPICH: {1,2,3,4,5}) running the whole
 # matrix, the two-level path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in
 # {3,4,5,8} (MPICH: {3,4,5}), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
-# one warning per process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot
+# one warning per process), KCOLL_STRICT=1, a state that cannot be built on
+# one process (KCOLL_SIMULATE_NO_STATE=1), a $KCAL_PARAMS the model cannot
 # use, a $KCOLL_TABLE that forces algorithms and one that does not read,
 # a FIFO or a directory as either file (refused, one warning per process),
 # KCOLL_VIRTUAL_NODES with a blank or a sign (refused alike),
@@ -62,6 +63,16 @@ else
 fi
 run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1 "$prog" --mode strict
 if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL strict: warned instead of failing"; fail=1; fi
+# A state that cannot be built on one process (world rank 1): every process
+# falls back to the MPI library on that communicator, for good, and says
+# so once.
+run "p=3 no state" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_STATE=1 "$prog" --mode nostate
+warnings=$(grep -c "^kcoll: warning: cannot set libkcoll up on a communicator of 3 processes (on \(this\|another\) process" "$tmp/err")
+if [ "$warnings" -ne 3 ] || [ "$(grep -c 'kcoll: warning' "$tmp/err")" -ne 3 ]; then
+  echo "FAIL no state: $warnings warnings on stderr, want 3 (one per process):"; cat "$tmp/err"; fail=1
+else
+  echo "ok   no state warned once per process"
+fi
 
 # A $KCAL_PARAMS the model cannot use: calls that need its choice run the
 # MPI built-in (right results, rc 0) after exactly one warning line per

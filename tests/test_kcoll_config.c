@@ -59,6 +59,7 @@ static void test_read_once(void)
 {
     setenv("KCOLL_VIRTUAL_NODES", " 2", 1);
     setenv("KCOLL_PACK_LIMIT", "+2", 1);
+    setenv("KCOLL_SIMULATE_NO_STATE", "2 ", 1);
     setenv("KCOLL_STATS", "0", 1);
     setenv("KCOLL_STRICT", "yes", 1);
     setenv("KCOLL_SIMULATE_NO_CMA", "", 1);
@@ -85,6 +86,7 @@ static void test_read_once(void)
 
     CHECK(kcoll_config_number(KCOLL_CFG_VIRTUAL_NODES) == 0);
     CHECK(kcoll_config_number(KCOLL_CFG_PACK_LIMIT) == 2147483647);
+    CHECK(kcoll_config_number(KCOLL_CFG_SIMULATE_NO_STATE) == -1);
     CHECK(!kcoll_config_on(KCOLL_CFG_STATS));
     CHECK(kcoll_config_on(KCOLL_CFG_STRICT));
     CHECK(!kcoll_config_on(KCOLL_CFG_SIMULATE_NO_CMA));
@@ -105,14 +107,16 @@ static void test_read_once(void)
     static const char *const want[] = {
         "kcoll: warning: KCOLL_VIRTUAL_NODES=' 2' is not a whole number from "
         "1 to 2147483647 (decimal digits only); using the default (pid ",
+        "kcoll: warning: KCOLL_SIMULATE_NO_STATE='2 ' is not a whole number "
+        "from 0 to 2147483647 (decimal digits only); using the default (pid ",
         "kcoll: warning: KCOLL_PACK_LIMIT='+2' is not a whole number from 1 "
         "to 2147483647 (decimal digits only); using the default (pid "};
     while (f && fgets(line, sizeof line, f)) {
-        if (lines < 2)
+        if (lines < 3)
             CHECK(!strncmp(line, want[lines], strlen(want[lines])));
         lines++;
     }
-    CHECK(lines == 2);
+    CHECK(lines == 3);
     if (f)
         fclose(f);
     unlink(path);

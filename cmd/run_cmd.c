@@ -11,13 +11,16 @@
  * `mpiexec.mpich -np P -genv LD_PRELOAD=... APP ARGS` and MPICH's build of
  * the interposer; common/mpi_flavor.h says what differs): the job has its
  * own process group and ends with kcal (a signal, or --timeout), and its
- * stdout and stderr are kcal's. The interposer is found like kcal's other
- * programs (common/exe.h: $KCAL_PMPI_LIB, else next to kcal, in its build
- * directory, or PREFIX/lib of an installed kcal). Only the ranks get it:
- * -x (-genv) sets it in their environment, not in the launcher's. The exit status is
- * the application's (mpirun's): kcal's own failures before the launch are
- * one line and exit 2 (bad options) or 1; a launcher that cannot start is
- * 127, a run ended by --timeout 124 (as timeout(1) and shells say). */
+ * stdout and stderr pass through kcal to kcal's (tee: a launcher that
+ * fails without a word is said to have). The interposer is found like
+ * kcal's other programs (common/exe.h: $KCAL_PMPI_LIB, else next to kcal,
+ * in its build directory, or PREFIX/lib of an installed kcal). Only the
+ * ranks get it: -x (-genv) sets it in their environment, not in the
+ * launcher's. The exit status is the application's (mpirun's): kcal's own
+ * failures before the launch are one line and exit 2 (bad options, an
+ * empty APP, a FIFO or a directory as a file) or 1 (no interposer, or one
+ * that is no shared library); a launcher that cannot start is 127, a run
+ * ended by --timeout 124 (as timeout(1) and shells say). */
 #include <elf.h>
 #include <fcntl.h>
 #include <getopt.h>

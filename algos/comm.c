@@ -2,10 +2,24 @@
  *
  * Built once per communicator, on its first kcoll call, and cached in an MPI
  * attribute (as Open MPI's coll/xhc caches its per-communicator data), so the
- * pids are exchanged once. The state holds a private duplicate of the
- * communicator: every control message of kcoll travels on it, so none can
+ * pids are exchanged once. The state holds a private communicator made from
+ * the user's: every control message of kcoll travels on it, so none can
  * match a message of the application. Ranks are those of the communicator,
  * so sub-communicators translate for free: pids[r] is the pid of rank r.
+ *
+ * The private communicator is a split of the user's (one color, the same
+ * order), not an MPI_Comm_dup: a duplicate runs the copy callback of every
+ * attribute the user has set on the communicator, which is not libkcoll's
+ * to run (one that refuses failed every collective on it; one that counts
+ * saw copies the program never made). The node split copies none either.
+ *
+ * Building the state can fail on some process (memory, an MPI error, or
+ * KCOLL_SIMULATE_NO_STATE). The processes agree on it in one MPI_Allreduce
+ * on the user's communicator, which also decides whether the communicator
+ * spans nodes, and a communicator where any of them failed gets a state
+ * marked no_state on every process: every later call on it goes to the MPI
+ * library on the user's communicator (kcoll.c; the interposer hands it on
+ * unchanged), without trying again.
  *
  * Which processes share a node is nodes.c's question (MPI_COMM_TYPE_SHARED,
  * or KCOLL_VIRTUAL_NODES's groups); a communicator that spans nodes keeps
@@ -21,12 +35,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "algos/config.h"
 #include "algos/kcoll_impl.h"
 
 static int state_keyval = MPI_KEYVAL_INVALID;
 static int finalize_keyval = MPI_KEYVAL_INVALID;
 static int finalizing;
 static volatile unsigned char probe_byte = 0x5a;
+
+atomic_ulong kcoll_state_builds;
 
 /* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the standard hook
  * to learn that it has begun, after which freeing communicators is unsafe. */
@@ -56,7 +73,8 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     kcoll_flags_free(c, finalizing);
     kcoll_staging_free(c, finalizing);
     kcoll_nodes_free(c, finalizing);
-    if (!finalizing && c->comm != MPI_COMM_NULL)
+    /* A no_state's comm is the user's own. */
+    if (!finalizing && !c->no_state && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c->pids);
     free(c->scratch);
@@ -74,12 +92,6 @@ void *kcoll_scratch(kcoll_comm *c, size_t len)
     return c->scratch;
 }
 
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static int create_keyvals(void)
 {
     if (state_keyval != MPI_KEYVAL_INVALID)
@@ -92,70 +104,147 @@ static int create_keyvals(void)
                                   &state_keyval, NULL);
 }
 
-/* Collective over c->comm: pids, probe addresses, the 1-byte read. */
-static int exchange_pids(kcoll_comm *c)
+/* Collective over c->comm: pids, probe addresses, the 1-byte read, into
+ * c->pids and c->cma_ok; all (2 words per process) is scratch. Whether
+ * every process got this far is agreed on in the MPI_Allreduce of the
+ * read's verdict: MPI_SUCCESS on every process alike, or an error. */
+static int exchange_pids(kcoll_comm *c, uint64_t *all)
 {
     uint64_t mine[2] = {(uint64_t)getpid(), kcoll_addr((const void *)&probe_byte)};
-    uint64_t *all = malloc(sizeof(uint64_t) * 2 * (size_t)c->size);
-    c->pids = malloc(sizeof(pid_t) * (size_t)c->size);
-    if (!all || !c->pids) {
-        free(all);
-        return MPI_ERR_NO_MEM;
-    }
     int rc = MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T,
                            c->comm);
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        return rc;
+    int ok[2] = {rc == MPI_SUCCESS, 0}, all_ok[2] = {0, 0};
+    if (ok[0]) {
+        for (int r = 0; r < c->size; r++)
+            c->pids[r] = (pid_t)all[2 * r];
+        int next = (c->rank + 1) % c->size;
+        unsigned char got = 0;
+        ok[1] = kcoll_cma_read(c->pids[next], &got, all[2 * next + 1], 1) ==
+                    0 &&
+                got == 0x5a && !kcoll_config_on(KCOLL_CFG_SIMULATE_NO_CMA);
     }
-    for (int r = 0; r < c->size; r++)
-        c->pids[r] = (pid_t)all[2 * r];
-    int next = (c->rank + 1) % c->size;
-    unsigned char got = 0;
-    int ok = kcoll_cma_read(c->pids[next], &got, all[2 * next + 1], 1) == 0 &&
-             got == 0x5a;
-    free(all);
-    if (env_on("KCOLL_SIMULATE_NO_CMA"))
-        ok = 0;
-    rc = MPI_Allreduce(&ok, &c->cma_ok, 1, MPI_INT, MPI_MIN, c->comm);
-    return rc;
+    rc = MPI_Allreduce(ok, all_ok, 2, MPI_INT, MPI_MIN, c->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->cma_ok = all_ok[1];
+    return all_ok[0] ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* Whether this process must fail to build a state (for tests). */
+static int simulated_failure(void)
+{
+    long long r = kcoll_config_number(KCOLL_CFG_SIMULATE_NO_STATE);
+    int world_rank = -1;
+    return r >= 0 &&
+           MPI_Comm_rank(MPI_COMM_WORLD, &world_rank) == MPI_SUCCESS &&
+           world_rank == r;
+}
+
+/* Once per process: a communicator of size processes runs on the MPI
+ * library's collectives. own: this process's failure before the agreement
+ * (MPI_SUCCESS: none), simulated: it was KCOLL_SIMULATE_NO_STATE's, late:
+ * the pids' exchange after the agreement failed (on some process). */
+static void warn_no_state(int size, int own, int simulated, int late)
+{
+    static atomic_int warned;
+    if (atomic_exchange(&warned, 1))
+        return;
+    char why[MPI_MAX_ERROR_STRING + 64], text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (simulated)
+        snprintf(why, sizeof why, "on this process: KCOLL_SIMULATE_NO_STATE");
+    else if (own != MPI_SUCCESS && MPI_Error_string(own, text, &len) ==
+                                       MPI_SUCCESS)
+        snprintf(why, sizeof why, "on this process: %s", text);
+    else if (own != MPI_SUCCESS)
+        snprintf(why, sizeof why, "on this process: MPI error %d", own);
+    else
+        snprintf(why, sizeof why, "%s", late ? "exchanging the pids"
+                                             : "on another process");
+    fprintf(stderr, "kcoll: warning: cannot set libkcoll up on a "
+                    "communicator of %d processes (%s); its calls use the "
+                    "MPI library's own collectives (pid %ld)\n",
+            size, why, (long)getpid());
+}
+
+/* Collective over comm: libkcoll's state of comm, or, when building it
+ * failed on any process, a no_state one (on every process alike). */
 static int build_state(MPI_Comm comm, kcoll_comm **out)
 {
     kcoll_comm *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) /* nothing to remember a verdict in: the one error returned */
         return MPI_ERR_NO_MEM;
     c->comm = c->node = MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(comm, &c->comm);
-    /* The duplicate inherits comm's error handler, by default
+    atomic_fetch_add(&kcoll_state_builds, 1);
+    /* Local, and the same on every process: an invalid comm fails alike. */
+    int rc = MPI_Comm_rank(comm, &c->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(comm, &c->size);
+    if (rc != MPI_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    /* Every process takes part in every collective step, whatever failed
+     * before it here, so none waits for another. */
+    rc = MPI_Comm_split(comm, 0, c->rank, &c->comm);
+    /* The split inherits comm's error handler, by default
      * MPI_ERRORS_ARE_FATAL: an error of a control message would abort
      * inside libkcoll, which returns its errors (and the interposer then
      * raises them once, on the user's communicator). */
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_rank(c->comm, &c->rank);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_size(c->comm, &c->size);
     MPI_Comm node = MPI_COMM_NULL;
+    int node_size = 0, nrc = kcoll_node_split(comm, &node);
+    if (nrc == MPI_SUCCESS)
+        nrc = MPI_Comm_size(node, &node_size);
     if (rc == MPI_SUCCESS)
-        rc = kcoll_node_split(c->comm, &node);
-    if (rc == MPI_SUCCESS) {
-        int node_size = 0;
-        rc = MPI_Comm_size(node, &node_size);
-        /* Every process sees a smaller node than the communicator when it
-         * spans nodes, so all agree without another message. */
-        c->spans_nodes = node_size != c->size;
-        if (c->spans_nodes) /* kept for the two-level calls */
-            c->node = node;
-        else
-            MPI_Comm_free(&node);
+        rc = nrc;
+    uint64_t *all = malloc(sizeof(uint64_t) * 2 * (size_t)c->size);
+    c->pids = malloc(sizeof(pid_t) * (size_t)c->size);
+    if (rc == MPI_SUCCESS && (!all || !c->pids))
+        rc = MPI_ERR_NO_MEM;
+    int simulated = rc == MPI_SUCCESS && simulated_failure();
+    int own_rc = simulated ? MPI_ERR_OTHER : rc;
+    /* The agreement: did every process get here, and does every one see
+     * the whole communicator as its node? (Every process sees a smaller
+     * node than the communicator when it spans nodes.) */
+    int mine[2] = {own_rc == MPI_SUCCESS, node_size == c->size};
+    int agreed[2] = {0, 0};
+    int arc = MPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, comm);
+    if (arc == MPI_SUCCESS && agreed[0]) {
+        c->spans_nodes = !agreed[1];
+        if (!c->spans_nodes)
+            rc = exchange_pids(c, all);
+    } else {
+        rc = own_rc != MPI_SUCCESS ? own_rc : MPI_ERR_OTHER;
     }
-    if (rc == MPI_SUCCESS && !c->spans_nodes)
-        rc = exchange_pids(c);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_attr(comm, state_keyval, c);
+    free(all);
+    if (c->spans_nodes && rc == MPI_SUCCESS) {
+        c->node = node; /* kept for the two-level calls, pids on it */
+        free(c->pids);
+        c->pids = NULL;
+    } else if (node != MPI_COMM_NULL) {
+        MPI_Comm_free(&node);
+    }
+    if (arc != MPI_SUCCESS) {
+        /* No agreement: nothing can be decided for every process alike;
+         * the call fails and the next one tries again. */
+        delete_state(comm, state_keyval, c, NULL);
+        return arc;
+    }
+    if (rc != MPI_SUCCESS) {
+        /* Failed on some process: the MPI library's, for good. */
+        warn_no_state(c->size, simulated ? MPI_SUCCESS : own_rc, simulated,
+                      agreed[0]);
+        if (c->comm != MPI_COMM_NULL)
+            MPI_Comm_free(&c->comm);
+        free(c->pids);
+        c->pids = NULL;
+        c->spans_nodes = c->cma_ok = 0;
+        c->no_state = 1;
+        c->comm = comm;
+    }
+    rc = MPI_Comm_set_attr(comm, state_keyval, c);
     if (rc != MPI_SUCCESS) {
         delete_state(comm, state_keyval, c, NULL);
         return rc;

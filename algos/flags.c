@@ -15,7 +15,7 @@
  * pair.
  *
  * The slots live in an MPI-3 shared window (MPI_Win_allocate_shared) on the
- * communicator's private duplicate, made on the first call of an algorithm
+ * communicator's private communicator, made on the first call of an algorithm
  * that needs it (collectively: every process runs the same algorithm) and
  * freed with the communicator's state.
  *

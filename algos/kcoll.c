@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "algos/config.h"
 #include "algos/kcoll_impl.h"
 #include "model/model.h"
 #include "model/params.h"
@@ -35,8 +36,9 @@ static const kcoll_algorithm_fn dispatch[KCAL_ALG_COUNT] = {
 #include "model/algorithms.def"
 };
 
-/* Params for the model's choices: $KCAL_PARAMS or the embedded default,
- * read once per process (pthread_once: calls may come from any thread) and
+/* Params for the model's choices: $KCAL_PARAMS (config.h) or the embedded
+ * default, read once per process (pthread_once: calls may come from any
+ * thread) and
  * never changed afterwards, so readers need no lock. A file that does not
  * read is reported once, here, and leaves the model unable to choose. */
 static pthread_once_t params_once = PTHREAD_ONCE_INIT;
@@ -46,14 +48,16 @@ static int params_ok;
 static void read_params(void)
 {
     char err[KCAL_ERRLEN];
+    const char *file = kcoll_config_path(KCOLL_CFG_PARAMS);
     kcal_params_init(&params);
-    params_ok = kcal_params_choose(NULL, NULL, &params, NULL, 0, err,
-                                   sizeof err) == 0;
+    params_ok = kcal_params_choose(file,
+                                   file ? NULL : KCAL_PARAMS_DEFAULT_MACHINE,
+                                   &params, NULL, 0, err, sizeof err) == 0;
     if (!params_ok)
-        fprintf(stderr, "kcoll: warning: $KCAL_PARAMS: %s; calls that leave "
-                        "the algorithm to the model use the MPI library's own "
+        fprintf(stderr, "kcoll: warning: $%s: %s; calls that leave the "
+                        "algorithm to the model use the MPI library's own "
                         "collectives (pid %ld)\n",
-                err, (long)getpid());
+                kcoll_config_name(KCOLL_CFG_PARAMS), err, (long)getpid());
 }
 
 static const kcal_params *get_params(void)
@@ -84,12 +88,6 @@ typedef struct {
     int k, p;
 } call_record;
 static _Thread_local call_record last;
-
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
 
 /* A counter for tests, not a lock-prefixed add on every call. */
 static void count_handoff(void)
@@ -249,9 +247,15 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     if (algorithm)
         KCOLL_TRY(parse(coll, algorithm, p, alg, k));
     *use_mpi = 0;
+    /* No state (comm.c): the MPI library on the user's communicator. */
+    if ((*c)->no_state) {
+        *use_mpi = 1;
+        last = (call_record){"mpi(no-state)", 0, p};
+        return MPI_SUCCESS;
+    }
     /* Across nodes each node's state knows whether CMA works there. */
     if (!(*c)->spans_nodes && !(*c)->cma_ok) {
-        if (env_on("KCOLL_STRICT"))
+        if (kcoll_config_on(KCOLL_CFG_STRICT))
             return MPI_ERR_OTHER;
         warn_no_cma();
         *use_mpi = 1;

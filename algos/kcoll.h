@@ -1,38 +1,51 @@
-/* kcoll: contention-aware single-copy collectives over Open MPI + Linux CMA.
+/* kcoll: contention-aware single-copy collectives over MPI + Linux CMA.
  *
- * The reference algorithms of docs/model.md, run for real: control
- * (buffer addresses, completion, throttling tokens) travels as small MPI
- * messages on a private duplicate of the communicator, data moves only with
- * process_vm_readv/process_vm_writev. Semantics are those of the MPI built-in
- * with MPI_BYTE; n is in bytes: the block per process (scatter, gather,
- * allgather, alltoall) or the whole message (bcast).
+ * Built for Open MPI (libkcoll) or for the MPICH ABI: MPICH, MVAPICH,
+ * Intel MPI (libkcoll-mpich, make MPI=mpich; docs/mpi.md). The reference
+ * algorithms of docs/model.md, run for real: control (buffer addresses,
+ * completion, throttling tokens) travels as small MPI messages on a
+ * private communicator made from the communicator (a split: it runs none
+ * of your attributes' copy callbacks), data moves only with
+ * process_vm_readv/process_vm_writev. Semantics are those of the MPI
+ * built-in with MPI_BYTE; n is in bytes: the block per process (scatter,
+ * gather, allgather, alltoall) or the whole message (bcast).
  *
  * `algorithm` is a model.md id, optionally with a parameter after a colon
  * ("throttled_read:4", "knomial:8", "ring_neighbor:3"), or NULL for the
- * algorithm the paper model ranks first for (p, n) with the params of
- * $KCAL_PARAMS or the embedded default; a throttled id without k gets the
- * model's best k. The choice is made once per communicator, size and
- * in-place-ness and remembered with the communicator. On a communicator
- * whose processes span nodes the call runs in two levels: the algorithm
- * (or the model's choice) inside each node, the MPI library between nodes
- * (docs/libkcoll.md "Across nodes"). Every call returns MPI_SUCCESS or an
- * MPI error code (MPI_ERR_ARG for an unknown id or a parameter out of
- * range, MPI_ERR_COMM for an intercommunicator, MPI_ERR_OTHER for a failed
- * copy or, with KCOLL_STRICT=1, for a machine where CMA is forbidden); the
- * library never aborts or exits.
+ * algorithm the default model ranks first for (p, n) (kcal_model_default:
+ * the full model for params that kcal probe measured, the paper model for
+ * the paper's machine files) with the params of $KCAL_PARAMS or the
+ * embedded KNL file; a throttled id without k gets the model's best k.
+ * The choice is made once per communicator, size and in-place-ness and
+ * remembered with the communicator. On a communicator whose processes span
+ * nodes the call runs in two levels: the algorithm (or the model's choice)
+ * inside each node, the MPI library between nodes (docs/libkcoll.md
+ * "Across nodes"). Every call returns MPI_SUCCESS or an MPI error code
+ * (MPI_ERR_ARG for an unknown id or a parameter out of range, MPI_ERR_COMM
+ * for an intercommunicator, MPI_ERR_OTHER for a failed copy or, with
+ * KCOLL_STRICT=1, for a machine where CMA is forbidden); the library never
+ * aborts or exits.
  *
  * When the model cannot choose (the $KCAL_PARAMS file does not read, or
  * every prediction overflows to inf or NaN), a call that needs its choice
  * runs the MPI library's own collective instead, after one warning line
  * per process on stderr; calls that name an algorithm (with its k) do not
- * need the model.
+ * need the model. When libkcoll's state of a communicator cannot be built
+ * on some process, every call on that communicator runs the MPI library's
+ * collective, for good, on every process alike (one warning per process).
  *
- * Environment: KCOLL_STRICT=1 (error instead of falling back to the MPI
- * built-in where CMA is forbidden), KCOLL_SIMULATE_NO_CMA=1 (behave as if
- * CMA were forbidden: for tests), KCOLL_VIRTUAL_NODES=K (groups of K
- * consecutive MPI_COMM_WORLD ranks count as nodes: the two-level path on
- * one machine), KCAL_PARAMS (params for NULL algorithm), KCOLL_STATS=1
- * (rank 0 prints what its calls ran at MPI_Finalize). */
+ * Environment (algos/config.def, read once per process; a number is
+ * decimal digits only, anything else is one warning and the default):
+ * KCAL_PARAMS (params for algorithm NULL; unset: the embedded KNL file),
+ * KCOLL_TABLE (a selection table of kcal tune, before the model),
+ * KCOLL_STRICT=1 (error instead of falling back to the MPI built-in where
+ * CMA is forbidden), KCOLL_VIRTUAL_NODES=K (groups of K consecutive
+ * MPI_COMM_WORLD ranks count as nodes: the two-level path on one machine),
+ * KCOLL_STATS=1 (rank 0 prints what its calls ran at MPI_Finalize); for
+ * tests: KCOLL_SIMULATE_NO_CMA=1 (behave as if CMA were forbidden),
+ * KCOLL_SIMULATE_NO_STATE=R (building a communicator's state fails on world
+ * rank R), KCOLL_PACK_LIMIT=B (the interposer packs in pieces of at most B
+ * bytes). */
 #ifndef KCOLL_H
 #define KCOLL_H
 

@@ -1,9 +1,11 @@
 /* kcoll_impl: what the algorithm files of libkcoll share (not installed).
  *
  * - kcoll_comm (comm.c): the per-communicator state, built on the first call
- *   on a communicator and cached in an MPI attribute: a private duplicate for
- *   control messages, the peers' pids by rank, whether the processes share a
- *   node and whether CMA is permitted. Plus the small control messages.
+ *   on a communicator and cached in an MPI attribute: a private communicator
+ *   for control messages, the peers' pids by rank, whether the processes
+ *   share a node and whether CMA is permitted, or, where it could not be
+ *   built on some process, the mark that sends every call to the MPI
+ *   library. Plus the small control messages.
  * - kcoll_cma_* (cma.c): the only place data moves between processes.
  * - kcoll_flag_* (flags.c): the shared-memory control channel (one slot
  *   per process in an MPI shared window) of the *_flags algorithms.
@@ -74,8 +76,12 @@ typedef struct kcoll_flag_slot kcoll_flag_slot;
 typedef struct kcoll_nodes kcoll_nodes;
 
 typedef struct kcoll_comm {
-    MPI_Comm comm; /* private duplicate: our control never matches users' */
+    MPI_Comm comm; /* private split: our control never matches users'; with
+                    * no_state, the user's communicator itself */
     int rank, size;
+    int no_state;    /* building the state failed on some process: every
+                      * call goes to the MPI library on comm, for good (the
+                      * same on every process) */
     pid_t *pids;     /* pid of each rank of the communicator */
     int spans_nodes; /* some processes do not share this node */
     MPI_Comm node;   /* spans_nodes: the processes of this one (nodes.c) */
@@ -104,8 +110,14 @@ typedef struct kcoll_comm {
     unsigned handoff_known;
 } kcoll_comm;
 
-/* The state of `comm`, built collectively on the first call. MPI code. */
+/* The state of `comm`, built collectively on the first call. MPI code.
+ * A state that could not be built is not an error: *out is then marked
+ * no_state (MPI_ERR_NO_MEM only when not even that could be allocated). */
 int kcoll_comm_get(MPI_Comm comm, kcoll_comm **out);
+
+/* States built so far, no_state ones included: for the tests (a failed one
+ * is not built again). */
+extern atomic_ulong kcoll_state_builds;
 
 /* Scratch space of at least len bytes, kept with the communicator: a fresh
  * malloc per call would hand peers new, unfaulted pages to read, so every

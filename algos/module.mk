@@ -51,3 +51,9 @@ $(MPI_BUILD)/tests/algos_cma_check: tests/algos_cma_check.c $(MPI_BUILD)/kcoll-a
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check
+
+# libkcoll's configuration (config.c needs no MPI): its unit test links it
+# alone, instead of kcal's objects.
+$(BUILD)/tests/test_kcoll_config: tests/test_kcoll_config.c $(BUILD)/asan/algos/config.o tests/check.h algos/config.def | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(BUILD)/asan/algos/config.o -lpthread

@@ -26,34 +26,18 @@
  * communicator come in the same order everywhere), so a slot reused for
  * another root is freed by all the members of its old communicator at the
  * same call. */
-#include <limits.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "algos/config.h"
 #include "algos/nodes.h"
 
-/* KCOLL_VIRTUAL_NODES as a group size: 0 when unset or not a positive whole
- * number (an unusable value is said once, on stderr). */
+/* KCOLL_VIRTUAL_NODES as a group size: 0 when unset or refused (config.h
+ * says so, once). */
 static int virtual_nodes(void)
 {
-    static int warned;
-    const char *v = getenv("KCOLL_VIRTUAL_NODES");
-    if (!v || !*v)
-        return 0;
-    char *end;
-    long k = strtol(v, &end, 10);
-    if (*end || k < 1 || k > INT_MAX) {
-        if (!warned)
-            fprintf(stderr, "kcoll: warning: KCOLL_VIRTUAL_NODES='%s' is not "
-                            "a positive whole number; ignored (pid %ld)\n",
-                    v, (long)getpid());
-        warned = 1;
-        return 0;
-    }
-    return (int)k;
+    return (int)kcoll_config_number(KCOLL_CFG_VIRTUAL_NODES);
 }
 
 /* The most processes of one communicator seen sharing this real node. */

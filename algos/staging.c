@@ -15,7 +15,7 @@
  * at once while the root drains them one after another), every process's
  * for allgather and alltoall. The areas are
  * the segments of one MPI-3 shared window on the communicator's private
- * duplicate, as the flags' slots: on one node every process maps all of
+ * communicator, as the flags' slots: on one node every process maps all of
  * them. KCAL_STAGING_SLOTS × KCAL_STAGING_CHUNK bytes each (model.h, which
  * the model's rows use too). */
 #include <stdlib.h>

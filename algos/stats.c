@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "algos/config.h"
 #include "algos/stats.h"
 
 typedef struct {
@@ -20,24 +21,15 @@ typedef struct {
     double seconds;
 } stats_row;
 
-static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static int stats_enabled;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static stats_row rows[KCOLL_STATS_ROWS];
 static int nrows, overflowed;
 static stats_row other = {.name = "other"};
 static int hook_set;
 
-static void read_env(void)
-{
-    const char *v = getenv("KCOLL_STATS");
-    stats_enabled = v && *v && strcmp(v, "0") != 0;
-}
-
 int kcoll_stats_on(void)
 {
-    pthread_once(&env_once, read_env);
-    return stats_enabled;
+    return kcoll_config_on(KCOLL_CFG_STATS);
 }
 
 double kcoll_stats_now(void)

@@ -2,6 +2,7 @@
  * is read once per process (pthread_once: calls may come from any thread)
  * and never changed afterwards, so lookups need no lock. */
 #include "algos/tuned.h"
+#include "algos/config.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -19,9 +20,9 @@ static enum { NO_TABLE, TABLE_OK, TABLE_BAD } table_state;
 
 static void read_table(void)
 {
-    const char *path = getenv("KCOLL_TABLE");
+    const char *path = kcoll_config_path(KCOLL_CFG_TABLE);
     char err[KCAL_ERRLEN];
-    if (!path || !*path) {
+    if (!path) {
         table_state = NO_TABLE;
         return;
     }
@@ -30,10 +31,10 @@ static void read_table(void)
         return;
     }
     table_state = TABLE_BAD;
-    fprintf(stderr, "kcoll: warning: $KCOLL_TABLE: %s; calls that leave the "
+    fprintf(stderr, "kcoll: warning: $%s: %s; calls that leave the "
                     "algorithm to libkcoll use the MPI library's own "
                     "collectives (pid %ld)\n",
-            err, (long)getpid());
+            kcoll_config_name(KCOLL_CFG_TABLE), err, (long)getpid());
 }
 
 /* A counter for tests, not a lock-prefixed add on every call. */

@@ -162,7 +162,7 @@ int kcal_bench_run(const kcal_bench_job *j, char **csv, int *progressed)
     job_output out = {.job = j};
     kcal_launch_spec spec = {j->launcher, j->p, j->cores, argv,
                              (double)j->timeout, 0, j->verbose, on_line, &out,
-                             j->mpi, j->wrapper};
+                             j->mpi, j->wrapper, 0};
     const char *header = j->header ? j->header : KCAL_CSV_MEASURED_HEADER;
     size_t hlen = strlen(header);
     if (j->announce) {
@@ -211,7 +211,7 @@ int kcal_bench_library(const kcal_bench_job *j)
                     "--expect-p", "1", NULL};
     job_output out = {.job = j};
     kcal_launch_spec spec = {j->launcher, 1, 0, argv, (double)j->timeout, 0,
-                             j->verbose, on_line, &out, j->mpi, NULL};
+                             j->verbose, on_line, &out, j->mpi, NULL, 0};
     kcal_launch_result r;
     if (kcal_launch_run(&spec, &r, err, sizeof err) != 0) {
         kcal_cli_error(j->cmd, "cannot launch the benchmark: %s", err);

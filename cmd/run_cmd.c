@@ -11,28 +11,35 @@
  * `mpiexec.mpich -np P -genv LD_PRELOAD=... APP ARGS` and MPICH's build of
  * the interposer; common/mpi_flavor.h says what differs): the job has its
  * own process group and ends with kcal (a signal, or --timeout), and its
- * stdout and stderr are kcal's. The interposer is found like kcal's other
- * programs (common/exe.h: $KCAL_PMPI_LIB, else next to kcal, in its build
- * directory, or PREFIX/lib of an installed kcal). Only the ranks get it:
- * -x (-genv) sets it in their environment, not in the launcher's. The
- * directory of the libkcoll.so beside it (PREFIX/lib, or the tree's algos/)
- * ends the ranks' LD_LIBRARY_PATH, so a program linked with `pkg-config
- * kcoll` from a prefix the loader does not search starts as it is. The exit
- * status is the application's (mpirun's): kcal's own failures before the
- * launch are one line and exit 2 (bad options) or 1; a launcher that
- * cannot start is 127, and so is an application the loader cannot start
- * (a missing program or library: kcal says so below the loader's message);
- * a run ended by --timeout 124 (as timeout(1) and shells say). */
+ * stdout and stderr pass through kcal to kcal's (tee: a launcher that
+ * fails without a word is said to have). The interposer is found like
+ * kcal's other programs (common/exe.h: $KCAL_PMPI_LIB, else next to kcal,
+ * in its build directory, or PREFIX/lib of an installed kcal). Only the
+ * ranks get it: -x (-genv) sets it in their environment, not in the
+ * launcher's. The directory of the libkcoll.so beside it (PREFIX/lib, or
+ * the tree's algos/) ends the ranks' LD_LIBRARY_PATH, so a program linked
+ * with `pkg-config kcoll` from a prefix the loader does not search starts
+ * as it is. The exit status is the application's (mpirun's): kcal's own
+ * failures before the launch are one line and exit 2 (bad options, an
+ * empty APP, a FIFO or a directory as a file) or 1 (no interposer, or one
+ * that is no shared library); a launcher that cannot start is 127, and so
+ * is an application the loader cannot start (a missing program or
+ * library: kcal says so below the loader's message); a run ended by
+ * --timeout 124 (as timeout(1) and shells say). */
+#include <elf.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
 #include "common/cores.h"
 #include "common/exe.h"
+#include "common/infile.h"
 #include "common/launch.h"
 #include "common/mpi_flavor.h"
 #include "model/params.h"
@@ -157,11 +164,18 @@ static int parse(int argc, char **argv, options *o, int *first)
 }
 
 /* An absolute path for the ranks (they may not start where kcal runs);
- * out has PATH_MAX bytes. */
+ * out has PATH_MAX bytes. A FIFO or a directory would only make every
+ * rank warn (a FIFO: libkcoll refuses it rather than wait for a writer):
+ * say it here, once. */
 static int absolute(const char *option, const char *file, char *out)
 {
+    char err[PATH_MAX + 128];
     if (access(file, R_OK) != 0 || !realpath(file, out)) {
         kcal_cli_error(CMD, "%s %s: cannot read it", option, file);
+        return -1;
+    }
+    if (kcal_infile_check(file, err, sizeof err) != 0) {
+        kcal_cli_error(CMD, "%s %s", option, err);
         return -1;
     }
     return 0;
@@ -191,6 +205,33 @@ static int kcoll_lib_dir(const kcal_mpi_flavor *f, const char *interposer,
     return -1;
 }
 
+/* Why path cannot be the interposer (NULL: it can): ld.so preloads an ELF
+ * shared object, which needs to be readable, not executable. */
+static const char *not_a_library(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return "not found";
+    if (S_ISDIR(st.st_mode))
+        return "is a directory, not a shared library";
+    unsigned char h[EI_NIDENT + 2] = {0};
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    ssize_t got = fd >= 0 && S_ISREG(st.st_mode) ? read(fd, h, sizeof h) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0)
+        return "cannot be read";
+    if (got != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
+        return "is not a shared library (not an ELF file)";
+    /* e_type follows e_ident, in the file's byte order. */
+    unsigned type = h[EI_DATA] == ELFDATA2MSB
+                        ? (unsigned)h[EI_NIDENT] << 8 | h[EI_NIDENT + 1]
+                        : (unsigned)h[EI_NIDENT + 1] << 8 | h[EI_NIDENT];
+    return type == ET_DYN ? NULL
+                          : "is not a shared library (an ELF file of another "
+                            "kind)";
+}
+
 /* "NAME=VALUE" in a buffer of its own (argv of the launch). */
 static char *assign(const char *name, const char *value)
 {
@@ -211,6 +252,11 @@ int kcal_run_main(int argc, char **argv)
     if (first >= argc) {
         kcal_cli_error(CMD, "no application given (kcal run [options] -- "
                             "APP [ARGS])");
+        return KCAL_EXIT_USAGE;
+    }
+    if (!*argv[first]) {
+        kcal_cli_error(CMD, "the application's name is empty (kcal run "
+                            "[options] -- APP [ARGS])");
         return KCAL_EXIT_USAGE;
     }
     char ferr[256];
@@ -246,12 +292,15 @@ int kcal_run_main(int argc, char **argv)
         return KCAL_EXIT_USAGE;
     }
     char found[PATH_MAX], lib[PATH_MAX];
-    if (kcal_mpi_flavor_program(flavor, "KCAL_PMPI_LIB", "libkcoll_pmpi.so",
-                                found, sizeof found) != 0 ||
-        !realpath(found, lib)) {
-        kcal_cli_error(CMD, "interposer %s not found (run %s, or set "
+    /* The lookup wants an executable file; a library needs only to be
+     * one, so a file that is there is judged by what it is. */
+    kcal_mpi_flavor_program(flavor, "KCAL_PMPI_LIB", "libkcoll_pmpi.so",
+                            found, sizeof found);
+    const char *why = not_a_library(found);
+    if (why || !realpath(found, lib)) {
+        kcal_cli_error(CMD, "interposer %s %s (run %s, or set "
                             "KCAL_PMPI_LIB)",
-                       found, flavor->make_hint);
+                       found, why ? why : "not found", flavor->make_hint);
         return KCAL_EXIT_FAIL;
     }
     int over = cores > 0 && o.np > cores;
@@ -322,8 +371,10 @@ int kcal_run_main(int argc, char **argv)
         goto out;
     }
 
+    /* tee: to tell a launcher that failed without a word. */
     kcal_launch_spec spec = {o.launcher, (int)o.np, cores, args,
-                             (double)o.timeout, 0, 1, NULL, NULL, flavor, NULL};
+                             (double)o.timeout, 0, 1, NULL, NULL, flavor, NULL,
+                             1};
     if (over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed (times "
                            "are not contention measurements)",
@@ -336,15 +387,15 @@ int kcal_run_main(int argc, char **argv)
         rc = KCAL_EXIT_FAIL;
         goto out;
     }
+    char dflt[256];
+    const char *launcher = o.launcher && *o.launcher
+                               ? o.launcher
+                               : kcal_mpi_flavor_launcher(flavor, dflt,
+                                                          sizeof dflt);
     if (r.exec_errno) {
-        char dflt[256];
         kcal_cli_error(CMD, "cannot run the launcher '%s': %s (--mpirun, "
                             "$KCAL_MPIRUN or --mpi)",
-                       o.launcher && *o.launcher
-                           ? o.launcher
-                           : kcal_mpi_flavor_launcher(flavor, dflt,
-                                                      sizeof dflt),
-                       strerror(r.exec_errno));
+                       launcher, strerror(r.exec_errno));
         rc = EXIT_NOT_STARTED;
     } else if (r.timed_out) {
         kcal_cli_error(CMD, "ended the run after the --timeout of %ld s",
@@ -360,6 +411,13 @@ int kcal_run_main(int argc, char **argv)
                                 "loader's message above names which; not the "
                                 "launcher)",
                            rc);
+        /* Any other status is the application's and speaks for itself;
+         * a failure without a word on either stream leaves nothing to go
+         * by. */
+        else if (rc != 0 && r.printed == 0)
+            kcal_cli_error(CMD, "the launcher '%s' exited with status %d and "
+                                "printed nothing",
+                           launcher, rc);
     }
     kcal_launch_result_free(&r);
 out:

@@ -176,12 +176,18 @@ static const int caught[] = {SIGTERM, SIGINT, SIGHUP};
 #define NCAUGHT (sizeof caught / sizeof caught[0])
 static volatile sig_atomic_t job_pgid; /* 0: no job running */
 static volatile sig_atomic_t got_signal;
+/* The job has had its SIGTERM: once only. A second one makes Open MPI's
+ * mpirun give up its orderly shutdown and exit at once, before its ranks
+ * have removed their shared-memory segments (/dev/shm/vader_segment.*),
+ * which then stay behind. */
+static volatile sig_atomic_t job_termed;
 
 static void on_signal(int sig)
 {
     int saved = errno;
     got_signal = sig;
-    if (job_pgid > 0) {
+    if (job_pgid > 0 && !job_termed) {
+        job_termed = 1;
         kill(-job_pgid, SIGTERM);
         kill(-job_pgid, SIGCONT);
     }
@@ -226,8 +232,10 @@ typedef struct {
     unsigned long long start; /* jiffies since boot: tells a reused pid */
 } proc_id;
 
-/* ppid and start time of pid from /proc/PID/stat; 0 or -1. */
-static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
+/* ppid, start time and state ('R', 'S', 'Z' ...) of pid from
+ * /proc/PID/stat; 0 or -1. */
+static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start,
+                     char *state)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -245,13 +253,15 @@ static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
     if (!s)
         return -1;
     int pp;
-    if (sscanf(s + 1, " %*c %d", &pp) != 1)
+    char st;
+    if (sscanf(s + 1, " %c %d", &st, &pp) != 2)
         return -1;
     for (int field = 2; field < 22 && s; field++)
         s = strchr(s + 1, ' ');
     if (!s || sscanf(s, " %llu", start) != 1)
         return -1;
     *ppid = pp;
+    *state = st;
     return 0;
 }
 
@@ -281,7 +291,8 @@ static proc_id *descendants(pid_t root, size_t *count)
             all = more;
             cap *= 2;
         }
-        if (proc_stat((pid_t)pid, &all[n].ppid, &all[n].start) == 0) {
+        char state;
+        if (proc_stat((pid_t)pid, &all[n].ppid, &all[n].start, &state) == 0) {
             all[n].pid = (pid_t)pid;
             all[n].mine = 0;
             n++;
@@ -316,9 +327,26 @@ static proc_id *descendants(pid_t root, size_t *count)
 
 typedef struct {
     int fd;
+    int to; /* tee: where its bytes are copied as they come, else -1 */
     char *buf;
     size_t len, cap;
 } stream;
+
+/* Copy n bytes of a tee'd stream on to s->to. 0, or -1 when that cannot
+ * be written any more (a closed pipe: SIGPIPE is ignored meanwhile). */
+static int copy_on(stream *s, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(s->to, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
 
 static int stream_add(stream *s, const char *p, size_t n, size_t limit,
                       size_t *dropped)
@@ -398,7 +426,15 @@ static int pump(const kcal_launch_spec *sp, stream *out, stream *err,
                 deliver_lines(sp, out, 1);
             continue;
         }
-        if (s == out) {
+        r->printed += (unsigned long long)got;
+        if (s->to >= 0) {
+            /* Where kcal's own stream is gone, the job's writes fail from
+             * now on, as they would have written there themselves. */
+            if (copy_on(s, chunk, (size_t)got) != 0) {
+                close(s->fd);
+                s->fd = -1;
+            }
+        } else if (s == out) {
             stream_add(out, chunk, (size_t)got, 0, &r->err_dropped);
             deliver_lines(sp, out, 0);
         } else {
@@ -419,26 +455,56 @@ static int exited(pid_t pid)
            si.si_pid == pid;
 }
 
+/* Whether the process of the job's tree that was p still runs (its start
+ * time tells a reused pid; a zombie has ended, whether or not anyone
+ * reaps it). */
+static int still_there(const proc_id *p)
+{
+    pid_t pp;
+    unsigned long long start;
+    char state;
+    return proc_stat(p->pid, &pp, &start, &state) == 0 &&
+           start == p->start && state != 'Z';
+}
+
+static int any_still_there(const proc_id *tree, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (still_there(&tree[i]))
+            return 1;
+    return 0;
+}
+
 /* End the job: SIGTERM (and SIGCONT, for stopped processes) to its group,
- * the grace period, then SIGKILL to the group and to whatever of its tree
- * is left (mpirun's ranks have process groups of their own). */
+ * unless the signal handler has sent them already, the grace period for
+ * the launcher and then for what it started (ranks that are still
+ * removing their shared memory), then SIGKILL to the group and to whatever
+ * of its tree is left (mpirun's ranks have process groups of their own). */
 static void end_job(const kcal_launch_spec *sp, pid_t pid, stream *out,
                     stream *err, kcal_launch_result *r)
 {
     size_t ntree = 0;
     proc_id *tree = descendants(pid, &ntree);
-    kill(-pid, SIGTERM);
-    kill(-pid, SIGCONT);
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < NCAUGHT; i++)
+        sigaddset(&block, caught[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    if (!job_termed) {
+        job_termed = 1;
+        kill(-pid, SIGTERM);
+        kill(-pid, SIGCONT);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     double until = now() + KCAL_LAUNCH_GRACE;
     while (!exited(pid) && now() < until)
         pump(sp, out, err, r, 20);
+    while (any_still_there(tree, ntree) && now() < until)
+        pump(sp, out, err, r, 20);
     kill(-pid, SIGKILL);
-    for (size_t i = 0; i < ntree; i++) {
-        pid_t pp;
-        unsigned long long start;
-        if (proc_stat(tree[i].pid, &pp, &start) == 0 && start == tree[i].start)
+    for (size_t i = 0; i < ntree; i++)
+        if (still_there(&tree[i]))
             kill(tree[i].pid, SIGKILL);
-    }
     free(tree);
     /* What the job wrote before it ended is still in the pipes (a signal
      * to kcal, or a launcher quick to die, leaves the loops above before
@@ -465,10 +531,11 @@ static void give_every_cpu(void)
     CPU_FREE(set);
 }
 
-/* Between fork and exec: only async-signal-safe calls. */
+/* Between fork and exec: only async-signal-safe calls. pipe_action: what
+ * SIGPIPE did in kcal before a tee'd launch ignored it, or NULL. */
 static void child(const kcal_launch_spec *s, char **argv, char **env,
                   pid_t parent, int out_w, int err_w, int status_w,
-                  const sigset_t *mask)
+                  const sigset_t *mask, const struct sigaction *pipe_action)
 {
     setpgid(0, 0);
     /* kcal killed outright (SIGKILL) cannot end the job: the kernel tells
@@ -490,6 +557,8 @@ static void child(const kcal_launch_spec *s, char **argv, char **env,
         if (sigaction(caught[i], NULL, &sa) == 0 && sa.sa_handler == on_signal)
             signal(caught[i], SIG_DFL);
     }
+    if (pipe_action)
+        sigaction(SIGPIPE, pipe_action, NULL);
     sigprocmask(SIG_SETMASK, mask, NULL);
     execvpe(argv[0], argv, env);
     int e = errno;
@@ -517,11 +586,22 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
         kcal_set_err(err, errlen, "out of memory");
         goto out;
     }
-    if ((s->on_line && pipe2(outp, O_CLOEXEC)) || pipe2(stp, O_CLOEXEC) ||
-        (!s->pass_stderr && pipe2(errp, O_CLOEXEC))) {
+    /* tee: the streams that would be kcal's come through it instead. */
+    int tee_out = s->tee && !s->on_line, tee_err = s->tee && s->pass_stderr;
+    if (((s->on_line || tee_out) && pipe2(outp, O_CLOEXEC)) ||
+        pipe2(stp, O_CLOEXEC) ||
+        ((!s->pass_stderr || tee_err) && pipe2(errp, O_CLOEXEC))) {
         kcal_set_err(err, errlen, "pipe: %s", strerror(errno));
         goto out;
     }
+    /* Writing the job's output on to a closed stdout must fail (EPIPE),
+     * not kill kcal with the job still running; the job itself gets back
+     * what kcal had. */
+    struct sigaction ignore, pipe_action;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    int pipe_ignored = s->tee && sigaction(SIGPIPE, &ignore, &pipe_action) == 0;
     handlers h;
     handlers_install(&h);
     sigset_t block, old;
@@ -532,14 +612,18 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid == 0)
-        child(s, c.argv, env, parent, outp[1], errp[1], stp[1], &old);
+        child(s, c.argv, env, parent, outp[1], errp[1], stp[1], &old,
+              pipe_ignored ? &pipe_action : NULL);
     if (pid < 0) {
         kcal_set_err(err, errlen, "fork: %s", strerror(errno));
         sigprocmask(SIG_SETMASK, &old, NULL);
         handlers_restore(&h);
+        if (pipe_ignored)
+            sigaction(SIGPIPE, &pipe_action, NULL);
         goto out;
     }
     setpgid(pid, pid); /* also here: no signal may find the group missing */
+    job_termed = 0;
     job_pgid = pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (outp[1] >= 0)
@@ -557,7 +641,8 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
     while ((got = read(stp[0], &e, sizeof e)) < 0 && errno == EINTR &&
            !got_signal)
         ;
-    stream out = {outp[0], NULL, 0, 0}, errs = {errp[0], NULL, 0, 0};
+    stream out = {outp[0], tee_out ? STDOUT_FILENO : -1, NULL, 0, 0},
+           errs = {errp[0], tee_err ? STDERR_FILENO : -1, NULL, 0, 0};
     outp[0] = errp[0] = -1;
     if (got == (ssize_t)sizeof e)
         r->exec_errno = e;
@@ -610,6 +695,8 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
     }
     r->signal = got_signal;
     handlers_restore(&h);
+    if (pipe_ignored)
+        sigaction(SIGPIPE, &pipe_action, NULL);
     /* The signal was meant for kcal: deliver it now that the job is over
      * (with the disposition it had before; by default it ends kcal). */
     if (r->signal)

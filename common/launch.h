@@ -30,7 +30,8 @@
  *     mpirun) and mpirun takes its ranks down.
  *   - stdout goes to a callback line by line or, without one, is kcal's;
  *     stderr is kept in memory (the first KCAL_LAUNCH_ERR_KEEP
- *     bytes) or, with pass_stderr, is kcal's.
+ *     bytes) or, with pass_stderr, is kcal's. With tee, what is kcal's
+ *     passes through it, so the result says whether the job printed.
  * Library code: returns errors, never prints. */
 #ifndef KCAL_LAUNCH_H
 #define KCAL_LAUNCH_H
@@ -60,6 +61,12 @@ typedef struct {
      * launcher's rules (-n for srun, the oversubscribe flag) still come
      * from the launcher's own first word. */
     char *const *wrapper;
+    /* 1: the job's stdout (without on_line) and stderr (with pass_stderr),
+     * which are kcal's, pass through kcal, copied on as they come, so that
+     * r->printed counts them too (a launcher that fails without a word
+     * can be told from one that said why). The ranks see no difference:
+     * their output reaches the launcher through its own pipes either way. */
+    int tee;
 } kcal_launch_spec;
 
 typedef struct {
@@ -71,6 +78,9 @@ typedef struct {
     char *err;      /* the job's stderr, '\0'-terminated; NULL when empty */
     size_t err_len;
     size_t err_dropped; /* bytes beyond KCAL_LAUNCH_ERR_KEEP, not kept */
+    /* Bytes the job wrote on the streams kcal read (on_line's stdout, the
+     * kept stderr, and with tee the ones it passed through). */
+    unsigned long long printed;
 } kcal_launch_result;
 
 /* Whether P ranks get --oversubscribe with this spec. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/config.h"
 #include "interpose/interpose.h"
 
 size_t kcoll_pack_limit = INT_MAX;
@@ -41,13 +42,7 @@ static int verdict_keyval = MPI_KEYVAL_INVALID;
 
 static void init(void)
 {
-    const char *v = getenv("KCOLL_PACK_LIMIT");
-    if (v && *v) {
-        char *end;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (!*end && x >= 1 && x <= INT_MAX)
-            kcoll_pack_limit = (size_t)x;
-    }
+    kcoll_pack_limit = (size_t)kcoll_config_number(KCOLL_CFG_PACK_LIMIT);
     /* MPI_TYPE_DUP_FN: a duplicate has the same type map, so the same
      * verdict; the value is a small integer, nothing to free. */
     if (PMPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN,

@@ -38,6 +38,7 @@
 /* Why a call went to the MPI library unchanged (KCOLL_STATS rows). */
 static const char why_intercomm[] = "mpi(intercomm)";
 static const char why_invalid[] = "mpi(invalid)";
+static const char why_no_state[] = "mpi(no-state)";
 
 /* libkcoll's state of comm when kcoll takes calls on it; else *why says
  * why not (the same on every process of comm). MPI_SUCCESS or an error of
@@ -61,6 +62,12 @@ static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    /* libkcoll's state could not be built on some process (comm.c): the
+     * MPI library's, as it is, on every process. */
+    if ((*c)->no_state) {
+        *why = why_no_state;
+        *c = NULL;
+    }
     /* A communicator that spans nodes is kcoll's too: its two-level
      * collectives (algos/two_level.c) take it. */
     return MPI_SUCCESS;

@@ -4,10 +4,10 @@
  * compatibility) and flagged so the caller can warn. */
 #include "model/params.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/grow.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,11 +558,9 @@ int kcal_params_read(const char *path, kcal_params *p, char *err,
                      size_t errlen)
 {
     kcal_params_init(p);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        kcal_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = kcal_infile_open(path, err, errlen);
+    if (!f)
         return -1;
-    }
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -750,11 +748,12 @@ int kcal_params_choose(const char *file, const char *machine, kcal_params *p,
         if (chosen)
             snprintf(chosen, chosenlen, "file %s ($KCAL_PARAMS)", env);
     } else {
-        rc = kcal_params_load_embedded("knl", p, err, errlen);
+        rc = kcal_params_load_embedded(KCAL_PARAMS_DEFAULT_MACHINE, p, err,
+                                       errlen);
         if (chosen)
             snprintf(chosen, chosenlen,
-                     "embedded knl (default; --params, --machine or "
-                     "$KCAL_PARAMS to change)");
+                     "embedded " KCAL_PARAMS_DEFAULT_MACHINE " (default; "
+                     "--params, --machine or $KCAL_PARAMS to change)");
     }
     return rc;
 }

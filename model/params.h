@@ -130,14 +130,18 @@ int kcal_params_validate(const kcal_params *p, const char *name, char *err,
 /* Name of the shared-memory op as used in keys (sm_<name>_a). */
 const char *kcal_sm_name(kcal_sm_op op);
 
-/* Embedded defaults (data/<name>.params compiled in). */
+/* Embedded defaults (data/<name>.params compiled in); the one used when
+ * nothing else is named (the paper's Table IV machine). */
+#define KCAL_PARAMS_DEFAULT_MACHINE "knl"
 const char *kcal_params_embedded_text(const char *machine); /* NULL: unknown */
 const char *const *kcal_params_embedded_names(void); /* NULL-terminated */
 int kcal_params_load_embedded(const char *machine, kcal_params *p, char *err,
                               size_t errlen);
 
 /* Which params a command uses: `file` if set, else `machine` if set, else
- * $KCAL_PARAMS, else the embedded knl. `chosen` (may be NULL) receives a
+ * $KCAL_PARAMS, else KCAL_PARAMS_DEFAULT_MACHINE. (libkcoll reads
+ * $KCAL_PARAMS through its own configuration, algos/config.def, and passes
+ * it as `file`.) `chosen` (may be NULL) receives a
  * human-readable description such as "params: file x.params (--params)". */
 int kcal_params_choose(const char *file, const char *machine, kcal_params *p,
                        char *chosen, size_t chosenlen, char *err,

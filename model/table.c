@@ -13,12 +13,12 @@
  * never names what libkcoll cannot run. */
 #include "model/table.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/grow.h"
 #include "common/sizes.h"
 
@@ -541,12 +541,9 @@ bad:
 int kcal_table_read(const char *path, kcal_table *t, char *err, size_t errlen)
 {
     kcal_table_init(t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        kcal_set_err(err, errlen, "%s: cannot open: %s", path,
-                     strerror(errno));
+    FILE *f = kcal_infile_open(path, err, errlen);
+    if (!f)
         return -1;
-    }
     char *buf = malloc(KCAL_TABLE_MAX_BYTES + 1);
     if (!buf) {
         fclose(f);

@@ -142,7 +142,7 @@ int kcal_net_measure(const kcal_net_setup *s, kcal_net_result *out, char *err,
                     s->same_node_ok ? "--same-node" : NULL, NULL};
     /* cores 0: never --oversubscribe; the launcher places the two ranks. */
     kcal_launch_spec spec = {s->mpirun, 2, 0, prog, s->timeout, 1, 0,
-                             on_line, o, s->mpi, NULL};
+                             on_line, o, s->mpi, NULL, 0};
     kcal_launch_result r;
     int rc = -1;
     if (kcal_launch_run(&spec, &r, err, errlen) != 0) {

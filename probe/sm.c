@@ -86,7 +86,7 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
      * rank on one core. cores 0: p stays within the cores, no
      * --oversubscribe. */
     kcal_launch_spec spec = {s->mpirun, p, 0, prog, s->timeout, 1, 0,
-                             on_line, &o, s->mpi, NULL};
+                             on_line, &o, s->mpi, NULL, 0};
     kcal_launch_result r;
     size_t n0 = raw->n; /* a failed launch leaves no samples */
     if (kcal_launch_run(&spec, &r, err, errlen) != 0) {

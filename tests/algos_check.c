@@ -10,6 +10,13 @@
  * --mode fallback: run under KCOLL_SIMULATE_NO_CMA=1: results still right.
  * --mode strict: under KCOLL_SIMULATE_NO_CMA=1 KCOLL_STRICT=1: every call
  *   returns an error.
+ * --mode nostate: under KCOLL_SIMULATE_NO_STATE=1 (p >= 3): building
+ *   libkcoll's state fails on world rank 1 only, yet every process marks
+ *   MPI_COMM_WORLD no_state (the same decision everywhere), every call on
+ *   it, named algorithms too, succeeds with the MPI built-in's result, the
+ *   state is built once however many calls follow (the failure is not
+ *   tried again), bad ids are still refused, and of the odd/even split the
+ *   half without world rank 1 has a state of its own.
  * --mode modelless: under a $KCAL_PARAMS the model cannot use (missing,
  *   malformed, or overflowing every prediction): calls that leave the
  *   choice to the model (NULL, a throttled id without k) still succeed with
@@ -590,6 +597,34 @@ static void strict(void)
     }
 }
 
+/* Under KCOLL_SIMULATE_NO_STATE=1: see the mode's comment at the top. */
+static void nostate(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    kcoll_comm *c = NULL;
+    cases++;
+    if (kcoll_comm_get(MPI_COMM_WORLD, &c) != MPI_SUCCESS || !c->no_state)
+        fail("no state", "MPI_COMM_WORLD is not marked no_state here");
+    unsigned long built = atomic_load(&kcoll_state_builds);
+    const size_t fs[] = {0, 4097, 65549};
+    matrix(MPI_COMM_WORLD, "world without state", fs, 3, 1);
+    bad_ids(MPI_COMM_WORLD);
+    cases++;
+    if (atomic_load(&kcoll_state_builds) != built)
+        fail("no state", "a failed state was built again");
+    /* Per communicator: the half without world rank 1 builds its own. */
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, p - world_rank, &half);
+    matrix(half, "odd/even half", fs, 3, 0);
+    cases++;
+    if (kcoll_comm_get(half, &c) != MPI_SUCCESS ||
+        c->no_state != (world_rank % 2 == 1))
+        fail("no state", "the odd/even half's state is not what world rank 1 "
+                         "says");
+    MPI_Comm_free(&half);
+}
+
 /* > 2 GiB in total at p = 2, checked against the pattern. */
 static void big(void)
 {
@@ -946,6 +981,8 @@ int main(int argc, char **argv)
         bad_ids(MPI_COMM_WORLD);
     } else if (!strcmp(mode, "strict")) {
         strict();
+    } else if (!strcmp(mode, "nostate")) {
+        nostate();
     } else if (!strcmp(mode, "modelless")) {
         modelless();
     } else if (!strcmp(mode, "handoff")) {

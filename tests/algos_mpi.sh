@@ -3,8 +3,11 @@
 # launch per p in {1,2,3,4,5,8} (MPICH: {1,2,3,4,5}) running the whole
 # matrix, the two-level path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in
 # {3,4,5,8} (MPICH: {3,4,5}), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
-# one warning per process), KCOLL_STRICT=1, a $KCAL_PARAMS the model cannot
+# one warning per process), KCOLL_STRICT=1, a state that cannot be built on
+# one process (KCOLL_SIMULATE_NO_STATE=1), a $KCAL_PARAMS the model cannot
 # use, a $KCOLL_TABLE that forces algorithms and one that does not read,
+# a FIFO or a directory as either file (refused, one warning per process),
+# KCOLL_VIRTUAL_NODES with a blank or a sign (refused alike),
 # the fallback's types above INT_MAX (scaled down), and, when the machine
 # has the memory, messages above 2 GiB at p = 2. Against the MPI library of
 # $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's build in
@@ -60,6 +63,16 @@ else
 fi
 run "p=3 strict" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1 "$prog" --mode strict
 if grep -q 'kcoll: warning' "$tmp/err"; then echo "FAIL strict: warned instead of failing"; fail=1; fi
+# A state that cannot be built on one process (world rank 1): every process
+# falls back to the MPI library on that communicator, for good, and says
+# so once.
+run "p=3 no state" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_SIMULATE_NO_STATE=1 "$prog" --mode nostate
+warnings=$(grep -c "^kcoll: warning: cannot set libkcoll up on a communicator of 3 processes (on \(this\|another\) process" "$tmp/err")
+if [ "$warnings" -ne 3 ] || [ "$(grep -c 'kcoll: warning' "$tmp/err")" -ne 3 ]; then
+  echo "FAIL no state: $warnings warnings on stderr, want 3 (one per process):"; cat "$tmp/err"; fail=1
+else
+  echo "ok   no state warned once per process"
+fi
 
 # A $KCAL_PARAMS the model cannot use: calls that need its choice run the
 # MPI built-in (right results, rc 0) after exactly one warning line per
@@ -90,6 +103,13 @@ modelless "overflowing KCAL_PARAMS" "$tmp/inf.params" "kcoll: warning: $tmp/inf.
 printf 'format kcal-params-1\nalpha 1e-6\nbeta 1e-9\nlock 0\npage 4096\ngamma_a 1e308\ngamma_b 0\n' >"$tmp/nan.params"
 modelless "partly NaN KCAL_PARAMS" "$tmp/nan.params" \
   "kcoll: warning: $tmp/nan.params: every predicted time of scatter throttled_read at p = 3, n = 4097 overflows" 3
+# A FIFO used to block every rank in open() at its first collective, for
+# ever and without a word; a directory was a "read error".
+mkfifo "$tmp/fifo" && mkdir "$tmp/dir"
+modelless "KCAL_PARAMS a FIFO" "$tmp/fifo" \
+  "kcoll: warning: \$KCAL_PARAMS: $tmp/fifo: is a FIFO (named pipe), not a regular file; calls that leave" 3
+modelless "KCAL_PARAMS a directory" "$tmp/dir" \
+  "kcoll: warning: \$KCAL_PARAMS: $tmp/dir: is a directory; calls that leave" 3
 
 # Small messages go to the MPI library below the crossover kcal probe
 # measured (mpi_<coll>_below, here 64 KiB for every collective; its line
@@ -160,6 +180,17 @@ EOF2
   else
     echo "ok   bad KCOLL_TABLE: one warning per process, naming file:line"
   fi
+  for what in fifo dir; do
+    run "p=3 KCOLL_TABLE a $what" timeout 120 "${mpi[@]}" -np 3 "$mpi_x" KCOLL_TABLE="$tmp/$what" "$prog" --mode badtable
+    all=$(grep -c 'kcoll: warning' "$tmp/err")
+    matching=$(grep -c -- "^kcoll: warning: \$KCOLL_TABLE: $tmp/$what: is a \(FIFO (named pipe), not a regular file\|directory\); calls that leave" "$tmp/err")
+    if [ "$all" -ne 3 ] || [ "$matching" -ne 3 ]; then
+      echo "FAIL KCOLL_TABLE a $what: $all warning lines ($matching saying what it is), want 3 (one per process):"
+      cat "$tmp/err"; fail=1
+    else
+      echo "ok   KCOLL_TABLE a $what: one warning per process, saying what it is"
+    fi
+  done
 else
   echo "skip KCOLL_TABLE: CMA is forbidden here"
 fi
@@ -202,6 +233,22 @@ if [ "$warnings" -ne 4 ]; then
 else
   echo "ok   virtual nodes fallback warned once per process"
 fi
+
+# One rule for every numeric variable (algos/config.def): decimal digits
+# only. ' 2' and '+2' used to be taken as 2 where '2 ' was refused: now
+# each is one warning per process and the default (no virtual nodes: no
+# two_level row), and the results stay right.
+for v in ' 2' '+2' '2 '; do
+  run "p=4 KCOLL_VIRTUAL_NODES='$v'" timeout 120 "${mpi[@]}" -np 4 "$mpi_x" "KCOLL_VIRTUAL_NODES=$v" "$mpi_x" KCOLL_STATS=1 "$prog" --mode fallback
+  all=$(grep -c 'kcoll: warning' "$tmp/err")
+  matching=$(grep -c -F -- "kcoll: warning: KCOLL_VIRTUAL_NODES='$v' is not a whole number from 1 to 2147483647 (decimal digits only); using the default" "$tmp/err")
+  if [ "$all" -ne 4 ] || [ "$matching" -ne 4 ] || grep -q 'two_level' "$tmp/err"; then
+    echo "FAIL KCOLL_VIRTUAL_NODES='$v': $all warning lines ($matching matching), want 4 (one per process) and no two_level row:"
+    cat "$tmp/err"; fail=1
+  else
+    echo "ok   KCOLL_VIRTUAL_NODES='$v': refused, one warning per process"
+  fi
+done
 
 # The fallback's derived type for blocks above INT_MAX bytes, scaled down.
 run "p=3 fallback types" timeout 120 "${mpi[@]}" -np 3 "$prog" --mode types

@@ -23,6 +23,17 @@
 #   - a KCOLL_TABLE decides the interposed calls; one that does not read
 #     gives one warning per process, and the application still runs right,
 #     on the MPI library's collectives.
+#   - attributes of the program's own: on a communicator whose attribute
+#     copy callback refuses (or accepts), the five collectives of 64 KiB
+#     return 0 with the right data under MPI_ERRORS_RETURN, do not abort
+#     under the default handler, run libkcoll's algorithms, and no copy
+#     callback runs (libkcoll used to MPI_Comm_dup the communicator: the
+#     refusing callback failed every call, twice per communicator);
+#   - a state that cannot be built (KCOLL_SIMULATE_NO_STATE=0: on world
+#     rank 0 only): one warning per process, the matrix byte for byte
+#     right, and every call of rank 0 that kcoll took (an algorithm, or
+#     local) is the MPI library's instead (mpi(no-state)): each of its
+#     communicators has rank 0 in it.
 # Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or
 # MPICH's build of the interposer in $BUILD-mpich).
 set -u
@@ -209,6 +220,40 @@ CC
   else
     bad "C++ under the interposer:"; cat "$tmp/out" "$tmp/err"
   fi
+fi
+
+# ---- attributes of the program's own, and a state that cannot be built ------
+attr_ok() { # the output of a run of --mode attr at p = 3
+  [ "$(grep -c '^attr: rank [0-2]: 0 wrong, copies 0$' "$tmp/out")" -eq 3 ]
+}
+if timeout 120 "${mpi[@]}" -np 3 "$prog" --mode attr >"$tmp/out" 2>"$tmp/err" && attr_ok; then
+  echo "ok   attributes without the interposer: $(head -n 1 "$tmp/out")"
+else
+  bad "attributes without the interposer:"; cat "$tmp/out" "$tmp/err"
+fi
+for m in attr attr-fatal; do
+  if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode $m >"$tmp/out" 2>"$tmp/err" &&
+     attr_ok && ! grep -q 'kcoll: warning' "$tmp/err" &&
+     { [ $cma = 0 ] || ! grep -Eq '^(scatter|gather|bcast|allgather|alltoall) +mpi' "$tmp/err"; }; then
+    echo "ok   --mode $m: a refusing and an accepting copy callback, 64 KiB calls right, no callback run, kcoll's algorithms"
+  else
+    bad "--mode $m (an attribute whose copy callback refuses or counts):"; cat "$tmp/out" "$tmp/err"
+  fi
+done
+if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_SIMULATE_NO_STATE=0 \
+     "$prog" >"$tmp/out" 2>"$tmp/err"; then
+  warned=$(grep -c '^kcoll: warning: cannot set libkcoll up on a communicator of [0-9]* processes (on \(this\|another\) process' "$tmp/err")
+  others=$(grep -c 'kcoll: warning' "$tmp/err")
+  # What the matrix expects kcoll or local to take, all mpi(no-state).
+  awk '$1 == "expect" { n[$2 " " ($3 == "kcoll" || $3 == "local" ? "mpi(no-state)" : $3)] += $4 }
+       END { for (k in n) print "expect", k, n[k] }' "$tmp/out" >"$tmp/out.nostate"
+  if [ "$warned" -eq 3 ] && [ "$others" -eq 3 ] && check_stats "$tmp/out.nostate" "$tmp/err" 1 >"$tmp/why"; then
+    echo "ok   KCOLL_SIMULATE_NO_STATE=0: one warning per process, $(tail -n 1 "$tmp/out" | sed 's/.*: //'), rank 0's calls all the MPI library's"
+  else
+    bad "KCOLL_SIMULATE_NO_STATE=0: $warned state warnings ($others in all):"; cat "$tmp/why" "$tmp/err"
+  fi
+else
+  bad "KCOLL_SIMULATE_NO_STATE=0 stopped the application:"; tail -n 20 "$tmp/out" "$tmp/err"
 fi
 
 # ---- errors ----------------------------------------------------------------

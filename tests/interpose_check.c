@@ -27,7 +27,17 @@
  *   libkcoll fails every call with MPI_ERR_OTHER: an error handler of our
  *   own on the communicator sees the error once per call, and the call
  *   returns it. Prints "strict: calls N errors E class C handler H".
- * --mode strict-fatal: the same with MPI_ERRORS_ARE_FATAL: must abort. */
+ * --mode strict-fatal: the same with MPI_ERRORS_ARE_FATAL: must abort.
+ * --mode loop: the five collectives on 64 MiB buffers, for ever (until a
+ *   signal ends the job); rank 0 prints "loop: running" as it starts them.
+ * --mode attr: on duplicates of MPI_COMM_WORLD that carry an attribute
+ *   whose copy callback refuses (MPI_ERR_OTHER), and one whose callback
+ *   accepts, with MPI_ERRORS_RETURN: the five collectives of 64 KiB blocks
+ *   return MPI_SUCCESS with the right data, and no copy callback ever runs
+ *   (the program copies no communicator after setting them). Prints
+ *   "attr: rank R: N wrong, copies C".
+ * --mode attr-fatal: the same with the default MPI_ERRORS_ARE_FATAL: must
+ *   not abort. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +479,144 @@ static int strict(int fatal_handler)
     return 0;
 }
 
+/* ---- attributes of the program's own ----------------------------------- */
+
+static int copies;
+
+static int copy_refuse(MPI_Comm comm, int keyval, void *extra, void *in,
+                       void *out, int *flag)
+{
+    (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
+    copies++;
+    *flag = 0;
+    return MPI_ERR_OTHER;
+}
+
+static int copy_accept(MPI_Comm comm, int keyval, void *extra, void *in,
+                       void *out, int *flag)
+{
+    (void)comm, (void)keyval, (void)extra;
+    copies++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static unsigned char attr_byte(int owner, size_t i)
+{
+    return (unsigned char)(owner * 31 + i * 7 + 1);
+}
+
+/* The five collectives on comm, 64 KiB blocks, root p - 1: each must
+ * return MPI_SUCCESS and leave exactly the bytes MPI says. */
+static int attr_calls(MPI_Comm comm)
+{
+    const size_t n = 64 << 10;
+    int p = world_size, me = world_rank, root = p - 1, wrong = 0;
+    unsigned char *s = malloc(n * (size_t)p), *r = malloc(n * (size_t)p);
+    if (!s || !r)
+        return 1;
+    int cnt = (int)n;
+    for (int coll = 0; coll < NCOLL; coll++) {
+        for (size_t i = 0; i < n * (size_t)p; i++) {
+            /* block b of the send side: what this process sends rank b
+             * (alltoall), or the root's block b (scatter) */
+            s[i] = attr_byte(coll == ALLTOALL ? me * p + (int)(i / n)
+                                              : coll == SCATTER ? (int)(i / n)
+                                                                : me,
+                             i % n);
+            r[i] = 0;
+        }
+        int rc;
+        switch (coll) {
+        case BCAST:
+            if (me == root)
+                memcpy(r, s, n);
+            rc = MPI_Bcast(r, cnt, MPI_BYTE, root, comm);
+            break;
+        case SCATTER:
+            rc = MPI_Scatter(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, root, comm);
+            break;
+        case GATHER:
+            rc = MPI_Gather(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, root, comm);
+            break;
+        case ALLGATHER:
+            rc = MPI_Allgather(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, comm);
+            break;
+        default:
+            rc = MPI_Alltoall(s, cnt, MPI_BYTE, r, cnt, MPI_BYTE, comm);
+            break;
+        }
+        size_t blocks = coll == BCAST || coll == SCATTER ? 1
+                        : coll == GATHER && me != root ? 0
+                                                       : (size_t)p;
+        int bad = rc != MPI_SUCCESS;
+        for (size_t i = 0; !bad && i < blocks * n; i++) {
+            int b = (int)(i / n);
+            int owner = coll == BCAST     ? root
+                        : coll == SCATTER ? me
+                        : coll == ALLTOALL ? b * p + me
+                                           : b;
+            bad = r[i] != attr_byte(owner, i % n);
+        }
+        if (bad) {
+            wrong++;
+            fail("%s on a communicator with an attribute: rc %s%d",
+                 coll_names[coll], "", rc, 0);
+        }
+    }
+    free(s);
+    free(r);
+    return wrong;
+}
+
+static int attr(int fatal_handler)
+{
+    int wrong = 0;
+    for (int accept = 0; accept < 2; accept++) {
+        MPI_Comm comm;
+        int keyval;
+        static int value = 42;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_create_keyval(accept ? copy_accept : copy_refuse,
+                               MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+        MPI_Comm_set_attr(comm, keyval, &value);
+        if (!fatal_handler)
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        /* Twice: the first call builds libkcoll's state, the second uses it. */
+        wrong += attr_calls(comm);
+        wrong += attr_calls(comm);
+        MPI_Comm_free(&comm);
+        MPI_Comm_free_keyval(&keyval);
+    }
+    printf("attr: rank %d: %d wrong, copies %d\n", world_rank, wrong, copies);
+    return wrong != 0 || copies != 0;
+}
+
+/* ---- a job to interrupt --------------------------------------------------- */
+
+static int loop(void)
+{
+    size_t n = (size_t)64 << 20;
+    int blk = (int)(n / (size_t)world_size);
+    char *a = malloc(n), *b = malloc(n);
+    if (!a || !b)
+        return 1;
+    memset(a, 1, n);
+    memset(b, 2, n);
+    if (world_rank == 0) {
+        printf("loop: running\n");
+        fflush(stdout);
+    }
+    for (;;) {
+        MPI_Bcast(a, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Scatter(a, blk, MPI_BYTE, b, blk, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Gather(b, blk, MPI_BYTE, a, blk, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Allgather(b, blk, MPI_BYTE, a, blk, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Alltoall(a, blk, MPI_BYTE, b, blk, MPI_BYTE, MPI_COMM_WORLD);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -487,6 +635,12 @@ int main(int argc, char **argv)
         bad = strict(0);
     else if (!strcmp(mode, "strict-fatal"))
         bad = strict(1);
+    else if (!strcmp(mode, "loop"))
+        bad = loop();
+    else if (!strcmp(mode, "attr"))
+        bad = attr(0);
+    else if (!strcmp(mode, "attr-fatal"))
+        bad = attr(1);
     else {
         fprintf(stderr, "interpose_check: unknown mode %s\n", mode);
         bad = 2;

@@ -1,11 +1,13 @@
 /* common/launch: the command line (-np, --oversubscribe only for mpirun;
  * MPICH's launcher and its default, no flag, no Open MPI root variables),
- * stdout line by line (or passed through), stderr kept and the job's own
+ * stdout line by line (or passed through, or through us: tee, counting what
+ * the job printed), stderr kept and the job's own
  * line found in it, a
  * launcher that cannot start, Open MPI's root variables (added, never
  * overridden), the timeout ending the whole tree (its own process group and
  * a process that left it), and a signal to kcal ending the job before it is
- * delivered. The "launcher" is a script that drops -np N and execs the
+ * delivered: SIGTERM reaches the job once, and what the launcher leaves
+ * gets the grace period to finish. The "launcher" is a script that drops -np N and execs the
  * program, so no MPI is needed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +50,7 @@ static int run_sh(const char *script, double timeout, got *g,
 {
     char *prog[] = {"/bin/sh", "-c", (char *)script, NULL};
     kcal_launch_spec s = {launcher, 2, 0, prog, timeout, 0, 0, on_line, g,
-                          NULL, NULL};
+                          NULL, NULL, 0};
     memset(g, 0, sizeof *g);
     char err[256];
     return kcal_launch_run(&s, r, err, sizeof err);
@@ -90,13 +92,13 @@ int main(void)
     char *prog[] = {"prog", "a", NULL};
     char line[512];
     kcal_launch_spec s = {"mpirun -x FOO", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                          NULL, NULL};
+                          NULL, NULL, 0};
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "mpirun -x FOO -np 3 --oversubscribe prog a");
     s.np = 2;
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line), "mpirun -x FOO -np 2 prog a");
     s = (kcal_launch_spec){"/usr/bin/mpiexec", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                           NULL, NULL};
+                           NULL, NULL, 0};
     CHECK(kcal_launch_oversubscribes(&s));
     s.launcher = "srun --mpi=pmix"; /* not Open MPI's: no such option */
     CHECK(!kcal_launch_oversubscribes(&s));
@@ -130,7 +132,7 @@ int main(void)
     const kcal_mpi_flavor *mpich = kcal_mpi_flavor_find("mpich");
     CHECK(ompi && mpich && ompi != mpich);
     s = (kcal_launch_spec){"mpirun.openmpi", 3, 2, prog, 0, 0, 0, NULL, NULL,
-                           ompi, NULL};
+                           ompi, NULL, 0};
     CHECK_STR(kcal_launch_describe(&s, line, sizeof line),
               "mpirun.openmpi -np 3 --oversubscribe prog a");
     s.mpi = mpich;
@@ -182,7 +184,7 @@ int main(void)
 
     /* A launcher that does not exist. */
     kcal_launch_spec bad = {"/nonexistent/mpirun --flag", 2, 0, prog, 0, 0, 0,
-                            NULL, NULL, NULL, NULL};
+                            NULL, NULL, NULL, NULL, 0};
     char err[256];
     CHECK(kcal_launch_run(&bad, &r, err, sizeof err) == 0);
     CHECK(r.exec_errno == ENOENT && r.status == 127);
@@ -201,7 +203,8 @@ int main(void)
     dup2(fd, STDOUT_FILENO);
     close(fd);
     char *say[] = {"/bin/sh", "-c", "printf 'straight\\nthrough'; exit 3", NULL};
-    kcal_launch_spec pass = {launcher, 2, 0, say, 0, 0, 0, NULL, NULL, NULL, NULL};
+    kcal_launch_spec pass = {launcher, 2, 0, say, 0, 0, 0, NULL, NULL, NULL, NULL,
+                             0};
     int prc = kcal_launch_run(&pass, &r, err, sizeof err);
     dup2(saved, STDOUT_FILENO);
     close(saved);
@@ -212,6 +215,53 @@ int main(void)
         fclose(of);
     CHECK_STR(content, "straight\nthrough");
     unlink(outpath);
+
+    /* tee (kcal run): the same bytes reach our stdout and stderr, through
+     * us, and r.printed counts them; a job that says nothing prints 0. */
+    char errpath[512], errcontent[64] = "";
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    fflush(stdout);
+    fflush(stderr);
+    saved = dup(STDOUT_FILENO);
+    int saved_err = dup(STDERR_FILENO);
+    fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(saved >= 0 && saved_err >= 0 && fd >= 0 && efd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    dup2(efd, STDERR_FILENO);
+    close(fd);
+    close(efd);
+    char *both[] = {"/bin/sh", "-c", "printf 'out'; printf 'err' >&2; exit 4",
+                    NULL};
+    kcal_launch_spec tee = {launcher, 2, 0, both, 0, 0, 1, NULL, NULL, NULL,
+                            NULL, 1};
+    prc = kcal_launch_run(&tee, &r, err, sizeof err);
+    int tee_status = r.status;
+    unsigned long long printed = r.printed;
+    kcal_launch_result_free(&r);
+    char *quiet[] = {"/bin/sh", "-c", "exit 5", NULL};
+    tee.prog = quiet;
+    int qrc = kcal_launch_run(&tee, &r, err, sizeof err);
+    dup2(saved, STDOUT_FILENO);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved);
+    close(saved_err);
+    CHECK(prc == 0 && tee_status == 4 && printed == 6);
+    CHECK(qrc == 0 && r.status == 5 && r.printed == 0 && r.err == NULL);
+    kcal_launch_result_free(&r);
+    of = fopen(outpath, "r");
+    memset(content, 0, sizeof content);
+    CHECK(of && fread(content, 1, sizeof content - 1, of) > 0);
+    if (of)
+        fclose(of);
+    CHECK_STR(content, "out");
+    FILE *ef = fopen(errpath, "r");
+    CHECK(ef && fread(errcontent, 1, sizeof errcontent - 1, ef) > 0);
+    if (ef)
+        fclose(ef);
+    CHECK_STR(errcontent, "err");
+    unlink(outpath);
+    unlink(errpath);
     kcal_launch_result_free(&r);
 
     /* Root: Open MPI's variables are added, a value the user set stays. */
@@ -230,7 +280,8 @@ int main(void)
         char *sh[] = {"/bin/sh", "-c",
                       "echo \"[$OMPI_ALLOW_RUN_AS_ROOT][$OMPI_ALLOW_RUN_AS_ROOT_CONFIRM]\"",
                       NULL};
-        kcal_launch_spec m = {launcher, 2, 0, sh, 0, 0, 0, on_line, &g, mpich, NULL};
+        kcal_launch_spec m = {launcher, 2, 0, sh, 0, 0, 0, on_line, &g, mpich, NULL,
+                              0};
         memset(&g, 0, sizeof g);
         CHECK(kcal_launch_run(&m, &r, err, sizeof err) == 0);
         CHECK(g.n == 1);
@@ -259,6 +310,47 @@ int main(void)
     CHECK(g.n == 1 && gone(atol(g.lines[0])));
     kcal_launch_result_free(&r);
     signal(SIGTERM, SIG_DFL);
+
+    /* The job gets SIGTERM once: a second one makes Open MPI's mpirun quit
+     * its orderly shutdown at once, before its ranks have removed their
+     * shared memory (kcal run left /dev/shm/vader_segment.* behind after
+     * Ctrl-C). The launcher here notes each SIGTERM and goes after 1 s. */
+    char script[1024], notes[512], cleaned[512];
+    snprintf(notes, sizeof notes, "%s/terms", dir);
+    snprintf(script, sizeof script,
+             "trap 'echo term >>%s' TERM; kill -TERM $PPID; "
+             "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1; done", notes);
+    seen = 0;
+    signal(SIGTERM, note);
+    CHECK(run_sh(script, 0, &g, &r) == 0);
+    CHECK(r.signal == SIGTERM && seen == SIGTERM);
+    signal(SIGTERM, SIG_DFL);
+    kcal_launch_result_free(&r);
+    FILE *nf = fopen(notes, "r");
+    int terms = 0;
+    for (char l[64]; nf && fgets(l, sizeof l, nf);)
+        terms++;
+    if (nf)
+        fclose(nf);
+    CHECK(terms == 1);
+    unlink(notes);
+
+    /* What the launcher leaves when it goes (a rank still removing its
+     * shared memory) has the rest of the grace period to finish before
+     * SIGKILL: here a process of its own session that the launcher sends
+     * SIGTERM on its way out, and that takes 0.5 s to clean up. */
+    snprintf(cleaned, sizeof cleaned, "%s/cleaned", dir);
+    snprintf(script, sizeof script,
+             "setsid sh -c 'trap \"sleep 0.5; echo done >%s; exit\" TERM; "
+             "while :; do sleep 0.1; done' & c=$!; echo $c; "
+             "trap \"kill -TERM $c; exit\" TERM; "
+             "while :; do sleep 0.1; done", cleaned);
+    CHECK(run_sh(script, 1, &g, &r) == 0);
+    CHECK(r.timed_out && g.n == 1);
+    CHECK(access(cleaned, F_OK) == 0);
+    CHECK(g.n == 1 && gone(atol(g.lines[0])));
+    kcal_launch_result_free(&r);
+    unlink(cleaned);
 
     unlink(launcher);
     rmdir(dir);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# kcal tune: bad options are one line on stderr, exit 2, nothing on stdout;
+# kcal tune: bad options are one line on stderr, exit 2, nothing on stdout
+# (a FIFO or a directory as --params too);
 # a small real run (p = 2, two sizes, two collectives, few iterations)
 # prints a table libkcoll reads and then follows for every call it leaves
 # to libkcoll (tests/algos_check --mode tabled: each call decided by the
@@ -17,7 +18,7 @@ export TMPDIR=$tmp
 
 bad() { # want-in-line, then the arguments
   local want=$1; shift
-  "$KCAL" tune "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  timeout 60 "$KCAL" tune "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
   if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
      ! grep -qF -- "kcal tune: $want" "$tmp/err"; then
     echo "FAIL: kcal tune $* -> exit $rc (want 2), stdout $(wc -c <"$tmp/out") bytes, stderr (want one line with '$want'):"
@@ -40,6 +41,10 @@ bad "--mpirun needs a command" --p 2 --mpirun ""
 bad "unexpected argument 'extra'" --p 2 extra
 bad "unknown option '--bogus'" --p 2 --bogus
 bad "/nonexistent.params: cannot open" --p 2 --params /nonexistent.params
+# A FIFO used to block kcal tune before the launch, for ever and silently.
+mkfifo "$tmp/fifo" && mkdir "$tmp/dir"
+bad "$tmp/fifo: is a FIFO (named pipe), not a regular file" --p 2 --params "$tmp/fifo"
+bad "$tmp/dir: is a directory" --p 2 --params "$tmp/dir"
 bad "--p 100000: at most" --p 100000
 bad "--sizes: 16T needs" --p 2 --sizes 16T
 "$KCAL" tune --help >"$tmp/out" 2>&1 && grep -q -- '--exhaustive' "$tmp/out" ||

@@ -13,12 +13,10 @@
 
 #include "model/params.h"
 
+/* The collectives, in model/collectives.def's order. */
 typedef enum {
-    KCAL_COLL_SCATTER = 0,
-    KCAL_COLL_GATHER,
-    KCAL_COLL_BCAST,
-    KCAL_COLL_ALLGATHER,
-    KCAL_COLL_ALLTOALL,
+#define KCAL_COLLECTIVE(id, name) KCAL_COLL_##id,
+#include "model/collectives.def"
     KCAL_COLL_COUNT
 } kcal_coll;
 
@@ -69,14 +67,18 @@ enum {
     KCAL_ALG_COUNT
 };
 
+/* Whether the paper has the algorithm (algorithms.def's origin column). */
+typedef enum { KCAL_ORIGIN_PAPER = 0, KCAL_ORIGIN_DERIVED } kcal_alg_origin;
+
 /* One registry row as the rest of kcal sees it. The formulas and shape
- * facts of the row stay inside model.c; ask kcal_model_time,
+ * facts of the row stay inside model/; ask kcal_model_time,
  * kcal_model_shape and kcal_model_footprint. */
 typedef struct {
     kcal_coll coll;
     const char *id;       /* model.md algorithm id, e.g. "throttled_read" */
     kcal_param_kind kind; /* what `k` means for it */
     int index;            /* KCAL_ALG_<COLL>_<id>: position in the registry */
+    kcal_alg_origin origin; /* derived: model.md "Derived algorithms" */
 } kcal_algorithm;
 
 /* Time split by cause, for --explain; the sum is the predicted time. */
@@ -258,7 +260,7 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
                           const kcal_algorithm *alg, int p, int k, uint64_t n,
                           kcal_full_copy *out);
 
-/* model.md's notation, for model.c and for reports/: pages(n) = ⌈n/s⌉,
+/* model.md's notation, for model/ and for reports/: pages(n) = ⌈n/s⌉,
  * ⌈log₂ p⌉, ⌈log_k p⌉ and γ(c) (γ(1) = 1, 0 for c <= 0). */
 uint64_t kcal_pages(uint64_t n, double page);
 int kcal_ceil_log2(long p);

@@ -40,12 +40,17 @@
 #include "probe/sm.h"
 #include "probe/target.h"
 #include "probe/topo.h"
+#include "model/keys.h"
 
 #ifndef KCAL_VERSION
 #define KCAL_VERSION "0.1.0"
 #endif
 
 static const char *const CMD = "probe";
+
+/* A params key's name (model/keys.def): the raw file's `# meta` entries
+ * are the params file's metadata keys. */
+#define K(name) kcal_key_name(KCAL_PK_##name)
 
 typedef struct {
     int quiet, quick, hot, no_sm;
@@ -408,31 +413,31 @@ static void set_meta(kcal_raw *raw, const kcal_topo_info *ti, const options *o,
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    meta_text(raw, "machine", host);
+    meta_text(raw, K(machine), host);
     /* The sm_* and mpi_* keys are the MPI library's: say which. */
     snprintf(buf, sizeof buf, "kcal probe %s%s --mpi %s", KCAL_VERSION,
              o->quick ? " --quick" : "", o->mpi->name);
-    kcal_raw_set_meta(raw, "source", buf);
-    kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
-    meta_text(raw, "hostname", host);
-    kcal_raw_set_meta(raw, "date", date);
-    meta_text(raw, "cpu", ti->cpu);
+    kcal_raw_set_meta(raw, K(source), buf);
+    kcal_raw_set_meta(raw, K(probe), o->quick ? "quick" : "full");
+    meta_text(raw, K(hostname), host);
+    kcal_raw_set_meta(raw, K(date), date);
+    meta_text(raw, K(cpu), ti->cpu);
     snprintf(buf, sizeof buf, "%d", ti->cores);
-    kcal_raw_set_meta(raw, "cores", buf);
+    kcal_raw_set_meta(raw, K(cores), buf);
     snprintf(buf, sizeof buf, "%d", ti->sockets);
-    kcal_raw_set_meta(raw, "sockets", buf);
+    kcal_raw_set_meta(raw, K(sockets), buf);
     snprintf(buf, sizeof buf, "%d", ti->numa);
-    kcal_raw_set_meta(raw, "numa", buf);
+    kcal_raw_set_meta(raw, K(numa), buf);
     if (uname(&u) == 0)
-        meta_text(raw, "kernel", u.release);
-    meta_num(raw, KCAL_META_PAGE, (double)page);
-    meta_num(raw, "l1d_cache", (double)ti->l1d);
-    meta_num(raw, "l2_cache", (double)ti->l2);
-    meta_num(raw, "l3_cache", (double)ti->l3);
-    meta_num(raw, "max_readers", max_readers);
-    kcal_raw_set_meta(raw, KCAL_META_BETA_CACHE,
+        meta_text(raw, K(kernel), u.release);
+    meta_num(raw, K(page), (double)page);
+    meta_num(raw, K(l1d_cache), (double)ti->l1d);
+    meta_num(raw, K(l2_cache), (double)ti->l2);
+    meta_num(raw, K(l3_cache), (double)ti->l3);
+    meta_num(raw, K(max_readers), max_readers);
+    kcal_raw_set_meta(raw, K(beta_cache),
                       o->hot ? KCAL_PATTERN_HOT : KCAL_PATTERN_COLD);
-    kcal_raw_set_meta(raw, "oversubscribed", "no");
+    kcal_raw_set_meta(raw, K(oversubscribed), "no");
 }
 
 /* ---- running the phases ------------------------------------------------ */
@@ -700,7 +705,7 @@ static int run_mutual(probe_run *r)
     const plan *pl = r->pl;
     if (!pl->n_mu_counts) {
         warn_one_core(r, "CMA calls whose targets make their own",
-                      "cma_mutual");
+                      K(cma_mutual));
         return 0;
     }
     kcal_mutual_setup ms = {
@@ -719,8 +724,9 @@ static int run_dirty(probe_run *r)
 {
     const plan *pl = r->pl;
     if (!pl->n_d_sizes) {
-        warn_one_core(r, "reading lines another core just wrote",
-                      "dirty_beta and dirty_bytes");
+        char keys[96];
+        snprintf(keys, sizeof keys, "%s and %s", K(dirty_beta), K(dirty_bytes));
+        warn_one_core(r, "reading lines another core just wrote", keys);
         return 0;
     }
     kcal_dirty_setup ds = {
@@ -744,9 +750,12 @@ static int run_pass(probe_run *r, int slice)
 {
     const plan *pl = r->pl;
     if (!pl->n_pass_sizes) {
-        if (slice == 0)
-            warn_one_core(r, "passing chunks between cores",
-                          "pass_a, pass_b and pass_next");
+        if (slice == 0) {
+            char keys[96];
+            snprintf(keys, sizeof keys, "%s, %s and %s", K(pass_a),
+                     K(pass_b), K(pass_next));
+            warn_one_core(r, "passing chunks between cores", keys);
+        }
         return 0;
     }
     kcal_pass_setup ps = {
@@ -828,7 +837,7 @@ static int choose_lock_method(probe_run *r)
             return -1;
         }
     }
-    kcal_raw_set_meta(&r->raw, KCAL_META_CMA_METHOD, method);
+    kcal_raw_set_meta(&r->raw, K(cma_method), method);
     return 0;
 }
 
@@ -849,7 +858,7 @@ static void report_load(probe_run *r, const kcal_load *load)
                  "host, %.0f %% of the samples preempted and retaken",
                  r->o->quick ? "quick" : "full", 100 * others, 100 * steal,
                  100 * frac);
-        kcal_raw_set_meta(&r->raw, "probe", note);
+        kcal_raw_set_meta(&r->raw, K(probe), note);
         kcal_cli_warn(CMD, "the machine was busy while measuring (other "
                       "processes %.0f %% of the CPU time, host steal "
                       "%.0f %%, %.0f %% of the samples preempted and "

@@ -222,3 +222,15 @@ char *kcal_key_pattern(kcal_pkey k, char *buf, size_t len)
                  in->suffix);
     return buf;
 }
+
+char *kcal_key_description(kcal_pkey k, char *buf, size_t len)
+{
+    const kcal_key_info *in = kcal_key_info_of(k);
+    if (!in)
+        return NULL;
+    if (*in->unit)
+        snprintf(buf, len, "%s (%s)", in->meaning, in->unit);
+    else
+        snprintf(buf, len, "%s", in->meaning);
+    return buf;
+}

@@ -123,6 +123,10 @@ typedef struct {
 } kcal_key_info;
 const kcal_key_info *kcal_key_info_of(kcal_pkey k);
 
+/* A key's meaning with its unit, as the report shows it: "start-up of one
+ * CMA call (s)". Returns buf, or NULL for a bad id. */
+char *kcal_key_description(kcal_pkey k, char *buf, size_t len);
+
 /* A family's keys as model.md writes them: "sm_<op>_a", "beta_ws_<W>",
  * "<key>_stderr"; a key's name for a key. */
 char *kcal_key_pattern(kcal_pkey k, char *buf, size_t len);

@@ -28,9 +28,8 @@ static void add_memcpy_or_flag(acc *a, int p)
         a->t.sync += sync;
 }
 
-/* parallel_read_flags, parallel_write_flags:
- * paper  F_bcast + X(n) + P(p,n) + F_gather  (parallel_read's row)
- * full   F_bcast + X(n) + P(p−1,n) + F_gather */
+/* parallel_read_flags, parallel_write_flags, paper (parallel_read's row):
+ * Total cost = F_bcast + X(n) + P(p,n) + F_gather */
 void kcal_t_parallel_flags(acc *a, int p, int k)
 {
     (void)k;
@@ -40,6 +39,8 @@ void kcal_t_parallel_flags(acc *a, int p, int k)
     add_flag(a, KCAL_SM_GATHER, p);
 }
 
+/* parallel_read_flags, parallel_write_flags, full:
+ * Total cost = F_bcast + X(n) + P(p−1,n) + F_gather */
 void kcal_t_full_parallel_flags(acc *a, int p, int k)
 {
     (void)k;
@@ -49,10 +50,12 @@ void kcal_t_full_parallel_flags(acc *a, int p, int k)
     add_flag(a, KCAL_SM_GATHER, p);
 }
 
-/* direct_split, with c = ⌈n/p⌉:
- * F_allgather + max((p−1)·(X(c) + l·pages(c)), X(n−c) + P(p−1, n−c))
- * + F_barrier: the root's p−1 writes of the last c bytes against every
- * reader's read of the first n−c bytes, at the same time. */
+/* direct_split (both models), with c = ⌈n/p⌉:
+ * Total cost = F_allgather + max((p−1)·(X(c) + l·pages(c)),
+ *                                X(n−c) + P(p−1, n−c)) + F_barrier
+ * the root's p−1 writes of the last c bytes against every reader's read
+ * of the first n−c bytes, at the same time (the full model adds μ to
+ * each side's calls while both run). */
 void kcal_t_direct_split(acc *a, int p, int k)
 {
     (void)k;
@@ -85,17 +88,12 @@ void kcal_t_direct_split(acc *a, int p, int k)
  * call, no page pinned: neither α nor l. Their full rows add the one
  * thing the paper's terms do not see here: passing a chunk from one core
  * to another costs more than its two copies (add_pass, the probe's pass
- * phase; dirty_beta on its c bytes for params without it). On the
- * Zen 5 guest at p = 2 (kcal bench, 300 iterations) that term brought
- * allgather's row from 25-37 % under the measured time at 64-128 KiB to
- * within 12 % from 16 KiB to 256 KiB, alltoall's likewise, and gather's
- * copies out ran at the clean rate there. On the 2-core Xeon guest they
- * did not: gather's row was 3-4x under the measured time at 4-16 KiB
- * (0.53 µs predicted, 2.1 measured at 4K) and put copy_in_out first where
- * parallel_write_flags was 1.5x faster, so the probe now measures the
- * pass itself (probe/pass.h: 0.43 µs + 0.22 ns/B for a stream's first
- * chunk, 1.06 µs for each further 16 KiB one, against dirty_beta's
- * 0.068 ns/B) and gather's full row pays it too. */
+ * phase; dirty_beta on its c bytes for params without it). Without that
+ * term the rows were far under the measured times, and gather's put
+ * copy_in_out first where parallel_write_flags was faster (docs/machine.md
+ * "The model's comments: the measurements behind them"), so the probe
+ * measures the pass itself (probe/pass.h) and gather's full row pays it
+ * too. */
 static void cio_chunks(const acc *a, uint64_t *m, uint64_t *c)
 {
     uint64_t chunk = KCAL_STAGING_CHUNK;
@@ -103,17 +101,10 @@ static void cio_chunks(const acc *a, uint64_t *m, uint64_t *c)
     *c = a->n < chunk ? a->n : chunk;
 }
 
-/* bcast:
- *   full:   (m + 1)·c·β + pass(c, m) + F_bcast  (the readers copy out while
- *           the root copies in; β carries δ(p − 1) for the p − 1 readers
- *           copying at once, registry conc)
- *   paper:  c·β + m·(p−1)·c·β + F_bcast  (= the full row without dirty at
- *           p = 2). The paper measures no factor for copies running at
- *           once, and its term for readers of one source (γ(c), the page
- *           lock) grows with their number; so the p − 1 copies out of a
- *           chunk are charged one after another, one source's bandwidth
- *           shared. Without it the paper model put copy_in_out first at
- *           every size for p = 64 on the KNL file. */
+/* copy_in_out, bcast, full:
+ * Total cost = (m + 1)·c·β + pass(c, m) + F_bcast
+ * the readers copy out while the root copies in; β carries δ(p − 1) for
+ * the p − 1 readers copying at once (registry conc). */
 void kcal_t_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
@@ -124,6 +115,14 @@ void kcal_t_copy_in_out(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BCAST, p);
 }
 
+/* copy_in_out, bcast, paper:
+ * Total cost = c·β + m·(p−1)·c·β + F_bcast
+ * (= the full row without the pass at p = 2). The paper measures no
+ * factor for copies running at once, and its term for readers of one
+ * source (γ(c), the page lock) grows with their number; so the p − 1
+ * copies out of a chunk are charged one after another, one source's
+ * bandwidth shared. Without it the paper model put copy_in_out first at
+ * every size for p = 64 on the KNL file. */
 void kcal_t_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
@@ -139,17 +138,18 @@ void kcal_t_copy_in_out_paper(acc *a, int p, int k)
  * another, while the one process whose block it is copies the other end
  * of the pipeline; the root's own block is copied before (gather: while
  * the sources copy their first chunks in) or after (scatter: while the
- * last reader copies its last chunk out), whichever end is longer counts:
- *   paper:
- *       ((p − 1)·m·c + max(n_own, c))·β + F_op,  n_own = 0 in place, else n
- *   scatter's full row: the last reader copies its m chunks out behind
- *       the root's stream, paying the pass of one stream (add_pass):
- *       max((p − 1)·m·c·β + n_own·β,
- *           (p − 2)·m·c·β + c·β + m·c·β + pass(c, m)) + F_bcast
- *   gather's full row: the paper's + (p − 1)·pass(c, m), the root's
- *       copies out of p − 1 streams (with the pass keys only)
- * with F_bcast (scatter: the readers wait for the root's word) or
- * F_gather (gather: the root waits for each source's). */
+ * last reader copies its last chunk out), whichever end is longer counts
+ * (n_own = 0 in place, else n; F_op is F_bcast for scatter, whose readers
+ * wait for the root's word, F_gather for gather, whose root waits for
+ * each source's):
+ * Total cost (paper) = ((p − 1)·m·c + max(n_own, c))·β + F_op
+ * Total cost (scatter, full) = max((p − 1)·m·c·β + n_own·β,
+ *                                  (p − 2)·m·c·β + c·β + m·c·β
+ *                                  + pass(c, m)) + F_bcast
+ *   the last reader copies its m chunks out behind the root's stream,
+ *   paying the pass of one stream (add_pass);
+ * Total cost (gather, full) = the paper's + (p − 1)·pass(c, m)
+ *   the root's copies out of p − 1 streams (with the pass keys only). */
 static void staged_root(acc *a, int p, kcal_sm_op op, int full)
 {
     uint64_t m, c;
@@ -160,8 +160,8 @@ static void staged_root(acc *a, int p, kcal_sm_op op, int full)
     double reader_end = stream + (double)c * a->beta_local;
     double pass = 0;
     /* Gather's copies out without the pass keys: at the clean rate, as
-     * before them (the Zen 5 guest measured them so: the sources have
-     * finished their slots while the root copies its own block). */
+     * before them (measured so: the sources have finished their slots
+     * while the root copies its own block). */
     if (full && (op == KCAL_SM_BCAST || has_pass(a))) {
         acc d = *a;
         d.t.copy = 0;
@@ -180,36 +180,42 @@ static void staged_root(acc *a, int p, kcal_sm_op op, int full)
     add_flag(a, op, p);
 }
 
+/* copy_in_out, scatter, paper: Total cost as staged_root says. */
 void kcal_t_scatter_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
     staged_root(a, p, KCAL_SM_BCAST, 0);
 }
 
+/* copy_in_out, scatter, full: Total cost as staged_root says. */
 void kcal_t_scatter_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
     staged_root(a, p, KCAL_SM_BCAST, 1);
 }
 
+/* copy_in_out, gather, paper: Total cost as staged_root says. */
 void kcal_t_gather_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
     staged_root(a, p, KCAL_SM_GATHER, 0);
 }
 
+/* copy_in_out, gather, full: Total cost as staged_root says. */
 void kcal_t_gather_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
     staged_root(a, p, KCAL_SM_GATHER, 1);
 }
 
-/* allgather: every process copies m chunks of its block in and the p − 1
- * others' m chunks out, round after round, all processes at once (the
- * full model's β carries δ(p)), and its own block unless in place:
- *   paper: (p·m·c + n_own)·β + F_allgather
- *   full:  the paper row + (p − 1)·pass(c, m): each chunk copied out was
- *          written by its owner's core in the same round. */
+/* copy_in_out, allgather: every process copies m chunks of its block in
+ * and the p − 1 others' m chunks out, round after round, all processes at
+ * once (the full model's β carries δ(p)), and its own block unless in
+ * place:
+ * Total cost (paper) = (p·m·c + n_own)·β + F_allgather
+ * Total cost (full) = the paper row + (p − 1)·pass(c, m)
+ *   each chunk copied out was written by its owner's core in the same
+ *   round. */
 static void all_sources_cio(acc *a, int p, double chunks_per_m,
                             double local, int dirty)
 {
@@ -226,35 +232,40 @@ static void allgather_cio(acc *a, int p, int dirty)
     all_sources_cio(a, p, p, a->in_place ? 0 : (double)a->n, dirty);
 }
 
+/* copy_in_out, allgather, paper: Total cost as allgather_cio says. */
 void kcal_t_allgather_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
     allgather_cio(a, p, 0);
 }
 
+/* copy_in_out, allgather, full: Total cost as allgather_cio says. */
 void kcal_t_allgather_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
     allgather_cio(a, p, 1);
 }
 
-/* alltoall: every process copies its p − 1 outgoing blocks in and p − 1
- * incoming ones out, chunk by chunk, and its own block; in place the p
- * blocks aside first instead of the own block:
- *   paper: (2·(p−1)·m·c + n)·β + F_allgather, in place (2·(p−1)·m·c + p·n)·β
- *   full:  the paper row + (p − 1)·pass(c, m), as allgather's. */
+/* copy_in_out, alltoall: every process copies its p − 1 outgoing blocks
+ * in and p − 1 incoming ones out, chunk by chunk, and its own block; in
+ * place the p blocks aside first instead of the own block:
+ * Total cost (paper) = (2·(p−1)·m·c + n)·β + F_allgather
+ *                      (in place (2·(p−1)·m·c + p·n)·β + F_allgather)
+ * Total cost (full) = the paper row + (p − 1)·pass(c, m), as allgather's */
 static void alltoall_cio(acc *a, int p, int dirty)
 {
     all_sources_cio(a, p, 2.0 * (p - 1),
                     (a->in_place ? (double)p : 1.0) * (double)a->n, dirty);
 }
 
+/* copy_in_out, alltoall, paper: Total cost as alltoall_cio says. */
 void kcal_t_alltoall_copy_in_out_paper(acc *a, int p, int k)
 {
     (void)k;
     alltoall_cio(a, p, 0);
 }
 
+/* copy_in_out, alltoall, full: Total cost as alltoall_cio says. */
 void kcal_t_alltoall_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
@@ -275,8 +286,8 @@ uint64_t kcal_model_split_chunk(uint64_t n)
 /* parallel_read_split, parallel_write_split (one formula for both models),
  * with q = ⌈n/m⌉ chunks of m = kcal_model_split_chunk(n) bytes and one
  * chunk's copy C = X(n/q) + P(p, n/q) (all p processes copy at once):
- *   F_allgather + max over the processes of when their last chunk ends
- *   + F_barrier
+ * Total cost = F_allgather + max over the processes of when their last
+ *              chunk ends + F_barrier
  * Every non-root process copies chunks of its own block from time 0, one
  * every C; the root copies its own block first (T_memcpy, nothing in
  * place) and then, rank after rank, takes the next chunk of each block
@@ -324,10 +335,9 @@ void kcal_t_split(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
-/* ring_source_read_flags:
- * paper  T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n)) + F_barrier
- *        (the ring row)
- * full   F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier) */
+/* ring_source_read_flags, paper (the ring row):
+ * Total cost = T_memcpy + F_allgather + (p−1)·(X(n) + l·pages(n))
+ *              + F_barrier */
 void kcal_t_ring_flags(acc *a, int p, int k)
 {
     (void)k;
@@ -338,6 +348,9 @@ void kcal_t_ring_flags(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
+/* ring_source_read_flags, full:
+ * Total cost = F_allgather + (p−1)·(X(n) + l·pages(n) + μ)
+ *              + max(T_memcpy, F_barrier) */
 void kcal_t_full_ring_flags(acc *a, int p, int k)
 {
     (void)k;
@@ -348,12 +361,8 @@ void kcal_t_full_ring_flags(acc *a, int p, int k)
     add_memcpy_or_flag(a, p);
 }
 
-/* pairwise_flags:
- * paper  F_allgather + (p−1)·(X(n) + l·pages(n))  (pairwise's row)
- * full   F_allgather + (p−1)·(X(n) + l·pages(n)) + max(T_memcpy, F_barrier);
- *        in place the p blocks are copied aside before the address is
- *        posted and the own block is in place:
- *        p·n·β + F_allgather + ... + F_barrier */
+/* pairwise_flags, paper (pairwise's row):
+ * Total cost = F_allgather + (p−1)·(X(n) + l·pages(n)) */
 void kcal_t_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;
@@ -362,6 +371,12 @@ void kcal_t_pairwise_flags(acc *a, int p, int k)
     add_lock(a, p - 1, 1);
 }
 
+/* pairwise_flags, full:
+ * Total cost = F_allgather + (p−1)·(X(n) + l·pages(n) + μ)
+ *              + max(T_memcpy, F_barrier)
+ * in place the p blocks are copied aside before the address is posted
+ * (and peers read them just after) and the own block is in place:
+ * Total cost = p·n·β + (p−1)·dirty(n) + F_allgather + ... + F_barrier */
 void kcal_t_full_pairwise_flags(acc *a, int p, int k)
 {
     (void)k;

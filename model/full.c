@@ -212,8 +212,8 @@ void kcal_t_full_pairwise(acc *a, int p, int k)
  * control message per step (at p = 2 the root's "your chunk is written"),
  * and the last rank's done message to its left neighbour, which that
  * neighbour waits for before it returns, one more after them
- * (docs/machine.md "The Zen 5 guest: bcast scatter_allgather's last
- * message"). */
+ * (docs/machine.md "The model's comments: the measurements behind
+ * them"). */
 void kcal_t_full_scatter_allgather(acc *a, int p, int k)
 {
     (void)k;

@@ -278,9 +278,9 @@ double kcal_model_gamma(const kcal_params *prm, int c);
  * (below 576 KiB) the block is cut in two halves instead: the owner takes
  * one from the front and the root the other from the back, where with a
  * few chunks the middle one went to whichever came first and its lines
- * moved between the cores from call to call (p = 2, Zen 5 guest, 128 KiB:
- * halves 1.63x MPI_Scatter, 3 chunks 1.22x, 4 chunks 1.36x). libkcoll
- * cuts with it and the model charges it, so the two never disagree. */
+ * moved between the cores from call to call (docs/machine.md "The Zen 5
+ * guest: where a CMA call's time goes"). libkcoll cuts with it and the
+ * model charges it, so the two never disagree. */
 #define KCAL_SPLIT_MIN_CHUNK ((uint64_t)32 << 10)
 #define KCAL_SPLIT_HALVES_BELOW 6
 uint64_t kcal_model_split_chunk(uint64_t n);
@@ -288,11 +288,10 @@ uint64_t kcal_model_split_chunk(uint64_t n);
 /* copy_in_out (bcast, derived): the message goes through a shared area of
  * KCAL_STAGING_SLOTS slots of KCAL_STAGING_CHUNK bytes, the root copying
  * chunk i in while the others copy chunk i − 1 out (algos/staging.c,
- * algos/bcast.c). 16 KiB: two such copies in cache take a few tenths of
- * a µs, the same order as a flag's hand-off between cores, so a smaller
- * chunk would add flag latency faster than it shortens the pipeline's
- * fill; 16 slots let the root run up to 256 KiB ahead of the slowest
- * reader. libkcoll copies with these and the model charges them. */
+ * algos/bcast.c). 16 KiB: two such copies in cache take about as long as
+ * a flag's hand-off between cores, so a smaller chunk would add flag
+ * latency faster than it shortens the pipeline's fill; 16 slots let the
+ * root run up to 256 KiB ahead of the slowest reader. libkcoll copies with these and the model charges them. */
 #define KCAL_STAGING_CHUNK ((uint64_t)16 << 10)
 #define KCAL_STAGING_SLOTS 16
 

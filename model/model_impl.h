@@ -214,7 +214,7 @@ static inline void add_mutual(acc *a, double calls)
  * calls at all, on top of its calls' α. α comes from a loop of calls on
  * one passive target; in a collective the call follows a barrier and a
  * flag from the process it reads or writes, which costs more (docs/
- * machine.md "The first CMA call of a collective"). The probe's own
+ * machine.md "The Xeon guest: the first CMA call of a collective"). The probe's own
  * measurements of two one-call rows price it (fit/). Every start-up term
  * is a CMA call's (α, μ, a split row's chunks), so a row that charged one
  * makes calls. */

@@ -1,6 +1,6 @@
 /* two_level: the rows across nodes (two_level.h; docs/model.md "Across
  * nodes: the two-level rows"). Derived: the paper models one node; these
- * rows put its node rows (model.c at p = ppn) together with the MPI
+ * rows put its node rows (model.h's at p = ppn) together with the MPI
  * library's part between nodes, which this file models with the algorithm
  * stated next to each formula, in Hockney terms. With B = ppn·n, N = P/ppn,
  * L = ⌈lg N⌉, T_net(m) = net_alpha + m·net_beta:

@@ -26,8 +26,8 @@ static double series_footprint(const kcal_join_summary *s, uint64_t n)
     return kcal_model_footprint(c, s->alg, s->p, n);
 }
 
-/* The full model's rule (model.c, full_beta): fits when strictly smaller
- * than the cache. */
+/* The full model's rule (model/working_set.c, kcal_model_full_beta): fits
+ * when strictly smaller than the cache. */
 static int fits(double footprint, double llc)
 {
     return llc > 0 && footprint < llc;

@@ -230,12 +230,17 @@ void kcal_t_full_scatter_allgather(acc *a, int p, int k)
 }
 
 void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
-                          int k, int p)
+                          int k, int p, const kcal_copy_base *base)
 {
     a->full = 1;
     if (kcal_model_full_measured(a->prm)) {
         kcal_full_copy fc;
-        kcal_model_full_copy(a->prm, c, alg, p, k, a->n, &fc);
+        kcal_copy_base own;
+        if (!base) {
+            kcal_model_copy_base(a->prm, c, alg, p, a->n, &own);
+            base = &own;
+        }
+        kcal_model_copy_finish(base, c, alg, p, k, &fc);
         a->beta = fc.beta;
         a->beta_local = fc.beta_local;
         a->alpha = fc.alpha;

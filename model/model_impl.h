@@ -86,14 +86,6 @@ int kcal_model_count(kcal_count_expr e, int p, int k);
 int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg);
 int kcal_model_kind_ok(kcal_model_kind m);
 
-/* ---- the models' drivers ---- */
-
-/* The paper's row of alg (paper.c), the full model's (full.c): the terms
- * of one call into *a, set up by acc_init. */
-void kcal_model_paper_time(acc *a, const kcal_algorithm *alg, int k, int p);
-void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
-                          int k, int p);
-
 /* ---- working_set.c ---- */
 
 /* kcal_model_footprint and kcal_model_working_set of a registry row (NULL:
@@ -102,10 +94,42 @@ double kcal_model_footprint_of(kcal_coll c, const kcal_algorithm *alg, int p,
                                uint64_t n);
 double kcal_model_working_set_of(kcal_coll c, const kcal_algorithm *alg,
                                  int p, int k, uint64_t n);
+/* kcal_model_full_copy in two steps: what does not depend on k (the
+ * working set, the curves' β, the write keys, where β lies between the
+ * cache's ends), once per (algorithm, p, n), and the rest (the copies at
+ * once and their δ) per k. rank and select loop over k with one base. */
+typedef struct {
+    kcal_full_copy fc; /* concurrent, conc, delta unset; beta and
+                        * beta_local before δ and the write scale */
+    int has_conc;      /* conc_hot or conc_cold in the params */
+    double conc_hot, conc_cold, coldness;
+} kcal_copy_base;
+void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, uint64_t n,
+                          kcal_copy_base *b);
+void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
+                            const kcal_algorithm *alg, int p, int k,
+                            kcal_full_copy *out);
+
+/* kcal_model_time with the copy base of (c, alg, p, n) when the caller has
+ * it (NULL: made here). */
+double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, int in_place, kcal_terms *terms,
+                            const kcal_copy_base *base);
+
 /* β of one call without the β(W) curve: beta_hot where its footprint fits
  * in l3_cache and both keys are there, else β. */
 double kcal_model_full_beta(const kcal_params *prm, kcal_coll c,
                             const kcal_algorithm *alg, int p, uint64_t n);
+
+/* ---- the models' drivers ---- */
+
+/* The paper's row of alg (paper.c), the full model's (full.c): the terms
+ * of one call into *a, set up by acc_init. */
+void kcal_model_paper_time(acc *a, const kcal_algorithm *alg, int k, int p);
+void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
+                          int k, int p, const kcal_copy_base *base);
 
 /* ---- the keys a term reads (0 when absent) ---- */
 

@@ -87,6 +87,15 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms)
 {
+    return kcal_model_time_with(model, prm, c, alg, k, p, n, in_place, terms,
+                                NULL);
+}
+
+double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, int in_place, kcal_terms *terms,
+                            const kcal_copy_base *base)
+{
     if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) || p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
@@ -95,7 +104,7 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
     acc a;
     acc_init(&a, prm, n, in_place);
     if (model == KCAL_MODEL_FULL)
-        kcal_model_full_time(&a, c, alg, k, p);
+        kcal_model_full_time(&a, c, alg, k, p, base);
     else
         kcal_model_paper_time(&a, alg, k, p);
     if (terms)
@@ -147,7 +156,38 @@ typedef struct {
     size_t count, cap;
     kcal_choice best; /* select: the fastest finite one so far */
     size_t candidates;
+    /* The full model's copy base of the algorithm being visited: one per
+     * algorithm, not one per k (measured: -1 not known yet, 0 no base). */
+    int measured;
+    const kcal_algorithm *base_alg;
+    kcal_copy_base base;
 } rank_ctx;
+
+static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
+{
+    if (ctx->model != KCAL_MODEL_FULL)
+        return NULL;
+    if (ctx->measured < 0)
+        ctx->measured = kcal_model_full_measured(ctx->prm);
+    if (!ctx->measured)
+        return NULL;
+    if (ctx->base_alg != alg) {
+        kcal_model_copy_base(ctx->prm, ctx->c, alg, ctx->p, ctx->n,
+                             &ctx->base);
+        ctx->base_alg = alg;
+    }
+    return &ctx->base;
+}
+
+/* One candidate's time (kcal_model_time), with the copy base it shares
+ * with the other k of its algorithm. */
+static double candidate_time(rank_ctx *ctx, const kcal_algorithm *alg, int k,
+                             kcal_terms *terms)
+{
+    return kcal_model_time_with(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
+                                ctx->n, ctx->in_place, terms,
+                                base_of(ctx, alg));
+}
 
 static int collect(void *vctx, const kcal_algorithm *alg, int k)
 {
@@ -160,8 +200,7 @@ static int collect(void *vctx, const kcal_algorithm *alg, int k)
     kcal_prediction *pr = &ctx->out[ctx->count++];
     pr->alg = alg;
     pr->k = k;
-    pr->seconds = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k,
-                                  ctx->p, ctx->n, ctx->in_place, &pr->terms);
+    pr->seconds = candidate_time(ctx, alg, k, &pr->terms);
     pr->rank = 0;
     return 0;
 }
@@ -209,7 +248,7 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
     if (!args_ok(model, c, p))
         return -1;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place};
+                    .in_place = in_place, .measured = -1};
     if (for_each_candidate(c, p, only_k, NULL, collect, &ctx)) {
         free(ctx.out);
         return -1;
@@ -233,8 +272,7 @@ static int first_nonfinite(void *vctx, const kcal_algorithm *alg, int k)
 {
     rank_ctx *ctx = vctx;
     kcal_prediction *pr = ctx->out;
-    pr->seconds = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k,
-                                  ctx->p, ctx->n, ctx->in_place, &pr->terms);
+    pr->seconds = candidate_time(ctx, alg, k, &pr->terms);
     if (isfinite(pr->seconds))
         return 0;
     pr->alg = alg;
@@ -251,7 +289,7 @@ int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
         return -1;
     kcal_prediction scratch;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place, .out = &scratch};
+                    .in_place = in_place, .out = &scratch, .measured = -1};
     if (!for_each_candidate(c, p, only_k, NULL, first_nonfinite, &ctx))
         return 0;
     *bad = scratch;
@@ -263,8 +301,7 @@ int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
 static int keep_best(void *vctx, const kcal_algorithm *alg, int k)
 {
     rank_ctx *ctx = vctx;
-    double s = kcal_model_time(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
-                               ctx->n, ctx->in_place, NULL);
+    double s = candidate_time(ctx, alg, k, NULL);
     ctx->candidates++;
     if (isfinite(s) && s >= 0 && (!ctx->best.alg || s < ctx->best.seconds))
         ctx->best = (kcal_choice){alg, k, s};
@@ -278,7 +315,7 @@ int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
     if (!args_ok(model, c, p) || (only_alg && !kcal_model_is_row_of(c, only_alg)))
         return KCAL_SELECT_NONE;
     rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place};
+                    .in_place = in_place, .measured = -1};
     for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
     /* Below the crossover the probe measured, the MPI library was faster
      * than every algorithm: a measurement outranks the predictions. */

@@ -153,23 +153,25 @@ double kcal_model_full_beta(const kcal_params *prm, kcal_coll c,
     return prm->beta;
 }
 
-void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
-                          const kcal_algorithm *alg, int p, int k, uint64_t n,
-                          kcal_full_copy *out)
+void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, uint64_t n,
+                          kcal_copy_base *b)
 {
     const kcal_curve *ws = kcal_params_curve(prm, KCAL_CURVE_BETA_WS);
     const kcal_curve *mws = kcal_params_curve(prm, KCAL_CURVE_MEMCPY_WS);
     double knee = key(prm, KCAL_PK_cache_knee);
     double l3 = key(prm, KCAL_PK_l3_cache);
     double hot = key(prm, KCAL_PK_beta_hot);
-    memset(out, 0, sizeof *out);
+    kcal_full_copy *out = &b->fc;
+    memset(b, 0, sizeof *b);
     out->footprint = kcal_model_footprint_of(c, alg, p, n);
     double f = out->footprint;
     if (ws->n) {
         /* Each core's caches hold its process's working set, until the
          * node's buffers together no longer fit the cache the cores share
-         * (the measured knee): then they come from memory. */
-        out->working_set = kcal_model_working_set_of(c, alg, p, k, n);
+         * (the measured knee): then they come from memory. The working
+         * set does not depend on k. */
+        out->working_set = kcal_model_working_set_of(c, alg, p, 0, n);
         if (knee > 0 && f >= knee)
             out->working_set = f;
         out->beta = curve_at(ws, out->working_set);
@@ -184,19 +186,13 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
         out->beta = prm->beta;
         out->beta_source = KCAL_BETA_FROM_BETA;
     }
-    out->concurrent = 1;
-    out->delta = 1;
-    kcal_shape sh;
-    if (alg && kcal_model_shape(c, alg, p, k, &sh) == 0 && p > 1)
-        out->concurrent = sh.concurrent;
     int has_hot = kcal_params_has_key(prm, KCAL_PK_conc_hot);
     int has_cold = kcal_params_has_key(prm, KCAL_PK_conc_cold);
-    if ((has_hot || has_cold) && out->concurrent > 1) {
-        double kh = key(prm, has_hot ? KCAL_PK_conc_hot : KCAL_PK_conc_cold);
-        double kc = key(prm, has_cold ? KCAL_PK_conc_cold : KCAL_PK_conc_hot);
-        double w = coldness(prm, out->beta, f);
-        out->conc = kh + w * (kc - kh);
-        out->delta = 1 + out->conc * (out->concurrent - 1);
+    b->has_conc = has_hot || has_cold;
+    if (b->has_conc) {
+        b->conc_hot = key(prm, has_hot ? KCAL_PK_conc_hot : KCAL_PK_conc_cold);
+        b->conc_cold = key(prm, has_cold ? KCAL_PK_conc_cold : KCAL_PK_conc_hot);
+        b->coldness = coldness(prm, out->beta, f);
     }
     size_t len = alg ? strlen(alg->id) : 0;
     out->writes = len > 6 && !strcmp(alg->id + len - 6, "_write");
@@ -213,10 +209,35 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
             prm->beta > 0)
             out->write_scale = e->value / prm->beta, out->write_keys |= 4;
     }
+}
+
+void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
+                            const kcal_algorithm *alg, int p, int k,
+                            kcal_full_copy *out)
+{
+    *out = b->fc;
+    out->concurrent = 1;
+    out->delta = 1;
+    kcal_shape sh;
+    if (alg && kcal_model_shape(c, alg, p, k, &sh) == 0 && p > 1)
+        out->concurrent = sh.concurrent;
+    if (b->has_conc && out->concurrent > 1) {
+        out->conc = b->conc_hot + b->coldness * (b->conc_cold - b->conc_hot);
+        out->delta = 1 + out->conc * (out->concurrent - 1);
+    }
     if (!(out->beta_local > 0))
         out->beta_local = out->beta;
     out->beta_local *= out->delta; /* a process's own copies: no write */
     out->beta *= out->delta * out->write_scale;
+}
+
+void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, int k, uint64_t n,
+                          kcal_full_copy *out)
+{
+    kcal_copy_base b;
+    kcal_model_copy_base(prm, c, alg, p, n, &b);
+    kcal_model_copy_finish(&b, c, alg, p, k, out);
 }
 
 int kcal_model_full_measured(const kcal_params *prm)

@@ -39,7 +39,7 @@ KCAL_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 KCAL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 # libkcoll carries only what choosing an algorithm needs (no GSL, no CLI),
 # and the local copy every algorithm makes (common/copy.c).
-KCOLL_MODEL_SRCS := model/params.c model/model.c model/table.c common/sizes.c common/err.c common/grow.c common/copy.c common/infile.c
+KCOLL_MODEL_SRCS := model/params.c model/keys.c model/registry.c model/paper.c model/full.c model/derived.c model/working_set.c model/select.c model/table.c common/sizes.c common/err.c common/grow.c common/copy.c common/infile.c
 KCOLL_MODEL_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
 TEST_C_SRCS := $(wildcard tests/test_*.c)
@@ -53,7 +53,7 @@ TEST_EXTRA_BINS :=
 MPI_TEST_PROGS := lib
 ALL_TARGETS := kcal
 
-.PHONY: all deps run test report bench clean help print-ldflags
+.PHONY: all deps run test report bench clean help print-ldflags docs-tables
 all: $(STAMP) kcal lib
 
 help:
@@ -66,6 +66,7 @@ help:
 	@echo "make fuzz       libFuzzer targets of tests/fuzz/, FUZZ_S seconds each (default 60; FUZZ_TARGETS=...)"
 	@echo "make fuzz-smoke every fuzz target for 10 s (what CI runs after make test)"
 	@echo "make bench      scripts/bench-*: performance benchmarks (not tests)"
+	@echo "make docs-tables  rewrite the docs' tables that come from model/algorithms.def and model/keys.def"
 	@echo "make deps       install the Debian packages kcal needs (scripts/install-deps)"
 	@echo "make install    install kcal, libkcoll, the interposer, kcoll.h, kcoll.pc (PREFIX=/usr/local, DESTDIR)"
 	@echo "make uninstall  remove what make install installed (same PREFIX, DESTDIR)"
@@ -145,6 +146,12 @@ else
 test test-mpich: $(STAMP) kcal $(BUILD)/asan/kcal mpi-test-progs
 	@$(TEST_ENV) scripts/run-tests $(MPICH_RUNS)
 endif
+
+# The algorithm and key tables of docs/model.md and docs/libkcoll.md, and the
+# list tests/test_model.c pins, from the registries (scripts/doc-tables;
+# make test's tests/doc_tables.sh fails while they differ).
+docs-tables: kcal
+	scripts/doc-tables --write ./kcal
 
 # scripts/bench-*.awk are the benchmarks' verdicts and summaries, not benchmarks.
 bench: all

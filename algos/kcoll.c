@@ -106,17 +106,17 @@ static int handoff(kcoll_comm *c, kcal_coll coll, uint64_t n)
 {
     if (!(c->handoff_known & (1u << coll))) {
         const kcal_params *prm = get_params();
-        char key[40], kmask[40];
-        snprintf(key, sizeof key, "mpi_%s_below", kcal_coll_name(coll));
-        snprintf(kmask, sizeof kmask, "mpi_%s_mask", kcal_coll_name(coll));
-        double below = prm ? kcal_params_get(prm, key, 0) : 0;
+        double below =
+            prm ? kcal_params_get_key(prm, KCAL_PK_MEMBER(mpi_below, coll), 0)
+                : 0;
         c->handoff[coll] = 0;
         c->handoff_mask[coll] = 0;
         if (below >= 1 && kcal_model_mpi_time(prm, coll, c->size, 0) >= 0) {
             c->handoff[coll] = below >= 18446744073709551615.0
                                    ? UINT64_MAX
                                    : (uint64_t)ceil(below);
-            c->handoff_mask[coll] = kcal_params_get(prm, kmask, 0);
+            c->handoff_mask[coll] =
+                kcal_params_get_key(prm, KCAL_PK_MEMBER(mpi_mask, coll), 0);
         }
         c->handoff_known |= 1u << coll;
     }

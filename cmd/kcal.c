@@ -19,6 +19,7 @@ int kcal_report_main(int argc, char **argv);
 int kcal_run_main(int argc, char **argv);
 int kcal_tune_main(int argc, char **argv);
 int kcal_profile_main(int argc, char **argv);
+int kcal_doc_tables_main(int argc, char **argv);
 
 static const struct {
     const char *name;
@@ -41,6 +42,8 @@ static const struct {
      "where a collective's time goes: its calls under perf, by phase"},
     {"run", kcal_run_main,
      "run an MPI application with libkcoll's collectives preloaded"},
+    /* a maintainer's: the docs' tables from the registries (not listed) */
+    {"doc-tables", kcal_doc_tables_main, NULL},
 };
 
 static void usage(FILE *f)
@@ -51,7 +54,8 @@ static void usage(FILE *f)
             "kcal tells how kernel-assisted (CMA) MPI collectives perform on "
             "a machine.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary)
+            fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nparams: --params FILE, else --machine knl|broadwell|power8, "
                "else $KCAL_PARAMS, else knl.\n"
                "Model and file format: docs/model.md; see README.md.\n");

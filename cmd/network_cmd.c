@@ -18,16 +18,17 @@
 static const char *const CMD = "probe";
 
 /* key, key_stderr, key_dof. 0 or -1. */
-static int set_fit(kcal_params *p, const char *key, double v, double se,
-                   int dof)
+static int set_fit(kcal_params *p, kcal_pkey id, double v, double se, int dof)
 {
+    const char *key = kcal_key_name(id);
     char k[64];
     if (kcal_params_set(p, key, v) < 0)
         return -1;
-    snprintf(k, sizeof k, "%s_stderr", key);
-    if (kcal_params_set(p, k, se) < 0)
+    if (!kcal_key_family_name(KCAL_PK_key_stderr, key, k, sizeof k) ||
+        kcal_params_set(p, k, se) < 0)
         return -1;
-    snprintf(k, sizeof k, "%s_dof", key);
+    if (!kcal_key_family_name(KCAL_PK_key_dof, key, k, sizeof k))
+        return -1;
     return kcal_params_set(p, k, dof > 0 ? dof : 0);
 }
 
@@ -89,11 +90,11 @@ int kcal_probe_network(const char *params_file, const char *mpirun,
              r.shared ? "; both ranks on one node (--same-node): a test of "
                         "the probe, not a network"
                       : "");
-    if (set_fit(&prm, "net_alpha", r.alpha, r.se_alpha, r.dof_line) < 0 ||
-        set_fit(&prm, "net_beta", r.beta, r.se_beta, r.dof_line) < 0 ||
-        set_fit(&prm, "net_gap", r.gap, r.se_gap, r.dof_gap) < 0 ||
-        kcal_params_set_text(&prm, "net_hosts", hosts) < 0 ||
-        kcal_params_set_text(&prm, "net_probe", how) < 0) {
+    if (set_fit(&prm, KCAL_PK_net_alpha, r.alpha, r.se_alpha, r.dof_line) < 0 ||
+        set_fit(&prm, KCAL_PK_net_beta, r.beta, r.se_beta, r.dof_line) < 0 ||
+        set_fit(&prm, KCAL_PK_net_gap, r.gap, r.se_gap, r.dof_gap) < 0 ||
+        kcal_params_set_text(&prm, kcal_key_name(KCAL_PK_net_hosts), hosts) < 0 ||
+        kcal_params_set_text(&prm, kcal_key_name(KCAL_PK_net_probe), how) < 0) {
         kcal_cli_error(CMD, "network: a measured value cannot go into a "
                        "params file (host names '%s')", hosts);
         kcal_params_free(&prm);
@@ -106,18 +107,20 @@ int kcal_probe_network(const char *params_file, const char *mpirun,
                       "these keys describe its shared memory, not a network",
                       r.hosts[0]);
     if (!quiet)
-        fprintf(stderr, "kcal probe: network %s -> %s: net_alpha %.3f us "
-                        "(+- %.2g), net_beta %.4g ns/byte (%.3g GB/s), "
-                        "net_gap %.3f us\n", r.hosts[0], r.hosts[1],
-                r.alpha * 1e6, r.se_alpha * 1e6, r.beta * 1e9,
-                r.beta > 0 ? 1e-9 / r.beta : 0.0, r.gap * 1e6);
+        fprintf(stderr, "kcal probe: network %s -> %s: %s %.3f us "
+                        "(+- %.2g), %s %.4g ns/byte (%.3g GB/s), "
+                        "%s %.3f us\n", r.hosts[0], r.hosts[1],
+                kcal_key_name(KCAL_PK_net_alpha), r.alpha * 1e6,
+                r.se_alpha * 1e6, kcal_key_name(KCAL_PK_net_beta),
+                r.beta * 1e9, r.beta > 0 ? 1e-9 / r.beta : 0.0,
+                kcal_key_name(KCAL_PK_net_gap), r.gap * 1e6);
     char comment[2048], *out = NULL;
     size_t outlen = 0;
     snprintf(comment, sizeof comment,
              "%s\nnetwork keys: kcal probe --network between %s and %s "
              "(Hockney: a ping-pong of 8 B .. 4 MiB, half a round trip; "
-             "net_gap: the slope of 1 .. 64 messages posted at once)",
-             chosen, r.hosts[0], r.hosts[1]);
+             "%s: the slope of 1 .. 64 messages posted at once)",
+             chosen, r.hosts[0], r.hosts[1], kcal_key_name(KCAL_PK_net_gap));
     int rc = KCAL_EXIT_OK;
     if (kcal_params_format(&prm, comment, &out, &outlen, err, sizeof err) < 0) {
         kcal_cli_error(CMD, "network: %s", err);

@@ -378,12 +378,20 @@ static int check_finite(const options *o, const kcal_params *prm)
                                       o->sizes[s], o->in_place, (int)o->only_k,
                                       &bad) != 1)
             continue;
-        static const char *const names[] = {"start-up (alpha)", "copy (beta)",
-                                            "lock (lock, gamma_a, gamma_b)",
-                                            "sync (sm_*, sync_step)"};
+        char names[4][48];
+        snprintf(names[0], sizeof names[0], "start-up (%s)",
+                 kcal_key_name(KCAL_PK_alpha));
+        snprintf(names[1], sizeof names[1], "copy (%s)",
+                 kcal_key_name(KCAL_PK_beta));
+        snprintf(names[2], sizeof names[2], "lock (%s, %s, %s)",
+                 kcal_key_name(KCAL_PK_lock), kcal_key_name(KCAL_PK_gamma_a),
+                 kcal_key_name(KCAL_PK_gamma_b));
+        snprintf(names[3], sizeof names[3], "sync (%s*, %s)",
+                 kcal_key_info_of(KCAL_PK_sm_a)->prefix,
+                 kcal_key_name(KCAL_PK_sync_step));
         const double v[] = {bad.terms.startup, bad.terms.copy, bad.terms.lock,
                             bad.terms.sync};
-        char what[200] = "", k[24] = "", sz[32];
+        char what[256] = "", k[24] = "", sz[32];
         int nbad = 0;
         for (int i = 0; i < 4; i++)
             if (!isfinite(v[i]))
@@ -391,7 +399,7 @@ static int check_finite(const options *o, const kcal_params *prm)
                          "%s%s", nbad++ ? " and " : "", names[i]);
         if (bad.alg->kind != KCAL_PARAM_NONE)
             snprintf(k, sizeof k, " k=%d", bad.k);
-        char because[260];
+        char because[320];
         if (nbad)
             snprintf(because, sizeof because, "its %s term%s overflow%s a double",
                      what, nbad > 1 ? "s" : "", nbad > 1 ? "" : "s");
@@ -413,17 +421,23 @@ static int check_finite(const options *o, const kcal_params *prm)
 static void note_full_fallbacks(const kcal_params *prm)
 {
     unsigned miss = kcal_model_full_missing(prm);
+    const char *hot = kcal_key_name(KCAL_PK_beta_hot);
+    const char *l3 = kcal_key_name(KCAL_PK_l3_cache);
+    char both[96];
+    snprintf(both, sizeof both, "%s and no %s", hot, l3);
     if (miss & (KCAL_FULL_NO_BETA_HOT | KCAL_FULL_NO_L3))
         kcal_cli_warn(CMD, "model full: no %s in the params: every copy costs "
-                      "beta (the paper's term); kcal probe measures both",
+                      "%s (the paper's term); kcal probe measures both",
                       (miss & KCAL_FULL_NO_BETA_HOT) && (miss & KCAL_FULL_NO_L3)
-                          ? "beta_hot and no l3_cache"
-                      : (miss & KCAL_FULL_NO_BETA_HOT) ? "beta_hot"
-                                                       : "l3_cache");
+                          ? both
+                      : (miss & KCAL_FULL_NO_BETA_HOT) ? hot
+                                                       : l3,
+                      kcal_key_name(KCAL_PK_beta));
     if (miss & KCAL_FULL_NO_SYNC_STEP)
-        kcal_cli_warn(CMD, "model full: no sync_step in the params: per-step "
+        kcal_cli_warn(CMD, "model full: no %s in the params: per-step "
                       "synchronisation costs 0 (the paper's term); kcal probe "
-                      "measures it when mpirun works");
+                      "measures it when mpirun works",
+                      kcal_key_name(KCAL_PK_sync_step));
 }
 
 /* issue 9, --explain with the full model: what it charged for the copies
@@ -437,10 +451,19 @@ static void print_full_copies(FILE *f, const options *o,
                               const kcal_params *prm, uint64_t n,
                               const kcal_prediction *pr, long count)
 {
-    static const char *const src[] = {"beta: no cache measurement",
-                                      "beta_hot/beta by hwloc's l3_cache",
-                                      "beta_hot/beta by the measured cache_knee",
-                                      "beta_ws_* curve"};
+    const char *beta = kcal_key_name(KCAL_PK_beta);
+    const char *hot = kcal_key_name(KCAL_PK_beta_hot);
+    const char *knee_key = kcal_key_name(KCAL_PK_cache_knee);
+    const char *l3_key = kcal_key_name(KCAL_PK_l3_cache);
+    char src[4][96];
+    snprintf(src[KCAL_BETA_FROM_BETA], sizeof src[0], "%s: no cache "
+             "measurement", beta);
+    snprintf(src[KCAL_BETA_FROM_L3], sizeof src[0], "%s/%s by hwloc's %s",
+             hot, beta, l3_key);
+    snprintf(src[KCAL_BETA_FROM_KNEE], sizeof src[0], "%s/%s by the measured "
+             "%s", hot, beta, knee_key);
+    snprintf(src[KCAL_BETA_FROM_WS], sizeof src[0], "%s* curve",
+             kcal_key_info_of(KCAL_PK_beta_ws)->prefix);
     kcal_full_copy fc;
     char fp[32];
     kcal_model_full_copy(prm, o->coll, NULL, (int)o->p, 0, n, &fc);
@@ -448,12 +471,12 @@ static void print_full_copies(FILE *f, const options *o,
             kcal_sizes_format((uint64_t)fc.footprint, fp, sizeof fp));
     if (fc.beta_source != KCAL_BETA_FROM_WS)
         fprintf(f, " -> %.3g GB/s (%s)", 1e-9 / fc.beta, src[fc.beta_source]);
-    double knee = kcal_params_get(prm, "cache_knee", 0);
-    double l3 = kcal_params_get(prm, "l3_cache", 0);
+    double knee = kcal_params_get_key(prm, KCAL_PK_cache_knee, 0);
+    double l3 = kcal_params_get_key(prm, KCAL_PK_l3_cache, 0);
     if (knee > 0)
-        fprintf(f, "; cache_knee %.0f MiB measured", knee / 1048576);
+        fprintf(f, "; %s %.0f MiB measured", knee_key, knee / 1048576);
     if (knee > 0 && l3 > 0)
-        fprintf(f, ", hwloc l3_cache %.0f MiB (not used)", l3 / 1048576);
+        fprintf(f, ", hwloc %s %.0f MiB (not used)", l3_key, l3 / 1048576);
     fputc('\n', f);
     for (long i = 0; i < count; i++) {
         if (i > 0 && pr[i].alg == pr[i - 1].alg)
@@ -472,9 +495,12 @@ static void print_full_copies(FILE *f, const options *o,
             fprintf(f, "; %d copies at once: delta = 1 + %.3g*(%d-1) = %.3f",
                     fc.concurrent, fc.conc, fc.concurrent, fc.delta);
         if (fc.write_keys)
-            fprintf(f, "; writes:%s%s%s", fc.write_keys & 1 ? " alpha_write" : "",
-                    fc.write_keys & 2 ? " lock_write" : "",
-                    fc.write_keys & 4 ? " beta_write" : "");
+            fprintf(f, "; writes:%s%s%s%s%s%s", fc.write_keys & 1 ? " " : "",
+                    fc.write_keys & 1 ? kcal_key_name(KCAL_PK_alpha_write) : "",
+                    fc.write_keys & 2 ? " " : "",
+                    fc.write_keys & 2 ? kcal_key_name(KCAL_PK_lock_write) : "",
+                    fc.write_keys & 4 ? " " : "",
+                    fc.write_keys & 4 ? kcal_key_name(KCAL_PK_beta_write) : "");
         fputc('\n', f);
     }
 }

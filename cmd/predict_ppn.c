@@ -20,9 +20,10 @@ int kcal_predict_ppn_check(const char *cmd, const kcal_ppn_request *r,
 {
     kcal_net net;
     if (kcal_net_get(prm, &net) < 0) {
-        kcal_cli_error(cmd, "%s: the params lack net_alpha/net_beta, which "
-                       "--ppn needs (kcal probe --network measures them "
-                       "between two nodes)", prm->origin);
+        kcal_cli_error(cmd, "%s: the params lack %s/%s, which --ppn needs "
+                       "(kcal probe --network measures them between two "
+                       "nodes)", prm->origin, kcal_key_name(KCAL_PK_net_alpha),
+                       kcal_key_name(KCAL_PK_net_beta));
         return -1;
     }
     for (size_t s = 0; s < r->n_sizes; s++) {
@@ -95,7 +96,8 @@ static void print_table(FILE *f, const kcal_ppn_request *r, uint64_t n,
             "x_best");
     if (r->explain)
         fprintf(f, " %11s %11s %11s %11s %11s %11s", "node_start", "node_copy",
-                "node_lock", "node_sync", "net_alpha", "net_beta");
+                "node_lock", "node_sync", kcal_key_name(KCAL_PK_net_alpha),
+                kcal_key_name(KCAL_PK_net_beta));
     fputc('\n', f);
     family_view fam[8];
     size_t n_fam = 0;
@@ -166,14 +168,16 @@ static void print_json(FILE *f, const kcal_ppn_request *r, uint64_t n,
 static void print_network(FILE *f, const kcal_params *prm,
                           const kcal_net *net)
 {
-    fprintf(f, "network: net_alpha %.3f us, net_beta %.4g ns/byte "
-               "(%.3g GB/s)", net->alpha * 1e6, net->beta * 1e9,
+    fprintf(f, "network: %s %.3f us, %s %.4g ns/byte (%.3g GB/s)",
+            kcal_key_name(KCAL_PK_net_alpha), net->alpha * 1e6,
+            kcal_key_name(KCAL_PK_net_beta), net->beta * 1e9,
             net->beta > 0 ? 1e-9 / net->beta : INFINITY);
-    if (kcal_params_find(prm, "net_gap"))
-        fprintf(f, ", net_gap %.3f us", net->gap * 1e6);
-    const kcal_param *how = kcal_params_find(prm, "net_probe");
+    if (kcal_params_has_key(prm, KCAL_PK_net_gap))
+        fprintf(f, ", %s %.3f us", kcal_key_name(KCAL_PK_net_gap),
+                net->gap * 1e6);
+    const kcal_param *how = kcal_params_find_key(prm, KCAL_PK_net_probe);
     if (how && how->is_text)
-        fprintf(f, " (net_probe: %s)", how->text);
+        fprintf(f, " (%s: %s)", kcal_key_name(KCAL_PK_net_probe), how->text);
     fputc('\n', f);
 }
 

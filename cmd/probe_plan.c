@@ -5,6 +5,7 @@
 #include "probe/knee.h"
 #include "probe/pass.h"
 #include "probe/phases.h"
+#include "model/keys.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -195,29 +196,29 @@ void probe_set_meta(kcal_raw *raw, const kcal_topo_info *ti, const probe_options
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    meta_text(raw, "machine", host);
+    meta_text(raw, KCAL_KEY_NAME(machine), host);
     /* The sm_* and mpi_* keys are the MPI library's: say which. */
     snprintf(buf, sizeof buf, "kcal probe %s%s --mpi %s", KCAL_VERSION,
              o->quick ? " --quick" : "", o->launch.flavor->name);
-    kcal_raw_set_meta(raw, "source", buf);
-    kcal_raw_set_meta(raw, "probe", o->quick ? "quick" : "full");
-    meta_text(raw, "hostname", host);
-    kcal_raw_set_meta(raw, "date", date);
-    meta_text(raw, "cpu", ti->cpu);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(source), buf);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(probe), o->quick ? "quick" : "full");
+    meta_text(raw, KCAL_KEY_NAME(hostname), host);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(date), date);
+    meta_text(raw, KCAL_KEY_NAME(cpu), ti->cpu);
     snprintf(buf, sizeof buf, "%d", ti->cores);
-    kcal_raw_set_meta(raw, "cores", buf);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(cores), buf);
     snprintf(buf, sizeof buf, "%d", ti->sockets);
-    kcal_raw_set_meta(raw, "sockets", buf);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(sockets), buf);
     snprintf(buf, sizeof buf, "%d", ti->numa);
-    kcal_raw_set_meta(raw, "numa", buf);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(numa), buf);
     if (uname(&u) == 0)
-        meta_text(raw, "kernel", u.release);
-    meta_num(raw, KCAL_META_PAGE, (double)page);
-    meta_num(raw, "l1d_cache", (double)ti->l1d);
-    meta_num(raw, "l2_cache", (double)ti->l2);
-    meta_num(raw, "l3_cache", (double)ti->l3);
-    meta_num(raw, "max_readers", max_readers);
-    kcal_raw_set_meta(raw, KCAL_META_BETA_CACHE,
+        meta_text(raw, KCAL_KEY_NAME(kernel), u.release);
+    meta_num(raw, KCAL_KEY_NAME(page), (double)page);
+    meta_num(raw, KCAL_KEY_NAME(l1d_cache), (double)ti->l1d);
+    meta_num(raw, KCAL_KEY_NAME(l2_cache), (double)ti->l2);
+    meta_num(raw, KCAL_KEY_NAME(l3_cache), (double)ti->l3);
+    meta_num(raw, KCAL_KEY_NAME(max_readers), max_readers);
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(beta_cache),
                       o->hot ? KCAL_PATTERN_HOT : KCAL_PATTERN_COLD);
-    kcal_raw_set_meta(raw, "oversubscribed", "no");
+    kcal_raw_set_meta(raw, KCAL_KEY_NAME(oversubscribed), "no");
 }

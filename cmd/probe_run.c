@@ -11,6 +11,7 @@
 #include "probe/mutual.h"
 #include "probe/pass.h"
 #include "probe/sm.h"
+#include "model/keys.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -247,7 +248,7 @@ static int run_mutual(probe_run *r)
     const probe_plan *pl = r->pl;
     if (!pl->n_mu_counts) {
         warn_one_core(r, "CMA calls whose targets make their own",
-                      "cma_mutual");
+                      KCAL_KEY_NAME(cma_mutual));
         return 0;
     }
     kcal_mutual_setup ms = {
@@ -375,7 +376,7 @@ static int choose_lock_method(probe_run *r)
             return -1;
         }
     }
-    kcal_raw_set_meta(&r->raw, KCAL_META_CMA_METHOD, method);
+    kcal_raw_set_meta(&r->raw, KCAL_KEY_NAME(cma_method), method);
     return 0;
 }
 
@@ -396,7 +397,7 @@ static void report_load(probe_run *r, const kcal_load *load)
                  "host, %.0f %% of the samples preempted and retaken",
                  r->o->quick ? "quick" : "full", 100 * others, 100 * steal,
                  100 * frac);
-        kcal_raw_set_meta(&r->raw, "probe", note);
+        kcal_raw_set_meta(&r->raw, KCAL_KEY_NAME(probe), note);
         kcal_cli_warn(CMD, "the machine was busy while measuring (other "
                       "processes %.0f %% of the CPU time, host steal "
                       "%.0f %%, %.0f %% of the samples preempted and "

@@ -209,13 +209,15 @@ static void params_title(const kcal_params *p, int full, char *buf, size_t len)
 {
     int n = 0;
     if (full) {
-        double hot = kcal_params_get(p, "beta_hot", 0);
-        double step = kcal_params_get(p, "sync_step", 0);
-        char hs[48] = "no beta_hot";
+        double hot = kcal_params_get_key(p, KCAL_PK_beta_hot, 0);
+        double step = kcal_params_get_key(p, KCAL_PK_sync_step, 0);
+        char hs[48];
+        snprintf(hs, sizeof hs, "no %s", kcal_key_name(KCAL_PK_beta_hot));
         if (hot > 0)
             snprintf(hs, sizeof hs, "1/β_hot = %.3g GB/s", 1e-9 / hot);
         n = snprintf(buf, len, "models: paper (solid lines), full (dashed: "
-                     "%s, sync_step = %.3g µs)\n", hs, step * 1e6);
+                     "%s, %s = %.3g µs)\n", hs,
+                     kcal_key_name(KCAL_PK_sync_step), step * 1e6);
         if (n < 0 || (size_t)n >= len)
             return;
     }

@@ -5,6 +5,7 @@
 #include "common/err.h"
 #include "fit/calibrate_part.h"
 #include "model/params.h"
+#include "model/keys.h"
 
 #include <stdlib.h>
 
@@ -47,14 +48,14 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
         notes->n = 0;
     if (comment && commentlen)
         comment[0] = '\0';
-    const char *page_s = kcal_raw_get_meta(raw, KCAL_META_PAGE);
+    const char *page_s = kcal_raw_get_meta(raw, KCAL_KEY_NAME(page));
     if (!page_s) {
         kcal_set_err(err, errlen, "no '# meta page' line with the page size");
         return -1;
     }
     if (copy_meta(raw, out, err, errlen) < 0)
         return -1;
-    double page = kcal_params_get(out, KCAL_META_PAGE, 0);
+    double page = kcal_params_get(out, KCAL_KEY_NAME(page), 0);
     /* The order is the header's: α and l first (every copy time below
      * takes them off), and cma_context and the hand-off last: they ask
      * the full model, with every other key it uses fitted by then. */

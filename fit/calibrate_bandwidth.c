@@ -3,6 +3,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 
@@ -47,7 +48,7 @@ static int fit_beta_hot(const kcal_raw *raw, const char *lock_pat,
                                &bl, &bb) == 0;
     cal_cat(comment, commentlen, "beta_hot = slope of (T4 - T3) over N*s, %zu "
             "points, hot copies, dof %d (%.3g GB/s)\n", nb, bf.dof, 1e-9 / bf.c1);
-    return cal_set_fit(out, "beta_hot", bf.c1,
+    return cal_set_fit(out, KCAL_KEY_NAME(beta_hot), bf.c1,
                        batched ? fmax(bf.se1, bb) : bf.se1, err, errlen);
 }
 
@@ -71,12 +72,12 @@ int cal_bandwidth(const kcal_raw *raw, double page, const cal_t3 *t3,
                 "of the fit's and the batch-means one (%d time blocks of the "
                 "passes: %.2g, %.2g, %.2g)\n", KCAL_BATCHES, t3->ba, t3->bl,
                 t3->bb);
-    if (cal_set_fit(out, "beta", bf.c1,
+    if (cal_set_fit(out, KCAL_KEY_NAME(beta), bf.c1,
                     t3->batched ? fmax(bf.se1, t3->bb) : bf.se1, err,
                     errlen) < 0)
         return -1;
-    if (!kcal_raw_get_meta(raw, KCAL_META_BETA_CACHE) &&
-        kcal_params_set_text(out, KCAL_META_BETA_CACHE, t3->copy_pat) < 0)
+    if (!kcal_raw_get_meta(raw, KCAL_KEY_NAME(beta_cache)) &&
+        kcal_params_set_text(out, KCAL_KEY_NAME(beta_cache), t3->copy_pat) < 0)
         return -1;
     /* beta_hot (the full model): the same fit on the in-cache copies, when
      * the probe measured them (by default next to the cold ones). */

@@ -3,6 +3,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 
@@ -67,15 +68,16 @@ int cal_concurrent(const kcal_raw *raw, double alpha, double lock,
         KCAL_PATTERN_SAME_HOT,     KCAL_PATTERN_SAME_COLD};
     enum { NPAT = sizeof pats / sizeof pats[0] };
     static const struct {
-        const char *key;
+        kcal_pkey id;
         int pat, older; /* in pats: the pattern, and older files' */
-    } keys[] = {{"conc_hot", 0, 2}, {"conc_cold", 1, 3}};
+    } keys[] = {{KCAL_PK_conc_hot, 0, 2}, {KCAL_PK_conc_cold, 1, 3}};
     double x[NPAT][MAXPTS], y[NPAT][MAXPTS], sg[NPAT][MAXPTS];
     size_t n[NPAT];
     for (size_t pi = 0; pi < NPAT; pi++)
         n[pi] = concurrent_delta(raw, pats[pi], alpha, lock, x[pi], y[pi],
                                  sg[pi], comment, commentlen);
     for (size_t ki = 0; ki < sizeof keys / sizeof keys[0]; ki++) {
+        const char *key = kcal_key_name(keys[ki].id);
         int own = cal_has_pattern(raw, KCAL_PHASE_CONCURRENT, pats[keys[ki].pat]);
         int pi = own ? keys[ki].pat : keys[ki].older;
         if (n[pi] == 0)
@@ -83,20 +85,20 @@ int cal_concurrent(const kcal_raw *raw, double alpha, double lock,
         double k, kse;
         if (kcal_fit_origin(x[pi], y[pi], sg[pi], n[pi], &k, &kse) < 0) {
             kcal_set_err(err, errlen, "the fit of %s over %zu copier counts "
-                         "failed", keys[ki].key, n[pi]);
+                         "failed", key, n[pi]);
             return -1;
         }
         cal_cat(comment, commentlen, "%s = slope k of delta(c) = 1 + k*(c - 1) "
-                "of %s (%s)\n", keys[ki].key, pats[pi],
+                "of %s (%s)\n", key, pats[pi],
                 own ? "each copier reading its own target process"
                 : "a raw file without own_*: copiers of one target, which "
                   "also contend on its page tables");
         if (k < 0) {
             cal_note(notes, "%s: the fit gave %.3g < 0 (concurrent copies ran "
-                     "no slower than one); held at 0", keys[ki].key, k);
+                     "no slower than one); held at 0", key, k);
             k = 0;
         }
-        if (cal_set_fit(out, keys[ki].key, k, kse, err, errlen) < 0)
+        if (cal_set_fit(out, key, k, kse, err, errlen) < 0)
             return -1;
     }
     return 0;

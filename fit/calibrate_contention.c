@@ -3,6 +3,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 int cal_contention(const kcal_raw *raw, double alpha, double lock,
                    kcal_params *out, kcal_calibrate_notes *notes,
@@ -58,8 +59,8 @@ int cal_contention(const kcal_raw *raw, double alpha, double lock,
          * waits for all others) is an assumption, not a measurement. */
         cal_note(notes, "gamma: no contended point measured (1 reader): "
                  "gamma_a = 0, gamma_b = 1 are an assumption (gamma(c) = c)");
-        if (cal_set_fit(out, "gamma_a", 0, 0, err, errlen) < 0 ||
-            cal_set_fit(out, "gamma_b", 1, 0, err, errlen) < 0 ||
+        if (cal_set_fit(out, KCAL_KEY_NAME(gamma_a), 0, 0, err, errlen) < 0 ||
+            cal_set_fit(out, KCAL_KEY_NAME(gamma_b), 1, 0, err, errlen) < 0 ||
             cal_set_num(out, "gamma_a_dof", 0, err, errlen) < 0)
             return -1;
         return 0;
@@ -89,8 +90,10 @@ int cal_contention(const kcal_raw *raw, double alpha, double lock,
             "gamma fit: %zu points (c = %g..%g, N = %ld pages, pattern distinct), "
             "dof %d, chi2 %.3g\n", n, cs[first], cs[nfit - 1], pages_used, gf.dof,
             gf.chisq);
-    if (cal_set_fit(out, "gamma_a", gf.a, gf.se_a, err, errlen) < 0 ||
-        cal_set_fit(out, "gamma_b", gf.b, gf.se_b, err, errlen) < 0 ||
+    if (cal_set_fit(out, KCAL_KEY_NAME(gamma_a), gf.a, gf.se_a, err,
+                    errlen) < 0 ||
+        cal_set_fit(out, KCAL_KEY_NAME(gamma_b), gf.b, gf.se_b, err,
+                    errlen) < 0 ||
         cal_set_num(out, "gamma_a_dof", gf.dof, err, errlen) < 0)
         return -1;
     return 0;

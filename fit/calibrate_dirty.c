@@ -3,6 +3,7 @@
 #include "fit/calibrate_part.h"
 #include "common/sizes.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -95,8 +96,10 @@ int cal_dirty(const kcal_raw *raw, double page, kcal_params *out,
             1e9 * hf.e, hf.c / 1024,
             hf.held_c > 0 ? " (held at the largest N)"
             : hf.held_c < 0 ? " (held at the smallest N)" : "");
-    if (cal_set_fit(out, "dirty_beta", hf.e, hf.se_e, err, errlen) < 0 ||
-        cal_set_fit(out, "dirty_bytes", hf.c, hf.se_c, err, errlen) < 0)
+    if (cal_set_fit(out, KCAL_KEY_NAME(dirty_beta), hf.e, hf.se_e, err,
+                    errlen) < 0 ||
+        cal_set_fit(out, KCAL_KEY_NAME(dirty_bytes), hf.c, hf.se_c, err,
+                    errlen) < 0)
         return -1;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "common/err.h"
 #include "common/sizes.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -180,7 +181,8 @@ int cal_knee(const kcal_raw *raw, double page, double alpha,
         cal_cat(comment, commentlen, "cache_knee = where the memcpy rate last "
                 "falls below 1.5 times the largest working set's: %s\n",
                 kcal_sizes_format((uint64_t)llround(knee), a, sizeof a));
-        if (cal_set_fit(out, "cache_knee", knee, kse, err, errlen) < 0)
+        if (cal_set_fit(out, KCAL_KEY_NAME(cache_knee), knee, kse, err,
+                        errlen) < 0)
             return -1;
     } else if (nw) {
         cal_note(notes, "cache knee: the memcpy rate does not fall below 1.5 "

@@ -1,6 +1,7 @@
 /* calibrate_mutual: cma_mutual from the mutual calls of probe/mutual.c
  * (calibrate_part.h; issue 8). */
 #include "fit/calibrate_part.h"
+#include "model/keys.h"
 
 #include <math.h>
 
@@ -42,7 +43,7 @@ int cal_mutual(const kcal_raw *raw, kcal_params *out,
         cal_note(notes, "cma_mutual: no c >= 2 with both patterns");
         return 0;
     }
-    return cal_mean_nonneg(out, "cma_mutual", y, sg, n, "reader counts",
-                           "a call whose target calls too ran no slower",
-                           notes, err, errlen);
+    return cal_mean_nonneg(
+        out, KCAL_KEY_NAME(cma_mutual), y, sg, n, "reader counts",
+        "a call whose target calls too ran no slower", notes, err, errlen);
 }

@@ -2,6 +2,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,7 +36,7 @@ int cal_set_fit(kcal_params *p, const char *key, double v, double se,
     char k[64];
     if (cal_set_num(p, key, v, err, errlen) < 0)
         return -1;
-    snprintf(k, sizeof k, "%s_stderr", key);
+    kcal_key_family_name(KCAL_PK_key_stderr, key, k, sizeof k);
     return cal_set_num(p, k, isfinite(se) ? se : 0, err, errlen);
 }
 

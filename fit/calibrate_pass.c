@@ -4,6 +4,7 @@
 #include "common/err.h"
 #include "common/sizes.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -150,9 +151,12 @@ int cal_pass(const kcal_raw *raw, kcal_params *out,
             "dof %d, chi2 %.3g: a = %.3g us, b = %.3g ns/B; each further chunk "
             "of %s: %.3g us\n", n, lf.dof, lf.chisq, 1e6 * lf.c0, 1e9 * lf.c1,
             kcal_sizes_format((uint64_t)long_c, a, sizeof a), 1e6 * next);
-    if (cal_set_fit(out, "pass_a", lf.c0, lf.se0, err, errlen) < 0 ||
-        cal_set_fit(out, "pass_b", lf.c1, lf.se1, err, errlen) < 0 ||
-        cal_set_fit(out, "pass_next", next, next_se, err, errlen) < 0)
+    if (cal_set_fit(out, KCAL_KEY_NAME(pass_a), lf.c0, lf.se0, err,
+                    errlen) < 0 ||
+        cal_set_fit(out, KCAL_KEY_NAME(pass_b), lf.c1, lf.se1, err,
+                    errlen) < 0 ||
+        cal_set_fit(out, KCAL_KEY_NAME(pass_next), next, next_se, err,
+                    errlen) < 0)
         return -1;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <string.h>
@@ -88,7 +89,7 @@ int cal_phases(const kcal_raw *raw, double page, cal_t3 *t3,
     /* α and l: T3(N) = α + l·N (model.md). */
     /* The probe says which T3 it trusted (cma_method); else the current
      * kernel's method when its samples are there. */
-    const char *method = kcal_raw_get_meta(raw, KCAL_META_CMA_METHOD);
+    const char *method = kcal_raw_get_meta(raw, KCAL_KEY_NAME(cma_method));
     const char *lock_pat =
         method && cal_has_pattern(raw, KCAL_PHASE_LOCK, method) ? method
         : cal_has_pattern(raw, KCAL_PHASE_LOCK, KCAL_PATTERN_ONE_BYTE_LOCAL)
@@ -142,9 +143,11 @@ int cal_phases(const kcal_raw *raw, double page, cal_t3 *t3,
     t3->lock = lf.c1;
     cal_cat(comment, commentlen, "T3 = alpha + l*N over %zu page counts N = "
             "%g..%g (%s), dof %d\n", n, x[0], x[n - 1], lock_pat, lf.dof);
-    if (cal_set_fit(out, "alpha", alpha, alpha_se, err, errlen) < 0 ||
-        cal_set_fit(out, "lock", lf.c1, lock_se, err, errlen) < 0 ||
-        cal_set_num(out, "page", page, err, errlen) < 0)
+    if (cal_set_fit(out, KCAL_KEY_NAME(alpha), alpha, alpha_se, err,
+                    errlen) < 0 ||
+        cal_set_fit(out, KCAL_KEY_NAME(lock), lf.c1, lock_se, err,
+                    errlen) < 0 ||
+        cal_set_num(out, KCAL_KEY_NAME(page), page, err, errlen) < 0)
         return -1;
     return 0;
 }

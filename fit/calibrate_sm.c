@@ -3,6 +3,7 @@
 #include "fit/calibrate_part.h"
 #include "fit/fit.h"
 #include "model/params.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,8 +16,8 @@ int cal_sm(const kcal_raw *raw, kcal_params *out,
     for (int op = 0; op < KCAL_SM_COUNT; op++) {
         char phase[32], ka[48], kb[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_SM_PREFIX "%s", kcal_sm_name(op));
-        snprintf(ka, sizeof ka, "sm_%s_a", kcal_sm_name(op));
-        snprintf(kb, sizeof kb, "sm_%s_b", kcal_sm_name(op));
+        snprintf(ka, sizeof ka, "%s", kcal_key_name(KCAL_PK_MEMBER(sm_a, op)));
+        snprintf(kb, sizeof kb, "%s", kcal_key_name(KCAL_PK_MEMBER(sm_b, op)));
         long pv[MAXPTS];
         size_t np = cal_distinct(raw, phase, NULL, 1, pv, MAXPTS), n = 0;
         double x[MAXPTS], y[MAXPTS], se[MAXPTS];
@@ -89,8 +90,8 @@ static int fit_ping_pong(const kcal_raw *raw, const char *phase,
 int cal_sm_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
                      size_t commentlen, char *err, size_t errlen)
 {
-    return fit_ping_pong(raw, KCAL_PHASE_SM_STEP, "sync_step", "an 8-byte",
-                         out, comment, commentlen, err, errlen);
+    return fit_ping_pong(raw, KCAL_PHASE_SM_STEP, KCAL_KEY_NAME(sync_step),
+                         "an 8-byte", out, comment, commentlen, err, errlen);
 }
 
 /* sm_flag (the derived *_flags rows): one flag in shared memory seen by a
@@ -99,7 +100,7 @@ int cal_sm_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
 int cal_sm_flag(const kcal_raw *raw, kcal_params *out, char *comment,
                 size_t commentlen, char *err, size_t errlen)
 {
-    return fit_ping_pong(raw, KCAL_PHASE_SM_FLAG, "sm_flag",
+    return fit_ping_pong(raw, KCAL_PHASE_SM_FLAG, KCAL_KEY_NAME(sm_flag),
                          "a shared-memory flag", out, comment, commentlen,
                          err, errlen);
 }

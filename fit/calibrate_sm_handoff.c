@@ -5,6 +5,7 @@
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "model/model.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -203,7 +204,7 @@ int cal_sm_context(const kcal_raw *raw, kcal_params *out,
     }
     if (n == 0)
         return 0;
-    return cal_mean_nonneg(out, "cma_context", y, sg, n, "points",
+    return cal_mean_nonneg(out, KCAL_KEY_NAME(cma_context), y, sg, n, "points",
                            "the one-call rows ran faster than the model says",
                            notes, err, errlen);
 }
@@ -224,9 +225,9 @@ int cal_sm_mpi(const kcal_raw *raw, kcal_params *out,
         const char *name = kcal_coll_name((kcal_coll)c);
         char phase[32], ka[48], kb[48], kbelow[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_MPI_PREFIX "%s", name);
-        snprintf(ka, sizeof ka, "mpi_%s_a", name);
-        snprintf(kb, sizeof kb, "mpi_%s_b", name);
-        snprintf(kbelow, sizeof kbelow, "mpi_%s_below", name);
+        kcal_key_family_name(KCAL_PK_mpi_a, name, ka, sizeof ka);
+        kcal_key_family_name(KCAL_PK_mpi_b, name, kb, sizeof kb);
+        kcal_key_family_name(KCAL_PK_mpi_below, name, kbelow, sizeof kbelow);
         int pp[MAXPTS];
         long nn[MAXPTS];
         double med[MAXPTS], se[MAXPTS], x[MAXPTS], y[MAXPTS], sy[MAXPTS];
@@ -266,7 +267,7 @@ int cal_sm_mpi(const kcal_raw *raw, kcal_params *out,
             (below > 0 && cal_set_num(out, kbelow, (double)below, err, errlen) < 0))
             return -1;
         char kmask[48];
-        snprintf(kmask, sizeof kmask, "mpi_%s_mask", name);
+        kcal_key_family_name(KCAL_PK_mpi_mask, name, kmask, sizeof kmask);
         if (below > 0 && mask > 0 && cal_set_num(out, kmask, mask, err, errlen) < 0)
             return -1;
     }

@@ -3,6 +3,7 @@
  * calibrate_part.h). */
 #include "fit/calibrate_part.h"
 #include "fit/fit.h"
+#include "model/keys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,10 +39,12 @@ int cal_write(const kcal_raw *raw, double page, kcal_params *out,
         const char *key, *read;
         double v, se;
         int ok;
-    } k[] = {{"alpha_write", "alpha", lf.c0, lf.se0, lf.c0 > 0},
-             {"lock_write", "lock", lf.c1, lf.se1, lf.c1 > 0},
-             {"beta_write", "beta", have_beta ? bf.c1 : 0,
-              have_beta ? bf.se1 : 0, have_beta}};
+    } k[] = {{KCAL_KEY_NAME(alpha_write), KCAL_KEY_NAME(alpha), lf.c0, lf.se0,
+              lf.c0 > 0},
+             {KCAL_KEY_NAME(lock_write), KCAL_KEY_NAME(lock), lf.c1, lf.se1,
+              lf.c1 > 0},
+             {KCAL_KEY_NAME(beta_write), KCAL_KEY_NAME(beta),
+              have_beta ? bf.c1 : 0, have_beta ? bf.se1 : 0, have_beta}};
     cal_cat(comment, commentlen, "writes (process_vm_writev): T3w = %.3g s + "
             "%.3g s/page * N over %zu page counts", lf.c0, lf.c1, n);
     if (have_beta)
@@ -52,7 +55,7 @@ int cal_write(const kcal_raw *raw, double page, kcal_params *out,
         if (!k[i].ok)
             continue;
         char sk[64];
-        snprintf(sk, sizeof sk, "%s_stderr", k[i].read);
+        kcal_key_family_name(KCAL_PK_key_stderr, k[i].read, sk, sizeof sk);
         double r = kcal_params_get(out, k[i].read, NAN);
         double rs = kcal_params_get(out, sk, 0);
         double lim = 3 * sqrt(k[i].se * k[i].se + rs * rs);

@@ -109,13 +109,6 @@
 #define KCAL_PHASE_KCOLL_PREFIX "kcoll_"
 #define KCAL_PATTERN_MPI "mpi"
 
-/* `# meta` keys the fit reads (besides copying every entry): the page size
- * in bytes, the T3 method the probe trusted (a lock pattern), and which
- * copies β is (a copy pattern). */
-#define KCAL_META_PAGE "page"
-#define KCAL_META_CMA_METHOD "cma_method"
-#define KCAL_META_BETA_CACHE "beta_cache"
-
 typedef struct {
     char phase[24];
     char pattern[24];

@@ -13,12 +13,10 @@
 
 #include "model/params.h"
 
+/* The collectives, in model/collectives.def's order. */
 typedef enum {
-    KCAL_COLL_SCATTER = 0,
-    KCAL_COLL_GATHER,
-    KCAL_COLL_BCAST,
-    KCAL_COLL_ALLGATHER,
-    KCAL_COLL_ALLTOALL,
+#define KCAL_COLLECTIVE(id, name) KCAL_COLL_##id,
+#include "model/collectives.def"
     KCAL_COLL_COUNT
 } kcal_coll;
 
@@ -69,14 +67,18 @@ enum {
     KCAL_ALG_COUNT
 };
 
+/* Whether the paper has the algorithm (algorithms.def's origin column). */
+typedef enum { KCAL_ORIGIN_PAPER = 0, KCAL_ORIGIN_DERIVED } kcal_alg_origin;
+
 /* One registry row as the rest of kcal sees it. The formulas and shape
- * facts of the row stay inside model.c; ask kcal_model_time,
+ * facts of the row stay inside model/; ask kcal_model_time,
  * kcal_model_shape and kcal_model_footprint. */
 typedef struct {
     kcal_coll coll;
     const char *id;       /* model.md algorithm id, e.g. "throttled_read" */
     kcal_param_kind kind; /* what `k` means for it */
     int index;            /* KCAL_ALG_<COLL>_<id>: position in the registry */
+    kcal_alg_origin origin; /* derived: model.md "Derived algorithms" */
 } kcal_algorithm;
 
 /* Time split by cause, for --explain; the sum is the predicted time. */
@@ -258,7 +260,7 @@ void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,
                           const kcal_algorithm *alg, int p, int k, uint64_t n,
                           kcal_full_copy *out);
 
-/* model.md's notation, for model.c and for reports/: pages(n) = ⌈n/s⌉,
+/* model.md's notation, for model/ and for reports/: pages(n) = ⌈n/s⌉,
  * ⌈log₂ p⌉, ⌈log_k p⌉ and γ(c) (γ(1) = 1, 0 for c <= 0). */
 uint64_t kcal_pages(uint64_t n, double page);
 int kcal_ceil_log2(long p);
@@ -276,9 +278,9 @@ double kcal_model_gamma(const kcal_params *prm, int c);
  * (below 576 KiB) the block is cut in two halves instead: the owner takes
  * one from the front and the root the other from the back, where with a
  * few chunks the middle one went to whichever came first and its lines
- * moved between the cores from call to call (p = 2, Zen 5 guest, 128 KiB:
- * halves 1.63x MPI_Scatter, 3 chunks 1.22x, 4 chunks 1.36x). libkcoll
- * cuts with it and the model charges it, so the two never disagree. */
+ * moved between the cores from call to call (docs/machine.md "The Zen 5
+ * guest: where a CMA call's time goes"). libkcoll cuts with it and the
+ * model charges it, so the two never disagree. */
 #define KCAL_SPLIT_MIN_CHUNK ((uint64_t)32 << 10)
 #define KCAL_SPLIT_HALVES_BELOW 6
 uint64_t kcal_model_split_chunk(uint64_t n);
@@ -286,11 +288,10 @@ uint64_t kcal_model_split_chunk(uint64_t n);
 /* copy_in_out (bcast, derived): the message goes through a shared area of
  * KCAL_STAGING_SLOTS slots of KCAL_STAGING_CHUNK bytes, the root copying
  * chunk i in while the others copy chunk i − 1 out (algos/staging.c,
- * algos/bcast.c). 16 KiB: two such copies in cache take a few tenths of
- * a µs, the same order as a flag's hand-off between cores, so a smaller
- * chunk would add flag latency faster than it shortens the pipeline's
- * fill; 16 slots let the root run up to 256 KiB ahead of the slowest
- * reader. libkcoll copies with these and the model charges them. */
+ * algos/bcast.c). 16 KiB: two such copies in cache take about as long as
+ * a flag's hand-off between cores, so a smaller chunk would add flag
+ * latency faster than it shortens the pipeline's fill; 16 slots let the
+ * root run up to 256 KiB ahead of the slowest reader. libkcoll copies with these and the model charges them. */
 #define KCAL_STAGING_CHUNK ((uint64_t)16 << 10)
 #define KCAL_STAGING_SLOTS 16
 

@@ -13,181 +13,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every key model.md defines, and the extension keys `kcal probe` writes:
- * the one table of what a key is (kcal fit asks it which `# meta` entries of
- * a raw file are numbers). A key ending in `_stderr` or `_dof` of a numeric
- * key is known and numeric too. */
-static const struct {
-    const char *name;
-    kcal_key_kind kind;
-    int required;
-} key_table[] = {
-    {"alpha", KCAL_KEY_NUMBER, 1},
-    {"beta", KCAL_KEY_NUMBER, 1},
-    {"lock", KCAL_KEY_NUMBER, 1},
-    {"page", KCAL_KEY_META_NUMBER, 1},
-    {"gamma_a", KCAL_KEY_NUMBER, 1},
-    {"gamma_b", KCAL_KEY_NUMBER, 1},
-    {"sm_bcast_a", KCAL_KEY_NUMBER, 0},
-    {"sm_bcast_b", KCAL_KEY_NUMBER, 0},
-    {"sm_gather_a", KCAL_KEY_NUMBER, 0},
-    {"sm_gather_b", KCAL_KEY_NUMBER, 0},
-    {"sm_allgather_a", KCAL_KEY_NUMBER, 0},
-    {"sm_allgather_b", KCAL_KEY_NUMBER, 0},
-    {"sm_barrier_a", KCAL_KEY_NUMBER, 0},
-    {"sm_barrier_b", KCAL_KEY_NUMBER, 0},
-    /* probe extensions: cache sizes in bytes, what was measured */
-    {"l1d_cache", KCAL_KEY_META_NUMBER, 0},
-    {"l2_cache", KCAL_KEY_META_NUMBER, 0},
-    {"l3_cache", KCAL_KEY_META_NUMBER, 0},
-    {"max_readers", KCAL_KEY_META_NUMBER, 0},
-    /* the full model's terms (model.md "Beyond the paper"): in-cache copy
-     * time per byte (s/byte), one control-message step (s) */
-    {"beta_hot", KCAL_KEY_NUMBER, 0},
-    {"sync_step", KCAL_KEY_NUMBER, 0},
-    /* issue 9: the measured cache knee (bytes), concurrent copies' δ(c)
-     * slope in and out of cache, the writes' own start-up, pinning and
-     * copy time where they differ from the reads' (and beta_ws_<size>,
-     * below) */
-    {"cache_knee", KCAL_KEY_NUMBER, 0},
-    {"conc_hot", KCAL_KEY_NUMBER, 0},
-    {"conc_cold", KCAL_KEY_NUMBER, 0},
-    {"alpha_write", KCAL_KEY_NUMBER, 0},
-    {"lock_write", KCAL_KEY_NUMBER, 0},
-    {"beta_write", KCAL_KEY_NUMBER, 0},
-    /* issue 9: reading lines another core just wrote, an extra
-     * dirty_beta (s/byte) per byte up to dirty_bytes (bytes) */
-    {"dirty_beta", KCAL_KEY_NUMBER, 0},
-    {"dirty_bytes", KCAL_KEY_NUMBER, 0},
-    /* chunks passed between cores (probe/pass.h): the first chunk of a
-     * stream costs pass_a (s) + pass_b (s/byte) beyond its two copies,
-     * each further chunk pass_next (s) */
-    {"pass_a", KCAL_KEY_NUMBER, 0},
-    {"pass_b", KCAL_KEY_NUMBER, 0},
-    {"pass_next", KCAL_KEY_NUMBER, 0},
-    /* issue 8: what a CMA call pays when its target makes CMA calls of
-     * its own at that moment (s per call; probe/mutual.h) */
-    {"cma_mutual", KCAL_KEY_NUMBER, 0},
-    /* issue 8: what a collective pays once for making CMA calls at all,
-     * beyond α measured in a loop of calls (s; fit/calibrate.c) */
-    {"cma_context", KCAL_KEY_NUMBER, 0},
-    /* libkcoll's shared-memory flags (the derived rows): one flag seen by
-     * one polling process (s), against sync_step's MPI message. The MPI library's own collectives (model.md
-     * "The MPI library as a candidate"): its measured line T_mpi = a + b·v
-     * (s, s/byte), and the size below which it beat every libkcoll
-     * algorithm in the probe's measurement (bytes) */
-    {"sm_flag", KCAL_KEY_NUMBER, 0},
-    {"mpi_scatter_a", KCAL_KEY_NUMBER, 0},
-    {"mpi_scatter_b", KCAL_KEY_NUMBER, 0},
-    {"mpi_scatter_below", KCAL_KEY_NUMBER, 0},
-    {"mpi_scatter_mask", KCAL_KEY_NUMBER, 0},
-    {"mpi_gather_a", KCAL_KEY_NUMBER, 0},
-    {"mpi_gather_b", KCAL_KEY_NUMBER, 0},
-    {"mpi_gather_below", KCAL_KEY_NUMBER, 0},
-    {"mpi_gather_mask", KCAL_KEY_NUMBER, 0},
-    {"mpi_bcast_a", KCAL_KEY_NUMBER, 0},
-    {"mpi_bcast_b", KCAL_KEY_NUMBER, 0},
-    {"mpi_bcast_below", KCAL_KEY_NUMBER, 0},
-    {"mpi_bcast_mask", KCAL_KEY_NUMBER, 0},
-    {"mpi_allgather_a", KCAL_KEY_NUMBER, 0},
-    {"mpi_allgather_b", KCAL_KEY_NUMBER, 0},
-    {"mpi_allgather_below", KCAL_KEY_NUMBER, 0},
-    {"mpi_allgather_mask", KCAL_KEY_NUMBER, 0},
-    {"mpi_alltoall_a", KCAL_KEY_NUMBER, 0},
-    {"mpi_alltoall_b", KCAL_KEY_NUMBER, 0},
-    {"mpi_alltoall_below", KCAL_KEY_NUMBER, 0},
-    {"mpi_alltoall_mask", KCAL_KEY_NUMBER, 0},
-    {"machine", KCAL_KEY_TEXT, 0},
-    {"cpu", KCAL_KEY_TEXT, 0},
-    {"cores", KCAL_KEY_TEXT, 0},
-    {"sockets", KCAL_KEY_TEXT, 0},
-    {"numa", KCAL_KEY_TEXT, 0},
-    {"kernel", KCAL_KEY_TEXT, 0},
-    {"date", KCAL_KEY_TEXT, 0},
-    {"source", KCAL_KEY_TEXT, 0},
-    {"cma_method", KCAL_KEY_TEXT, 0},
-    /* the network between nodes, Hockney (kcal probe --network; the
-     * two-level rows of model/two_level.c) */
-    {"net_alpha", KCAL_KEY_NUMBER, 0},
-    {"net_beta", KCAL_KEY_NUMBER, 0},
-    {"net_gap", KCAL_KEY_NUMBER, 0},
-    {"net_hosts", KCAL_KEY_TEXT, 0},
-    {"net_probe", KCAL_KEY_TEXT, 0},
-    /* probe extensions */
-    {"hostname", KCAL_KEY_TEXT, 0},
-    {"beta_cache", KCAL_KEY_TEXT, 0},
-    {"oversubscribed", KCAL_KEY_TEXT, 0},
-    {"probe", KCAL_KEY_TEXT, 0},
-};
-#define N_KEYS (sizeof key_table / sizeof key_table[0])
-
-static const char *const sm_names[KCAL_SM_COUNT] = {"bcast", "gather",
-                                                    "allgather", "barrier"};
-
-const char *kcal_sm_name(kcal_sm_op op)
+/* The key of a name: its slot in p->at (model/keys.h), or -1 for an open
+ * family's key (beta_ws_64k, alpha_stderr) and for a name that is no key. */
+static kcal_pkey slot_of(const char *key)
 {
-    return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
+    kcal_pkey k = kcal_key_lookup(key, NULL, NULL);
+    if (k < 0 || (k < KCAL_PK_ROWS &&
+                  kcal_key_info_of(k)->members != KCAL_MEMBERS_NONE))
+        return -1;
+    return k;
 }
 
-/* prefix<size>: digits and an optional k, m or g (beta_ws_, issue 9;
- * memcpy_ws_, issue 8). */
-static int is_size_key(const char *key, const char *prefix)
+/* The kind of a key of the registry (model/keys.def), its standard-error
+ * and degrees-of-freedom keys included, or KCAL_KEY_UNKNOWN. */
+kcal_key_kind kcal_params_key_kind(const char *key)
 {
-    size_t plen = strlen(prefix);
-    if (strncmp(key, prefix, plen))
-        return 0;
-    const char *c = key + plen;
-    if (!isdigit((unsigned char)*c))
-        return 0;
-    while (isdigit((unsigned char)*c))
-        c++;
-    if (*c == 'k' || *c == 'm' || *c == 'g')
-        c++;
-    return *c == '\0';
-}
-
-/* The kind of a key of the table, or KCAL_KEY_UNKNOWN. */
-static kcal_key_kind table_kind(const char *key)
-{
-    for (size_t i = 0; i < N_KEYS; i++)
-        if (!strcmp(key_table[i].name, key))
-            return key_table[i].kind;
-    if (is_size_key(key, KCAL_WS_PREFIX) ||
-        is_size_key(key, KCAL_MEMCPY_WS_PREFIX))
-        return KCAL_KEY_NUMBER;
-    return KCAL_KEY_UNKNOWN;
+    const kcal_key_info *in = kcal_key_info_of(kcal_key_lookup(key, NULL, NULL));
+    return in ? in->kind : KCAL_KEY_UNKNOWN;
 }
 
 static int kind_is_numeric(kcal_key_kind k)
 {
     return k == KCAL_KEY_NUMBER || k == KCAL_KEY_META_NUMBER;
-}
-
-/* A `<numeric key>_stderr` or `_dof` key. */
-static int is_derived_numeric(const char *key)
-{
-    static const char *const suffixes[] = {"_stderr", "_dof", NULL};
-    size_t len = strlen(key);
-    for (const char *const *s = suffixes; *s; s++) {
-        size_t sl = strlen(*s);
-        if (len > sl && !strcmp(key + len - sl, *s)) {
-            char base[128];
-            if (len - sl >= sizeof base)
-                return 0;
-            memcpy(base, key, len - sl);
-            base[len - sl] = '\0';
-            return kind_is_numeric(table_kind(base));
-        }
-    }
-    return 0;
-}
-
-kcal_key_kind kcal_params_key_kind(const char *key)
-{
-    kcal_key_kind k = table_kind(key);
-    if (k == KCAL_KEY_UNKNOWN && is_derived_numeric(key))
-        k = KCAL_KEY_NUMBER;
-    return k;
 }
 
 static int key_is_numeric(const char *key)
@@ -202,7 +49,7 @@ static int key_is_known(const char *key)
 
 static int key_is_text(const char *key)
 {
-    return table_kind(key) == KCAL_KEY_TEXT;
+    return kcal_params_key_kind(key) == KCAL_KEY_TEXT;
 }
 
 static int key_name_ok(const char *key)
@@ -233,31 +80,81 @@ void kcal_params_free(kcal_params *p)
 }
 
 /* Keep the mirrored fields in step with the entries. */
-static void mirror(kcal_params *p, const char *key, double v)
+static void mirror(kcal_params *p, kcal_pkey k, double v)
 {
-    if (!strcmp(key, "alpha"))
-        p->alpha = v;
-    else if (!strcmp(key, "beta"))
-        p->beta = v;
-    else if (!strcmp(key, "lock"))
-        p->lock = v;
-    else if (!strcmp(key, "page"))
-        p->page = v;
-    else if (!strcmp(key, "gamma_a"))
-        p->gamma_a = v;
-    else if (!strcmp(key, "gamma_b"))
-        p->gamma_b = v;
-    else if (!strncmp(key, "sm_", 3)) {
-        for (int op = 0; op < KCAL_SM_COUNT; op++) {
-            size_t nl = strlen(sm_names[op]);
-            if (!strncmp(key + 3, sm_names[op], nl) && key[3 + nl] == '_' &&
-                key[4 + nl] && !key[5 + nl]) {
-                if (key[4 + nl] == 'a')
-                    p->sm_a[op] = v;
-                else if (key[4 + nl] == 'b')
-                    p->sm_b[op] = v;
-            }
-        }
+    switch (k) {
+    case KCAL_PK_alpha: p->alpha = v; return;
+    case KCAL_PK_beta: p->beta = v; return;
+    case KCAL_PK_lock: p->lock = v; return;
+    case KCAL_PK_page: p->page = v; return;
+    case KCAL_PK_gamma_a: p->gamma_a = v; return;
+    case KCAL_PK_gamma_b: p->gamma_b = v; return;
+    }
+    if (k >= KCAL_PK_sm_a_0 && k < KCAL_PK_sm_a_0 + KCAL_SM_COUNT)
+        p->sm_a[k - KCAL_PK_sm_a_0] = v;
+    else if (k >= KCAL_PK_sm_b_0 && k < KCAL_PK_sm_b_0 + KCAL_SM_COUNT)
+        p->sm_b[k - KCAL_PK_sm_b_0] = v;
+}
+
+/* "64k" -> 65536; 0 when it is not a size. Looser than the reader's
+ * size keys (digits, then k, m or g): the model took any numeric entry
+ * whose name reads so, and still does. */
+static double curve_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0))
+        return 0;
+    switch (*end) {
+    case 'k': v *= 1024.0; end++; break;
+    case 'm': v *= 1048576.0; end++; break;
+    case 'g': v *= 1073741824.0; end++; break;
+    default: break;
+    }
+    return *end ? 0 : v;
+}
+
+/* One point (w, v) into a curve kept sorted by w, after the points of the
+ * same w; ignored unless both are positive and there is room. */
+static void curve_add(kcal_curve *c, double w, double v)
+{
+    if (!(w > 0) || !(v > 0) || c->n >= KCAL_CURVE_MAX)
+        return;
+    size_t j = c->n++;
+    while (j > 0 && c->w[j - 1] > w) {
+        c->w[j] = c->w[j - 1];
+        c->v[j] = c->v[j - 1];
+        j--;
+    }
+    c->w[j] = w;
+    c->v[j] = v;
+}
+
+static const kcal_pkey curve_family[KCAL_CURVE_COUNT] = {
+    [KCAL_CURVE_BETA_WS] = KCAL_PK_beta_ws,
+    [KCAL_CURVE_MEMCPY_WS] = KCAL_PK_memcpy_ws,
+};
+
+/* The curve whose prefix starts key, or -1. */
+static int curve_of(const char *key)
+{
+    for (int c = 0; c < KCAL_CURVE_COUNT; c++) {
+        const char *pre = kcal_key_info_of(curve_family[c])->prefix;
+        if (!strncmp(key, pre, strlen(pre)))
+            return c;
+    }
+    return -1;
+}
+
+/* The whole curve again from the entries, in file order. */
+static void curve_rebuild(kcal_params *p, int c)
+{
+    size_t plen = strlen(kcal_key_info_of(curve_family[c])->prefix);
+    p->curves[c].n = 0;
+    for (size_t i = 0; i < p->n_entries; i++) {
+        const kcal_param *e = &p->entries[i];
+        if (!e->is_text && curve_of(e->key) == c)
+            curve_add(&p->curves[c], curve_size(e->key + plen), e->value);
     }
 }
 
@@ -302,8 +199,14 @@ static int put(kcal_params *p, const char *key, const char *text,
     e->is_text = is_text;
     e->known = key_is_known(key);
     e->line = line;
+    kcal_pkey k = slot_of(key);
+    if (k >= 0)
+        p->at[k] = (size_t)(e - p->entries) + 1;
     if (!is_text)
-        mirror(p, key, value);
+        mirror(p, k, value);
+    int c = curve_of(key);
+    if (c >= 0)
+        curve_rebuild(p, c);
     return 0;
 }
 
@@ -333,7 +236,7 @@ const char *kcal_params_check_number(const char *key, double value)
         return "is not a finite number";
     if (value < 0)
         return "is negative";
-    if (!strcmp(key, "page") && !(value >= 1))
+    if (slot_of(key) == KCAL_PK_page && !(value >= 1))
         return "page size must be at least 1 byte";
     return NULL;
 }
@@ -481,7 +384,7 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
                     value, key, why);
             return -1;
         }
-        if (!strcmp(key, "page") && !(v >= 1)) {
+        if (slot_of(key) == KCAL_PK_page && !(v >= 1)) {
             kcal_set_err(err, errlen, "%s:%d: page size must be at least 1 byte",
                     name, lineno);
             return -1;
@@ -504,10 +407,10 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
 int kcal_params_validate(const kcal_params *p, const char *name, char *err,
                          size_t errlen)
 {
-    for (size_t i = 0; i < N_KEYS; i++)
-        if (key_table[i].required && !kcal_params_find(p, key_table[i].name)) {
+    for (kcal_pkey k = 0; k < KCAL_PK_ROWS; k++)
+        if (kcal_key_info_of(k)->required && !kcal_params_has_key(p, k)) {
             kcal_set_err(err, errlen, "%s: missing required key '%s'", name,
-                         key_table[i].name);
+                         kcal_key_name(k));
             return -1;
         }
     return 0;

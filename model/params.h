@@ -10,17 +10,21 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/keys.h"
+
 #define KCAL_PARAMS_FORMAT "kcal-params-1"
 #define KCAL_ERRLEN 512
 
-/* Shared-memory control collectives of the model (T_sm_X). */
-typedef enum {
-    KCAL_SM_BCAST = 0,
-    KCAL_SM_GATHER,
-    KCAL_SM_ALLGATHER,
-    KCAL_SM_BARRIER,
-    KCAL_SM_COUNT
-} kcal_sm_op;
+/* The β(W) and memcpy-rate curves (issues 8, 9): the points of a family
+ * of size keys (beta_ws_<W>, memcpy_ws_<W>), ascending in W. */
+#define KCAL_CURVE_MAX 64
+typedef struct {
+    size_t n;
+    double w[KCAL_CURVE_MAX], v[KCAL_CURVE_MAX];
+} kcal_curve;
+
+/* Which curve of kcal_params.curves. */
+enum { KCAL_CURVE_BETA_WS = 0, KCAL_CURVE_MEMCPY_WS, KCAL_CURVE_COUNT };
 
 /* One `key value` line, kept in file order so a written file reads like the
  * one that was parsed, and unknown keys survive a round trip. */
@@ -47,6 +51,15 @@ typedef struct kcal_params {
     kcal_param *entries; /* every key in file order */
     size_t n_entries, cap_entries;
     char origin[256]; /* where these came from: a path or "embedded knl" */
+
+    /* The keys of model/keys.def by slot, kept in step with the entries by
+     * every change (so a lookup by id is one load, and readers on any
+     * thread see a finished index): at[k] is 1 + the entry's index, 0
+     * when the key is absent. curves hold the beta_ws_<W> and
+     * memcpy_ws_<W> points. Read them through kcal_params_find_key,
+     * kcal_params_get_key and kcal_params_curve. */
+    size_t at[KCAL_PK_SLOTS];
+    kcal_curve curves[KCAL_CURVE_COUNT];
 } kcal_params;
 
 /* Initialise an empty set (no keys). Free with kcal_params_free. */
@@ -97,24 +110,12 @@ int kcal_params_set_text(kcal_params *p, const char *key, const char *text);
 const char *kcal_params_check_number(const char *key, double value);
 const char *kcal_params_check_text(const char *key, const char *text);
 
-/* The full model's β(working set) keys (issue 9): beta_ws_ followed by
- * the working set as a size in lower case: beta_ws_64k, beta_ws_512m. */
-#define KCAL_WS_PREFIX "beta_ws_"
+/* The prefixes of the beta_ws_<W> and memcpy_ws_<W> keys (model/keys.def),
+ * for code that makes their names itself. */
+#define KCAL_WS_PREFIX (kcal_key_info_of(KCAL_PK_beta_ws)->prefix)
+#define KCAL_MEMCPY_WS_PREFIX (kcal_key_info_of(KCAL_PK_memcpy_ws)->prefix)
 
-/* The full model's memcpy-rate curve (issue 8): the time per byte of a
- * plain memcpy at working set W, for the copies a process makes in its
- * own memory (T_memcpy, copy_in_out's staging): memcpy_ws_64k, ... */
-#define KCAL_MEMCPY_WS_PREFIX "memcpy_ws_"
-
-/* What a key is, from the one table of keys (model.md "The params file"). */
-typedef enum {
-    KCAL_KEY_UNKNOWN = 0, /* not a key of model.md: kept, warned about */
-    KCAL_KEY_NUMBER,      /* a model parameter, or a <key>_stderr/_dof */
-    KCAL_KEY_META_NUMBER, /* a number the probe records about the machine
-                           * (page, cache sizes, max_readers): a raw file's
-                           * `# meta` entry that kcal fit copies as a number */
-    KCAL_KEY_TEXT,        /* metadata text (cpu, kernel, date, ...) */
-} kcal_key_kind;
+/* What a key is, from the one table of keys (model/keys.def). */
 kcal_key_kind kcal_params_key_kind(const char *key);
 
 /* Lookup: NULL when absent. */
@@ -122,13 +123,42 @@ const kcal_param *kcal_params_find(const kcal_params *p, const char *key);
 /* Numeric value of key, or `fallback` when absent or text. */
 double kcal_params_get(const kcal_params *p, const char *key, double fallback);
 
+/* The same by id (a slot of model/keys.h: KCAL_PK_sync_step,
+ * KCAL_PK_MEMBER(mpi_below, c)), without a scan. */
+static inline const kcal_param *kcal_params_find_key(const kcal_params *p,
+                                                     kcal_pkey k)
+{
+    return k >= 0 && k < KCAL_PK_SLOTS && p->at[k] ? &p->entries[p->at[k] - 1]
+                                                   : NULL;
+}
+
+static inline double kcal_params_get_key(const kcal_params *p, kcal_pkey k,
+                                         double fallback)
+{
+    const kcal_param *e = kcal_params_find_key(p, k);
+    return (e && !e->is_text) ? e->value : fallback;
+}
+
+/* Whether the key is set (as a number or as text). */
+static inline int kcal_params_has_key(const kcal_params *p, kcal_pkey k)
+{
+    return kcal_params_find_key(p, k) != NULL;
+}
+
+/* A curve (KCAL_CURVE_BETA_WS, KCAL_CURVE_MEMCPY_WS): every numeric entry
+ * whose name is the family's prefix and a size (strtod, then k, m or g)
+ * greater than 0, with a value greater than 0, at most KCAL_CURVE_MAX of
+ * them in file order, sorted by size (equal sizes in file order). */
+static inline const kcal_curve *kcal_params_curve(const kcal_params *p,
+                                                  int which)
+{
+    return &p->curves[which];
+}
+
 /* Check that all required keys are present. Returns 0 or -1 with a message
  * naming the first missing key. */
 int kcal_params_validate(const kcal_params *p, const char *name, char *err,
                          size_t errlen);
-
-/* Name of the shared-memory op as used in keys (sm_<name>_a). */
-const char *kcal_sm_name(kcal_sm_op op);
 
 /* Embedded defaults (data/<name>.params compiled in); the one used when
  * nothing else is named (the paper's Table IV machine). */

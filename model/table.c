@@ -9,7 +9,7 @@
  *
  * Ranges are inclusive: N, A..B, A.. (no upper end), ..B, or * (any);
  * sizes take binary suffixes (64K = 65536). `#` starts a comment anywhere.
- * The checks that need the registry (ids, k) come from model.c, so a table
+ * The checks that need the registry (ids, k) come from model/, so a table
  * never names what libkcoll cannot run. */
 #include "model/table.h"
 

@@ -1,6 +1,6 @@
 /* two_level: the rows across nodes (two_level.h; docs/model.md "Across
  * nodes: the two-level rows"). Derived: the paper models one node; these
- * rows put its node rows (model.c at p = ppn) together with the MPI
+ * rows put its node rows (model.h's at p = ppn) together with the MPI
  * library's part between nodes, which this file models with the algorithm
  * stated next to each formula, in Hockney terms. With B = ppn·n, N = P/ppn,
  * L = ⌈lg N⌉, T_net(m) = net_alpha + m·net_beta:
@@ -42,13 +42,13 @@
 
 int kcal_net_get(const kcal_params *prm, kcal_net *net)
 {
-    const kcal_param *a = kcal_params_find(prm, "net_alpha");
-    const kcal_param *b = kcal_params_find(prm, "net_beta");
+    const kcal_param *a = kcal_params_find_key(prm, KCAL_PK_net_alpha);
+    const kcal_param *b = kcal_params_find_key(prm, KCAL_PK_net_beta);
     if (!a || !b || a->is_text || b->is_text)
         return -1;
     net->alpha = a->value;
     net->beta = b->value;
-    net->gap = kcal_params_get(prm, "net_gap", 0);
+    net->gap = kcal_params_get_key(prm, KCAL_PK_net_gap, 0);
     return 0;
 }
 
@@ -82,7 +82,7 @@ static void add_net(kcal_tl_prediction *o, const kcal_net *net, double msgs,
 static void add_node_msg(kcal_tl_prediction *o, const kcal_params *prm,
                          double m)
 {
-    o->node_terms.sync += kcal_params_get(prm, "sync_step", 0);
+    o->node_terms.sync += kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
     o->node_terms.startup += prm->alpha;
     o->node_terms.copy += m * prm->beta;
 }

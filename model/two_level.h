@@ -4,7 +4,7 @@
  * library's flat collective over all P ranks for comparison ("mpi_flat").
  *
  * P ranks, ppn on each of N = P/ppn nodes, consecutive in rank order. The
- * node steps are model.c's rows at p = ppn; the MPI library's part is a
+ * node steps are model.h's rows at p = ppn; the MPI library's part is a
  * stated algorithm in Hockney terms with the params' network keys:
  * T_net(m) = net_alpha + m·net_beta per message, net_gap (optional, 0 when
  * absent) per further message that leaves a node at once. */

@@ -17,6 +17,7 @@
 #include "common/exe.h"
 #include "fit/fit.h"
 #include "common/launch.h"
+#include "model/keys.h"
 
 const char *kcal_net_find_helper(const kcal_mpi_flavor *mpi, char *buf,
                                  size_t len)
@@ -191,7 +192,10 @@ int kcal_net_measure(const kcal_net_setup *s, kcal_net_result *out, char *err,
     size_t np = points(o->ping_x, o->ping_t, o->n_ping, px, py, pse);
     double unused, unused_se;
     int dof;
-    if (fit_nonneg(px, py, pse, np, "ping-pong", "net_alpha", "net_beta",
+    const char *k_alpha = kcal_key_name(KCAL_PK_net_alpha);
+    const char *k_beta = kcal_key_name(KCAL_PK_net_beta);
+    const char *k_gap = kcal_key_name(KCAL_PK_net_gap);
+    if (fit_nonneg(px, py, pse, np, "ping-pong", k_alpha, k_beta,
                    &out->alpha, &out->beta, &out->se_alpha, &out->se_beta,
                    &out->dof_line, out->note, sizeof out->note) < 0) {
         kcal_set_err(err, errlen, "the ping-pong fit failed (%zu sizes "
@@ -201,7 +205,7 @@ int kcal_net_measure(const kcal_net_setup *s, kcal_net_result *out, char *err,
     }
     np = points(o->burst_x, o->burst_t, o->n_burst, px, py, pse);
     char gap_note[256] = "";
-    if (fit_nonneg(px, py, pse, np, "burst", "its intercept", "net_gap",
+    if (fit_nonneg(px, py, pse, np, "burst", "its intercept", k_gap,
                    &unused, &out->gap, &unused_se, &out->se_gap, &dof,
                    gap_note, sizeof gap_note) < 0) {
         kcal_set_err(err, errlen, "the burst fit failed (%zu points "
@@ -210,7 +214,7 @@ int kcal_net_measure(const kcal_net_setup *s, kcal_net_result *out, char *err,
         return -1;
     }
     out->dof_gap = dof;
-    if (!*out->note && strstr(gap_note, "net_gap"))
+    if (!*out->note && strstr(gap_note, k_gap))
         snprintf(out->note, sizeof out->note, "%s", gap_note);
     out->measured = 1;
     free(o);

@@ -26,8 +26,8 @@ static double series_footprint(const kcal_join_summary *s, uint64_t n)
     return kcal_model_footprint(c, s->alg, s->p, n);
 }
 
-/* The full model's rule (model.c, full_beta): fits when strictly smaller
- * than the cache. */
+/* The full model's rule (model/working_set.c, kcal_model_full_beta): fits
+ * when strictly smaller than the cache. */
 static int fits(double footprint, double llc)
 {
     return llc > 0 && footprint < llc;
@@ -40,10 +40,10 @@ static int overflows(double footprint, double llc)
 
 int kcal_report_params_are_local(const kcal_params *p, const kcal_machine *m)
 {
-    const kcal_param *h = kcal_params_find(p, "hostname");
+    const kcal_param *h = kcal_params_find_key(p, KCAL_PK_hostname);
     if (h && h->is_text && !strcmp(h->text, m->host))
         return 1;
-    const kcal_param *mk = kcal_params_find(p, "machine");
+    const kcal_param *mk = kcal_params_find_key(p, KCAL_PK_machine);
     if (mk && mk->is_text && !strcmp(mk->text, m->host))
         return 1;
     /* data/<hostname>.params, as make report names it. */
@@ -172,8 +172,8 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
     int steps = sh.steps, conc = sh.concurrent;
     double llc = (double)in->machine->llc_bytes;
     if (llc <= 0)
-        llc = kcal_params_get(prm, "l3_cache", 0);
-    const kcal_param *bc = kcal_params_find(prm, "beta_cache");
+        llc = kcal_params_get_key(prm, KCAL_PK_l3_cache, 0);
+    const kcal_param *bc = kcal_params_find_key(prm, KCAL_PK_beta_cache);
     const char *beta_how = bc && bc->is_text
                                ? (!strcmp(bc->text, "hot") ? "in cache"
                                                            : "out of cache")
@@ -342,8 +342,8 @@ char *kcal_report_analysis(const kcal_report_input *in)
                   : under * 3 <= n     ? "it is mostly too pessimistic"
                                        : "no clear direction overall");
     if (!local) {
-        const kcal_param *src = kcal_params_find(in->params, "source");
-        const kcal_param *mk = kcal_params_find(in->params, "machine");
+        const kcal_param *src = kcal_params_find_key(in->params, KCAL_PK_source);
+        const kcal_param *mk = kcal_params_find_key(in->params, KCAL_PK_machine);
         kcal_sbuf_add(&b, "First of all, the params are not from this machine "
                       "(`%s`%s%s): α, β, l and γ describe %s, so much of the "
                       "error is simply another machine's constants — run "

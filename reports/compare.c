@@ -2,8 +2,10 @@
  * measurements (compare.h). */
 #include "reports/compare.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "model/keys.h"
 #include "model/model.h"
 #include "reports/sbuf.h"
 
@@ -21,9 +23,25 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     int fr = kcal_join_right_picks(in->full_ranking, in->n_full_ranking,
                                    &fm);
     unsigned miss = kcal_model_full_missing(in->params);
+    const char *ws = kcal_key_info_of(KCAL_PK_beta_ws)->prefix;
+    const char *step = kcal_key_name(KCAL_PK_sync_step);
+    const char *hot = kcal_key_name(KCAL_PK_beta_hot);
+    /* conc_hot and conc_cold: conc_* */
+    const char *conc = kcal_key_name(KCAL_PK_conc_hot);
+    int conc_len = (int)(strchr(conc, '_') - conc) + 1;
+    char what[400];
+    if (kcal_model_full_measured(in->params))
+        snprintf(what, sizeof what, "every copy at the rate measured for the "
+                 "call's working set (%s*), slowed by δ(c) when c copies run "
+                 "at once (%s, %s), and the writes' own keys where they "
+                 "differ", ws, kcal_key_name(KCAL_PK_conc_hot),
+                 kcal_key_name(KCAL_PK_conc_cold));
+    else
+        snprintf(what, sizeof what, "copies at %s when the buffers of a call "
+                 "fit in the last-level cache", hot);
     kcal_sbuf_add(&b, "The full model (`kcal predict --model full`, model.md "
                   "\"Beyond the paper\") adds to the paper's terms what kcal "
-                  "probe measures beyond them: %s, sync_step "
+                  "probe measures beyond them: %s, %s "
                   "per synchronised step, p − 1 (not p) remote copies in the "
                   "sequential rows and contending copies in the parallel "
                   "ones, and the overlapped halves of bcast "
@@ -32,14 +50,7 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
                   "and more; too optimistic at %d and %d of them); mean "
                   "selection regret: paper %.1f %%, full %.1f %%; right first "
                   "choice at %d and %d of %d (collective, size) points. ",
-                  kcal_model_full_measured(in->params)
-                      ? "every copy at the rate measured for the call's "
-                        "working set (beta_ws_*), slowed by δ(c) when c "
-                        "copies run at once (conc_hot, conc_cold), and the "
-                        "writes' own keys where they differ"
-                      : "copies at beta_hot when the buffers of a call fit "
-                        "in the last-level cache",
-                  pmed, fmed, pp, pu, fu, preg, freg, pr, fr, pm);
+                  what, step, pmed, fmed, pp, pu, fu, preg, freg, pr, fr, pm);
     int better_err = fmed < pmed, better_reg = freg <= preg;
     const char *verdict =
         better_err && better_reg
@@ -58,17 +69,20 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
     if (miss & (KCAL_FULL_NO_BETA_HOT | KCAL_FULL_NO_L3))
         kcal_sbuf_add(&b, "The params have no %s, so every copy of the full "
                       "model costs the cold β (probe again to measure it). ",
-                      miss & KCAL_FULL_NO_BETA_HOT ? "beta_hot" : "l3_cache");
+                      miss & KCAL_FULL_NO_BETA_HOT
+                          ? hot
+                          : kcal_key_name(KCAL_PK_l3_cache));
     if (miss & KCAL_FULL_NO_SYNC_STEP)
-        kcal_sbuf_add(&b, "The params have no sync_step, so per-step "
-                      "synchronisation costs 0 in the full model. ");
+        kcal_sbuf_add(&b, "The params have no %s, so per-step "
+                      "synchronisation costs 0 in the full model. ", step);
     kcal_sbuf_add(&b, "Without `--model`, `kcal predict`, `kcal tune` and "
                   "libkcoll use the full model for params that `kcal probe` "
-                  "measured (as these are when they hold its beta_ws_*, "
-                  "conc_* or write keys) and the paper's for the paper's "
+                  "measured (as these are when they hold its %s*, "
+                  "%.*s* or write keys) and the paper's for the paper's "
                   "machine files: model.md \"Which model is the default\" "
                   "records the three runs that decided it; this report is "
-                  "one more. Per collective, median error paper → full:");
+                  "one more. Per collective, median error paper → full:",
+                  ws, conc_len, conc);
     for (int c = 0; c < KCAL_COLL_COUNT; c++) {
         const char *name = kcal_coll_name((kcal_coll)c);
         int n1, n2;

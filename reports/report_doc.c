@@ -11,6 +11,7 @@
 #include "reports/compare.h"
 #include "reports/doc_writer.h"
 #include "reports/fmt.h"
+#include "model/keys.h"
 #include "model/model.h"
 
 static void section_machine(kcal_doc *d, const kcal_report_input *in)
@@ -31,9 +32,13 @@ static void section_machine(kcal_doc *d, const kcal_report_input *in)
              m->sockets, m->sockets == 1 ? "" : "s", m->numa,
              m->numa == 1 ? "" : "s");
     /* issue 9: the knee kcal probe measured, beside what hwloc says. */
-    char knee[160] = "not measured (params without cache_knee)", c2[32];
-    double kv = kcal_params_get(in->params, "cache_knee", 0);
-    double ks = kcal_params_get(in->params, "cache_knee_stderr", 0);
+    char knee[160], c2[32], kse[64];
+    const char *kk = kcal_key_name(KCAL_PK_cache_knee);
+    snprintf(knee, sizeof knee, "not measured (params without %s)", kk);
+    double kv = kcal_params_get_key(in->params, KCAL_PK_cache_knee, 0);
+    double ks = kcal_key_family_name(KCAL_PK_key_stderr, kk, kse, sizeof kse)
+                    ? kcal_params_get(in->params, kse, 0)
+                    : 0;
     int disagree = 0;
     if (kv > 0) {
         snprintf(knee, sizeof knee, "%s ± %s (where the copy rate falls to "
@@ -66,39 +71,20 @@ static void section_machine(kcal_doc *d, const kcal_report_input *in)
     }
 }
 
-static const char *key_meaning(const char *key)
+/* Whether key is longer than suffix and ends with it. */
+static int ends_with(const char *key, const char *suffix)
 {
-    static const char *const k[][2] = {
-        {"alpha", "start-up of one CMA call (s)"},
-        {"beta", "copy time per byte (s/byte)"},
-        {"lock", "lock+pin one page, no contention (s/page)"},
-        {"page", "page size (bytes)"},
-        {"gamma_a", "contention γ(c) = a·c² + b·c"},
-        {"gamma_b", "contention γ(c) = a·c² + b·c"},
-        {"beta_hot", "copy time per byte in cache, full model (s/byte)"},
-        {"sync_step", "one control message per step, full model (s)"},
-        {"l3_cache", "last-level cache from hwloc (bytes); metadata when cache_knee is measured"},
-        {"cache_knee", "measured cache knee: copies slow to the out-of-cache rate beyond it (bytes)"},
-        {"conc_hot", "concurrent copies in cache: δ(c) = 1 + k·(c−1)"},
-        {"conc_cold", "concurrent copies out of cache: δ(c) = 1 + k·(c−1)"},
-        {"alpha_write", "start-up of process_vm_writev, where it differs (s)"},
-        {"lock_write", "pinning for writes, where it differs (s/page)"},
-        {"beta_write", "copy time per byte of writes, where it differs (s/byte)"},
-        {"dirty_beta", "extra per byte of lines another core just wrote (s/byte)"},
-        {"dirty_bytes", "how much of what another core wrote is read at that extra (bytes)"},
-        {"cma_mutual", "extra per CMA call whose target makes its own at that moment (s)"},
-        {"cma_context", "extra once per collective that makes CMA calls, beyond alpha (s)"},
-    };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (!strcmp(k[i][0], key))
-            return k[i][1];
-    if (!strncmp(key, "sm_", 3))
-        return "shared-memory control T_sm = a + b·log₂p (s)";
-    if (!strncmp(key, KCAL_WS_PREFIX, sizeof KCAL_WS_PREFIX - 1))
-        return "copy time per byte at this working set, full model (s/byte)";
-    if (!strncmp(key, KCAL_MEMCPY_WS_PREFIX, sizeof KCAL_MEMCPY_WS_PREFIX - 1))
-        return "memcpy time per byte at this working set: a process's own copies, full model (s/byte)";
-    return "";
+    size_t kl = strlen(key), sl = strlen(suffix);
+    return kl > sl && !strcmp(key + kl - sl, suffix);
+}
+
+/* What a key of the params is (model/keys.def: its meaning and unit), or
+ * "" for a key the registry does not have. */
+static const char *key_meaning(const char *key, char *buf, size_t len)
+{
+    if (!kcal_key_description(kcal_key_lookup(key, NULL, NULL), buf, len))
+        *buf = '\0';
+    return buf;
 }
 
 static void section_params(kcal_doc *d, const kcal_report_input *in)
@@ -113,20 +99,22 @@ static void section_params(kcal_doc *d, const kcal_report_input *in)
     static const char *const head[] = {"key", "value", "± std. error",
                                        "meaning"};
     kcal_doc_table(d, 4, head);
+    const char *suffix_se = kcal_key_info_of(KCAL_PK_key_stderr)->suffix;
+    const char *suffix_dof = kcal_key_info_of(KCAL_PK_key_dof)->suffix;
     for (size_t i = 0; i < p->n_entries; i++) {
         const kcal_param *e = &p->entries[i];
-        size_t kl = strlen(e->key);
-        if (kl > 7 && !strcmp(e->key + kl - 7, "_stderr"))
+        if (ends_with(e->key, suffix_se) || ends_with(e->key, suffix_dof))
             continue;
-        if (kl > 4 && !strcmp(e->key + kl - 4, "_dof"))
-            continue;
-        char se[64] = "", key[80];
-        snprintf(line, sizeof line, "%s_stderr", e->key);
-        const kcal_param *s = kcal_params_find(p, line);
+        char se[64] = "", key[80], meaning[256];
+        const kcal_param *s =
+            kcal_key_family_name(KCAL_PK_key_stderr, e->key, line, sizeof line)
+                ? kcal_params_find(p, line)
+                : NULL;
         if (s && !s->is_text)
             snprintf(se, sizeof se, "%.3g", s->value);
         snprintf(key, sizeof key, "`%s`", e->key);
-        const char *cells[] = {key, e->text, se, key_meaning(e->key)};
+        const char *cells[] = {key, e->text, se,
+                               key_meaning(e->key, meaning, sizeof meaning)};
         kcal_doc_row(d, 4, cells);
     }
     kcal_doc_table_end(d);

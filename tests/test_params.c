@@ -266,6 +266,75 @@ static void test_choose(void)
     remove(path);
 }
 
+/* The registry of keys (model/keys.def): names and ids both ways, the
+ * families' members, and the index by id kept in step with the entries
+ * through parse, set, replace and free. */
+static void test_key_registry(void)
+{
+    CHECK_STR(kcal_key_name(KCAL_PK_sync_step), "sync_step");
+    CHECK(kcal_key_lookup("sync_step", NULL, NULL) == KCAL_PK_sync_step);
+    CHECK(kcal_key_lookup("mpi_bcast_below", NULL, NULL) ==
+          KCAL_PK_MEMBER(mpi_below, 2));
+    CHECK_STR(kcal_key_name(KCAL_PK_MEMBER(mpi_below, 2)), "mpi_bcast_below");
+    CHECK_STR(kcal_key_name(KCAL_PK_MEMBER(sm_b, KCAL_SM_BARRIER)),
+              "sm_barrier_b");
+    CHECK(kcal_key_name(KCAL_PK_beta_ws) == NULL); /* a family, no key */
+    const char *m = NULL;
+    size_t ml = 0;
+    CHECK(kcal_key_lookup("beta_ws_64k", &m, &ml) == KCAL_PK_beta_ws);
+    CHECK(m && ml == 3 && !strncmp(m, "64k", ml));
+    CHECK(kcal_key_lookup("mpi_bcast_a_stderr", &m, &ml) ==
+          KCAL_PK_key_stderr);
+    CHECK(ml == strlen("mpi_bcast_a"));
+    CHECK(kcal_key_lookup("mpi_reduce_a", NULL, NULL) < 0);
+    CHECK(kcal_key_lookup("cpu_stderr", NULL, NULL) < 0); /* text key */
+    CHECK(kcal_key_lookup("sm_flag_a", NULL, NULL) < 0);
+    char buf[64];
+    CHECK_STR(kcal_key_family_name(KCAL_PK_key_dof, "gamma_a", buf,
+                                   sizeof buf), "gamma_a_dof");
+    CHECK(kcal_key_family_name(KCAL_PK_alpha, "x", buf, sizeof buf) == NULL);
+    CHECK_STR(kcal_key_pattern(KCAL_PK_mpi_mask, buf, sizeof buf),
+              "mpi_<coll>_mask");
+    CHECK_STR(kcal_key_description(KCAL_PK_alpha, buf, sizeof buf),
+              "start-up of one CMA call (s)");
+    /* Every row has what the docs' key table shows. */
+    for (kcal_pkey k = 0; k < KCAL_PK_ROWS; k++) {
+        const kcal_key_info *in = kcal_key_info_of(k);
+        CHECK(in && *in->name && *in->meaning && *in->phase);
+    }
+
+    kcal_params p;
+    char err[KCAL_ERRLEN];
+    CHECK(kcal_params_parse("format kcal-params-1\nalpha 1\nbeta 2\n"
+                            "lock 3\npage 4096\ngamma_a 0\ngamma_b 1\n"
+                            "beta_ws_1m 3e-10\nbeta_ws_64k 1e-10\n"
+                            "mpi_gather_below 512\n",
+                            "t", &p, err, sizeof err) == 0);
+    CHECK(kcal_params_get_key(&p, KCAL_PK_beta, 0) == 2);
+    CHECK(kcal_params_get_key(&p, KCAL_PK_MEMBER(mpi_below, 1), 0) == 512);
+    CHECK(!kcal_params_has_key(&p, KCAL_PK_sync_step));
+    const kcal_curve *ws = kcal_params_curve(&p, KCAL_CURVE_BETA_WS);
+    CHECK(ws->n == 2 && ws->w[0] == 65536 && ws->v[0] == 1e-10 &&
+          ws->w[1] == 1048576 && ws->v[1] == 3e-10);
+    CHECK(kcal_params_curve(&p, KCAL_CURVE_MEMCPY_WS)->n == 0);
+    /* Set, replace: the index and the curve follow. */
+    CHECK(kcal_params_set(&p, "sync_step", 5e-7) == 0);
+    CHECK(kcal_params_get_key(&p, KCAL_PK_sync_step, 0) == 5e-7);
+    CHECK(kcal_params_set(&p, "beta", 7) == 0 && p.beta == 7);
+    CHECK(kcal_params_get_key(&p, KCAL_PK_beta, 0) == 7);
+    CHECK(kcal_params_set(&p, "beta_ws_64k", 2e-10) == 0);
+    CHECK(ws->n == 2 && ws->v[0] == 2e-10);
+    CHECK(kcal_params_set(&p, "beta_ws_4m", 9e-10) == 0);
+    CHECK(ws->n == 3 && ws->w[2] == 4194304 && ws->v[2] == 9e-10);
+    CHECK(kcal_params_set(&p, "sm_gather_b", 1e-7) == 0);
+    CHECK(p.sm_b[KCAL_SM_GATHER] == 1e-7);
+    CHECK(kcal_params_find_key(&p, KCAL_PK_MEMBER(sm_b, KCAL_SM_GATHER)) ==
+          kcal_params_find(&p, "sm_gather_b"));
+    kcal_params_free(&p);
+    CHECK(!kcal_params_has_key(&p, KCAL_PK_beta));
+    CHECK(kcal_params_curve(&p, KCAL_CURVE_BETA_WS)->n == 0);
+}
+
 int main(void)
 {
     test_round_trip();
@@ -275,5 +344,6 @@ int main(void)
     test_parse_buf();
     test_setters_match_reader();
     test_choose();
+    test_key_registry();
     return check_report();
 }

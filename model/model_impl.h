@@ -1,0 +1,324 @@
+/* model_impl: what the files of the model share, private to model/
+ * (model.h is what the rest of kcal sees).
+ *
+ * Owns the accumulator of a prediction (acc) and the terms every formula
+ * is built of, as model.md's notation writes them: X(n) = α + n·β,
+ * P(c, n) = l·γ(c)·pages(n), T_memcpy, T_sm_X, F_X, and the full model's
+ * μ, cma_context, sync_step, dirty and pass terms. They are small and
+ * called once per term of every prediction, so they are static inline
+ * here. Terms are accumulated by cause (start-up, copy, lock, sync) so
+ * `kcal predict --explain` can show where the time goes; the predicted
+ * time is their sum.
+ *
+ * The files:
+ *   registry.c     the registry's rows (algorithms.def) as the model sees
+ *                  them: ids, shapes, the formula of each row in each model
+ *   paper.c        the paper's notation and formulas (--model paper)
+ *   full.c         the full model's formulas (--model full)
+ *   derived.c      the derived rows' formulas, both models
+ *   working_set.c  footprints, working sets, the measured β(W) curves:
+ *                  which β a call's copies get in the full model
+ *   select.c       a prediction, the ranking, the choice, and the MPI
+ *                  library's row */
+#ifndef KCAL_MODEL_IMPL_H
+#define KCAL_MODEL_IMPL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "model/model.h"
+
+typedef struct acc {
+    const kcal_params *prm;
+    uint64_t n;
+    double pages;
+    int in_place;
+    double alpha; /* s: α of this call's CMA calls (alpha_write for a
+                   * *_write row in the full model) */
+    double lock;  /* s/page: l, likewise lock_write */
+    double beta;  /* s/byte of this call's copies: β (the full model's
+                   * β of the call's working set, δ and write scale
+                   * included: working_set.c) */
+    double beta_local; /* s/byte of a copy within one process's memory
+                        * (T_memcpy, copy_in_out's staging): β, or the
+                        * full model's memcpy_ws curve */
+    int full;     /* the full model: synchronisations at their latency */
+    kcal_terms t;
+} acc;
+
+/* One formula: adds the terms of its row at p processes, parameter k. */
+typedef void (*kcal_formula)(acc *a, int p, int k);
+
+/* Every formula the registry names (algorithms.def's paper and full
+ * columns), defined in paper.c, full.c and derived.c. */
+#define KCAL_ALGORITHM(coll, id, kind, fn, paper, full, ...)                  \
+    void kcal_##paper(acc *a, int p, int k);                                  \
+    void kcal_##full(acc *a, int p, int k);
+#include "model/algorithms.def"
+
+/* ---- the registry's model half (registry.c) ---- */
+
+/* algorithms.def's counts, functions of p and k (kcal_model_count). */
+typedef enum {
+    N_0, N_1, N_P, N_P_MINUS_1, N_TWO_P_MINUS_1, N_K, N_P_OVER_K, N_LOG_K_P,
+    N_LOG2_P
+} kcal_count_expr;
+
+/* The working set of the busiest process (algorithms.def's ws column). */
+typedef enum {
+    WS_PAIR, WS_ROOT_ALL, WS_ROOT_WRITES, WS_CHUNKS, WS_GATHERED, WS_EXCHANGE
+} kcal_ws_shape;
+
+typedef struct {
+    kcal_formula paper, full;
+    kcal_count_expr steps, concurrent, scratch;
+    int paper_charges_p;
+    kcal_ws_shape ws;
+} kcal_row_facts;
+
+/* Per algorithm, by its index: its formula in each model and the shape
+ * facts of its row. */
+extern const kcal_row_facts kcal_model_facts[KCAL_ALG_COUNT];
+
+int kcal_model_count(kcal_count_expr e, int p, int k);
+/* alg is a row of the registry, of collective c. */
+int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg);
+int kcal_model_kind_ok(kcal_model_kind m);
+
+/* ---- working_set.c ---- */
+
+/* kcal_model_footprint and kcal_model_working_set of a registry row (NULL:
+ * the collective's buffers alone). */
+double kcal_model_footprint_of(kcal_coll c, const kcal_algorithm *alg, int p,
+                               uint64_t n);
+double kcal_model_working_set_of(kcal_coll c, const kcal_algorithm *alg,
+                                 int p, int k, uint64_t n);
+/* kcal_model_full_copy in two steps: what does not depend on k (the
+ * working set, the curves' β, the write keys, where β lies between the
+ * cache's ends), once per (algorithm, p, n), and the rest (the copies at
+ * once and their δ) per k. rank and select loop over k with one base. */
+typedef struct {
+    kcal_full_copy fc; /* concurrent, conc, delta unset; beta and
+                        * beta_local before δ and the write scale */
+    int has_conc;      /* conc_hot or conc_cold in the params */
+    double conc_hot, conc_cold, coldness;
+} kcal_copy_base;
+void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
+                          const kcal_algorithm *alg, int p, uint64_t n,
+                          kcal_copy_base *b);
+void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
+                            const kcal_algorithm *alg, int p, int k,
+                            kcal_full_copy *out);
+
+/* kcal_model_time with the copy base of (c, alg, p, n) when the caller has
+ * it (NULL: made here). */
+double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, int in_place, kcal_terms *terms,
+                            const kcal_copy_base *base);
+
+/* β of one call without the β(W) curve: beta_hot where its footprint fits
+ * in l3_cache and both keys are there, else β. */
+double kcal_model_full_beta(const kcal_params *prm, kcal_coll c,
+                            const kcal_algorithm *alg, int p, uint64_t n);
+
+/* ---- the models' drivers ---- */
+
+/* The paper's row of alg (paper.c), the full model's (full.c): the terms
+ * of one call into *a, set up by acc_init. */
+void kcal_model_paper_time(acc *a, const kcal_algorithm *alg, int k, int p);
+void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
+                          int k, int p, const kcal_copy_base *base);
+
+/* ---- the keys a term reads (0 when absent) ---- */
+
+static inline double key_value(const acc *a, kcal_pkey k)
+{
+    return kcal_params_get_key(a->prm, k, 0);
+}
+
+/* ---- the terms ---- */
+
+/* mult·X(n) = mult·(α + n·β) */
+static inline void add_x(acc *a, double mult)
+{
+    a->t.startup += mult * a->alpha;
+    a->t.copy += mult * (double)a->n * a->beta;
+}
+
+/* mult·P(c, n) = mult·l·γ(c)·pages(n); c = 1 gives the uncontended
+ * l·pages. */
+static inline void add_lock(acc *a, double mult, int c)
+{
+    a->t.lock += mult * a->lock * kcal_model_gamma(a->prm, c) * a->pages;
+}
+
+/* T_memcpy = n·β (0 in place) */
+static inline void add_memcpy(acc *a)
+{
+    if (!a->in_place)
+        a->t.copy += (double)a->n * a->beta_local;
+}
+
+/* T_sm_X(p) = sm_X_a + sm_X_b·log₂ p. The probe times a chain of
+ * back-to-back collectives, in which each call's messages overlap the
+ * previous call's tail: a throughput. A copy that waits for the
+ * synchronisation sees its latency, at least ⌈lg p⌉ control messages one
+ * after the other (a binomial tree, recursive doubling, a dissemination
+ * barrier), each sync_step (half an 8-byte ping-pong). The full model
+ * charges the larger of the two; the paper model T_sm_X as measured. */
+static inline double sm_time(const acc *a, kcal_sm_op op, int p)
+{
+    if (p < 2)
+        return 0;
+    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
+    if (a->full) {
+        double lat = kcal_ceil_log2(p) * key_value(a, KCAL_PK_sync_step);
+        if (lat > t)
+            t = lat;
+    }
+    return t;
+}
+
+static inline void add_sm(acc *a, kcal_sm_op op, int p)
+{
+    a->t.sync += sm_time(a, op, p);
+}
+
+static inline void acc_init(acc *a, const kcal_params *prm, uint64_t n,
+                            int in_place)
+{
+    memset(a, 0, sizeof *a);
+    a->prm = prm;
+    a->n = n;
+    a->pages = (double)kcal_pages(n, prm->page);
+    a->in_place = in_place;
+    a->alpha = prm->alpha;
+    a->lock = prm->lock;
+    a->beta = prm->beta;
+    a->beta_local = prm->beta;
+}
+
+/* A piece of a's call (scatter_allgather's halves, direct_split's two
+ * sides): n bytes, with a's α, l, β and model. */
+static inline void acc_piece(acc *piece, const acc *a, uint64_t n,
+                             int in_place)
+{
+    acc_init(piece, a->prm, n, in_place);
+    piece->alpha = a->alpha;
+    piece->lock = a->lock;
+    piece->beta = a->beta;
+    piece->beta_local = a->beta_local;
+    piece->full = a->full;
+}
+
+static inline void terms_add(kcal_terms *dst, const kcal_terms *src)
+{
+    dst->startup += src->startup;
+    dst->copy += src->copy;
+    dst->lock += src->lock;
+    dst->sync += src->sync;
+}
+
+/* Full model (issue 8): calls·μ, μ = cma_mutual, for CMA calls whose
+ * target process makes CMA calls of its own at the same moment (an
+ * allgather's or alltoall's processes reading each other, a split row's
+ * root and owner copying from each other): the call and the target's
+ * take the target's memory-map and task locks at once, and their lines
+ * bounce between the cores (probe/mutual.h). A start-up cost: it does not
+ * grow with the bytes. Nothing in the paper model or without the key. */
+static inline void add_mutual(acc *a, double calls)
+{
+    if (a->full)
+        a->t.startup += calls * key_value(a, KCAL_PK_cma_mutual);
+}
+
+/* Full model (issue 8): cma_context once for a collective that makes CMA
+ * calls at all, on top of its calls' α. α comes from a loop of calls on
+ * one passive target; in a collective the call follows a barrier and a
+ * flag from the process it reads or writes, which costs more (docs/
+ * machine.md "The Xeon guest: the first CMA call of a collective"). The probe's own
+ * measurements of two one-call rows price it (fit/). Every start-up term
+ * is a CMA call's (α, μ, a split row's chunks), so a row that charged one
+ * makes calls. */
+static inline void add_context(acc *a)
+{
+    if (a->full && a->t.startup > 0)
+        a->t.startup += key_value(a, KCAL_PK_cma_context);
+}
+
+/* mult·sync_step: `mult` steps each ending in a control message. */
+static inline void add_steps(acc *a, double mult)
+{
+    a->t.sync += mult * key_value(a, KCAL_PK_sync_step);
+}
+
+/* Reads of lines another process wrote earlier in the same call (issue 9):
+ * the lines are modified in the writer core's private cache, and a copy
+ * of them from another core pays dirty_beta per byte on the part still
+ * there, at most dirty_bytes of what was written (older lines were written
+ * back and read at the clean rate): extra = dirty_beta·min(bytes,
+ * dirty_bytes) per such read, both measured by kcal probe (docs/probe.md
+ * "Lines another core just wrote"). `count` reads of `bytes` each; 0
+ * without the keys. */
+static inline void add_dirty(acc *a, double bytes, double count)
+{
+    double e = key_value(a, KCAL_PK_dirty_beta);
+    double cap = key_value(a, KCAL_PK_dirty_bytes);
+    if (!(e > 0) || !(cap > 0) || !(count > 0))
+        return;
+    a->t.copy += count * e * (bytes < cap ? bytes : cap);
+}
+
+/* Whether the params hold any of the pass keys. */
+static inline int has_pass(const acc *a)
+{
+    return kcal_params_has_key(a->prm, KCAL_PK_pass_a) ||
+           kcal_params_has_key(a->prm, KCAL_PK_pass_b) ||
+           kcal_params_has_key(a->prm, KCAL_PK_pass_next);
+}
+
+/* Chunks passed between cores through the staging areas (copy_in_out):
+ * `streams` streams of m chunks of c bytes each on the critical path, each
+ * paying beyond its copies pass_a + pass_b·c for its first chunk and
+ * pass_next for each further one (kcal probe's pass phase, probe/pass.h:
+ * the copy out of lines the other core just wrote, the copy in over lines
+ * the other core read, the wait for the progress word). Params without
+ * the pass keys (probed before they existed) charge dirty_beta on each
+ * chunk instead, as the model did then. */
+static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
+{
+    if (!(streams > 0) || !m)
+        return;
+    if (!has_pass(a)) {
+        add_dirty(a, (double)c, streams * (double)m);
+        return;
+    }
+    double pa = key_value(a, KCAL_PK_pass_a);
+    double pb = key_value(a, KCAL_PK_pass_b);
+    double next = key_value(a, KCAL_PK_pass_next);
+    a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
+}
+
+/* F_X, a synchronisation of pattern X through libkcoll's shared-memory
+ * flags (the derived rows): the MPI library's T_sm_X, each of its
+ * messages replaced by a flag, so scaled by sm_flag / sync_step (one flag
+ * seen by a polling process against one 8-byte MPI message, both half of
+ * a ping-pong measured by kcal probe). Without both keys, T_sm_X. */
+static inline double flag_cost(const acc *a, kcal_sm_op op, int p)
+{
+    if (p < 2)
+        return 0;
+    double t = sm_time(a, op, p);
+    double flag = key_value(a, KCAL_PK_sm_flag);
+    double step = key_value(a, KCAL_PK_sync_step);
+    return flag > 0 && step > 0 ? t * flag / step : t;
+}
+
+static inline void add_flag(acc *a, kcal_sm_op op, int p)
+{
+    a->t.sync += flag_cost(a, op, p);
+}
+
+#endif

@@ -1,0 +1,329 @@
+/* select: a prediction, the ranking, the choice (docs/model.md "Ranking,
+ * and what libkcoll picks"), and the MPI library's row ("The MPI library
+ * as a candidate").
+ *
+ * Owns kcal_model_time (one (algorithm, k) in one model), the candidates
+ * a collective has at p and their order, kcal_model_rank (what `kcal
+ * predict` prints), kcal_model_select (what libkcoll runs: a scan, no
+ * allocation, no shared state, so any thread may call it),
+ * kcal_model_find_nonfinite, and the "mpi" row: the MPI library's measured
+ * line where the params hand a size to it. */
+#include "model/model_impl.h"
+#include "common/grow.h"
+
+#include <stdlib.h>
+
+/* The MPI library's collective as a row (kcal_model_mpi): index -1, so it
+ * never passes kcal_model_is_row_of and indexes no table. */
+static const kcal_algorithm mpi_rows[KCAL_COLL_COUNT] = {
+#define KCAL_COLLECTIVE(id, name)                                            \
+    [KCAL_COLL_##id] = {KCAL_COLL_##id, "mpi", KCAL_PARAM_NONE, -1,           \
+                        KCAL_ORIGIN_PAPER},
+#include "model/collectives.def"
+};
+
+const kcal_algorithm *kcal_model_mpi(kcal_coll c)
+{
+    return (c >= 0 && c < KCAL_COLL_COUNT) ? &mpi_rows[c] : NULL;
+}
+
+int kcal_model_is_mpi(const kcal_algorithm *alg)
+{
+    return alg && alg >= mpi_rows && alg < mpi_rows + KCAL_COLL_COUNT;
+}
+
+int kcal_model_size_class(uint64_t n)
+{
+    /* On every call libkcoll hands to the MPI library above the crossover
+     * (kcoll.c): one instruction, where a shift loop took 11 at 2 KiB. */
+    return n > 1 ? 63 - __builtin_clzll(n) : 0;
+}
+
+int kcal_model_handed_off(double below, double mask, uint64_t n)
+{
+    if ((double)n < below)
+        return 1;
+    int i = kcal_model_size_class(n);
+    /* mask holds whole bits below 2^53 (the params keep doubles). */
+    if (!(below > 0) || !(mask >= 1) || !(mask < 9007199254740992.0) ||
+        i > 52)
+        return 0;
+    return ((uint64_t)mask >> i) & 1;
+}
+
+/* T_mpi(p, n) = a + b·v where the params hand n to the MPI library
+ * (model.h); the terms: a as start-up, b·v as copy. */
+static double mpi_time(const kcal_params *prm, kcal_coll c, int p, uint64_t n,
+                       kcal_terms *t)
+{
+    if (c < 0 || c >= KCAL_COLL_COUNT || p < 2)
+        return -1;
+    const kcal_param *a = kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_a, c));
+    const kcal_param *b = kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_b, c));
+    const kcal_param *below =
+        kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_below, c));
+    const kcal_param *mask =
+        kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_mask, c));
+    if (!a || !b || !below || a->is_text || b->is_text || below->is_text ||
+        !kcal_model_handed_off(below->value,
+                               mask && !mask->is_text ? mask->value : 0, n))
+        return -1;
+    double v = (double)n * (c == KCAL_COLL_BCAST ? kcal_ceil_log2(p) : p - 1);
+    double s = a->value + b->value * v;
+    if (!isfinite(s))
+        return -1;
+    if (t)
+        *t = (kcal_terms){.startup = a->value, .copy = b->value * v};
+    return s;
+}
+
+double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
+                           uint64_t n)
+{
+    return mpi_time(prm, c, p, n, NULL);
+}
+
+double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
+                       kcal_coll c, const kcal_algorithm *alg, int k, int p,
+                       uint64_t n, int in_place, kcal_terms *terms)
+{
+    return kcal_model_time_with(model, prm, c, alg, k, p, n, in_place, terms,
+                                NULL);
+}
+
+double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, int in_place, kcal_terms *terms,
+                            const kcal_copy_base *base)
+{
+    if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) || p < 1)
+        return -1;
+    /* At p = 1 there is no throttle range; the local copy stands for all. */
+    if (p > 1 && !kcal_model_k_valid(alg, p, k))
+        return -1;
+    acc a;
+    acc_init(&a, prm, n, in_place);
+    if (model == KCAL_MODEL_FULL)
+        kcal_model_full_time(&a, c, alg, k, p, base);
+    else
+        kcal_model_paper_time(&a, alg, k, p);
+    if (terms)
+        *terms = a.t;
+    return a.t.startup + a.t.copy + a.t.lock + a.t.sync;
+}
+
+/* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),
+ * ring_neighbor with j = 1; only only_alg's when it is not NULL. Calls fn
+ * for each, in model.md order and k ascending; stops early on non-zero. */
+typedef int (*visit_fn)(void *ctx, const kcal_algorithm *alg, int k);
+
+static int for_each_candidate(kcal_coll c, int p, int only_k,
+                              const kcal_algorithm *only_alg, visit_fn fn,
+                              void *ctx)
+{
+    size_t na;
+    const kcal_algorithm *algs = kcal_model_algorithms(c, &na);
+    for (size_t i = 0; i < na; i++) {
+        const kcal_algorithm *alg = &algs[i];
+        int rc = 0;
+        if (only_alg && alg != only_alg)
+            continue;
+        if (alg->kind == KCAL_PARAM_NONE) {
+            rc = fn(ctx, alg, 0);
+        } else if (alg->kind == KCAL_PARAM_STRIDE) {
+            rc = fn(ctx, alg, 1);
+        } else if (only_k > 0) {
+            if (kcal_model_k_valid(alg, p, only_k))
+                rc = fn(ctx, alg, only_k);
+        } else {
+            for (int k = 2; k <= p - 1 && !rc; k++)
+                rc = fn(ctx, alg, k);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct {
+    kcal_model_kind model;
+    const kcal_params *prm;
+    kcal_coll c;
+    int p;
+    uint64_t n;
+    int in_place;
+    kcal_prediction *out; /* rank: every prediction; find_nonfinite: one */
+    size_t count, cap;
+    kcal_choice best; /* select: the fastest finite one so far */
+    size_t candidates;
+    /* The full model's copy base of the algorithm being visited: one per
+     * algorithm, not one per k (measured: -1 not known yet, 0 no base). */
+    int measured;
+    const kcal_algorithm *base_alg;
+    kcal_copy_base base;
+} rank_ctx;
+
+static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
+{
+    if (ctx->model != KCAL_MODEL_FULL)
+        return NULL;
+    if (ctx->measured < 0)
+        ctx->measured = kcal_model_full_measured(ctx->prm);
+    if (!ctx->measured)
+        return NULL;
+    if (ctx->base_alg != alg) {
+        kcal_model_copy_base(ctx->prm, ctx->c, alg, ctx->p, ctx->n,
+                             &ctx->base);
+        ctx->base_alg = alg;
+    }
+    return &ctx->base;
+}
+
+/* One candidate's time (kcal_model_time), with the copy base it shares
+ * with the other k of its algorithm. */
+static double candidate_time(rank_ctx *ctx, const kcal_algorithm *alg, int k,
+                             kcal_terms *terms)
+{
+    return kcal_model_time_with(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
+                                ctx->n, ctx->in_place, terms,
+                                base_of(ctx, alg));
+}
+
+static int collect(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    kcal_prediction *grown = kcal_grow(ctx->out, &ctx->cap, ctx->count,
+                                       sizeof *grown, 16);
+    if (!grown)
+        return -1;
+    ctx->out = grown;
+    kcal_prediction *pr = &ctx->out[ctx->count++];
+    pr->alg = alg;
+    pr->k = k;
+    pr->seconds = candidate_time(ctx, alg, k, &pr->terms);
+    pr->rank = 0;
+    return 0;
+}
+
+/* Fastest first; ties keep model.md's order (then smaller k first). */
+static int by_time(const void *va, const void *vb)
+{
+    const kcal_prediction *a = va, *b = vb;
+    if (a->seconds != b->seconds)
+        return a->seconds < b->seconds ? -1 : 1;
+    if (a->alg != b->alg)
+        return a->alg < b->alg ? -1 : 1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+static int args_ok(kcal_model_kind model, kcal_coll c, int p)
+{
+    return kcal_model_kind_ok(model) && c >= 0 && c < KCAL_COLL_COUNT && p >= 1;
+}
+
+/* The "mpi" row where it applies: first, ranked 1 (below the measured
+ * crossover it is the choice), the algorithms keeping their own ranks.
+ * 0, or -1 out of memory. */
+static int add_mpi_row(rank_ctx *ctx)
+{
+    kcal_prediction m = {.alg = &mpi_rows[ctx->c], .k = 0, .rank = 1};
+    m.seconds = mpi_time(ctx->prm, ctx->c, ctx->p, ctx->n, &m.terms);
+    if (m.seconds < 0)
+        return 0;
+    kcal_prediction *grown = realloc(ctx->out, (ctx->count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    ctx->out = grown;
+    memmove(ctx->out + 1, ctx->out, ctx->count * sizeof *ctx->out);
+    ctx->out[0] = m;
+    ctx->count++;
+    return 0;
+}
+
+long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
+                     kcal_coll c, int p, uint64_t n, int in_place, int only_k,
+                     kcal_prediction **out)
+{
+    *out = NULL;
+    if (!args_ok(model, c, p))
+        return -1;
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place, .measured = -1};
+    if (for_each_candidate(c, p, only_k, NULL, collect, &ctx)) {
+        free(ctx.out);
+        return -1;
+    }
+    qsort(ctx.out, ctx.count, sizeof *ctx.out, by_time);
+    /* Competition ranking: equal times share a rank (the three ring
+     * allgathers always do in the paper model). */
+    for (size_t i = 0; i < ctx.count; i++)
+        ctx.out[i].rank = (i > 0 && ctx.out[i].seconds == ctx.out[i - 1].seconds)
+                              ? ctx.out[i - 1].rank
+                              : (int)i + 1;
+    if (add_mpi_row(&ctx) < 0) {
+        free(ctx.out);
+        return -1;
+    }
+    *out = ctx.out;
+    return (long)ctx.count;
+}
+
+static int first_nonfinite(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    kcal_prediction *pr = ctx->out;
+    pr->seconds = candidate_time(ctx, alg, k, &pr->terms);
+    if (isfinite(pr->seconds))
+        return 0;
+    pr->alg = alg;
+    pr->k = k;
+    pr->rank = 0;
+    return 1;
+}
+
+int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
+                              kcal_coll c, int p, uint64_t n, int in_place,
+                              int only_k, kcal_prediction *bad)
+{
+    if (!args_ok(model, c, p))
+        return -1;
+    kcal_prediction scratch;
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place, .out = &scratch, .measured = -1};
+    if (!for_each_candidate(c, p, only_k, NULL, first_nonfinite, &ctx))
+        return 0;
+    *bad = scratch;
+    return 1;
+}
+
+/* Strictly faster replaces: the first of equal times stays, which is
+ * kcal_model_rank's tie order. Infinite and NaN times never win. */
+static int keep_best(void *vctx, const kcal_algorithm *alg, int k)
+{
+    rank_ctx *ctx = vctx;
+    double s = candidate_time(ctx, alg, k, NULL);
+    ctx->candidates++;
+    if (isfinite(s) && s >= 0 && (!ctx->best.alg || s < ctx->best.seconds))
+        ctx->best = (kcal_choice){alg, k, s};
+    return 0;
+}
+
+int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
+                      kcal_coll c, int p, uint64_t n, int in_place,
+                      const kcal_algorithm *only_alg, kcal_choice *out)
+{
+    if (!args_ok(model, c, p) || (only_alg && !kcal_model_is_row_of(c, only_alg)))
+        return KCAL_SELECT_NONE;
+    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
+                    .in_place = in_place, .measured = -1};
+    for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
+    /* Below the crossover the probe measured, the MPI library was faster
+     * than every algorithm: a measurement outranks the predictions. */
+    double t_mpi = only_alg ? -1 : mpi_time(prm, c, p, n, NULL);
+    if (t_mpi >= 0)
+        ctx.best = (kcal_choice){&mpi_rows[c], 0, t_mpi};
+    if (!ctx.best.alg)
+        return ctx.candidates ? KCAL_SELECT_NONFINITE : KCAL_SELECT_NONE;
+    *out = ctx.best;
+    return 0;
+}

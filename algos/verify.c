@@ -19,8 +19,10 @@ struct kcoll_verify_slot {
     /* Decided. Every count below is the same on every rank. */
     int chosen;
     double agreed[KCOLL_VERIFY_MAX], decided;
+    double baseline; /* the first check's agreed median (0: none yet) */
     uint64_t calls; /* since the last exploration ended */
-    uint64_t sample_every, check_every, explore_every, explore_at;
+    uint64_t sample_every; /* a power of two */
+    uint64_t check_every, next_check, explore_every, explore_at;
     double ring[KCOLL_VERIFY_RING];
     unsigned nring, ring_at;
     unsigned explorations, switches, checks;
@@ -176,9 +178,14 @@ int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
         plan_of(plan, &s->cand[s->cur], KCOLL_WHY_EXPLORING, s, 1);
         return MPI_SUCCESS;
     }
+    /* The decided call: a counter and two compares; the slot goes with
+     * the plan only where the call is timed or an event is due, so the
+     * others skip kcoll_choice_observe altogether. */
     s->calls++;
-    int timed = s->calls % s->sample_every == 0;
-    plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED, s, timed);
+    int timed = (s->calls & (s->sample_every - 1)) == 0;
+    int due = s->calls == s->next_check || s->calls >= s->explore_at;
+    plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED,
+            timed || due ? s : NULL, timed);
     return MPI_SUCCESS;
 }
 
@@ -241,6 +248,8 @@ static void schedule(kcoll_verify_slot *s, int kept)
     if (s->explore_every < base)
         s->explore_every = base;
     s->explore_at = s->explore_every;
+    s->next_check = s->check_every;
+    s->baseline = 0;
     s->calls = 0;
     s->nring = s->ring_at = 0;
 }
@@ -311,20 +320,29 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan,
         explore_again(s, "periodic");
         return MPI_SUCCESS;
     }
-    if (s->calls % s->check_every)
+    if (s->calls != s->next_check)
         return MPI_SUCCESS;
-    /* The drift check: the slowest rank's recent median against the time
-     * that decided. A failed call counts as drifted. */
+    s->next_check += s->check_every;
+    /* The drift check: the slowest rank's recent median against the
+     * steady state the first check after the decision found (against the
+     * deciding time at that first check: its E calls among the other
+     * candidates' can be off the steady state either way). A failed call
+     * counts as drifted. */
     double mine = call_rc != MPI_SUCCESS ? INFINITY : median(s->ring, s->nring),
            now = 0;
     s->checks++;
     int rc = MPI_Allreduce(&mine, &now, 1, MPI_DOUBLE, MPI_MAX, c->comm);
-    if (rc == MPI_SUCCESS && now > KCOLL_VERIFY_DRIFT * s->decided) {
+    if (rc != MPI_SUCCESS)
+        return rc;
+    double ref = s->baseline > 0 ? s->baseline : s->decided;
+    if (now > KCOLL_VERIFY_DRIFT * ref) {
         char why[32];
-        snprintf(why, sizeof why, "drift %.2fx", now / s->decided);
+        snprintf(why, sizeof why, "drift %.2fx", now / ref);
         explore_again(s, why);
+    } else if (s->baseline == 0) {
+        s->baseline = now;
     }
-    return rc;
+    return MPI_SUCCESS;
 }
 
 void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
@@ -349,6 +367,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
     out->samples = s->samples;
     out->check_every = s->check_every;
     out->explore_at = s->explore_at;
+    out->baseline = s->baseline;
 }
 
 #ifdef KCOLL_TEST_HOOKS

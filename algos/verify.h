@@ -28,8 +28,11 @@
  *   re-check    every C calls (C from the decided time: a check per
  *               millisecond or so of collective time, so its reduction
  *               stays near 0.2 %), one MAX reduction of the ranks' median
- *               of that ring: above KCOLL_VERIFY_DRIFT times the deciding
- *               time, the class explores again.
+ *               of that ring: the first check after a decision sets the
+ *               steady state (unless it is already KCOLL_VERIFY_DRIFT
+ *               times the deciding time), and a later one above
+ *               KCOLL_VERIFY_DRIFT times that steady state explores
+ *               again.
  *   re-explore  also after a bounded share of the class's time, so a
  *               candidate that became faster is found: when the calls
  *               since the last exploration have cost
@@ -90,6 +93,7 @@ typedef struct {
     uint64_t calls;
     int samples;                  /* E */
     uint64_t check_every, explore_at; /* in calls since the decision */
+    double baseline; /* the steady state the first check found (0: none) */
 } kcoll_verify_state;
 
 void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,

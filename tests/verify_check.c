@@ -255,7 +255,16 @@ static void leave(void)
         kcal_coll cc = colls[ci];
         if (settle(cc, n, 0, 400, &seed) < 0)
             continue;
+        /* Until the first check has set the steady state. */
         kcoll_verify_state st;
+        state_of(cc, n, &st);
+        for (long i = 0; i < (long)st.check_every + 1 && st.baseline == 0 &&
+                         !st.exploring; i++) {
+            one_call(cc, n, seed++);
+            state_of(cc, n, &st);
+        }
+        if (st.exploring) /* that first check found a drift already */
+            settle(cc, n, st.explorations, 400, &seed);
         state_of(cc, n, &st);
         const kcal_algorithm *slowed = st.cand[st.chosen].alg;
         unsigned done = st.explorations;
@@ -263,9 +272,9 @@ static void leave(void)
         snprintf(rules, sizeof rules, "%s:%s:%d", kcal_coll_name(cc),
                  slowed->id, factor);
         kcoll_test_slow_rules(rules);
-        /* The next check finds the drift (within check_every calls), one
-         * exploration follows. */
-        long bound = (long)st.check_every +
+        /* A check within two intervals finds the drift (the first may
+         * still see the ring's older calls), one exploration follows. */
+        long bound = 2 * (long)st.check_every +
                      (long)st.ncand * (1 + st.samples) + 2;
         long took = settle(cc, n, done, bound, &seed);
         state_of(cc, n, &st);

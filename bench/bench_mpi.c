@@ -84,6 +84,8 @@
 
 #include <mpi.h>
 
+#include "bench/bench_opts.h"
+#include "bench/bench_stats.h"
 #include "bench/capacity.h"
 #include "common/columns.h"
 #include "common/copy.h"
@@ -95,30 +97,6 @@
 #include "bench/perf_ctl.h"
 #include "common/sizes.h"
 
-typedef enum {
-    V_MPI,    /* the MPI library's collective */
-    V_KCOLL,  /* a libkcoll algorithm, spec */
-    V_AUTO,   /* libkcoll with algorithm NULL */
-    V_LIMIT   /* the copies alone (the top of this file) */
-} variant_kind;
-
-typedef struct {
-    char spec[64]; /* kcoll algorithm (V_KCOLL) */
-    const char *name;
-    int k; /* -1: none */
-    variant_kind kind;
-} variant;
-
-typedef struct {
-    kcal_coll coll;
-    const char *sizes, *algorithm;
-    long iterations, warmup;
-    int cold, check, root, quiet, progress, no_auto_limit, loop;
-    const char *mpi; /* the MPI family kcal bench built this for, or NULL */
-    long expect_p;   /* the world size kcal bench launched, or 0 */
-    int library;     /* print the library and exit */
-} options;
-
 static int me, p;
 
 /* The rows of --loop: calls timed back to back, the slowest rank's wall
@@ -126,240 +104,6 @@ static int me, p;
 #define KCAL_BENCH_LOOP_HEADER                                                \
     "collective,p,size_bytes,algorithm,k,calls,seconds_per_call,"            \
     "oversubscribed"
-
-static void usage_error(const char *msg, const char *arg)
-{
-    if (me == 0)
-        fprintf(stderr, "kcal-bench-mpi: %s%s%s\n", msg, arg ? ": " : "",
-                arg ? arg : "");
-    MPI_Finalize();
-    exit(2);
-}
-
-static long num(const char *s, long lo, long hi, const char *opt)
-{
-    char *end;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || *end || v < lo || v > hi)
-        usage_error("bad value for", opt);
-    return v;
-}
-
-static void parse(int argc, char **argv, options *o)
-{
-    *o = (options){.coll = KCAL_COLL_COUNT, .sizes = KCAL_DEFAULT_SIZES,
-                   .iterations = 50, .warmup = 5};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--coll")) {
-            if (!v || kcal_coll_from_name(v, &o->coll) != 0)
-                usage_error("unknown collective", v);
-            i++;
-        } else if (!strcmp(a, "--sizes")) {
-            o->sizes = v ? v : "";
-            i++;
-        } else if (!strcmp(a, "--algorithm")) {
-            o->algorithm = v;
-            i++;
-        } else if (!strcmp(a, "--iterations")) {
-            o->iterations = num(v, 1, 100000000, a);
-            i++;
-        } else if (!strcmp(a, "--warmup")) {
-            o->warmup = num(v, 0, 100000000, a);
-            i++;
-        } else if (!strcmp(a, "--root")) {
-            o->root = (int)num(v, 0, p - 1, a);
-            i++;
-        } else if (!strcmp(a, "--cold")) {
-            o->cold = 1;
-        } else if (!strcmp(a, "--no-auto-limit")) {
-            o->no_auto_limit = 1;
-        } else if (!strcmp(a, "--loop")) {
-            o->loop = 1;
-        } else if (!strcmp(a, "--check")) {
-            o->check = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = 1;
-        } else if (!strcmp(a, "--progress")) {
-            o->progress = 1;
-        } else if (!strcmp(a, "--mpi")) {
-            if (!v || !kcal_mpi_flavor_find(v))
-                usage_error("unknown MPI library (openmpi, mpich)", v);
-            o->mpi = v;
-            i++;
-        } else if (!strcmp(a, "--expect-p")) {
-            o->expect_p = num(v, 1, 1 << 30, a);
-            i++;
-        } else if (!strcmp(a, "--library")) {
-            o->library = 1;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            if (me == 0)
-                printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
-                       "[--algorithm ID[,ID...]]\n"
-                       "       [--iterations N] [--warmup N] [--cold] "
-                       "[--check] [--root R] [--no-auto-limit] [--loop]\n"
-                       "       [--quiet] [--progress] [--mpi NAME] [--expect-p P] "
-                       "[--library]\n"
-                       "Run it under mpirun or srun; rank 0 prints CSV (see "
-                       "`kcal bench --help`).\n");
-            MPI_Finalize();
-            exit(0);
-        } else {
-            usage_error("unknown option", a);
-        }
-    }
-    if (o->coll == KCAL_COLL_COUNT && !o->library)
-        usage_error("--coll is required", NULL);
-    if (o->loop && !o->algorithm)
-        usage_error("--loop needs --algorithm", NULL);
-    if (o->loop && o->check)
-        usage_error("--loop times calls, --check checks them: one at a time",
-                    NULL);
-}
-
-/* The MPI library this program runs with, as one line (mpi_flavor.h), and
- * whether it is the one kcal bench built it for, launched as one job of
- * the processes it asked for. A mismatch ends the run (exit 2): every
- * process sees the same library; a singleton is its own rank 0 and says
- * so, which is the message kcal bench shows. */
-static void check_library(const options *o, char *library, size_t len)
-{
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int vlen = 0;
-    MPI_Get_library_version(version, &vlen);
-    kcal_mpi_flavor_describe_version(version, library, len);
-    const kcal_mpi_flavor *want = o->mpi ? kcal_mpi_flavor_find(o->mpi) : NULL;
-    const kcal_mpi_flavor *got = kcal_mpi_flavor_of_version(version);
-    char msg[512];
-    if (want && got != want) {
-        snprintf(msg, sizeof msg, "this program runs with %s, not %s (--mpi "
-                 "%s): build it with %s", library, want->title, want->name,
-                 want->make_hint);
-        usage_error(msg, NULL);
-    }
-    if (o->expect_p && p != o->expect_p) {
-        snprintf(msg, sizeof msg, "MPI_COMM_WORLD has %d process%s, not "
-                 "%ld: the launcher started them as separate jobs (a "
-                 "launcher of another MPI library than this program's %s?)",
-                 p, p == 1 ? "" : "es", o->expect_p, library);
-        usage_error(msg, NULL);
-    }
-}
-
-/* One item of --algorithm: an id (or mpi) and k, 0 for every k. */
-typedef struct {
-    char item[128], id[64];
-    int k, matched;
-} wanted;
-
-/* --algorithm's comma-separated items; *count of them (0 without it). */
-static wanted *parse_wanted(const options *o, int *count)
-{
-    *count = 0;
-    if (!o->algorithm)
-        return NULL;
-    const char *s = o->algorithm;
-    int n = 1;
-    for (const char *c = s; *c; c++)
-        n += *c == ',';
-    wanted *w = calloc((size_t)n, sizeof *w);
-    if (!w)
-        usage_error("out of memory", NULL);
-    for (int i = 0; i < n; i++) {
-        const char *end = strchr(s, ',');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        char *item = w[i].item;
-        if (len == 0 || len >= sizeof w[i].item)
-            usage_error("unknown algorithm", o->algorithm);
-        memcpy(item, s, len);
-        item[len] = '\0';
-        const char *colon = strchr(item, ':');
-        size_t idlen = colon ? (size_t)(colon - item) : len;
-        if (idlen == 0 || idlen >= sizeof w[i].id)
-            usage_error("unknown algorithm", item);
-        memcpy(w[i].id, item, idlen);
-        w[i].id[idlen] = '\0';
-        w[i].k = colon ? (int)num(colon + 1, 1, 1 << 30, "--algorithm") : 0;
-        int extra = !strcmp(w[i].id, "mpi") ||
-                    (o->loop && (!strcmp(w[i].id, "auto") ||
-                                 !strcmp(w[i].id, "limit")));
-        if (!extra && !kcal_model_find_algorithm(o->coll, w[i].id))
-            usage_error("unknown algorithm", item);
-        s = end ? end + 1 : s + len;
-    }
-    *count = n;
-    return w;
-}
-
-/* Whether --algorithm names id (mpi, auto, limit). */
-static int named(const wanted *want, int nwant, const char *id)
-{
-    for (int w = 0; w < nwant; w++)
-        if (!strcmp(want[w].id, id))
-            return 1;
-    return 0;
-}
-
-/* Every variant to measure: the MPI built-in first, then model.md order
- * (only --algorithm's items when given), then auto and the limit (always,
- * as mpi, unless --no-auto-limit). With --loop only what --algorithm names,
- * mpi, auto and limit included. */
-static variant *variants(const options *o, int *count)
-{
-    size_t na;
-    const kcal_algorithm *algs = kcal_model_algorithms(o->coll, &na);
-    variant *v = calloc(na * (size_t)(p + 2) + 4, sizeof *v);
-    int c = 0, nwant;
-    wanted *want = parse_wanted(o, &nwant);
-    if (!o->loop || named(want, nwant, "mpi"))
-        v[c++] = (variant){"", "mpi", -1, V_MPI};
-    for (size_t i = 0; i < na; i++) {
-        const kcal_algorithm *a = &algs[i];
-        int lo = 0, hi = 0;
-        if (a->kind == KCAL_PARAM_THROTTLE)
-            lo = 2, hi = p - 1;
-        else if (a->kind == KCAL_PARAM_STRIDE)
-            lo = hi = 1;
-        /* A stride other than 1 is measured only when asked for. */
-        for (int w = 0; w < nwant && a->kind == KCAL_PARAM_STRIDE; w++)
-            if (!strcmp(want[w].id, a->id) && want[w].k > 0) {
-                lo = lo < want[w].k ? lo : want[w].k;
-                hi = hi > want[w].k ? hi : want[w].k;
-            }
-        for (int k = lo; k <= hi; k++) {
-            if (!kcal_model_k_valid(a, p, k))
-                continue;
-            int take = !want;
-            for (int w = 0; w < nwant; w++)
-                if (!strcmp(want[w].id, a->id) &&
-                    (want[w].k == 0 || want[w].k == k)) {
-                    want[w].matched = 1;
-                    take = 1;
-                }
-            if (!take)
-                continue;
-            variant *x = &v[c++];
-            x->kind = V_KCOLL;
-            x->name = a->id;
-            x->k = a->kind == KCAL_PARAM_NONE ? -1 : k;
-            if (x->k < 0)
-                snprintf(x->spec, sizeof x->spec, "%s", a->id);
-            else
-                snprintf(x->spec, sizeof x->spec, "%s:%d", a->id, k);
-        }
-    }
-    for (int w = 0; w < nwant; w++)
-        if (strcmp(want[w].id, "mpi") && strcmp(want[w].id, "auto") &&
-            strcmp(want[w].id, "limit") && !want[w].matched)
-            usage_error("algorithm not valid at this p", want[w].item);
-    if (o->loop ? named(want, nwant, "auto") : !o->no_auto_limit)
-        v[c++] = (variant){"", "auto", -1, V_AUTO};
-    if (o->loop ? named(want, nwant, "limit") : !o->no_auto_limit)
-        v[c++] = (variant){"", "limit", -1, V_LIMIT};
-    free(want);
-    *count = c;
-    return v;
-}
 
 static int local_ranks(void)
 {
@@ -411,7 +155,7 @@ static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any)
-        usage_error(bad ? msg : "a size does not fit on another node", NULL);
+        bench_usage_error(bad ? msg : "a size does not fit on another node", NULL);
 }
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
@@ -552,74 +296,6 @@ static int verify(const options *o, const variant *v, buffers *b, size_t n)
     return 1;
 }
 
-/* order = a permutation of 0..n-1 drawn from seed (Fisher-Yates on an
- * xorshift stream): every rank draws the same one. */
-static void shuffle(int *order, int n, uint64_t seed)
-{
-    uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) | 1;
-    for (int i = 0; i < n; i++)
-        order[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The q-quantile of sorted x (linear between order statistics). */
-static double quantile(const double *x, long n, double q)
-{
-    double pos = q * (double)(n - 1);
-    long i = (long)pos;
-    if (i + 1 >= n)
-        return x[n - 1];
-    return x[i] + (pos - (double)i) * (x[i + 1] - x[i]);
-}
-
-static double median_of(double *x, long n)
-{
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-/* The medians of the iterations taken in turn (0, 2, 4, ... and 1, 3,
- * 5, ...): interleaved, so both halves see the same drift of the machine,
- * and their difference is the noise of a median of iters/2 iterations.
- * x in iteration order; one iteration: both are it. */
-static void halves(const double *x, long iters, double *h1, double *h2)
-{
-    if (iters < 2) {
-        *h1 = *h2 = x[0];
-        return;
-    }
-    double *a = malloc(sizeof *a * (size_t)(iters / 2 + 1));
-    double *b = malloc(sizeof *b * (size_t)(iters / 2 + 1));
-    if (!a || !b) {
-        free(a);
-        free(b);
-        *h1 = *h2 = x[0];
-        return;
-    }
-    long na = 0, nb = 0;
-    for (long i = 0; i < iters; i++) {
-        if (i % 2)
-            b[nb++] = x[i];
-        else
-            a[na++] = x[i];
-    }
-    *h1 = median_of(a, na);
-    *h2 = median_of(b, nb);
-    free(a);
-    free(b);
-}
-
 /* Seconds on the node's one clock (CLOCK_MONOTONIC): every process reads
  * the same, so a call's span runs from one process's start to another's
  * end (as probe/mpi/sm_bench.c times the hand-off points). */
@@ -706,204 +382,291 @@ static int loop_size(const options *o, const variant *v, int nv, buffers *b,
     return failed;
 }
 
+/* --library prints the library's line and the run ends (1); with
+ * --progress kcal bench gets it first. */
+static int say_library(const options *o, const char *library)
+{
+    if (o->library) {
+        if (me == 0)
+            printf("%s\n", library);
+        return 1;
+    }
+    if (me == 0 && o->progress) {
+        printf("#library %s\n", library);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* Measuring the fallback would label MPI's times as kcoll's: where CMA is
+ * forbidden, say so (the caller stops, exit 3, as kcal's CMA-forbidden).
+ * 1 when CMA works between these processes. */
+static int cma_permitted(void)
+{
+    setenv("KCOLL_STRICT", "1", 1);
+    unsigned char probe = 0;
+    if (kcoll_bcast(&probe, 1, 0, MPI_COMM_WORLD, "direct_read") == MPI_SUCCESS)
+        return 1;
+    if (me == 0)
+        fprintf(stderr, "kcal-bench-mpi: process_vm_readv is not permitted "
+                        "between these processes: nothing to measure\n");
+    return 0;
+}
+
+/* What the sizes of a run share: the variants, the times of one size's
+ * iterations, and the rows kept until the end (a failed run prints no
+ * half table). */
+typedef struct {
+    const options *o;
+    const variant *v;
+    int nv;
+    const char *coll;
+    int over;
+    long iters;
+    /* Per iteration and variant: lead = −start and tail = end of this
+     * process's call (for limit 0 and its own duration), so one MAX
+     * reduction of each gives −(first start) and the last end: their sum
+     * is the span. */
+    double *lead, *tail, *lmax, *tmax;
+    int *order;
+    char (*rows)[256];
+    size_t nrows;
+    double total, done;
+    /* Test hooks: spoil one byte so the --check path is tested; every
+     * rank but 0 starts its timed call skew seconds after the barrier, so
+     * the span, not a process's own duration, is tested. */
+    int corrupt;
+    double skew;
+} session;
+
+/* The session's arrays for nsizes sizes; out of memory aborts the job. */
+static void session_alloc(session *s, size_t nsizes)
+{
+    size_t per = (size_t)s->nv * (size_t)s->iters;
+    s->rows = me == 0 ? calloc(nsizes * (size_t)s->nv, 256) : NULL;
+    s->lead = malloc(sizeof(double) * per);
+    s->tail = malloc(sizeof(double) * per);
+    s->lmax = malloc(sizeof(double) * per);
+    s->tmax = malloc(sizeof(double) * per);
+    s->order = malloc(sizeof(int) * (size_t)s->nv);
+    if (!s->lead || !s->tail || !s->lmax || !s->tmax || !s->order ||
+        (me == 0 && !s->rows)) {
+        fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for the "
+                        "times of %ld iterations\n", me, s->iters);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
+    s->corrupt = ce && !strcmp(ce, "1");
+    const char *se = getenv("KCAL_BENCH_SKEW_US_FOR_TEST");
+    s->skew = se && me != 0 ? atof(se) * 1e-6 : 0;
+}
+
+static void session_free(session *s)
+{
+    free(s->rows);
+    free(s->lead);
+    free(s->tail);
+    free(s->lmax);
+    free(s->tmax);
+    free(s->order);
+}
+
+/* One size's buffers, their addresses known to every rank; out of memory
+ * aborts the job. */
+static void buffers_alloc(const options *o, buffers *b, size_t n)
+{
+    uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
+    kcal_capacity_coll_buffers(o->coll, (uint64_t)p, n, &slen, &rlen);
+    *b = (buffers){.slen = (size_t)slen, .rlen = (size_t)rlen};
+    b->send = malloc(b->slen + 1);
+    b->recv = malloc(b->rlen + 1);
+    b->ref = o->check ? malloc(b->rlen + 1) : NULL;
+    b->at = malloc(sizeof *b->at * 2 * (size_t)p);
+    if (!b->send || !b->recv || (o->check && !b->ref) || !b->at) {
+        fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
+                        "bytes\n", me, b->slen + b->rlen);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(b->recv, 0, b->rlen);
+    uint64_t mine[2] = {(uint64_t)(uintptr_t)b->send,
+                        (uint64_t)(uintptr_t)b->recv};
+    MPI_Allgather(mine, 2, MPI_UINT64_T, b->at, 2, MPI_UINT64_T,
+                  MPI_COMM_WORLD);
+}
+
+static void buffers_free(buffers *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->ref);
+    free(b->at);
+}
+
+/* One iteration (it < 0: a warm-up one): every variant once, in an order
+ * drawn for it, each timed call after an untimed one and a barrier.
+ * Returns whether a call or check failed on this rank. */
+static int iteration(session *s, buffers *b, size_t n, long it,
+                     const char *what)
+{
+    const options *o = s->o;
+    const variant *v = s->v;
+    int failed = 0;
+    /* A new order every iteration, the same on every rank: each variant
+     * then follows every other about equally often, so what one leaves
+     * behind (caches, the peer's page tables, pending control messages)
+     * is not always charged to the same next one. (Rotating a fixed order
+     * did not do that: each variant followed the same one in every
+     * iteration but one in nv.) */
+    kcal_bench_shuffle(s->order, s->nv, (uint64_t)(it + o->warmup));
+    for (int j = 0; j < s->nv; j++) {
+        int vi = s->order[j];
+        int checked = o->check && v[vi].kind <= V_AUTO;
+        /* One untimed call first: the timed one then starts from the
+         * state this variant's own previous call leaves (its steady
+         * state, as a loop of it alone would), not from what another
+         * variant left: which core last wrote the receive buffer, which
+         * buffers are in cache. */
+        int warm = run(o, &v[vi], b, n);
+        if (checked)
+            poison(o, b);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (s->skew > 0)
+            for (double w = node_clock() + s->skew; node_clock() < w;)
+                ;
+        double t0 = node_clock();
+        int rc = run(o, &v[vi], b, n);
+        double t1 = node_clock();
+        if (rc == MPI_SUCCESS)
+            rc = warm;
+        if (s->corrupt && v[vi].kind == V_KCOLL && me == p - 1 && b->rlen > 0)
+            b->recv[b->rlen - 1] ^= 1;
+        if (rc != MPI_SUCCESS) {
+            char es[MPI_MAX_ERROR_STRING];
+            int len;
+            MPI_Error_string(rc, es, &len);
+            fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: %s\n",
+                    s->coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name,
+                    n, me, es);
+            failed = 1;
+        }
+        if (checked && verify(o, &v[vi], b, n))
+            failed = 1;
+        if (it >= 0) {
+            size_t i = (size_t)vi * s->iters + (size_t)it;
+            int own = v[vi].kind == V_LIMIT;
+            s->lead[i] = own ? 0 : -t0;
+            s->tail[i] = own ? t1 - t0 : t1;
+        }
+        progress(o, ++s->done, s->total, what);
+    }
+    return failed;
+}
+
+/* One row per variant for size n (rank 0): the span of each iteration,
+ * from the reductions of lead and tail, and its statistics. */
+static void size_rows(session *s, size_t n)
+{
+    long iters = s->iters;
+    MPI_Reduce(s->lead, s->lmax, s->nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    MPI_Reduce(s->tail, s->tmax, s->nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    for (size_t i = 0; me == 0 && i < (size_t)s->nv * (size_t)iters; i++)
+        s->tmax[i] += s->lmax[i]; /* the span, or limit's slowest */
+    for (int vi = 0; me == 0 && vi < s->nv; vi++) {
+        const variant *v = &s->v[vi];
+        double *x = s->tmax + (size_t)vi * iters;
+        double h1, h2;
+        kcal_bench_halves(x, iters, &h1, &h2);
+        double med = kcal_bench_median(x, iters);
+        char k[16] = "";
+        if (v->k >= 0)
+            snprintf(k, sizeof k, "%d", v->k);
+        snprintf(s->rows[s->nrows++], 256,
+                 "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,"
+                 "%.9g,%.9g,%.9g",
+                 s->coll, p, n, v->name, k, med, x[0], x[iters - 1],
+                 iters, s->over, kcal_bench_quantile(x, iters, 0.25),
+                 kcal_bench_quantile(x, iters, 0.75), h1, h2,
+                 kcal_bench_quantile(x, iters, 0.05));
+    }
+}
+
+/* Every variant at size n: --loop's rows, or the interleaved iterations
+ * and their rows. 0, or 1 when a call or check failed on any rank. */
+static int measure_size(session *s, size_t n)
+{
+    const options *o = s->o;
+    buffers b;
+    buffers_alloc(o, &b, n);
+    prepare_data(o, &b, n, 0);
+    char what[64], sz[32];
+    snprintf(what, sizeof what, "%s %s", s->coll,
+             kcal_sizes_format(n, sz, sizeof sz));
+    int failed = 0;
+    if (o->loop)
+        failed = loop_size(o, s->v, s->nv, &b, n, s->rows, &s->nrows,
+                           s->over);
+    for (long it = -o->warmup; !o->loop && it < s->iters && !failed; it++) {
+        if (o->cold && it >= 0)
+            prepare_data(o, &b, n, (unsigned)it + 1);
+        failed = iteration(s, &b, n, it, what);
+        int any = 0;
+        if (o->check || failed) {
+            MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            failed = any;
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!failed && !o->loop)
+        size_rows(s, n);
+    buffers_free(&b);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     options o;
-    parse(argc, argv, &o);
+    bench_parse(argc, argv, &o);
     char library[256];
-    check_library(&o, library, sizeof library);
-    if (o.library) {
-        if (me == 0)
-            printf("%s\n", library);
+    bench_check_library(&o, library, sizeof library);
+    if (say_library(&o, library)) {
         MPI_Finalize();
         return 0;
-    }
-    if (me == 0 && o.progress) {
-        printf("#library %s\n", library);
-        fflush(stdout);
     }
     uint64_t *sizes;
     size_t nsizes;
     char err[256];
     if (kcal_sizes_parse(o.sizes, &sizes, &nsizes, err, sizeof err) != 0)
-        usage_error(err, NULL);
+        bench_usage_error(err, NULL);
     check_sizes(&o, sizes, nsizes);
     int nv;
-    variant *v = variants(&o, &nv);
-    /* Measuring the fallback would label MPI's times as kcoll's: where CMA
-     * is forbidden, say so and stop (exit 3, as kcal's CMA-forbidden). */
-    setenv("KCOLL_STRICT", "1", 1);
-    unsigned char probe = 0;
-    if (kcoll_bcast(&probe, 1, 0, MPI_COMM_WORLD, "direct_read") != MPI_SUCCESS) {
-        if (me == 0)
-            fprintf(stderr, "kcal-bench-mpi: process_vm_readv is not permitted "
-                            "between these processes: nothing to measure\n");
+    variant *v = bench_variants(&o, &nv);
+    if (!cma_permitted()) {
         MPI_Finalize();
         return 3;
     }
-    int over = oversubscribed();
-    const char *coll = kcal_coll_name(o.coll);
+    session s = {.o = &o, .v = v, .nv = nv, .coll = kcal_coll_name(o.coll),
+                 .over = oversubscribed(), .iters = o.iterations};
     pids = malloc(sizeof *pids * (size_t)p);
     pid_t mine = getpid();
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,
                   MPI_BYTE, MPI_COMM_WORLD);
-
-    /* Rows are kept until the end: a failed run prints no half table. */
-    size_t rows_cap = nsizes * (size_t)nv, nrows = 0;
-    char (*rows)[256] = me == 0 ? calloc(rows_cap, 256) : NULL;
-    long iters = o.iterations;
-    /* Per iteration and variant: lead = −start and tail = end of this
-     * process's call (for limit 0 and its own duration), so one MAX
-     * reduction of each gives −(first start) and the last end: their sum
-     * is the span. */
-    double *lead = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
-    double *tail = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
-    double *lmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
-    double *tmax = malloc(sizeof(double) * (size_t)nv * (size_t)iters);
-    int *order = malloc(sizeof(int) * (size_t)nv);
-    if (!lead || !tail || !lmax || !tmax || !order || (me == 0 && !rows)) {
-        fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for the "
-                        "times of %ld iterations\n", me, iters);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    double total = (double)nsizes * (double)(o.warmup + iters) * nv, done = 0;
+    session_alloc(&s, nsizes);
+    s.total = (double)nsizes * (double)(o.warmup + s.iters) * nv;
     int failed = 0;
-    const char *ce = getenv("KCAL_BENCH_CORRUPT_FOR_TEST");
-    int corrupt = ce && !strcmp(ce, "1");
-    /* Test hook: every rank but 0 starts its timed call this many µs after
-     * the barrier, so the span, not a process's own duration, is tested. */
-    const char *se = getenv("KCAL_BENCH_SKEW_US_FOR_TEST");
-    double skew = se && me != 0 ? atof(se) * 1e-6 : 0;
-    for (size_t si = 0; si < nsizes && !failed; si++) {
-        size_t n = (size_t)sizes[si];
-        uint64_t slen = 0, rlen = 0; /* check_sizes: no overflow */
-        kcal_capacity_coll_buffers(o.coll, (uint64_t)p, n, &slen, &rlen);
-        buffers b = {.slen = (size_t)slen, .rlen = (size_t)rlen};
-        b.send = malloc(b.slen + 1);
-        b.recv = malloc(b.rlen + 1);
-        b.ref = o.check ? malloc(b.rlen + 1) : NULL;
-        b.at = malloc(sizeof *b.at * 2 * (size_t)p);
-        if (!b.send || !b.recv || (o.check && !b.ref) || !b.at) {
-            fprintf(stderr, "kcal-bench-mpi: rank %d: out of memory for %zu "
-                            "bytes\n", me, b.slen + b.rlen);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        memset(b.recv, 0, b.rlen);
-        uint64_t mine2[2] = {(uint64_t)(uintptr_t)b.send,
-                             (uint64_t)(uintptr_t)b.recv};
-        MPI_Allgather(mine2, 2, MPI_UINT64_T, b.at, 2, MPI_UINT64_T,
-                      MPI_COMM_WORLD);
-        prepare_data(&o, &b, n, 0);
-        char what[64], sz[32];
-        snprintf(what, sizeof what, "%s %s", coll,
-                 kcal_sizes_format(n, sz, sizeof sz));
-        if (o.loop)
-            failed = loop_size(&o, v, nv, &b, n, rows, &nrows, over);
-        for (long it = -o.warmup; !o.loop && it < iters && !failed; it++) {
-            if (o.cold && it >= 0)
-                prepare_data(&o, &b, n, (unsigned)it + 1);
-            /* A new order every iteration, the same on every rank: each
-             * variant then follows every other about equally often, so what
-             * one leaves behind (caches, the peer's page tables, pending
-             * control messages) is not always charged to the same next one.
-             * (Rotating a fixed order did not do that: each variant
-             * followed the same one in every iteration but one in nv.) */
-            shuffle(order, nv, (uint64_t)(it + o.warmup));
-            for (int j = 0; j < nv; j++) {
-                int vi = order[j];
-                int checked = o.check && v[vi].kind <= V_AUTO;
-                /* One untimed call first: the timed one then starts from
-                 * the state this variant's own previous call leaves (its
-                 * steady state, as a loop of it alone would), not from
-                 * what another variant left: which core last wrote the
-                 * receive buffer, which buffers are in cache. */
-                int warm = run(&o, &v[vi], &b, n);
-                if (checked)
-                    poison(&o, &b);
-                MPI_Barrier(MPI_COMM_WORLD);
-                if (skew > 0)
-                    for (double w = node_clock() + skew; node_clock() < w;)
-                        ;
-                double t0 = node_clock();
-                int rc = run(&o, &v[vi], &b, n);
-                double t1 = node_clock();
-                if (rc == MPI_SUCCESS)
-                    rc = warm;
-                /* Test hook: spoil one byte so the --check path is tested. */
-                if (corrupt && v[vi].kind == V_KCOLL && me == p - 1 && b.rlen > 0)
-                    b.recv[b.rlen - 1] ^= 1;
-                if (rc != MPI_SUCCESS) {
-                    char es[MPI_MAX_ERROR_STRING];
-                    int len;
-                    MPI_Error_string(rc, es, &len);
-                    fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: %s\n",
-                            coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name,
-                            n, me, es);
-                    failed = 1;
-                }
-                if (checked && verify(&o, &v[vi], &b, n))
-                    failed = 1;
-                if (it >= 0) {
-                    size_t i = (size_t)vi * iters + (size_t)it;
-                    int own = v[vi].kind == V_LIMIT;
-                    lead[i] = own ? 0 : -t0;
-                    tail[i] = own ? t1 - t0 : t1;
-                }
-                progress(&o, ++done, total, what);
-            }
-            int any = 0;
-            if (o.check || failed) {
-                MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                failed = any;
-            }
-        }
-        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (!failed && !o.loop) {
-            MPI_Reduce(lead, lmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
-                       MPI_COMM_WORLD);
-            MPI_Reduce(tail, tmax, nv * (int)iters, MPI_DOUBLE, MPI_MAX, 0,
-                       MPI_COMM_WORLD);
-            for (size_t i = 0; me == 0 && i < (size_t)nv * (size_t)iters; i++)
-                tmax[i] += lmax[i]; /* the span, or limit's slowest */
-            for (int vi = 0; me == 0 && vi < nv; vi++) {
-                double *x = tmax + (size_t)vi * iters;
-                double h1, h2;
-                halves(x, iters, &h1, &h2);
-                qsort(x, (size_t)iters, sizeof *x, cmp_double);
-                double med = iters % 2 ? x[iters / 2]
-                                       : (x[iters / 2 - 1] + x[iters / 2]) / 2;
-                char k[16] = "";
-                if (v[vi].k >= 0)
-                    snprintf(k, sizeof k, "%d", v[vi].k);
-                snprintf(rows[nrows++], 256,
-                         "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,"
-                         "%.9g,%.9g,%.9g",
-                         coll, p, n, v[vi].name, k, med, x[0], x[iters - 1],
-                         iters, over, quantile(x, iters, 0.25),
-                         quantile(x, iters, 0.75), h1, h2,
-                         quantile(x, iters, 0.05));
-            }
-        }
-        free(b.send);
-        free(b.recv);
-        free(b.ref);
-        free(b.at);
-    }
+    for (size_t si = 0; si < nsizes && !failed; si++)
+        failed = measure_size(&s, (size_t)sizes[si]);
     if (me == 0 && !failed) {
         printf("%s\n", o.loop ? KCAL_BENCH_LOOP_HEADER : KCAL_CSV_MEASURED_HEADER);
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s\n", rows[i]);
+        for (size_t i = 0; i < s.nrows; i++)
+            printf("%s\n", s.rows[i]);
         fflush(stdout);
     }
-    free(rows);
-    free(lead);
-    free(tail);
-    free(lmax);
-    free(tmax);
-    free(order);
+    session_free(&s);
     free(pids);
     free(v);
     free(sizes);

@@ -12,8 +12,8 @@ BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor
 
 lib: $(KCOLL_BENCH)
 
-$(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
-	$(CC) $(CFLAGS) -o $@ $< $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm
+$(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/bench/bench_opts.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
+	$(CC) $(CFLAGS) -o $@ $< $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/bench/bench_opts.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm
 
 # kcal-copy-bench: memcpy against kcal_copy (scripts/bench-copy); no MPI.
 COPY_BENCH := $(BUILD)/kcal-copy-bench

@@ -20,7 +20,6 @@
  * else kcal-bench-mpi next to this executable or in its build directory
  * (build/kcal-bench-mpi after `make`, build-mpich/kcal-bench-mpi after
  * `make MPI=mpich`); the table's header names the library it ran with. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,80 +158,38 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
 }
 
 typedef struct {
-    const char *coll_s, *sizes, *alg, *format, *launcher, *mpi;
-    long p, iters, warmup, timeout;
-    int cold, check, quiet, verbose, library;
+    const char *coll_s, *sizes, *alg, *format;
+    int cold, check, library;
+    kcal_launch_opts launch; /* --p, --iterations, --warmup, --mpi, ... */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    {"coll", required_argument, 0, 'c'},
+    KCAL_LONGOPT_P,
+    {"sizes", required_argument, 0, 's'},
+    {"algorithm", required_argument, 0, 'a'},
+    {"iterations", required_argument, 0, KCAL_OPT_ITERS},
+    KCAL_LONGOPT_WARMUP,
+    {"cold", no_argument, 0, 'C'},
+    {"check", no_argument, 0, 'K'},
+    {"format", required_argument, 0, 'f'},
+    {"library", no_argument, 0, 'L'},
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal bench's own options (kcal_cli_option_fn). */
+static int bench_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        {"coll", required_argument, 0, 'c'},
-        {"p", required_argument, 0, 'p'},
-        {"sizes", required_argument, 0, 's'},
-        {"algorithm", required_argument, 0, 'a'},
-        {"iterations", required_argument, 0, 'i'},
-        {"warmup", required_argument, 0, 'w'},
-        {"cold", no_argument, 0, 'C'},
-        {"check", no_argument, 0, 'K'},
-        {"format", required_argument, 0, 'f'},
-        {"mpirun", required_argument, 0, 'm'},
-        {"mpi", required_argument, 0, 'M'},
-        {"library", no_argument, 0, 'L'},
-        {"timeout", required_argument, 0, 't'},
-        {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (options){.sizes = KCAL_DEFAULT_SIZES, .format = "table",
-                   .launcher = getenv("KCAL_MPIRUN"), .iters = 50,
-                   .warmup = 5, .timeout = DEFAULT_TIMEOUT};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->coll_s = optarg; break;
-        case 's': o->sizes = optarg; break;
-        case 'a': o->alg = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'C': o->cold = 1; break;
-        case 'K': o->check = 1; break;
-        case 'q': o->quiet = 1; break;
-        case 'v': o->verbose = 1; break;
-        case 'M': o->mpi = optarg; break;
-        case 'L': o->library = 1; break;
-        case 'm':
-            if (kcal_cli_mpirun_option(CMD, optarg, &o->launcher) != 0)
-                return -1;
-            break;
-        case 'p':
-            if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1 << 20,
-                                    "a process count >= 1", &o->p) != 0)
-                return -1;
-            break;
-        case 'i':
-            if (kcal_cli_int_option(CMD, "--iterations", optarg, 1, 100000000,
-                                    "a count >= 1", &o->iters) != 0)
-                return -1;
-            break;
-        case 'w':
-            if (kcal_cli_int_option(CMD, "--warmup", optarg, 0, 100000000,
-                                    "a count >= 0", &o->warmup) != 0)
-                return -1;
-            break;
-        case 't':
-            if (kcal_cli_timeout_option(CMD, optarg, &o->timeout) != 0)
-                return -1;
-            break;
-        default:
-            return kcal_cli_other_option(CMD, c, argv, usage);
-        }
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->coll_s = arg; return 0;
+    case 's': o->sizes = arg; return 0;
+    case 'a': o->alg = arg; return 0;
+    case 'f': o->format = arg; return 0;
+    case 'C': o->cold = 1; return 0;
+    case 'K': o->check = 1; return 0;
+    case 'L': o->library = 1; return 0;
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
-        return -1;
-    return 0;
 }
 
 /* --algorithm names an algorithm of coll that is valid at p. 0 or -1. */
@@ -253,12 +210,12 @@ static int check_algorithm(const options *o, kcal_coll coll)
         return -1;
     }
     if (colon && (kcal_cli_int(colon + 1, 1, 1 << 20, &k) != 0 ||
-                  !kcal_model_k_valid(a, (int)o->p, (int)k))) {
+                  !kcal_model_k_valid(a, (int)o->launch.p, (int)k))) {
         kcal_cli_error(CMD, "--algorithm: '%s' is not valid at p = %ld",
-                       alg, o->p);
+                       alg, o->launch.p);
         return -1;
     }
-    if (!colon && a->kind == KCAL_PARAM_THROTTLE && o->p < 3) {
+    if (!colon && a->kind == KCAL_PARAM_THROTTLE && o->launch.p < 3) {
         kcal_cli_error(CMD, "--algorithm: %s needs p >= 3", id);
         return -1;
     }
@@ -275,12 +232,12 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
         uint64_t per_rank, total;
         char sz[32], a[32], b[32], m[32];
         kcal_sizes_format(list[i], sz, sizeof sz);
-        if (kcal_capacity_bench_bytes(coll, (uint64_t)o->p, (uint64_t)o->p,
-                                      list[i], o->check, &per_rank,
-                                      &total) != 0) {
+        if (kcal_capacity_bench_bytes(coll, (uint64_t)o->launch.p,
+                                      (uint64_t)o->launch.p, list[i],
+                                      o->check, &per_rank, &total) != 0) {
             kcal_cli_error(CMD, "--sizes: %s is too large for %s at p = %ld: "
                            "its buffers' size overflows 64 bits",
-                           sz, o->coll_s, o->p);
+                           sz, o->coll_s, o->launch.p);
             return -1;
         }
         if (mem && total > mem) {
@@ -288,7 +245,7 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
                            "p = %ld (%ld ranks x %s), more than this "
                            "machine's %s of memory",
                            sz, kcal_capacity_format_bytes(total, a, sizeof a),
-                           o->coll_s, o->p, o->p,
+                           o->coll_s, o->launch.p, o->launch.p,
                            kcal_capacity_format_bytes(per_rank, b, sizeof b),
                            kcal_capacity_format_bytes(mem, m, sizeof m));
             return -1;
@@ -299,43 +256,29 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
 
 int kcal_bench_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    options o = {.sizes = KCAL_DEFAULT_SIZES, .format = "table",
+                 .launch = {.iters = 50, .warmup = 5, .min_p = 1,
+                            .iters_option = "--iterations",
+                            .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    bench_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
-    char ferr[256], library[KCAL_BENCH_LIBRARY_LEN] = "";
-    const kcal_mpi_flavor *flavor = kcal_mpi_flavor_choose(o.mpi, ferr,
-                                                           sizeof ferr);
-    if (!flavor) {
-        kcal_cli_error(CMD, "%s", ferr);
-        return KCAL_EXIT_USAGE;
-    }
+    char library[KCAL_BENCH_LIBRARY_LEN] = "";
     if (o.library) {
-        kcal_bench_job job = {.cmd = CMD, .launcher = o.launcher, .p = 1,
-                              .timeout = o.timeout, .verbose = o.verbose,
-                              .mpi = flavor, .library = library};
+        kcal_bench_job job = {.cmd = CMD, .launcher = o.launch.mpirun,
+                              .p = 1, .timeout = o.launch.timeout,
+                              .verbose = o.launch.verbose,
+                              .mpi = o.launch.flavor, .library = library};
         int rc = kcal_bench_library(&job);
         if (rc == KCAL_EXIT_OK)
             printf("%s\n", library);
         return rc;
     }
     kcal_coll coll;
-    if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
-        kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
-                                       "(scatter, gather, bcast, allgather, "
-                                       "alltoall)"
-                                     : "--coll is required%s",
-                       o.coll_s ? o.coll_s : "");
+    if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0 ||
+        kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
-    }
-    if (o.p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return KCAL_EXIT_USAGE;
-    }
-    if (strcmp(o.format, "table") && strcmp(o.format, "csv")) {
-        kcal_cli_error(CMD, "--format: '%s' is not table or csv", o.format);
-        return KCAL_EXIT_USAGE;
-    }
     char err[256];
     uint64_t *list;
     size_t nsizes;
@@ -347,12 +290,8 @@ int kcal_bench_main(int argc, char **argv)
         free(list);
         return KCAL_EXIT_USAGE;
     }
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)", o.p,
-                       max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
         free(list);
         return KCAL_EXIT_USAGE;
     }
@@ -360,12 +299,12 @@ int kcal_bench_main(int argc, char **argv)
     free(list);
     if (fits != 0)
         return KCAL_EXIT_USAGE;
-    int over = cores > 0 && o.p > cores;
+    int over = cores > 0 && o.launch.p > cores;
 
     /* The program and its options; launch.h puts the launcher before. */
     char it[32], wu[32];
-    snprintf(it, sizeof it, "%ld", o.iters);
-    snprintf(wu, sizeof wu, "%ld", o.warmup);
+    snprintf(it, sizeof it, "%ld", o.launch.iters);
+    snprintf(wu, sizeof wu, "%ld", o.launch.warmup);
     char *args[24];
     int na = 0;
     args[na++] = "--coll";
@@ -384,18 +323,19 @@ int kcal_bench_main(int argc, char **argv)
         args[na++] = "--cold";
     if (o.check)
         args[na++] = "--check";
-    if (o.quiet) /* bench_run adds --progress, --mpi and --expect-p */
+    if (o.launch.quiet) /* bench_run adds --progress, --mpi and --expect-p */
         args[na++] = "--quiet";
     args[na] = NULL;
 
-    if (!o.quiet && over)
+    if (!o.launch.quiet && over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
                            "times are not contention measurements",
-                      o.p, cores);
+                      o.launch.p, cores);
     kcal_progress pr;
-    kcal_progress_init(&pr, CMD, o.quiet);
-    kcal_bench_job job = {CMD, o.launcher, (int)o.p, cores, args, o.timeout,
-                          o.verbose, o.check, !o.quiet, &pr, 0, 0, flavor,
+    kcal_progress_init(&pr, CMD, o.launch.quiet);
+    kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
+                          o.launch.timeout, o.launch.verbose, o.check,
+                          !o.launch.quiet, &pr, 0, 0, o.launch.flavor,
                           library, NULL, NULL};
     char *csv;
     int progressed;
@@ -407,8 +347,8 @@ int kcal_bench_main(int argc, char **argv)
     if (!strcmp(o.format, "csv"))
         fputs(csv, stdout);
     else
-        print_table(csv, kcal_coll_name(coll), (int)o.p, cores, o.warmup,
-                    library);
+        print_table(csv, kcal_coll_name(coll), (int)o.launch.p, cores,
+                    o.launch.warmup, library);
     free(csv);
     return KCAL_EXIT_OK;
 }

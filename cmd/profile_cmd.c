@@ -25,7 +25,6 @@
  * it). Nothing is printed on stdout unless every run succeeded. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,80 +96,42 @@ static void usage(FILE *f)
 }
 
 typedef struct {
-    const char *coll_s, *size_s, *algs, *format, *keep, *perf, *launcher, *mpi;
-    long p, seconds, freq, timeout;
-    int quiet, verbose;
+    const char *coll_s, *size_s, *algs, *format, *keep, *perf;
+    long seconds, freq;
+    kcal_launch_opts launch; /* --p, --mpi, --mpirun, --timeout, -q, -v */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    {"coll", required_argument, 0, 'c'},
+    KCAL_LONGOPT_P,
+    {"size", required_argument, 0, 's'},
+    {"algorithm", required_argument, 0, 'a'},
+    {"seconds", required_argument, 0, 'S'},
+    {"frequency", required_argument, 0, 'F'},
+    {"format", required_argument, 0, 'f'},
+    {"keep", required_argument, 0, 'k'},
+    {"perf", required_argument, 0, 'P'},
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal profile's own options (kcal_cli_option_fn). */
+static int profile_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        {"coll", required_argument, 0, 'c'},
-        {"p", required_argument, 0, 'p'},
-        {"size", required_argument, 0, 's'},
-        {"algorithm", required_argument, 0, 'a'},
-        {"seconds", required_argument, 0, 'S'},
-        {"frequency", required_argument, 0, 'F'},
-        {"format", required_argument, 0, 'f'},
-        {"keep", required_argument, 0, 'k'},
-        {"perf", required_argument, 0, 'P'},
-        {"mpirun", required_argument, 0, 'm'},
-        {"mpi", required_argument, 0, 'M'},
-        {"timeout", required_argument, 0, 't'},
-        {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *perf = getenv("KCAL_PERF");
-    *o = (options){.algs = "mpi,auto", .format = "table",
-                   .perf = perf && *perf ? perf : "perf",
-                   .launcher = getenv("KCAL_MPIRUN"), .seconds = 2,
-                   .freq = 4999, .timeout = DEFAULT_TIMEOUT};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->coll_s = optarg; break;
-        case 's': o->size_s = optarg; break;
-        case 'a': o->algs = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'k': o->keep = optarg; break;
-        case 'P': o->perf = optarg; break;
-        case 'M': o->mpi = optarg; break;
-        case 'q': o->quiet = 1; break;
-        case 'v': o->verbose = 1; break;
-        case 'm':
-            if (kcal_cli_mpirun_option(CMD, optarg, &o->launcher) != 0)
-                return -1;
-            break;
-        case 'p':
-            if (kcal_cli_int_option(CMD, "--p", optarg, 2, 1 << 20,
-                                    "a process count >= 2", &o->p) != 0)
-                return -1;
-            break;
-        case 'S':
-            if (kcal_cli_int_option(CMD, "--seconds", optarg, 1, 3600,
-                                    "1 to 3600 seconds", &o->seconds) != 0)
-                return -1;
-            break;
-        case 'F':
-            if (kcal_cli_int_option(CMD, "--frequency", optarg, 1, 100000,
-                                    "1 to 100000 Hz", &o->freq) != 0)
-                return -1;
-            break;
-        case 't':
-            if (kcal_cli_timeout_option(CMD, optarg, &o->timeout) != 0)
-                return -1;
-            break;
-        default:
-            return kcal_cli_other_option(CMD, c, argv, usage);
-        }
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->coll_s = arg; return 0;
+    case 's': o->size_s = arg; return 0;
+    case 'a': o->algs = arg; return 0;
+    case 'f': o->format = arg; return 0;
+    case 'k': o->keep = arg; return 0;
+    case 'P': o->perf = arg; return 0;
+    case 'S':
+        return kcal_cli_int_option(CMD, "--seconds", arg, 1, 3600,
+                                   "1 to 3600 seconds", &o->seconds);
+    case 'F':
+        return kcal_cli_int_option(CMD, "--frequency", arg, 1, 100000,
+                                   "1 to 100000 Hz", &o->freq);
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
-        return -1;
-    return 0;
 }
 
 /* The items of --algorithm, split in place into items[] (at most
@@ -209,9 +170,9 @@ static int split_items(char *list, kcal_coll coll, const options *o,
             return -1;
         }
         if (colon && (kcal_cli_int(colon + 1, 1, 1 << 20, &k) != 0 ||
-                      !kcal_model_k_valid(a, (int)o->p, (int)k))) {
+                      !kcal_model_k_valid(a, (int)o->launch.p, (int)k))) {
             kcal_cli_error(CMD, "--algorithm: '%s' is not valid at p = %ld",
-                           it, o->p);
+                           it, o->launch.p);
             return -1;
         }
     }
@@ -408,38 +369,25 @@ typedef struct {
 
 int kcal_profile_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    const char *perf = getenv("KCAL_PERF");
+    options o = {.algs = "mpi,auto", .format = "table",
+                 .perf = perf && *perf ? perf : "perf",
+                 .seconds = 2, .freq = 4999,
+                 .launch = {.min_p = 2, .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    profile_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
-    char ferr[256], library[KCAL_BENCH_LIBRARY_LEN] = "";
-    const kcal_mpi_flavor *flavor = kcal_mpi_flavor_choose(o.mpi, ferr,
-                                                           sizeof ferr);
-    if (!flavor) {
-        kcal_cli_error(CMD, "%s", ferr);
-        return KCAL_EXIT_USAGE;
-    }
+    char library[KCAL_BENCH_LIBRARY_LEN] = "";
     kcal_coll coll;
-    if (!o.coll_s || kcal_coll_from_name(o.coll_s, &coll) != 0) {
-        kcal_cli_error(CMD, o.coll_s ? "--coll: unknown collective '%s' "
-                                       "(scatter, gather, bcast, allgather, "
-                                       "alltoall)"
-                                     : "--coll is required%s",
-                       o.coll_s ? o.coll_s : "");
+    if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0)
         return KCAL_EXIT_USAGE;
-    }
-    if (o.p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return KCAL_EXIT_USAGE;
-    }
     if (!o.size_s) {
         kcal_cli_error(CMD, "--size is required");
         return KCAL_EXIT_USAGE;
     }
-    if (strcmp(o.format, "table") && strcmp(o.format, "csv")) {
-        kcal_cli_error(CMD, "--format: '%s' is not table or csv", o.format);
+    if (kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
-    }
     char err[256];
     uint64_t *list;
     size_t nsizes;
@@ -464,20 +412,16 @@ int kcal_profile_main(int argc, char **argv)
     int nitems = split_items(listbuf, coll, &o, items);
     if (nitems < 0)
         return KCAL_EXIT_USAGE;
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)", o.p,
-                       max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0)
         return KCAL_EXIT_USAGE;
-    }
     uint64_t per_rank, total, mem = kcal_capacity_memory();
-    if (kcal_capacity_bench_bytes(coll, (uint64_t)o.p, (uint64_t)o.p, n, 0,
-                                  &per_rank, &total) != 0 ||
+    if (kcal_capacity_bench_bytes(coll, (uint64_t)o.launch.p,
+                                  (uint64_t)o.launch.p, n, 0, &per_rank,
+                                  &total) != 0 ||
         (mem && total > mem)) {
         kcal_cli_error(CMD, "--size: %s does not fit in this machine's memory "
-                       "for %s at p = %ld", o.size_s, o.coll_s, o.p);
+                       "for %s at p = %ld", o.size_s, o.coll_s, o.launch.p);
         return KCAL_EXIT_USAGE;
     }
     if (o.keep) {
@@ -489,7 +433,7 @@ int kcal_profile_main(int argc, char **argv)
             return KCAL_EXIT_USAGE;
         }
     }
-    int over = cores > 0 && o.p > cores;
+    int over = cores > 0 && o.launch.p > cores;
 
     char dir[] = "/tmp/kcal-profile.XXXXXX";
     if (!mkdtemp(dir)) {
@@ -521,11 +465,12 @@ int kcal_profile_main(int argc, char **argv)
         rc = KCAL_EXIT_FAIL;
         goto done;
     }
-    if (!o.quiet && over)
+    if (!o.launch.quiet && over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
-                           "the profile is not one of contention", o.p, cores);
+                           "the profile is not one of contention",
+                      o.launch.p, cores);
     kcal_progress pr;
-    kcal_progress_init(&pr, CMD, o.quiet);
+    kcal_progress_init(&pr, CMD, o.launch.quiet);
     char control[160], freq[32], sz[32];
     snprintf(control, sizeof control, "fifo:%s,%s", ctl, ack);
     snprintf(freq, sizeof freq, "%ld", o.freq);
@@ -552,10 +497,11 @@ int kcal_profile_main(int argc, char **argv)
                 setenv("KCAL_PERF_CTL", ctl, 1);
                 setenv("KCAL_PERF_ACK", ack, 1);
             }
-            kcal_bench_job job = {.cmd = CMD, .launcher = o.launcher,
-                                  .p = (int)o.p, .cores = cores, .args = args,
-                                  .timeout = o.timeout, .verbose = o.verbose,
-                                  .mpi = flavor, .library = library,
+            kcal_bench_job job = {.cmd = CMD, .launcher = o.launch.mpirun,
+                                  .p = (int)o.launch.p, .cores = cores,
+                                  .args = args, .timeout = o.launch.timeout,
+                                  .verbose = o.launch.verbose,
+                                  .mpi = o.launch.flavor, .library = library,
                                   .wrapper = pass == 1 ? wrapper : NULL,
                                   .header = LOOP_HEADER};
             char *csv = NULL;
@@ -603,7 +549,7 @@ int kcal_profile_main(int argc, char **argv)
                 if (*s == ':' || *s == '/')
                     *s = '_';
             snprintf(kept, sizeof kept, "%s/%s-p%ld-%s-%s.perf.data", o.keep,
-                     kcal_coll_name(coll), o.p, o.size_s, safe);
+                     kcal_coll_name(coll), o.launch.p, o.size_s, safe);
             char *mv[] = {"mv", "-f", data, kept, NULL};
             if (run_capture(mv, perr, NULL, NULL) != 0) {
                 kcal_cli_error(CMD, "--keep: cannot move the profile to %s",
@@ -625,19 +571,19 @@ int kcal_profile_main(int argc, char **argv)
         for (int i = 0; i < nitems; i++)
             for (int c = 0; c < KCAL_PC_COUNT; c++)
                 printf("%s,%ld,%llu,%s,%s,%.6g,%.6g,%.6g,%ld,%d\n",
-                       kcal_coll_name(coll), o.p, (unsigned long long)n,
+                       kcal_coll_name(coll), o.launch.p, (unsigned long long)n,
                        res[i].item, kcal_perf_class_id((kcal_perf_class)c),
                        res[i].us[c] * 1e-6, res[i].alone, res[i].profiled,
                        res[i].calls, over);
     } else if (rc == KCAL_EXIT_OK) {
         printf("# kcal profile: %s, p = %ld, %s; perf cpu-clock at %ld Hz, "
                "every CPU (%d)\n",
-               kcal_coll_name(coll), o.p, o.size_s, o.freq, cores);
+               kcal_coll_name(coll), o.launch.p, o.size_s, o.freq, cores);
         if (*library)
             printf("# MPI library: %s (`mpi` is its collective)\n", library);
         if (over)
             printf("# OVERSUBSCRIBED: %ld processes on %d cores: not a "
-                   "profile of contention\n", o.p, cores);
+                   "profile of contention\n", o.launch.p, cores);
         printf("# calls back to back; rows below the line: CPU microseconds "
                "per call, summed over the CPUs\n");
         int w = 14; /* every column as wide as the longest item */

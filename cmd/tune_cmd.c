@@ -19,7 +19,6 @@
  * says on stderr how many measurements the exhaustive and the guided
  * table needed and the regret of the guided table against it, both from
  * the same measurements. docs/tune.md has the method and the format. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,99 +103,50 @@ static void usage(FILE *f)
 }
 
 typedef struct {
-    const char *colls, *sizes, *params, *machine, *launcher, *mpi;
-    long p, candidates, iters, warmup, timeout;
-    int exhaustive, quiet, verbose;
+    const char *colls, *sizes, *params, *machine;
+    long candidates;
+    int exhaustive;
+    kcal_launch_opts launch; /* --p, --iters, --warmup, --mpi, ... */
     kcal_model_kind model;
     int model_named; /* --model given; else kcal_model_default */
 } options;
 
-/* 0, 1 (--help printed) or -1 (the error line printed). */
-static int parse_options(int argc, char **argv, options *o)
+static const struct option longopts[] = {
+    KCAL_LONGOPT_P,
+    {"colls", required_argument, 0, 'c'},
+    {"sizes", required_argument, 0, 's'},
+    {"candidates", required_argument, 0, 'n'},
+    {"model", required_argument, 0, 'o'},
+    {"exhaustive", no_argument, 0, 'e'},
+    {"params", required_argument, 0, 'P'},
+    {"machine", required_argument, 0, 'M'},
+    {"iters", required_argument, 0, KCAL_OPT_ITERS},
+    {"iterations", required_argument, 0, KCAL_OPT_ITERS},
+    KCAL_LONGOPT_WARMUP,
+    KCAL_LONGOPTS_LAUNCH_END};
+
+/* kcal tune's own options (kcal_cli_option_fn). */
+static int tune_option(int c, const char *arg, void *ctx)
 {
-    static const struct option longopts[] = {
-        {"p", required_argument, 0, 'p'},
-        {"colls", required_argument, 0, 'c'},
-        {"sizes", required_argument, 0, 's'},
-        {"candidates", required_argument, 0, 'n'},
-        {"model", required_argument, 0, 'o'},
-        {"exhaustive", no_argument, 0, 'e'},
-        {"params", required_argument, 0, 'P'},
-        {"machine", required_argument, 0, 'M'},
-        {"iters", required_argument, 0, 'i'},
-        {"iterations", required_argument, 0, 'i'},
-        {"warmup", required_argument, 0, 'w'},
-        {"mpirun", required_argument, 0, 'm'},
-        {"mpi", required_argument, 0, 'I'},
-        {"timeout", required_argument, 0, 't'},
-        {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (options){.colls = "scatter,gather,bcast,allgather,alltoall",
-                   .sizes = DEFAULT_SIZES, .launcher = getenv("KCAL_MPIRUN"),
-                   .candidates = DEFAULT_CANDIDATES, .iters = 30,
-                   .warmup = 5, .timeout = DEFAULT_TIMEOUT};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->colls = optarg; break;
-        case 's': o->sizes = optarg; break;
-        case 'e': o->exhaustive = 1; break;
-        case 'o':
-            o->model_named = 1;
-            if (kcal_model_from_name(optarg, &o->model) != 0) {
-                kcal_cli_error(CMD, "--model: '%s' is not paper or full",
-                               optarg);
-                return -1;
-            }
-            break;
-        case 'P': o->params = optarg; break;
-        case 'M': o->machine = optarg; break;
-        case 'q': o->quiet = 1; break;
-        case 'v': o->verbose = 1; break;
-        case 'I': o->mpi = optarg; break;
-        case 'm':
-            if (kcal_cli_mpirun_option(CMD, optarg, &o->launcher) != 0)
-                return -1;
-            break;
-        case 'p':
-            if (kcal_cli_int_option(CMD, "--p", optarg, 2, 1 << 20,
-                                    "a process count >= 2", &o->p) != 0)
-                return -1;
-            break;
-        case 'n':
-            if (kcal_cli_int_option(CMD, "--candidates", optarg, 1, 100000,
-                                    "a count >= 1", &o->candidates) != 0)
-                return -1;
-            break;
-        case 'i':
-            if (kcal_cli_int_option(CMD, "--iters", optarg, 1, 100000000,
-                                    "a count >= 1", &o->iters) != 0)
-                return -1;
-            break;
-        case 'w':
-            if (kcal_cli_int_option(CMD, "--warmup", optarg, 0, 100000000,
-                                    "a count >= 0", &o->warmup) != 0)
-                return -1;
-            break;
-        case 't':
-            if (kcal_cli_timeout_option(CMD, optarg, &o->timeout) != 0)
-                return -1;
-            break;
-        default:
-            return kcal_cli_other_option(CMD, c, argv, usage);
+    options *o = ctx;
+    switch (c) {
+    case 'c': o->colls = arg; return 0;
+    case 's': o->sizes = arg; return 0;
+    case 'e': o->exhaustive = 1; return 0;
+    case 'o':
+        o->model_named = 1;
+        if (kcal_model_from_name(arg, &o->model) != 0) {
+            kcal_cli_error(CMD, "--model: '%s' is not paper or full", arg);
+            return -1;
         }
+        return 0;
+    case 'P': o->params = arg; return 0;
+    case 'M': o->machine = arg; return 0;
+    case 'n':
+        return kcal_cli_int_option(CMD, "--candidates", arg, 1, 100000,
+                                   "a count >= 1", &o->candidates);
+    default: return KCAL_CLI_NOT_MINE;
     }
-    if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
-        return -1;
-    if (o->p == 0) {
-        kcal_cli_error(CMD, "--p is required");
-        return -1;
-    }
-    return 0;
 }
 
 /* --colls: names, each once. Fills colls[] in the given order. */
@@ -376,12 +326,12 @@ static void describe(const options *o, int cores, int over,
     char over_s[96];
     if (over)
         snprintf(over_s, sizeof over_s, "OVERSUBSCRIBED (%ld processes on %d "
-                 "cores)", o->p, cores);
+                 "cores)", o->launch.p, cores);
     else
         snprintf(over_s, sizeof over_s, "not oversubscribed");
     snprintf(buf, len, "kcal tune on %s (%s), p = %ld, %s, %s, median of "
-             "%ld iterations, params %s, %s", host, cores_s, o->p, over_s,
-             cand, o->iters, prm->origin, when);
+             "%ld iterations, params %s, %s", host, cores_s, o->launch.p,
+             over_s, cand, o->launch.iters, prm->origin, when);
 }
 
 static void free_all(kcal_tune_point *pts, size_t npts, run_plan *runs,
@@ -413,7 +363,7 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
     fprintf(stderr, "kcal tune: regret of the model-guided table against the "
             "exhaustive one over %zu points: mean %.2f %%, max %.2f %%\n",
             g.points, 100 * g.mean, 100 * g.max);
-    if (!o->quiet)
+    if (!o->launch.quiet)
         for (size_t i = 0; i < npts; i++) {
             const kcal_tune_time *b = kcal_tune_best(&pts[i], 0);
             const kcal_tune_time *x = kcal_tune_best(&pts[i], 1);
@@ -432,7 +382,7 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
     /* Fewer candidates, from the same measurements. */
     for (long n = 1; n < o->candidates; n++) {
         for (size_t i = 0; i < npts; i++)
-            kcal_tune_guide(&pts[i], o->model, prm, (int)o->p, (int)n);
+            kcal_tune_guide(&pts[i], o->model, prm, (int)o->launch.p, (int)n);
         kcal_tune_compare(pts, npts, &g);
         fprintf(stderr, "kcal tune: with %ld candidate%s + mpi: %zu "
                 "measurements = %.2f of exhaustive, regret mean %.2f %%, max "
@@ -447,17 +397,15 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
 
 int kcal_tune_main(int argc, char **argv)
 {
-    options o;
-    int prc = parse_options(argc, argv, &o);
+    options o = {.colls = "scatter,gather,bcast,allgather,alltoall",
+                 .sizes = DEFAULT_SIZES, .candidates = DEFAULT_CANDIDATES,
+                 .launch = {.min_p = 2, .require_p = 1, .iters = 30,
+                            .warmup = 5, .iters_option = "--iters",
+                            .timeout = DEFAULT_TIMEOUT}};
+    int prc = kcal_cli_parse_launch(CMD, argc, argv, ":qvh", longopts, usage,
+                                    tune_option, &o, &o.launch);
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
-    char ferr[256];
-    const kcal_mpi_flavor *flavor = kcal_mpi_flavor_choose(o.mpi, ferr,
-                                                           sizeof ferr);
-    if (!flavor) {
-        kcal_cli_error(CMD, "%s", ferr);
-        return KCAL_EXIT_USAGE;
-    }
     kcal_coll colls[KCAL_COLL_COUNT];
     int ncolls;
     if (parse_colls(o.colls, colls, &ncolls) != 0)
@@ -476,16 +424,12 @@ int kcal_tune_main(int argc, char **argv)
         if (u == 0 || sizes[i] != sizes[u - 1])
             sizes[u++] = sizes[i];
     nsizes = u;
-    int cores = kcal_cores();
-    char why[256];
-    long max_p = kcal_capacity_max_ranks(cores, why, sizeof why);
-    if (o.p > max_p) {
-        kcal_cli_error(CMD, "--p %ld: at most %ld processes here (%s)", o.p,
-                       max_p, why);
+    int cores;
+    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
-    if (check_fit(o.p, colls, ncolls, sizes, nsizes) != 0) {
+    if (check_fit(o.launch.p, colls, ncolls, sizes, nsizes) != 0) {
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
@@ -514,7 +458,7 @@ int kcal_tune_main(int argc, char **argv)
             kcal_tune_point *pt = &pts[(size_t)c * nsizes + i];
             pt->coll = colls[c];
             pt->n = sizes[i];
-            int got = kcal_tune_guide(pt, o.model, &prm, (int)o.p,
+            int got = kcal_tune_guide(pt, o.model, &prm, (int)o.launch.p,
                                       (int)o.candidates);
             if (got < 0) {
                 kcal_cli_error(CMD, "out of memory");
@@ -525,13 +469,13 @@ int kcal_tune_main(int argc, char **argv)
                 kcal_cli_error(CMD, "%s: every predicted time of %s at "
                                "p = %ld, n = %s is inf or NaN: the model "
                                "cannot choose candidates", prm.origin,
-                               kcal_coll_name(colls[c]), o.p,
+                               kcal_coll_name(colls[c]), o.launch.p,
                                kcal_sizes_format(sizes[i], sz, sizeof sz));
                 rc = KCAL_EXIT_USAGE;
                 goto done;
             }
         }
-    if (!o.quiet)
+    if (!o.launch.quiet)
         kcal_cli_say_params(CMD, &prm, chosen);
 
     /* The runs: per collective every candidate at once (exhaustive), or
@@ -551,7 +495,7 @@ int kcal_tune_main(int argc, char **argv)
             r->points = calloc(nsizes, sizeof *r->points);
             r->variants = 1 + (o.exhaustive
                                    ? all_candidates(&prm, pts[i].coll,
-                                                    (int)o.p)
+                                                    (int)o.launch.p)
                                    : pts[i].n_guided);
             if (!r->points) {
                 kcal_cli_error(CMD, "out of memory");
@@ -562,16 +506,16 @@ int kcal_tune_main(int argc, char **argv)
     }
     double total = 0;
     for (size_t j = 0; j < nruns; j++)
-        total += (double)runs[j].n_points * (double)(o.warmup + o.iters) *
-                 runs[j].variants;
+        total += (double)runs[j].n_points *
+                 (double)(o.launch.warmup + o.launch.iters) * runs[j].variants;
 
-    int over = cores > 0 && o.p > cores;
-    if (!o.quiet) {
+    int over = cores > 0 && o.launch.p > cores;
+    if (!o.launch.quiet) {
         size_t planned = 0;
         for (size_t j = 0; j < nruns; j++)
             planned += runs[j].n_points * (size_t)runs[j].variants;
         fprintf(stderr, "kcal tune: p = %ld, %d collective%s x %zu sizes: "
-                "%zu measurements (%s) in %zu runs\n", o.p, ncolls,
+                "%zu measurements (%s) in %zu runs\n", o.launch.p, ncolls,
                 ncolls > 1 ? "s" : "", nsizes, planned,
                 o.exhaustive ? "every candidate and mpi"
                              : "the model's best and mpi",
@@ -580,15 +524,15 @@ int kcal_tune_main(int argc, char **argv)
     if (over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
                            "times are not contention measurements, and the "
-                           "table says so", o.p, cores);
+                           "table says so", o.launch.p, cores);
     fflush(stderr);
 
     kcal_progress pr;
-    kcal_progress_init(&pr, CMD, o.quiet);
+    kcal_progress_init(&pr, CMD, o.launch.quiet);
     double done_before = 0;
     char it[32], wu[32];
-    snprintf(it, sizeof it, "%ld", o.iters);
-    snprintf(wu, sizeof wu, "%ld", o.warmup);
+    snprintf(it, sizeof it, "%ld", o.launch.iters);
+    snprintf(wu, sizeof wu, "%ld", o.launch.warmup);
     for (size_t j = 0; j < nruns; j++) {
         run_plan *r = &runs[j];
         char *list = malloc(r->n_points * 24 + 1), *w = list;
@@ -615,11 +559,12 @@ int kcal_tune_main(int argc, char **argv)
             args[na++] = r->algs;
         }
         args[na++] = "--no-auto-limit";
-        args[na++] = o.quiet ? "--quiet" : "--progress";
+        args[na++] = o.launch.quiet ? "--quiet" : "--progress";
         args[na] = NULL;
-        kcal_bench_job job = {CMD, o.launcher, (int)o.p, cores, args,
-                              o.timeout, o.verbose, 0, o.verbose, &pr,
-                              done_before, total, flavor, NULL, NULL, NULL};
+        kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
+                              o.launch.timeout, o.launch.verbose, 0,
+                              o.launch.verbose, &pr, done_before, total,
+                              o.launch.flavor, NULL, NULL, NULL};
         char *csv;
         int brc = kcal_bench_run(&job, &csv, NULL);
         free(list);
@@ -627,11 +572,12 @@ int kcal_tune_main(int argc, char **argv)
             rc = brc;
             goto done;
         }
-        int bad = take_rows(csv, r, pts, (int)o.p);
+        int bad = take_rows(csv, r, pts, (int)o.launch.p);
         free(csv);
         if (bad)
             goto done;
-        done_before += (double)r->n_points * (double)(o.warmup + o.iters) *
+        done_before += (double)r->n_points *
+                       (double)(o.launch.warmup + o.launch.iters) *
                        r->variants;
     }
 
@@ -641,7 +587,7 @@ int kcal_tune_main(int argc, char **argv)
     describe(&o, cores, over, &prm, t.about, sizeof t.about);
     for (int c = 0; c < ncolls; c++)
         if (kcal_tune_table_add(&t, &pts[(size_t)c * nsizes], nsizes,
-                                (int)o.p, !o.exhaustive, err,
+                                (int)o.launch.p, !o.exhaustive, err,
                                 sizeof err) != 0) {
             kcal_cli_error(CMD, "cannot make the table: %s", err);
             kcal_table_free(&t);
@@ -672,7 +618,7 @@ int kcal_tune_main(int argc, char **argv)
         kcal_cli_error(CMD, "cannot write the table: %s", err);
         goto done;
     }
-    if (!o.quiet) {
+    if (!o.launch.quiet) {
         size_t measured = 0;
         for (size_t i = 0; i < npts; i++)
             measured += pts[i].n_times;

@@ -5,10 +5,11 @@
  * from the in-cache copies), the contention samples give γ(c), the MPI
  * samples T_sm_X and sync_step; the batch means over the probe's passes;
  * the `# meta` entries copied into the params file; and the summary and
- * notes that say what was measured and what was assumed. The fits
- * themselves are fit.h's. `kcal probe` and `kcal fit` both end in
- * kcal_calibrate_params, so re-fitting a saved raw file gives the same
- * params file.
+ * notes that say what was measured and what was assumed. One fit per
+ * probe phase, each in fit/calibrate_<probe file>.c (calibrate_part.h
+ * lists them), on the least-squares fits of fit.h. `kcal probe` and
+ * `kcal fit` both end in kcal_calibrate_params, so re-fitting a saved raw
+ * file gives the same params file.
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_CALIBRATE_H
 #define KCAL_CALIBRATE_H

@@ -157,6 +157,80 @@ int kcal_fit_nondecreasing(const double *y, const double *sigma, size_t n,
     return changed;
 }
 
+/* ---- Levenberg–Marquardt (gsl_multifit_nlinear) ------------------------- */
+
+/* The result of one LM run: the position, each parameter's standard error
+ * (its covariance scaled by max(1, χ²/dof), as kcal_fit_line's), χ² and
+ * dof = n − p. */
+#define LM_MAXP 2
+typedef struct {
+    double x[LM_MAXP], se[LM_MAXP], chisq;
+    int dof;
+} lm_result;
+
+/* Weighted LM (weights w, n residuals f of p ≤ LM_MAXP parameters from
+ * x0, Jacobian df) to GSL's tolerance tol, up to 200 iterations (running
+ * out of them keeps the position reached). 0, or -1 when GSL fails or the
+ * position is not finite. */
+static int lm_fit(int (*f)(const gsl_vector *, void *, gsl_vector *),
+                  int (*df)(const gsl_vector *, void *, gsl_matrix *),
+                  void *params, size_t n, size_t p, const double *x0,
+                  const double *w, double tol, lm_result *out)
+{
+    if (p == 0 || p > LM_MAXP || n < p)
+        return -1;
+    gsl_multifit_nlinear_fdf fdf = {0};
+    fdf.f = f;
+    fdf.df = df;
+    fdf.fvv = NULL;
+    fdf.n = n;
+    fdf.p = p;
+    fdf.params = params;
+    gsl_multifit_nlinear_parameters par =
+        gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *ws =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+    gsl_vector *start = gsl_vector_alloc(p), *wts = gsl_vector_alloc(n);
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    int rc = -1, info;
+    if (!ws || !start || !wts || !cov)
+        goto done;
+    for (size_t k = 0; k < p; k++)
+        gsl_vector_set(start, k, x0[k]);
+    for (size_t i = 0; i < n; i++)
+        gsl_vector_set(wts, i, w[i]);
+    if (gsl_multifit_nlinear_winit(start, wts, &fdf, ws) != GSL_SUCCESS)
+        goto done;
+    int st = gsl_multifit_nlinear_driver(200, tol, tol, tol, NULL, NULL,
+                                         &info, ws);
+    if (st != GSL_SUCCESS && st != GSL_EMAXITER)
+        goto done;
+    if (gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov) !=
+        GSL_SUCCESS)
+        goto done;
+    gsl_vector *res = gsl_multifit_nlinear_residual(ws);
+    gsl_blas_ddot(res, res, &out->chisq);
+    out->dof = (int)(n - p);
+    double scale = out->dof > 0 && out->chisq / out->dof > 1
+                       ? out->chisq / out->dof
+                       : 1;
+    gsl_vector *pos = gsl_multifit_nlinear_position(ws);
+    rc = 0;
+    for (size_t k = 0; k < p; k++) {
+        out->x[k] = gsl_vector_get(pos, k);
+        out->se[k] = sqrt(gsl_matrix_get(cov, k, k) * scale);
+        if (!isfinite(out->x[k]))
+            rc = -1;
+    }
+done:
+    if (ws)
+        gsl_multifit_nlinear_free(ws);
+    gsl_vector_free(start);
+    gsl_vector_free(wts);
+    gsl_matrix_free(cov);
+    return rc;
+}
+
 /* ---- γ(c) by Levenberg–Marquardt --------------------------------------- */
 
 typedef struct {
@@ -200,67 +274,37 @@ static int gamma_df(const gsl_vector *x, void *data, gsl_matrix *J)
 /* One LM run with the free parameters of d. Returns 0 or -1. */
 static int gamma_lm(gamma_data *d, const double *sigma, kcal_gammafit *out)
 {
-    size_t p = (size_t)(!d->fixed_a + !d->fixed_b), n = d->n;
+    size_t p = (size_t)(!d->fixed_a + !d->fixed_b), n = d->n, k = 0;
     if (n < p || p == 0)
         return -1;
-    gsl_multifit_nlinear_fdf fdf = {0};
-    fdf.f = gamma_f;
-    fdf.df = gamma_df;
-    fdf.fvv = NULL;
-    fdf.n = n;
-    fdf.p = p;
-    fdf.params = d;
-    gsl_multifit_nlinear_parameters par =
-        gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_workspace *w =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-    gsl_vector *x0 = gsl_vector_alloc(p), *wts = gsl_vector_alloc(n);
-    gsl_matrix *cov = gsl_matrix_alloc(p, p);
-    int rc = -1, info;
-    if (!w || !x0 || !wts || !cov)
-        goto done;
     /* Start from the paper's shape: a little quadratic, mostly linear. */
-    {
-        size_t k = 0;
-        if (!d->fixed_a)
-            gsl_vector_set(x0, k++, 0.1);
-        if (!d->fixed_b)
-            gsl_vector_set(x0, k, 1.0);
-    }
+    double x0[LM_MAXP];
+    if (!d->fixed_a)
+        x0[k++] = 0.1;
+    if (!d->fixed_b)
+        x0[k] = 1.0;
+    double *w = malloc(n * sizeof *w);
+    if (!w)
+        return -1;
     for (size_t i = 0; i < n; i++)
-        gsl_vector_set(wts, i, 1 / (sigma[i] * sigma[i]));
-    if (gsl_multifit_nlinear_winit(x0, wts, &fdf, w) != GSL_SUCCESS)
-        goto done;
-    int st = gsl_multifit_nlinear_driver(200, 1e-12, 1e-12, 1e-12, NULL, NULL,
-                                         &info, w);
-    if (st != GSL_SUCCESS && st != GSL_EMAXITER)
-        goto done;
-    gsl_matrix *J = gsl_multifit_nlinear_jac(w);
-    if (gsl_multifit_nlinear_covar(J, 0.0, cov) != GSL_SUCCESS)
-        goto done;
-    gsl_vector *res = gsl_multifit_nlinear_residual(w);
-    double chisq;
-    gsl_blas_ddot(res, res, &chisq);
-    out->chisq = chisq;
-    out->dof = (int)(n - p);
-    double scale = out->dof > 0 && chisq / out->dof > 1 ? chisq / out->dof : 1;
-    gsl_vector *x = gsl_multifit_nlinear_position(w);
-    gamma_ab(x, d, &out->a, &out->b);
-    size_t k = 0;
-    out->se_a = d->fixed_a ? 0 : sqrt(gsl_matrix_get(cov, k, k) * scale);
+        w[i] = 1 / (sigma[i] * sigma[i]);
+    lm_result r;
+    int rc = lm_fit(gamma_f, gamma_df, d, n, p, x0, w, 1e-12, &r);
+    free(w);
+    if (rc < 0)
+        return -1;
+    out->chisq = r.chisq;
+    out->dof = r.dof;
+    k = 0;
+    out->a = d->fixed_a ? 0 : r.x[k];
+    out->se_a = d->fixed_a ? 0 : r.se[k];
     if (!d->fixed_a)
         k++;
-    out->se_b = d->fixed_b ? 0 : sqrt(gsl_matrix_get(cov, k, k) * scale);
+    out->b = d->fixed_b ? 0 : r.x[k];
+    out->se_b = d->fixed_b ? 0 : r.se[k];
     out->fixed_a = d->fixed_a;
     out->fixed_b = d->fixed_b;
-    rc = isfinite(out->a) && isfinite(out->b) ? 0 : -1;
-done:
-    if (w)
-        gsl_multifit_nlinear_free(w);
-    gsl_vector_free(x0);
-    gsl_vector_free(wts);
-    gsl_matrix_free(cov);
-    return rc;
+    return 0;
 }
 
 int kcal_fit_gamma(const double *c, const double *g, const double *sigma,
@@ -350,54 +394,17 @@ static double hinge_slope(const double *x, const double *y, const double *w,
 static int hinge_lm(hinge_data *d, const double *w, double e0, double c0,
                     kcal_hingefit *out)
 {
-    size_t n = d->n, p = 2;
-    gsl_multifit_nlinear_fdf fdf = {0};
-    fdf.f = hinge_f;
-    fdf.df = hinge_df;
-    fdf.n = n;
-    fdf.p = p;
-    fdf.params = d;
-    gsl_multifit_nlinear_parameters par =
-        gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_workspace *ws =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-    gsl_vector *x0 = gsl_vector_alloc(p), *wts = gsl_vector_alloc(n);
-    gsl_matrix *cov = gsl_matrix_alloc(p, p);
-    int rc = -1, info;
-    if (!ws || !x0 || !wts || !cov)
-        goto done;
-    gsl_vector_set(x0, 0, e0);
-    gsl_vector_set(x0, 1, c0);
-    for (size_t i = 0; i < n; i++)
-        gsl_vector_set(wts, i, w[i]);
-    if (gsl_multifit_nlinear_winit(x0, wts, &fdf, ws) != GSL_SUCCESS)
-        goto done;
-    int st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL,
-                                         &info, ws);
-    if (st != GSL_SUCCESS && st != GSL_EMAXITER)
-        goto done;
-    if (gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws), 0.0, cov) !=
-        GSL_SUCCESS)
-        goto done;
-    double chisq;
-    gsl_blas_ddot(gsl_multifit_nlinear_residual(ws), gsl_multifit_nlinear_residual(ws),
-                  &chisq);
-    out->chisq = chisq;
-    out->dof = (int)n - 2;
-    double scale = out->dof > 0 && chisq / out->dof > 1 ? chisq / out->dof : 1;
-    gsl_vector *pos = gsl_multifit_nlinear_position(ws);
-    out->e = gsl_vector_get(pos, 0);
-    out->c = gsl_vector_get(pos, 1);
-    out->se_e = sqrt(gsl_matrix_get(cov, 0, 0) * scale);
-    out->se_c = sqrt(gsl_matrix_get(cov, 1, 1) * scale);
-    rc = isfinite(out->e) && isfinite(out->c) ? 0 : -1;
-done:
-    if (ws)
-        gsl_multifit_nlinear_free(ws);
-    gsl_vector_free(x0);
-    gsl_vector_free(wts);
-    gsl_matrix_free(cov);
-    return rc;
+    const double x0[2] = {e0, c0};
+    lm_result r;
+    if (lm_fit(hinge_f, hinge_df, d, d->n, 2, x0, w, 1e-10, &r) < 0)
+        return -1;
+    out->chisq = r.chisq;
+    out->dof = r.dof;
+    out->e = r.x[0];
+    out->c = r.x[1];
+    out->se_e = r.se[0];
+    out->se_c = r.se[1];
+    return 0;
 }
 
 int kcal_fit_hinge(const double *x, const double *y, const double *sigma,

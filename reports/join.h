@@ -8,8 +8,9 @@
  *     the selection regret (ranking.csv);
  *   - per (collective, p, size) the speedup of the best kcoll algorithm over
  *     the MPI library's own collective (`mpi` in the bench CSV).
- * Library code: returns error codes with "FILE:LINE: what" in err; never
- * prints or exits. */
+ * join_read.c reads the two files; join.c joins the rows and derives the
+ * rest. Library code: returns error codes with "FILE:LINE: what" in err;
+ * never prints or exits. */
 #ifndef KCAL_JOIN_H
 #define KCAL_JOIN_H
 

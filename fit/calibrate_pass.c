@@ -1,0 +1,158 @@
+/* calibrate_pass: pass_a, pass_b and pass_next from the chunks passed
+ * between cores of probe/pass.c (calibrate_part.h). */
+#include "fit/calibrate_part.h"
+#include "common/err.h"
+#include "common/sizes.h"
+#include "fit/fit.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* Median and standard error of the pass samples of one pattern, slice,
+ * stream length m and chunk size c. 0, or -1 when there are none (or out
+ * of memory). */
+static int pass_stat(const kcal_raw *raw, const char *pattern, long slice,
+                     int m, long c, kcal_stat *st)
+{
+    return cal_point_sel(raw, KCAL_PHASE_PASS, pattern, m, slice, c, 0, -1,
+                         st);
+}
+
+/* Chunks passed between cores (probe/pass.h): per slice (the moment of the
+ * probe, raw `pages`) and stream of m chunks of c bytes the extra
+ * E = T_cross − T_local, the difference of the medians with standard
+ * error √(se_cross² + se_local²); per (m, c) the dearest slice's, or with
+ * three slices or more the second dearest (the cost changes with where
+ * the host runs the vCPUs, and a choice priced in the cheap state loses in
+ * the dear one: pass.h; but one slice that another job disturbed, 8 µs at
+ * 16 KiB where the others read 2.7-3.6 on the Xeon guest, should not set
+ * it). The first chunk's
+ * extra, from the one-chunk streams at every c, fitted as
+ * E(1, c) = pass_a + pass_b·c (weighted line; a negative coefficient held
+ * at 0 and the other fitted alone); each further chunk of a stream, from
+ * the longest stream at the largest c (a full KCAL_STAGING_CHUNK):
+ * pass_next = (E(m, C) − E(1, C)) / (m − 1), held at 0 when negative.
+ * No keys, and a note, with fewer than 2 sizes or no longer stream. The
+ * header lists E per point, with its range over the slices. */
+int cal_pass(const kcal_raw *raw, kcal_params *out,
+             kcal_calibrate_notes *notes, char *comment,
+             size_t commentlen, char *err, size_t errlen)
+{
+    if (!cal_has_pattern(raw, KCAL_PHASE_PASS, NULL))
+        return 0;
+    static const char *const keys = "pass_a, pass_b, pass_next";
+    long slices[MAXPTS];
+    size_t ns = cal_distinct(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, 0,
+                             slices, MAXPTS);
+    int pm[MAXPTS];
+    long pc[MAXPTS];
+    double med[MAXPTS], se[MAXPTS];
+    size_t np;
+    if (cal_bytes_points(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, pm, pc, med,
+                         se, MAXPTS, &np) < 0) {
+        kcal_set_err(err, errlen, "out of memory fitting %s", KCAL_PHASE_PASS);
+        return -1;
+    }
+    double x[MAXPTS], y[MAXPTS], sg[MAXPTS];
+    size_t n = 0;
+    int long_m = 0;
+    long long_c = 0;
+    double long_e = 0, long_se = 0;
+    char a[32];
+    cal_cat(comment, commentlen, "chunks passed between cores, extra per stream "
+            "T_cross - T_local in us (m chunks x c bytes), the %s of %zu "
+            "slice(s) [the cheapest]:", ns >= 3 ? "second dearest" : "dearest",
+            ns);
+    for (size_t i = 0; i < np; i++) {
+        /* The slices' E, descending (insertion: a handful). */
+        double d[MAXPTS], dse[MAXPTS];
+        size_t nd = 0;
+        for (size_t j = 0; j < ns; j++) {
+            kcal_stat cr, lc;
+            if (pass_stat(raw, KCAL_PATTERN_CROSS, slices[j], pm[i], pc[i],
+                          &cr) < 0 ||
+                pass_stat(raw, KCAL_PATTERN_LOCAL, slices[j], pm[i], pc[i],
+                          &lc) < 0)
+                continue;
+            size_t q = nd++;
+            double v = cr.median - lc.median;
+            for (; q > 0 && d[q - 1] < v; q--)
+                d[q] = d[q - 1], dse[q] = dse[q - 1];
+            d[q] = v;
+            dse[q] = sqrt(cr.se * cr.se + lc.se * lc.se);
+        }
+        if (!nd)
+            continue;
+        /* The dearest, or with three slices or more the second dearest:
+         * one slice disturbed by another job does not set it. */
+        size_t at = nd >= 3 ? 1 : 0;
+        double e = d[at], e_se = dse[at], lo = d[nd - 1];
+        cal_cat(comment, commentlen, " %dx%s %.3g [%.3g]", pm[i],
+                kcal_sizes_format((uint64_t)pc[i], a, sizeof a), 1e6 * e, 1e6 * lo);
+        if (pm[i] == 1 && n < MAXPTS) {
+            x[n] = (double)pc[i];
+            y[n] = e;
+            sg[n++] = e_se > 0 ? e_se : 1e-9;
+        } else if (pm[i] > long_m || (pm[i] == long_m && pc[i] > long_c)) {
+            long_m = pm[i], long_c = pc[i], long_e = e, long_se = e_se;
+        }
+    }
+    cal_cat(comment, commentlen, "\n");
+    /* x ascending (insertion sort: a handful), for the header and the fit */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            double t = x[j];
+            x[j] = x[j - 1], x[j - 1] = t;
+            t = y[j], y[j] = y[j - 1], y[j - 1] = t;
+            t = sg[j], sg[j] = sg[j - 1], sg[j - 1] = t;
+        }
+    if (n < 2 || long_m < 2) {
+        cal_note(notes, "%s: %zu chunk size(s) of one-chunk streams and %s: the "
+                 "fit needs 2 and one: not written", keys, n,
+                 long_m < 2 ? "no longer stream" : "a longer stream");
+        return 0;
+    }
+    kcal_linfit lf;
+    if (kcal_fit_line(x, y, sg, n, &lf) < 0) {
+        kcal_set_err(err, errlen, "out of memory fitting %s", KCAL_PHASE_PASS);
+        return -1;
+    }
+    if (lf.c0 < 0) {
+        lf.c0 = lf.se0 = 0;
+        if (kcal_fit_origin(x, y, sg, n, &lf.c1, &lf.se1) < 0)
+            return -1;
+    } else if (lf.c1 < 0) {
+        lf.c1 = lf.se1 = 0;
+        if (kcal_fit_const(y, sg, n, &lf.c0, &lf.se0) < 0)
+            return -1;
+    }
+    if (!(lf.c0 >= 0 && lf.c1 >= 0)) {
+        cal_note(notes, "%s: passing a chunk between cores cost nothing beyond "
+                 "the copies: not written", keys);
+        return 0;
+    }
+    /* The one-chunk extra at the longer stream's c, from the measured
+     * point (not from the line: a line's misfit there would show as a
+     * per-chunk cost). */
+    double first = lf.c0 + lf.c1 * (double)long_c, first_se = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] == (double)long_c)
+            first = y[i], first_se = sg[i];
+    double next = (long_e - first) / (long_m - 1);
+    double next_se = sqrt(long_se * long_se + first_se * first_se) /
+                     (long_m - 1);
+    if (next < 0) {
+        cal_note(notes, "pass_next: a stream of %d chunks cost less beyond its "
+                 "copies than one chunk: held at 0", long_m);
+        next = 0;
+    }
+    cal_cat(comment, commentlen, "pass fit: E(1, c) = a + b*c over %zu sizes, "
+            "dof %d, chi2 %.3g: a = %.3g us, b = %.3g ns/B; each further chunk "
+            "of %s: %.3g us\n", n, lf.dof, lf.chisq, 1e6 * lf.c0, 1e9 * lf.c1,
+            kcal_sizes_format((uint64_t)long_c, a, sizeof a), 1e6 * next);
+    if (cal_set_fit(out, "pass_a", lf.c0, lf.se0, err, errlen) < 0 ||
+        cal_set_fit(out, "pass_b", lf.c1, lf.se1, err, errlen) < 0 ||
+        cal_set_fit(out, "pass_next", next, next_se, err, errlen) < 0)
+        return -1;
+    return 0;
+}

@@ -37,6 +37,7 @@
 
 #include "algos/config.h"
 #include "algos/kcoll_impl.h"
+#include "algos/verify.h"
 
 static int state_keyval = MPI_KEYVAL_INVALID;
 static int finalize_keyval = MPI_KEYVAL_INVALID;
@@ -73,6 +74,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     kcoll_flags_free(c, finalizing);
     kcoll_staging_free(c, finalizing);
     kcoll_nodes_free(c, finalizing);
+    kcoll_verify_free(c);
     /* A no_state's comm is the user's own. */
     if (!finalizing && !c->no_state && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);

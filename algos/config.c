@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { PATH, FLAG, NUMBER };
+enum { PATH, TEXT, FLAG, NUMBER };
 
 static const struct {
     const char *name;
@@ -61,6 +61,7 @@ static void read_all(void)
             continue;
         switch (rows[i].type) {
         case PATH:
+        case TEXT:
             values[i].path = strdup(v); /* NULL out of memory: as unset */
             break;
         case FLAG:
@@ -88,6 +89,11 @@ const char *kcoll_config_path(kcoll_config_id id)
 {
     pthread_once(&once, read_all);
     return values[id].path;
+}
+
+const char *kcoll_config_text(kcoll_config_id id)
+{
+    return kcoll_config_path(id);
 }
 
 int kcoll_config_on(kcoll_config_id id)

@@ -30,6 +30,9 @@ const char *kcoll_config_name(kcoll_config_id id);
 /* A PATH: its value, or NULL when unset or empty. */
 const char *kcoll_config_path(kcoll_config_id id);
 
+/* A TEXT: its value, or NULL when unset or empty. */
+const char *kcoll_config_text(kcoll_config_id id);
+
 /* A FLAG: 1 when set, not empty and not "0", else 0. */
 int kcoll_config_on(kcoll_config_id id);
 

@@ -66,11 +66,8 @@ void kcoll_bytes_type_free(MPI_Datatype *type)
         MPI_Type_free(type);
 }
 
-/* One MPI collective of n bytes per block (the whole message for bcast,
- * whose buffer is recvbuf), with the (count, type) of kcoll_bytes_type on
- * both sides. */
-static int mpi_call(kcal_coll coll, const void *sendbuf, void *recvbuf,
-                    size_t n, int root, MPI_Comm comm)
+int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                   size_t n, int root, MPI_Comm comm)
 {
     MPI_Datatype t;
     int count, rc = MPI_ERR_ARG;
@@ -102,28 +99,28 @@ static int mpi_call(kcal_coll coll, const void *sendbuf, void *recvbuf,
 int kcoll_mpi_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                       MPI_Comm comm)
 {
-    return mpi_call(KCAL_COLL_SCATTER, sendbuf, recvbuf, n, root, comm);
+    return kcoll_mpi_coll(KCAL_COLL_SCATTER, sendbuf, recvbuf, n, root, comm);
 }
 
 int kcoll_mpi_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
                      MPI_Comm comm)
 {
-    return mpi_call(KCAL_COLL_GATHER, sendbuf, recvbuf, n, root, comm);
+    return kcoll_mpi_coll(KCAL_COLL_GATHER, sendbuf, recvbuf, n, root, comm);
 }
 
 int kcoll_mpi_bcast(void *buf, size_t n, int root, MPI_Comm comm)
 {
-    return mpi_call(KCAL_COLL_BCAST, NULL, buf, n, root, comm);
+    return kcoll_mpi_coll(KCAL_COLL_BCAST, NULL, buf, n, root, comm);
 }
 
 int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
                         MPI_Comm comm)
 {
-    return mpi_call(KCAL_COLL_ALLGATHER, sendbuf, recvbuf, n, 0, comm);
+    return kcoll_mpi_coll(KCAL_COLL_ALLGATHER, sendbuf, recvbuf, n, 0, comm);
 }
 
 int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                        MPI_Comm comm)
 {
-    return mpi_call(KCAL_COLL_ALLTOALL, sendbuf, recvbuf, n, 0, comm);
+    return kcoll_mpi_coll(KCAL_COLL_ALLTOALL, sendbuf, recvbuf, n, 0, comm);
 }

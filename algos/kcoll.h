@@ -38,6 +38,8 @@
  * decimal digits only, anything else is one warning and the default):
  * KCAL_PARAMS (params for algorithm NULL; unset: the embedded KNL file),
  * KCOLL_TABLE (a selection table of kcal tune, before the model),
+ * KCOLL_VERIFY=0 (the model's or the table's choice as it is, not timed
+ * against its candidates at run time),
  * KCOLL_STRICT=1 (error instead of falling back to the MPI built-in where
  * CMA is forbidden), KCOLL_VIRTUAL_NODES=K (groups of K consecutive
  * MPI_COMM_WORLD ranks count as nodes: the two-level path on one machine),
@@ -45,7 +47,8 @@
  * tests: KCOLL_SIMULATE_NO_CMA=1 (behave as if CMA were forbidden),
  * KCOLL_SIMULATE_NO_STATE=R (building a communicator's state fails on world
  * rank R), KCOLL_PACK_LIMIT=B (the interposer packs in pieces of at most B
- * bytes). */
+ * bytes), KCOLL_TEST_SLOW=coll:id:factor[:rank[:after]] (test builds only:
+ * slow an algorithm's calls). */
 #ifndef KCOLL_H
 #define KCOLL_H
 

@@ -18,6 +18,8 @@
  * - kcoll_two_level_run (two_level.c): the five collectives on a
  *   communicator that spans nodes, the node steps through kcoll_intra
  *   (kcoll.c), the steps between nodes through the MPI library.
+ * - what a call runs and why: choice.h (and verify.h, the run-time check
+ *   of libkcoll's own choice).
  * - one function per algorithm (scatter.c, gather.c, bcast.c, allgather.c,
  *   alltoall.c), named in the registry (model/algorithms.def) from which
  *   kcoll.c's dispatch table and the prototypes below are generated.
@@ -51,7 +53,7 @@
 #define MPI_Allgather PMPI_Allgather
 #define MPI_Alltoall PMPI_Alltoall
 
-/* One remembered choice of the model (kcoll.c): for calls of `coll` with n
+/* One remembered choice of the model (choice.c): for calls of `coll` with n
  * bytes and in_place, among every algorithm (only = NULL, the user's
  * algorithm NULL) or among one throttled algorithm's k. rc is
  * kcal_model_select's result (its NONFINITE verdict is remembered too). */
@@ -65,15 +67,12 @@ typedef struct {
     kcal_choice choice;
 } kcoll_choice_slot;
 
-/* Calls that the model handed to the MPI library's own collective because
- * its measured line was faster (kcoll.c): for the tests. */
-extern atomic_ulong kcoll_handoffs;
-
 /* Direct-mapped: a slot per hash of the key; a collision recomputes. */
 #define KCOLL_CHOICE_SLOTS 32
 
 typedef struct kcoll_flag_slot kcoll_flag_slot;
 typedef struct kcoll_nodes kcoll_nodes;
+typedef struct kcoll_verify_slot kcoll_verify_slot;
 
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private split: our control never matches users'; with
@@ -102,6 +101,9 @@ typedef struct kcoll_comm {
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
     kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
+    /* The verified choice's state per collective (verify.c): an array of
+     * slots by size class and in place, made on the first NULL call. */
+    kcoll_verify_slot **verify[KCAL_COLL_COUNT];
     /* Per collective, the size below which algorithm NULL hands the call
      * to the MPI library (0: never), and the size classes above it that go
      * there too, once handoff_known has its bit. */
@@ -277,6 +279,12 @@ int kcoll_mpi_allgather(const void *sendbuf, void *recvbuf, size_t n,
                         MPI_Comm comm);
 int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                        MPI_Comm comm);
+
+/* The same as one function of the collective: n bytes per block (the
+ * whole message for bcast, whose buffer is recvbuf), the (count, type) of
+ * kcoll_bytes_type on both sides. */
+int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                   size_t n, int root, MPI_Comm comm);
 
 /* How fallback.c describes n bytes to MPI: `count` elements of `type`, with
  * type's extent n when count is 1. Up to max_count bytes: MPI_BYTE and

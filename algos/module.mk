@@ -22,6 +22,9 @@ $(MPI_BUILD)/kcoll/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
+# The test builds carry the test hooks (algos/verify.h: KCOLL_TEST_SLOW);
+# the library users link never does.
+$(MPI_BUILD)/kcoll-asan/%.o: CPPFLAGS += -DKCOLL_TEST_HOOKS
 $(MPI_BUILD)/kcoll-asan/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
@@ -49,8 +52,14 @@ $(MPI_BUILD)/tests/algos_cma_check: tests/algos_cma_check.c $(MPI_BUILD)/kcoll-a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(MPI_BUILD)/kcoll-asan/algos/cma.o
 
-TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check
-MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check
+# The verified choice's tests (tests/algos_verify.sh) use the test hooks.
+$(MPI_BUILD)/tests/verify_check: private CPPFLAGS += -DKCOLL_TEST_HOOKS
+$(MPI_BUILD)/tests/verify_check: tests/verify_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+
+TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check $(MPI_BUILD)/tests/verify_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/verify_check
 
 # libkcoll's configuration (config.c needs no MPI): its unit test links it
 # alone, instead of kcal's objects.

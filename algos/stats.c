@@ -26,6 +26,9 @@ static stats_row rows[KCOLL_STATS_ROWS];
 static int nrows, overflowed;
 static stats_row other = {.name = "other"};
 static int hook_set;
+static kcoll_stats_decision decisions[KCOLL_STATS_DECISIONS];
+static int ndecisions;
+static unsigned long decisions_dropped;
 
 int kcoll_stats_on(void)
 {
@@ -44,11 +47,14 @@ static int print_at_finalize(MPI_Comm comm, int keyval, void *attr,
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
-        char buf[KCOLL_STATS_ROWS * 128 + 256];
-        size_t need = kcoll_stats_format(buf, sizeof buf);
-        fputs(buf, stderr);
-        if (need >= sizeof buf)
-            fputs("\n", stderr);
+        char probe[1];
+        size_t need = kcoll_stats_format(probe, sizeof probe) + 1;
+        char *buf = malloc(need);
+        if (buf) {
+            kcoll_stats_format(buf, need);
+            fputs(buf, stderr);
+            free(buf);
+        }
     }
     /* Free the keyval on the way out (the attribute is going anyway). */
     int kv = keyval;
@@ -103,6 +109,34 @@ void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
     pthread_mutex_unlock(&lock);
 }
 
+void kcoll_stats_add_decision(const kcoll_stats_decision *d)
+{
+    pthread_mutex_lock(&lock);
+    if (!hook_set)
+        set_hook();
+    if (ndecisions < KCOLL_STATS_DECISIONS)
+        decisions[ndecisions++] = *d;
+    else
+        decisions_dropped++;
+    pthread_mutex_unlock(&lock);
+}
+
+/* "16K" for 16384: sizes as kcal's options write them. */
+static const char *size_text(uint64_t n, char *buf, size_t len)
+{
+    static const char unit[] = "KMGT";
+    int u = -1;
+    while (n >= 1024 && n % 1024 == 0 && u < 3) {
+        n /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%llu", (unsigned long long)n);
+    else
+        snprintf(buf, len, "%llu%c", (unsigned long long)n, unit[u]);
+    return buf;
+}
+
 size_t kcoll_stats_format(char *buf, size_t len)
 {
     size_t used = 0;
@@ -122,6 +156,25 @@ size_t kcoll_stats_format(char *buf, size_t len)
     if (overflowed)
         PUT("%-10s %-32s %10llu %16llu %12.6f\n", "(any)", other.name,
             other.calls, other.bytes, other.seconds);
+    if (ndecisions)
+        PUT("kcoll decisions (rank 0 of MPI_COMM_WORLD; candidates with the "
+            "slowest rank's median in us):\n");
+    for (int i = 0; i < ndecisions; i++) {
+        const kcoll_stats_decision *d = &decisions[i];
+        char sz[32];
+        PUT("decision %-10s p=%-3d %6s%s:", kcal_coll_name(d->coll), d->p,
+            size_text(d->n, sz, sizeof sz), d->in_place ? " in place" : "");
+        for (int j = 0; j < d->ncand && j < KCOLL_STATS_CANDIDATES; j++) {
+            if (d->k[j] > 0)
+                PUT(" %s:%d %.2f", d->name[j], d->k[j], 1e6 * d->seconds[j]);
+            else
+                PUT(" %s %.2f", d->name[j], 1e6 * d->seconds[j]);
+            PUT("%s", j + 1 < d->ncand ? "," : "");
+        }
+        PUT(" -> %s (%s)\n", d->name[d->chosen], d->why);
+    }
+    if (decisions_dropped)
+        PUT("(%lu later decisions not listed)\n", decisions_dropped);
     pthread_mutex_unlock(&lock);
 #undef PUT
     return used;

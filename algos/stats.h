@@ -31,9 +31,27 @@ double kcoll_stats_now(void);
 void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
                      double seconds);
 
+/* One decision of the verified choice (verify.h): the class's first size,
+ * the candidates with their agreed times (seconds) and what was kept. */
+#define KCOLL_STATS_CANDIDATES 5
+typedef struct {
+    kcal_coll coll;
+    int p, in_place, ncand, chosen;
+    uint64_t n;
+    const char *name[KCOLL_STATS_CANDIDATES]; /* registry ids, "mpi" */
+    int k[KCOLL_STATS_CANDIDATES];
+    double seconds[KCOLL_STATS_CANDIDATES];
+    char why[64]; /* "first", "kept", "switched", after "drift 1.4x, " or
+                   * "periodic, " */
+} kcoll_stats_decision;
+
+/* Record one (the first KCOLL_STATS_DECISIONS; later ones are counted). */
+#define KCOLL_STATS_DECISIONS 64
+void kcoll_stats_add_decision(const kcoll_stats_decision *d);
+
 /* The table as text ("collective algorithm calls bytes seconds" rows under
- * a header), for the finalize hook and the tests; returns the length
- * snprintf would have written. */
+ * a header), then the decisions, for the finalize hook and the tests;
+ * returns the length snprintf would have written. */
 size_t kcoll_stats_format(char *buf, size_t len);
 
 #endif

@@ -74,3 +74,9 @@ kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
         *k = -1;
     return KCOLL_TUNED_ALG;
 }
+
+int kcoll_tuned_unusable(void)
+{
+    pthread_once(&table_once, read_table);
+    return table_state == TABLE_BAD;
+}

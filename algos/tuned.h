@@ -28,6 +28,10 @@ typedef enum {
 kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
                                        const kcal_algorithm **alg, int *k);
 
+/* Whether $KCOLL_TABLE is set but does not read (after the first
+ * kcoll_tuned_decide): every NULL call then runs the MPI library's. */
+int kcoll_tuned_unusable(void);
+
 /* Calls a rule of the table decided (the `mpi` ones included), for the
  * tests; a bad table decides nothing. */
 extern atomic_ulong kcoll_tuned_decisions;

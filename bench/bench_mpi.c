@@ -92,6 +92,7 @@
 #include "common/cores.h"
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
+#include "algos/verify.h"
 #include "model/model.h"
 #include "common/mpi_flavor.h"
 #include "bench/perf_ctl.h"
@@ -230,7 +231,7 @@ static int limit_copies(const options *o, buffers *b, size_t n)
     return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
-static int run(const options *o, const variant *v, buffers *b, size_t n)
+static int call(const options *o, const variant *v, buffers *b, size_t n)
 {
     const char *alg = v->kind == V_KCOLL ? v->spec : NULL;
     int mpi = v->kind == V_MPI;
@@ -253,6 +254,49 @@ static int run(const options *o, const variant *v, buffers *b, size_t n)
         return mpi ? kcoll_mpi_alltoall(b->send, b->recv, n, MPI_COMM_WORLD)
                    : kcoll_alltoall(b->send, b->recv, n, MPI_COMM_WORLD, alg);
     }
+}
+
+/* One call of v. In the benchmark built with the test hooks
+ * (kcal-bench-mpi-hooks, scripts/bench-auto), the MPI library's row is
+ * slowed as libkcoll's own calls of it are ($KCOLL_TEST_SLOW "coll:mpi:F"),
+ * so the table stays one machine. */
+static int run(const options *o, const variant *v, buffers *b, size_t n)
+{
+    if (!KCOLL_TEST_HOOKS_ON || v->kind != V_MPI)
+        return call(o, v, b, n);
+    double t0 = kcoll_verify_clock();
+    int rc = call(o, v, b, n);
+    kcoll_plan mpi = {.kind = KCOLL_PLAN_MPI};
+    kcoll_test_slow(o->coll, &mpi, n, t0);
+    return rc;
+}
+
+/* auto's exploration, before anything is timed (its rows are the verified
+ * choice, not the candidates' turns): calls of auto until its size class
+ * has decided (algos/verify.h; at most 1000 calls, the same number on
+ * every rank: the state moves by counts of the same calls). With
+ * KCOLL_VERIFY=0, or where the call does not verify (p = 1, CMA
+ * forbidden), one call. Returns the calls made, or -1 after a failed one. */
+static long settle_auto(const options *o, const variant *v, int nv,
+                        buffers *b, size_t n)
+{
+    const variant *a = NULL;
+    for (int i = 0; i < nv; i++)
+        if (v[i].kind == V_AUTO)
+            a = &v[i];
+    if (!a)
+        return 0;
+    int failed = 0, in_place = 0; /* the benchmark never calls in place */
+    long calls = 0;
+    kcoll_verify_state st = {0};
+    do { /* a failed call goes on with the others: no rank waits alone */
+        failed |= run(o, a, b, n) != MPI_SUCCESS;
+        kcoll_comm *c; /* the first call made it, on every rank */
+        if (kcoll_comm_get(MPI_COMM_WORLD, &c) == MPI_SUCCESS)
+            kcoll_verify_describe(c, o->coll, n, in_place, &st);
+    } while (++calls < 1000 && st.exists &&
+             (st.exploring || st.explorations == 0));
+    return failed ? -1 : calls;
 }
 
 /* New send data (and for bcast the root's buffer), and with --check the
@@ -607,6 +651,8 @@ static int measure_size(session *s, size_t n)
     if (o->loop)
         failed = loop_size(o, s->v, s->nv, &b, n, s->rows, &s->nrows,
                            s->over);
+    else
+        failed = settle_auto(o, s->v, s->nv, &b, n) < 0;
     for (long it = -o->warmup; !o->loop && it < s->iters && !failed; it++) {
         if (o->cold && it >= 0)
             prepare_data(o, &b, n, (unsigned)it + 1);

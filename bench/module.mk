@@ -15,6 +15,19 @@ lib: $(KCOLL_BENCH)
 $(KCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/bench_mpi.o $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/bench/bench_opts.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a
 	$(CC) $(CFLAGS) -o $@ $< $(MPI_BUILD)/kcoll/bench/perf_ctl.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/bench/bench_opts.o $(BENCH_COMMON_OBJS) $(KCOLL_LIB).a $(MPI_LIBS) $(HWLOC_LIBS) -lm
 
+# kcal-bench-mpi-hooks: the same program over libkcoll built with the test
+# hooks (algos/verify.h: $KCOLL_TEST_SLOW slows chosen algorithms), for
+# scripts/bench-auto's hooked launches; not part of `make` (the library
+# users link never carries the hooks).
+KCOLL_HOOKS_BENCH := $(MPI_BUILD)/kcal-bench-mpi-hooks
+BENCH_HOOKS_SRCS := $(KCOLL_SRCS) bench/bench_mpi.c bench/perf_ctl.c bench/bench_stats.c bench/bench_opts.c
+BENCH_HOOKS_OBJS := $(patsubst %.c,$(MPI_BUILD)/kcoll-hooks/%.o,$(BENCH_HOOKS_SRCS))
+$(MPI_BUILD)/kcoll-hooks/%.o: %.c | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DKCOLL_TEST_HOOKS $(MPI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(KCOLL_HOOKS_BENCH): $(BENCH_HOOKS_OBJS) $(KCOLL_MODEL_OBJS) $(BENCH_COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) $(HWLOC_LIBS) -lm
+
 # kcal-copy-bench: memcpy against kcal_copy (scripts/bench-copy); no MPI.
 COPY_BENCH := $(BUILD)/kcal-copy-bench
 lib: $(COPY_BENCH)

@@ -34,6 +34,7 @@ $(MPI_BUILD)/tests/interpose_check: tests/interpose_check.c | $(STAMP)
 PMPI_ASAN_LIB := $(MPI_BUILD)/pic-asan/libkcoll_pmpi.so
 PMPI_ASAN_OBJS := $(patsubst %.c,$(MPI_BUILD)/pic-asan/%.o,$(INTERPOSE_SRCS) $(KCOLL_SRCS) $(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
+$(MPI_BUILD)/pic-asan/%.o: CPPFLAGS += -DKCOLL_TEST_HOOKS
 $(MPI_BUILD)/pic-asan/%.o: %.c | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@

@@ -70,6 +70,7 @@
 
 #include <mpi.h>
 
+#include "algos/choice.h"
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
 #include "common/mpi_flavor.h"

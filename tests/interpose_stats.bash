@@ -2,20 +2,21 @@
 # which holds a KCOLL_STATS table against what the program says rank 0's
 # calls must show. Not a test itself (scripts/run-tests runs *.sh).
 
-# check_stats OUT ERR CMA: every "expect COLL WHAT N" line of OUT against
-# the one table in ERR. WHAT kcoll is the sum of the collective's rows that
-# are an algorithm (not local, not mpi...); with CMA 0 (CMA is forbidden
-# here, so libkcoll ran the MPI library's collectives) rows "mpi" count as
-# kcoll. No other rows may appear: each collective's calls in the table
-# add up to its expected ones. Prints what differs; status 1 then.
+# check_stats OUT ERR: every "expect COLL WHAT N" line of OUT against
+# the one table in ERR. WHAT kcoll is the sum of the collective's rows of
+# calls libkcoll took: an algorithm, or "mpi" where libkcoll chose the MPI
+# library's collective (its verified choice, or CMA forbidden) —
+# not local, and not mpi(<why>), the calls the interposer handed on. No
+# other rows may appear: each collective's calls in the table add up to
+# its expected ones. Prints what differs; status 1 then.
 check_stats() {
-  local out=$1 err=$2 cma=$3
-  awk -v cma="$cma" '
+  local out=$1 err=$2
+  awk '
     FNR == NR && $1 == "expect" { want[$2 " " $3] = $4; total[$2] += $4; next }
     FNR != NR && /^kcoll stats/ { on = 1; tables++; next }
     FNR != NR && on && NF == 5 && $1 != "collective" {
       what = $2
-      if (what != "local" && what !~ /^mpi\(/ && (what != "mpi" || cma == 0)) what = "kcoll"
+      if (what != "local" && what !~ /^mpi\(/) what = "kcoll"
       got[$1 " " what] += $3; seen[$1] += $3
     }
     END {

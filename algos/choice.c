@@ -1,0 +1,393 @@
+/* choice: what one call of libkcoll runs, and why (choice.h). The params
+ * are read here, once per process; the model is asked here; the table is
+ * asked here (through tuned.c, which owns reading it); the run-time check
+ * is verify.c's. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "algos/choice.h"
+#include "algos/config.h"
+#include "algos/tuned.h"
+#include "algos/verify.h"
+#include "model/params.h"
+
+atomic_ulong kcoll_handoffs;
+
+/* Params for the model's choices: $KCAL_PARAMS (config.h) or the embedded
+ * default, read once per process (pthread_once: calls may come from any
+ * thread) and never changed afterwards, so readers need no lock. A file that does not
+ * read is reported once, here, and leaves the model unable to choose. */
+static pthread_once_t params_once = PTHREAD_ONCE_INIT;
+static kcal_params params;
+static int params_ok;
+
+static void read_params(void)
+{
+    char err[KCAL_ERRLEN];
+    const char *file = kcoll_config_path(KCOLL_CFG_PARAMS);
+    kcal_params_init(&params);
+    params_ok = kcal_params_choose(file,
+                                   file ? NULL : KCAL_PARAMS_DEFAULT_MACHINE,
+                                   &params, NULL, 0, err, sizeof err) == 0;
+    if (!params_ok)
+        fprintf(stderr, "kcoll: warning: $%s: %s; calls that leave the "
+                        "algorithm to the model use the MPI library's own "
+                        "collectives (pid %ld)\n",
+                kcoll_config_name(KCOLL_CFG_PARAMS), err, (long)getpid());
+}
+
+static const kcal_params *get_params(void)
+{
+    pthread_once(&params_once, read_params);
+    return params_ok ? &params : NULL;
+}
+
+static void warn_nonfinite(kcal_coll coll, const kcal_algorithm *only, int p,
+                           uint64_t n)
+{
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+        fprintf(stderr, "kcoll: warning: %s: every predicted time of %s%s%s "
+                        "at p = %d, n = %llu overflows (inf or NaN); using "
+                        "the MPI library's own collective where the model "
+                        "chooses (pid %ld)\n",
+                params.origin, kcal_coll_name(coll), only ? " " : "",
+                only ? only->id : "", p, (unsigned long long)n,
+                (long)getpid());
+}
+
+static void warn_no_cma(void)
+{
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+        fprintf(stderr, "kcoll: warning: process_vm_readv is not permitted "
+                        "here (pid %ld); using the MPI library's own "
+                        "collectives (set KCOLL_STRICT=1 to fail instead)\n",
+                (long)getpid());
+}
+
+/* A counter for tests, not a lock-prefixed add on every call. */
+static void count_handoff(void)
+{
+    atomic_store_explicit(&kcoll_handoffs,
+                          atomic_load_explicit(&kcoll_handoffs,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Whether the params hand n bytes of coll's calls on c to the MPI library
+ * (the model ranks its row first exactly there: below mpi_<coll>_below and
+ * in the size classes of mpi_<coll>_mask, with the line's keys, p >= 2),
+ * read once per communicator and collective: the pure choice's fast path
+ * for calls of a microsecond, where asking the model was a tenth of what
+ * libkcoll added to them. */
+static int handoff(kcoll_comm *c, kcal_coll coll, uint64_t n)
+{
+    if (!(c->handoff_known & (1u << coll))) {
+        const kcal_params *prm = get_params();
+        double below =
+            prm ? kcal_params_get_key(prm, KCAL_PK_MEMBER(mpi_below, coll), 0)
+                : 0;
+        c->handoff[coll] = 0;
+        c->handoff_mask[coll] = 0;
+        if (below >= 1 && kcal_model_mpi_time(prm, coll, c->size, 0) >= 0) {
+            c->handoff[coll] = below >= 18446744073709551615.0
+                                   ? UINT64_MAX
+                                   : (uint64_t)ceil(below);
+            c->handoff_mask[coll] =
+                kcal_params_get_key(prm, KCAL_PK_MEMBER(mpi_mask, coll), 0);
+        }
+        c->handoff_known |= 1u << coll;
+    }
+    return c->handoff[coll] &&
+           kcal_model_handed_off((double)c->handoff[coll],
+                                 c->handoff_mask[coll], n);
+}
+
+/* The slot of a key: a multiplicative hash of (coll, n, in_place, only). */
+static kcoll_choice_slot *choice_slot(kcoll_comm *c, kcal_coll coll,
+                                      uint64_t n, int in_place,
+                                      const kcal_algorithm *only)
+{
+    uint64_t h = n ^ ((uint64_t)coll << 58) ^ ((uint64_t)in_place << 57) ^
+                 ((uint64_t)(only ? only->index + 1 : 0) << 48);
+    h *= 0x9e3779b97f4a7c15ull; /* the high bits mix every bit of the key */
+    return &c->choices[(h >> 40) % KCOLL_CHOICE_SLOTS];
+}
+
+/* The model's (alg, k) for this call, remembered per communicator: among
+ * every algorithm (only = NULL) or among one throttled algorithm's k.
+ * MPI_SUCCESS with *out set, or with *use_mpi = 1 when the model chose the
+ * MPI library's collective (its measured line is faster here: no warning)
+ * or cannot choose (the warning is printed). */
+static int model_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                        int in_place, const kcal_algorithm *only,
+                        kcal_choice *out, int *use_mpi)
+{
+    const kcal_params *prm = get_params();
+    *use_mpi = 0;
+    if (!prm) {
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    kcoll_choice_slot *s = choice_slot(c, coll, n, in_place, only);
+    if (!(s->used && s->coll == coll && s->n == n &&
+          s->in_place == in_place && s->only == only)) {
+        *s = (kcoll_choice_slot){.used = 1, .coll = coll, .n = n,
+                                 .in_place = in_place, .only = only};
+        /* The default model for these params: full for a probed file. */
+        s->rc = kcal_model_select(kcal_model_default(prm), prm, coll,
+                                  c->size, n, in_place, only, &s->choice);
+    }
+    if (s->rc == KCAL_SELECT_NONFINITE) {
+        warn_nonfinite(coll, only, c->size, n);
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    if (s->rc != 0)
+        return MPI_ERR_ARG; /* no valid (alg, k) at this p */
+    if (kcal_model_is_mpi(s->choice.alg)) {
+        count_handoff();
+        *use_mpi = 1;
+        return MPI_SUCCESS;
+    }
+    *out = s->choice;
+    return MPI_SUCCESS;
+}
+
+/* The user's "id" or "id:k" (spec not NULL) -> algorithm and k; k = -1 when
+ * the id is a throttled one without k, which the model must choose. */
+static int parse(kcal_coll coll, const char *spec, int p,
+                 const kcal_algorithm **alg, int *k)
+{
+    char id[64];
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len == 0 || len >= sizeof id)
+        return MPI_ERR_ARG;
+    memcpy(id, spec, len);
+    id[len] = '\0';
+    const kcal_algorithm *a = kcal_model_find_algorithm(coll, id);
+    if (!a)
+        return MPI_ERR_ARG;
+    long v = 0;
+    if (colon) {
+        char *end;
+        errno = 0;
+        v = strtol(colon + 1, &end, 10);
+        if (errno || end == colon + 1 || *end || v < 1 || v > INT_MAX)
+            return MPI_ERR_ARG;
+    } else if (a->kind == KCAL_PARAM_STRIDE) {
+        v = 1;
+    } else if (a->kind == KCAL_PARAM_THROTTLE) {
+        if (p - 1 < 2)
+            return MPI_ERR_ARG; /* no valid k at this p */
+        *alg = a;
+        *k = -1;
+        return MPI_SUCCESS;
+    }
+    /* At p = 1 everything is a local copy; j = 1 is the plain ring. */
+    int ok = kcal_model_k_valid(a, p, (int)v) ||
+             (p == 1 && a->kind == KCAL_PARAM_STRIDE && v == 1);
+    if (!ok)
+        return MPI_ERR_ARG;
+    *alg = a;
+    *k = (int)v;
+    return MPI_SUCCESS;
+}
+
+static void set_plan(kcoll_plan *plan, kcoll_plan_kind kind,
+                     const kcal_algorithm *alg, int k, kcoll_why why)
+{
+    *plan = (kcoll_plan){kind, alg, k, why, NULL, 0};
+}
+
+/* The model's best k for a throttled algorithm named without one. */
+static int best_k(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
+                  kcoll_plan *plan)
+{
+    kcal_choice ch;
+    int use_mpi;
+    KCOLL_TRY(model_choice(c, coll, n, in_place, plan->alg, &ch, &use_mpi));
+    if (use_mpi)
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NO_MODEL);
+    else
+        plan->k = ch.k;
+    return MPI_SUCCESS;
+}
+
+/* The pure choice (KCOLL_VERIFY=0, and the two-level path's hand-off): a
+ * table rule, the MPI library below the crossover, the model's first. */
+static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                       int in_place, kcoll_plan *plan)
+{
+    const kcal_algorithm *alg = NULL;
+    int k = -1;
+    kcoll_tuned_verdict v = kcoll_tuned_decide(coll, c->size, n, &alg, &k);
+    if (v == KCOLL_TUNED_MPI) {
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_TABLE);
+        return MPI_SUCCESS;
+    }
+    if (v == KCOLL_TUNED_ALG && c->spans_nodes) {
+        /* The rule names the node steps (k < 0: each node's best). */
+        set_plan(plan, KCOLL_PLAN_TWO_LEVEL, alg, k, KCOLL_WHY_TABLE);
+        return MPI_SUCCESS;
+    }
+    if (v == KCOLL_TUNED_ALG) {
+        set_plan(plan, KCOLL_PLAN_ALG, alg, k, KCOLL_WHY_TABLE);
+        return k < 0 ? best_k(c, coll, n, in_place, plan) : MPI_SUCCESS;
+    }
+    if (handoff(c, coll, n)) {
+        count_handoff();
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_HANDOFF);
+        return MPI_SUCCESS;
+    }
+    if (c->spans_nodes) {
+        set_plan(plan, KCOLL_PLAN_TWO_LEVEL, NULL, -1, KCOLL_WHY_MODEL);
+        return MPI_SUCCESS;
+    }
+    kcal_choice ch;
+    int use_mpi;
+    KCOLL_TRY(model_choice(c, coll, n, in_place, NULL, &ch, &use_mpi));
+    if (use_mpi)
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0,
+                 get_params() ? KCOLL_WHY_HANDOFF : KCOLL_WHY_NO_MODEL);
+    else
+        set_plan(plan, KCOLL_PLAN_ALG, ch.alg, ch.k, KCOLL_WHY_MODEL);
+    return MPI_SUCCESS;
+}
+
+int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
+                 size_t n, int in_place, kcoll_plan *plan)
+{
+    int p = c->size;
+    set_plan(plan, KCOLL_PLAN_ALG, NULL, -1, KCOLL_WHY_USER);
+    if (algorithm) {
+        const kcal_algorithm *alg;
+        int k;
+        KCOLL_TRY(parse(coll, algorithm, p, &alg, &k));
+        set_plan(plan, KCOLL_PLAN_ALG, alg, k, KCOLL_WHY_USER);
+    }
+    /* No state (comm.c): the MPI library on the user's communicator, on
+     * every process alike. */
+    if (c->no_state) {
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NO_STATE);
+        return MPI_SUCCESS;
+    }
+    /* Across nodes each node's state knows whether CMA works there. */
+    if (!c->spans_nodes && !c->cma_ok) {
+        if (kcoll_config_on(KCOLL_CFG_STRICT))
+            return MPI_ERR_OTHER;
+        warn_no_cma();
+        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NO_CMA);
+        return MPI_SUCCESS;
+    }
+    if (c->spans_nodes) {
+        /* The user's algorithm names the node steps; NULL: the hand-off
+         * for the whole communicator, else each node chooses (and
+         * verifies) at its size. */
+        if (algorithm) {
+            plan->kind = KCOLL_PLAN_TWO_LEVEL;
+            return MPI_SUCCESS;
+        }
+        return pure_choice(c, coll, (uint64_t)n, in_place, plan);
+    }
+    if (algorithm)
+        return plan->k < 0 ? best_k(c, coll, (uint64_t)n, in_place, plan)
+                           : MPI_SUCCESS;
+    if (p == 1 || n == 0 || !kcoll_config_number(KCOLL_CFG_VERIFY))
+        return pure_choice(c, coll, (uint64_t)n, in_place, plan);
+    return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
+}
+
+int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan,
+                         double seconds, int call_rc)
+{
+    return plan->slot ? kcoll_verify_observe(c, plan, seconds, call_rc)
+                      : MPI_SUCCESS;
+}
+
+const char *kcoll_plan_name(const kcoll_plan *plan)
+{
+    if (plan->kind == KCOLL_PLAN_MPI)
+        return plan->why == KCOLL_WHY_NO_STATE ? "mpi(no-state)" : "mpi";
+    if (plan->kind == KCOLL_PLAN_TWO_LEVEL)
+        return "two_level";
+    return plan->alg ? plan->alg->id : "none";
+}
+
+/* Whether cand already holds alg. */
+static int listed(const kcoll_candidate *cand, int n, const kcal_algorithm *a)
+{
+    for (int i = 0; i < n; i++)
+        if (cand[i].alg == a)
+            return 1;
+    return 0;
+}
+
+int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                            int in_place, double spread,
+                            kcoll_candidate *out, int max)
+{
+    const kcal_algorithm *mpi = kcal_model_mpi(coll);
+    const kcal_params *prm = get_params();
+    int nc = 0;
+    if (max < 1)
+        return 0;
+    kcal_prediction *pr = NULL;
+    long np = prm ? kcal_model_rank(kcal_model_default(prm), prm, coll,
+                                    c->size, n, in_place, 0, &pr)
+                  : -1;
+    /* A table's rule first: measured on this machine, it is the best
+     * guess to start from. */
+    const kcal_algorithm *talg = NULL;
+    int tk = -1;
+    kcoll_tuned_verdict v = kcoll_tuned_decide(coll, c->size, n, &talg, &tk);
+    if (kcoll_tuned_unusable()) {
+        /* A table that does not read sends every call to the MPI
+         * library, verified or not (tuned.h): a tuning problem never
+         * decides for the model. */
+        free(pr);
+        out[0] = (kcoll_candidate){mpi, 0, 0};
+        return 1;
+    }
+    if (v == KCOLL_TUNED_MPI) {
+        out[nc++] = (kcoll_candidate){mpi, 0, 0};
+    } else if (v == KCOLL_TUNED_ALG) {
+        for (long i = 0; tk < 0 && i < np; i++)
+            if (pr[i].alg == talg)
+                tk = pr[i].k; /* the rule's id without a k that fits */
+        if (tk >= 0 || talg->kind == KCAL_PARAM_NONE)
+            out[nc++] = (kcoll_candidate){talg, tk < 0 ? 0 : tk, 0};
+    }
+    double best = -1;
+    for (long i = 0; i < np && nc < max; i++) {
+        if (!isfinite(pr[i].seconds) || listed(out, nc, pr[i].alg))
+            continue;
+        if (best < 0)
+            best = pr[i].seconds;
+        if (pr[i].seconds > spread * best)
+            break;
+        /* Room for the MPI library's at the end, where the model ranks it
+         * below the others or does not rank it at all. */
+        if (!kcal_model_is_mpi(pr[i].alg) && nc == max - 1 &&
+            !listed(out, nc, mpi))
+            break;
+        out[nc++] = (kcoll_candidate){pr[i].alg, pr[i].k, pr[i].seconds};
+    }
+    if (np > 0 && best < 0)
+        warn_nonfinite(coll, NULL, c->size, n);
+    free(pr);
+    if (!listed(out, nc, mpi)) {
+        double t = prm ? kcal_model_mpi_time(prm, coll, c->size, n) : -1;
+        out[nc < max ? nc++ : max - 1] = (kcoll_candidate){mpi, 0, t > 0 ? t : 0};
+    }
+    return nc;
+}

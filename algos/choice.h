@@ -1,0 +1,105 @@
+/* choice: what one call of libkcoll runs, and why — the one place that
+ * decides (not installed).
+ *
+ * In order, for a call on communicator c:
+ *   1. the user's id ("direct_read", "throttled_read:4") runs as named; a
+ *      throttled id without k gets the model's best k;
+ *   2. where CMA is forbidden the MPI library's collective runs (or, with
+ *      KCOLL_STRICT=1, the call fails);
+ *   3. algorithm NULL on a communicator that spans nodes runs in two levels
+ *      (two_level.c), unless the model hands the size to the MPI library;
+ *   4. algorithm NULL on one node: the run-time verified choice (verify.h):
+ *      the model, or a $KCOLL_TABLE rule, proposes a few candidates per
+ *      size class, the MPI library's collective always among them, and
+ *      libkcoll keeps the one its first calls measured fastest on every
+ *      rank; with KCOLL_VERIFY=0 the pure choice of before: a table rule,
+ *      else the MPI library below the probed crossover (mpi_<coll>_below,
+ *      mpi_<coll>_mask), else the model's first (alg, k).
+ * The MPI library's collective is decided in one place: the model's
+ * ranking (kcal_model_rank puts its measured row first where it applies),
+ * read once per communicator and collective for the pure choice's fast
+ * path. */
+#ifndef KCOLL_CHOICE_H
+#define KCOLL_CHOICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/kcoll_impl.h"
+
+typedef enum {
+    KCOLL_PLAN_ALG = 0,  /* alg with k (or the local copy at p = 1) */
+    KCOLL_PLAN_MPI,      /* the MPI library's own collective */
+    KCOLL_PLAN_TWO_LEVEL /* two_level.c: alg, or NULL (each node chooses) */
+} kcoll_plan_kind;
+
+/* Why a call runs what it runs: the KCOLL_STATS rows say it. */
+typedef enum {
+    KCOLL_WHY_USER = 0,  /* the user named it */
+    KCOLL_WHY_MODEL,     /* the model's first choice (KCOLL_VERIFY=0) */
+    KCOLL_WHY_TABLE,     /* a $KCOLL_TABLE rule (KCOLL_VERIFY=0) */
+    KCOLL_WHY_HANDOFF,   /* below the probed crossover (KCOLL_VERIFY=0) */
+    KCOLL_WHY_VERIFIED,  /* the candidate measured fastest */
+    KCOLL_WHY_EXPLORING, /* a candidate's turn while they are measured */
+    KCOLL_WHY_NO_CMA,    /* CMA is forbidden here */
+    KCOLL_WHY_NO_MODEL,  /* the params or the table cannot be used */
+    KCOLL_WHY_NO_STATE   /* the communicator's state could not be built
+                          * (comm.c): the MPI library on it, for good */
+} kcoll_why;
+
+typedef struct kcoll_verify_slot kcoll_verify_slot;
+
+typedef struct {
+    kcoll_plan_kind kind;
+    const kcal_algorithm *alg; /* KCOLL_PLAN_ALG; TWO_LEVEL: NULL or the
+                                * user's */
+    int k;
+    kcoll_why why;
+    /* Verification's feedback (verify.h): the slot this call belongs to,
+     * whether to time it, and what to do after it. NULL: nothing. */
+    kcoll_verify_slot *slot;
+    int timed;
+} kcoll_plan;
+
+/* One candidate of the verified choice (verify.h): alg is a registry
+ * algorithm or kcal_model_mpi(coll). */
+typedef struct {
+    const kcal_algorithm *alg;
+    int k;
+    double predicted; /* seconds; 0 where the model has no row (mpi) */
+} kcoll_candidate;
+
+/* The candidates of a NULL call of coll with n bytes on c, in the order
+ * the model ranks them (a $KCOLL_TABLE rule first; the MPI library's
+ * collective where the model ranks it, else last), distinct algorithms
+ * with their best k, those predicted within `spread` times the best, at
+ * most max (the MPI library's always among them). Returns the count (>= 1:
+ * the MPI library's alone when the params or the table cannot be used). */
+int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                            int in_place, double spread,
+                            kcoll_candidate *out, int max);
+
+/* The plan of a call of coll with n bytes (in_place as the choice may use
+ * it: allgather and alltoall only) and the user's algorithm (NULL: the
+ * choice's). MPI_SUCCESS, MPI_ERR_ARG (an unknown id, a k out of range, a
+ * throttled id without k at p < 3) or MPI_ERR_OTHER (CMA forbidden under
+ * KCOLL_STRICT=1). */
+int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
+                 size_t n, int in_place, kcoll_plan *plan);
+
+/* After the call ran, with its local duration when plan->timed and its
+ * result here: the verification's bookkeeping, which may end with one
+ * small reduction over c (at the same call on every rank, so it must be
+ * called whatever the call returned). MPI_SUCCESS or the reduction's
+ * error. */
+int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan,
+                         double seconds, int call_rc);
+
+/* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
+const char *kcoll_plan_name(const kcoll_plan *plan);
+
+/* Calls the pure choice handed to the MPI library below the measured
+ * crossover (kcoll.c counted these before): for the tests. */
+extern atomic_ulong kcoll_handoffs;
+
+#endif

@@ -1,0 +1,123 @@
+/* verify: libkcoll's own choice checked at run time (not installed).
+ *
+ * A prediction priced on the machine as the probe found it can be wrong
+ * minutes later: on a KVM guest whose host moves the vCPUs, passing a
+ * 16 KiB chunk between the two cores cost 1.8 µs or 9.7 µs from one minute
+ * to the next, and copy_in_out, which lives on such passes, ran 4-5× its
+ * prediction in two launches of three (docs/machine.md). So for calls that
+ * leave the algorithm to libkcoll, the model (or a $KCOLL_TABLE rule)
+ * only proposes; the machine as it is now decides:
+ *
+ *   candidates  per (communicator, collective, size class, in place): the
+ *               model's best few distinct algorithms (best k each) whose
+ *               predicted time is within KCOLL_VERIFY_SPREAD of the best
+ *               (a table's rule first), at most KCOLL_VERIFY_MAX − 1, and
+ *               the MPI library's own collective, always. Rank 0 proposes
+ *               and broadcasts them, so every rank runs the same list
+ *               whatever its environment says.
+ *   explore     the class's first calls run each candidate in turn: one
+ *               untimed call (first-touch, windows, caches), then E timed
+ *               ones (E from the predicted time: more for short calls,
+ *               whose times are noisier). After the last, one MAX
+ *               reduction of the ranks' median per candidate (the slowest
+ *               rank counts) gives every rank the same times, and every
+ *               rank keeps the same fastest one (ties: the model's order).
+ *   decided     a call costs what it cost before, plus a counter; every
+ *               S-th call is timed into a ring of local times (S so the
+ *               clock stays well under 1 % of the call).
+ *   re-check    every C calls (C from the decided time: a check per
+ *               millisecond or so of collective time, so its reduction
+ *               stays near 0.2 %), one MAX reduction of the ranks' median
+ *               of that ring: the first check after a decision sets the
+ *               steady state (unless it is already KCOLL_VERIFY_DRIFT
+ *               times the deciding time), and a later one above
+ *               KCOLL_VERIFY_DRIFT times that steady state explores
+ *               again.
+ *   re-explore  also after a bounded share of the class's time, so a
+ *               candidate that became faster is found: when the calls
+ *               since the last exploration have cost
+ *               1/KCOLL_VERIFY_BUDGET of what one exploration costs
+ *               (doubling after each one that kept the decision).
+ * Every step happens at the same call on every rank (counts of the same
+ * collective calls), so ranks never wait for a reduction another skips.
+ * The numbers and how they were chosen: docs/libkcoll.md. */
+#ifndef KCOLL_VERIFY_H
+#define KCOLL_VERIFY_H
+
+#include <stdint.h>
+
+#include "algos/choice.h"
+
+#define KCOLL_VERIFY_MAX 5        /* candidates: libkcoll's few + MPI's */
+#define KCOLL_VERIFY_SAMPLES 8    /* E at most */
+#define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
+#define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
+#define KCOLL_VERIFY_BUDGET 100   /* re-exploring costs <= 1 % */
+#define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
+#define KCOLL_VERIFY_CLASSES 128  /* two size classes per octave */
+
+/* The size class of n: two per octave, [2^i, 1.5·2^i) and
+ * [1.5·2^i, 2^(i+1)); class 0 holds n = 0 and 1. */
+int kcoll_verify_size_class(uint64_t n);
+
+/* The plan of a NULL call on c (one node, p >= 2, CMA allowed) through the
+ * verification of (coll, n's class, in_place). On the class's first call
+ * this is collective over c (rank 0's candidates are broadcast).
+ * MPI_SUCCESS or an MPI error. */
+int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                      int in_place, kcoll_plan *plan);
+
+/* After the call of plan (see kcoll_choice_observe): its local duration
+ * (when plan->timed) and its result here (a candidate that failed on any
+ * rank is never chosen). */
+int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan,
+                         double seconds, int call_rc);
+
+/* The clock of the timed calls (CLOCK_MONOTONIC, seconds). */
+double kcoll_verify_clock(void);
+
+/* Free c's slots (with its state). */
+void kcoll_verify_free(kcoll_comm *c);
+
+/* What a class has decided, for the benchmark and the tests. exists: the
+ * class has had a call; exploring: its candidates are being measured;
+ * chosen: the index of the decision in cand (when not exploring);
+ * agreed: the last exploration's times, seconds, the same on every rank
+ * (0 before the first exploration ends); explorations: how many ended;
+ * calls: calls since the last exploration ended. */
+typedef struct {
+    int exists, exploring, chosen, ncand;
+    kcoll_candidate cand[KCOLL_VERIFY_MAX];
+    double agreed[KCOLL_VERIFY_MAX];
+    unsigned explorations, switches, checks;
+    uint64_t calls;
+    int samples;                  /* E */
+    uint64_t check_every, explore_at; /* in calls since the decision */
+    double baseline; /* the steady state the first check found (0: none) */
+} kcoll_verify_state;
+
+void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                           int in_place, kcoll_verify_state *out);
+
+/* Test builds only (-DKCOLL_TEST_HOOKS): $KCOLL_TEST_SLOW makes one
+ * algorithm slow, "coll:id:factor[:rank][:after]" (several, comma
+ * separated): each call of id (or "mpi") of coll, on that world rank only
+ * if given, from the after-th such call of this process on, spins for
+ * factor − 1 times the fastest such call this process has made at that
+ * size class. Without the define it is nothing. */
+#ifdef KCOLL_TEST_HOOKS
+#define KCOLL_TEST_HOOKS_ON 1
+void kcoll_test_slow(kcal_coll coll, const kcoll_plan *plan, size_t n,
+                     double t0);
+/* Replace the rules (the same syntax; "" for none), counts from 0. */
+void kcoll_test_slow_rules(const char *rules);
+#else
+#define KCOLL_TEST_HOOKS_ON 0
+static inline void kcoll_test_slow(kcal_coll coll, const kcoll_plan *plan,
+                                   size_t n, double t0)
+{
+    (void)coll, (void)plan, (void)n, (void)t0;
+}
+#endif
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# libkcoll's verified choice (algos/verify.h) under MPI, with the test
+# hooks of the test build (tests/verify_check.c): at p = 2, 3 and 4 every
+# rank reaches the same decision for every collective at 1 KiB, 64 KiB and
+# 1 MiB; ranks that see opposite timings still agree, on neither of the
+# algorithms one of them saw slow; a decision made slow mid-run is left
+# within one check interval and one exploration and not taken again while
+# slow; KCOLL_VERIFY=0 is the pure model choice; and KCOLL_STATS=1 lists
+# the decisions. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
+set -u
+BUILD=${BUILD:-build}
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+mpi_require
+prog=$mpi_build/tests/verify_check
+[ -x "$prog" ] || { echo "algos_verify: $prog not built (make test builds it)"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=0
+unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_VERIFY KCOLL_TEST_SLOW
+mpi=("${mpi_run[@]}")
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+run() { # name, then the command
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" >"$tmp/out" 2>"$tmp/err" && grep -q '^verify_check p=[0-9]* mode=[a-z]*: [0-9]* cases, 0 failed' "$tmp/out"; then
+    echo "ok   $name ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
+  else
+    echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
+  fi
+}
+for p in 2 3 4; do
+  for mode in agree opposite leave; do
+    run "p=$p $mode" timeout 300 "${mpi[@]}" -np "$p" "$prog" --mode "$mode"
+  done
+done
+run "p=2 KCOLL_VERIFY=0" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_VERIFY=0 "$prog" --mode pure
+# KCOLL_STATS=1: rank 0 lists one first decision per class it verified
+# (5 collectives x 3 sizes), each with the MPI library among the candidates.
+run "p=2 KCOLL_STATS decisions" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_STATS=1 "$prog" --mode agree
+firsts=$(grep -c '^decision .* mpi [0-9.]*.* -> [a-z_:0-9]* (first)$' "$tmp/err")
+if [ "$firsts" -ne 15 ]; then
+  echo "FAIL KCOLL_STATS: $firsts first decisions listed, want 15:"; cat "$tmp/err"; fail=1
+else
+  echo "ok   KCOLL_STATS lists the 15 first decisions"
+fi
+exit $fail

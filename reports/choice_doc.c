@@ -31,9 +31,7 @@ static double auto_over_best_again(const kcal_report_input *in,
 {
     kcal_noise_again a;
     kcal_noise_again_of(in->again, r, &a);
-    const kcal_join_row *b = a.best;
-    if (a.mpi && (!b || a.mpi->median_s < b->median_s))
-        b = a.mpi;
+    const kcal_join_row *b = a.best_row;
     return a.auto_choice && b ? a.auto_choice->median_s / b->median_s : NAN;
 }
 

@@ -64,6 +64,14 @@ int kcal_noise_floor_of(const kcal_join_table *first,
     return 0;
 }
 
+/* The best kcoll row or mpi, whichever measured faster (the kcoll row on
+ * a tie); either may be NULL. */
+static const kcal_join_row *faster(const kcal_join_row *best,
+                                   const kcal_join_row *mpi)
+{
+    return mpi && (!best || mpi->median_s < best->median_s) ? mpi : best;
+}
+
 void kcal_noise_again_of(const kcal_join_table *again, const kcal_join_rank *r,
                          kcal_noise_again *out)
 {
@@ -81,6 +89,7 @@ void kcal_noise_again_of(const kcal_join_table *again, const kcal_join_rank *r,
                  (!out->best || q->median_s < out->best->median_s))
             out->best = q;
     }
+    out->best_row = faster(out->best, out->mpi);
 }
 
 double kcal_noise_margin_pct(const kcal_join_rank *r)
@@ -106,8 +115,5 @@ unsigned kcal_noise_marks(const kcal_join_rank *r, double floor_pct)
 
 const kcal_join_row *kcal_noise_best_row(const kcal_join_rank *r)
 {
-    if (r->mpi && (!r->measured_best ||
-                   r->mpi->median_s < r->measured_best->median_s))
-        return r->mpi;
-    return r->measured_best;
+    return faster(r->measured_best, r->mpi);
 }

@@ -36,6 +36,8 @@ typedef struct {
     const kcal_join_row *best; /* fastest kcoll algorithm; NULL when the
                                 * point was not measured again */
     const kcal_join_row *mpi, *auto_choice; /* NULL when not measured */
+    const kcal_join_row *best_row; /* best or mpi, whichever is faster (as
+                                    * kcal_noise_best_row) */
 } kcal_noise_again;
 
 void kcal_noise_again_of(const kcal_join_table *again, const kcal_join_rank *r,

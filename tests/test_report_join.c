@@ -554,8 +554,10 @@ static void test_launches(void)
         CHECK(g.best && !strcmp(g.best->alg, "sequential_write"));
         CHECK(g.mpi && g.mpi->median_s == 70e-6);
         CHECK(g.auto_choice && g.auto_choice->median_s == 77e-6);
+        CHECK(g.best_row == g.best); /* mpi 70 is slower there */
         kcal_noise_again_of(&a, &r[2], &g);
         CHECK(g.best && !strcmp(g.best->alg, "parallel_read") && !g.auto_choice);
+        CHECK(g.best_row == g.best && !g.mpi);
         kcal_noise_again_of(NULL, &r[2], &g);
         CHECK(!g.best && !g.mpi && !g.auto_choice);
     }

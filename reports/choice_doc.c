@@ -65,12 +65,12 @@ static void fmt_ratio(double v, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "%.2f%s", v, unit);
 }
 
-void kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in)
+int kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in)
 {
     const kcal_join_rank **rows =
         malloc((in->n_ranking ? (size_t)in->n_ranking : 1) * sizeof *rows);
     if (!rows)
-        return;
+        return -1;
     size_t n = 0;
     for (long i = 0; i < in->n_ranking; i++)
         if (in->ranking[i].auto_choice && !in->ranking[i].oversubscribed)
@@ -81,7 +81,7 @@ void kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in)
                        "this report cannot say where letting libkcoll choose "
                        "loses.");
         free(rows);
-        return;
+        return 0;
     }
     qsort(rows, n, sizeof *rows, cmp_worst);
     int again = in->again != NULL;
@@ -125,6 +125,7 @@ void kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in)
         kcal_doc_paras(d, "auto/best, launch 2: the same ratio in the second "
                        "launch of kcal bench (– where that launch did not "
                        "measure the size).");
+    return 0;
 }
 
 int kcal_report_marked_points(const kcal_report_input *in,

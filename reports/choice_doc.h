@@ -13,8 +13,9 @@
 #include "reports/doc_writer.h"
 #include "reports/report_input.h"
 
-/* The opening table and the paragraph that says how to read it. */
-void kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in);
+/* The opening table and the paragraph that says how to read it. 0, or -1
+ * when out of memory. */
+int kcal_report_auto_table(kcal_doc *d, const kcal_report_input *in);
 
 /* The between-launch paragraph: the floor against the repeat error, and at
  * how many points the model's first choice lies inside it. */

@@ -444,7 +444,10 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
              "kcal report: measured times against the model on %s",
              in->machine->host);
     kcal_doc_begin(&d, title, buf);
-    kcal_report_auto_table(&d, in);
+    if (kcal_report_auto_table(&d, in)) {
+        free(analysis);
+        return -1;
+    }
     section_headline(&d, in);
     kcal_report_noise_paras(&d, in);
     kcal_doc_paras(&d, in->generated);

@@ -563,11 +563,12 @@ int kcal_predict_main(int argc, char **argv)
     size_t n_runs = 0;
     int first = 1;
     rc = KCAL_EXIT_OK;
+    kcal_ranking ranking = {0}; /* one set of buffers for every size */
     for (size_t s = 0; s < o.n_sizes && runs; s++) {
-        kcal_prediction *pr;
-        long count = kcal_model_rank(o.model, &prm, o.coll, (int)o.p,
-                                     o.sizes[s], o.in_place, (int)o.only_k,
-                                     &pr);
+        long count = kcal_model_rank_into(o.model, &prm, o.coll, (int)o.p,
+                                          o.sizes[s], o.in_place,
+                                          (int)o.only_k, &ranking);
+        const kcal_prediction *pr = ranking.pred;
         if (count <= 0) {
             kcal_cli_error(CMD, "out of memory ranking %ld algorithms", o.p);
             rc = KCAL_EXIT_FAIL;
@@ -589,8 +590,8 @@ int kcal_predict_main(int argc, char **argv)
             runs[n_runs++] = (winner_run){o.sizes[s], o.sizes[s], pr[0].alg,
                                           pr[0].k};
         }
-        free(pr);
     }
+    kcal_ranking_free(&ranking);
     if (rc == KCAL_EXIT_OK) {
         if (o.format == FMT_JSON)
             fputs("\n]\n", f);

@@ -224,12 +224,14 @@ static int parse_options(int argc, char **argv, options *o)
 }
 
 /* Bytes on their way to f, written a block at a time: one fwrite per
- * 64 KiB, where three stdio calls per CSV row cost more than putting the
- * row together (scripts/bench-predict). */
+ * 4 KiB, where three stdio calls per CSV row cost more than putting the
+ * row together (scripts/bench-predict). One page of stack: a larger
+ * block only adds pages to fault in (on the VMs measured a fault costs
+ * as much as a thousand rows' copies), and stdout has its own buffer. */
 typedef struct {
     FILE *f;
     size_t used;
-    char data[1 << 16];
+    char data[4096];
 } out_block;
 
 static void block_flush(out_block *b)
@@ -259,7 +261,7 @@ static void block_put(out_block *b, const char *s, size_t len)
 static void print_csv(FILE *f, const options *o, uint64_t n,
                       const kcal_prediction *pr, long count)
 {
-    out_block out; /* 64 KiB of the main thread's stack */
+    out_block out;
     out.f = f;
     out.used = 0;
     char head[128]; /* "collective,p,size_bytes,": every row of this size */

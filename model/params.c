@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The key of a name: its slot in p->at (model/keys.h), or -1 for an open
- * family's key (beta_ws_64k, alpha_stderr) and for a name that is no key. */
-static kcal_pkey slot_of(const char *key)
-{
-    kcal_pkey k = kcal_key_lookup(key, NULL, NULL);
-    if (k < 0 || (k < KCAL_PK_ROWS &&
-                  kcal_key_info_of(k)->members != KCAL_MEMBERS_NONE))
-        return -1;
-    return k;
-}
-
-/* slot_of and kcal_params_key_kind of a name from one kcal_key_lookup
- * (a scan of the registry's rows): the reader asks both of every line. */
+/* What the registry says of a name, from one kcal_key_lookup (a scan of
+ * its rows; the reader asks both facts of every line): slot is its slot
+ * in p->at (model/keys.h), or -1 for an open family's key (beta_ws_64k,
+ * alpha_stderr) and for a name that is no key; kind is
+ * kcal_params_key_kind's. */
 typedef struct {
     kcal_pkey slot;
     kcal_key_kind kind;
@@ -41,12 +33,16 @@ static key_facts facts_of(const char *key)
     return f;
 }
 
+static kcal_pkey slot_of(const char *key)
+{
+    return facts_of(key).slot;
+}
+
 /* The kind of a key of the registry (model/keys.def), its standard-error
  * and degrees-of-freedom keys included, or KCAL_KEY_UNKNOWN. */
 kcal_key_kind kcal_params_key_kind(const char *key)
 {
-    const kcal_key_info *in = kcal_key_info_of(kcal_key_lookup(key, NULL, NULL));
-    return in ? in->kind : KCAL_KEY_UNKNOWN;
+    return facts_of(key).kind;
 }
 
 static int kind_is_numeric(kcal_key_kind k)

@@ -107,6 +107,9 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(KCAL_ASAN_OBJS) $(PKG_LIBS)
 
+# The fit's tests share their synthetic samples (one header, no object).
+$(addprefix $(BUILD)/tests/,test_fit test_fit_full test_fit_handoff): tests/fit_samples.h
+
 -include algos/module.mk
 -include bench/module.mk
 -include reports/module.mk

@@ -230,7 +230,12 @@ static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
 {
     const kcal_algorithm *alg = NULL;
     int k = -1;
-    kcoll_tuned_verdict v = kcoll_tuned_decide(coll, c->size, n, &alg, &k);
+    /* At p = 1 every algorithm is the same local copy, faster than any
+     * rule's "mpi" could be: the table (written for p >= 2) is not asked,
+     * the model is (it still warns about params it cannot use). */
+    kcoll_tuned_verdict v =
+        c->size == 1 ? KCOLL_TUNED_NONE
+                     : kcoll_tuned_decide(coll, c->size, n, &alg, &k);
     if (v == KCOLL_TUNED_MPI) {
         set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_TABLE);
         return MPI_SUCCESS;

@@ -43,10 +43,13 @@ print-ldflags:
 
 # MPI test programs of the correctness suite, with ASan + UBSan; algos_check
 # names the MPI library it ran with (common/mpi_flavor.c, which uses no MPI).
+# algos_check is three files and a header (tests/algos_check.h says which
+# holds what), compiled in the one command that links them.
 KCOLL_CHECK_ASAN_OBJS := $(patsubst %,$(BUILD)/asan/common/%.o,mpi_flavor exe)
-$(MPI_BUILD)/tests/algos_check: tests/algos_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) $(KCOLL_CHECK_ASAN_OBJS) | $(STAMP)
+ALGOS_CHECK_SRCS := $(addprefix tests/algos_check,.c _case.c _modes.c)
+$(MPI_BUILD)/tests/algos_check: $(ALGOS_CHECK_SRCS) tests/algos_check.h $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) $(KCOLL_CHECK_ASAN_OBJS) | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $(filter-out %.h,$^) $(MPI_LIBS) -lm
 
 $(MPI_BUILD)/tests/algos_cma_check: tests/algos_cma_check.c $(MPI_BUILD)/kcoll-asan/algos/cma.o tests/check.h | $(STAMP)
 	@mkdir -p $(@D)

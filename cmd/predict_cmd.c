@@ -13,6 +13,7 @@
 
 #include "cmd/cli.h"
 #include "common/columns.h"
+#include "common/numfmt.h"
 #include "model/model.h"
 #include "cmd/predict_ppn.h"
 #include "common/sizes.h"
@@ -222,25 +223,71 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-static void print_k(FILE *f, const kcal_prediction *pr)
+/* Bytes on their way to f, written a block at a time: one fwrite per
+ * 4 KiB, where three stdio calls per CSV row cost more than putting the
+ * row together (scripts/bench-predict). One page of stack: a larger
+ * block only adds pages to fault in (on the VMs measured a fault costs
+ * as much as a thousand rows' copies), and stdout has its own buffer. */
+typedef struct {
+    FILE *f;
+    size_t used;
+    char data[4096];
+} out_block;
+
+static void block_flush(out_block *b)
 {
-    if (pr->alg->kind != KCAL_PARAM_NONE)
-        fprintf(f, "%d", pr->k);
+    fwrite(b->data, 1, b->used, b->f);
+    b->used = 0;
+}
+
+static void block_put(out_block *b, const char *s, size_t len)
+{
+    if (len > sizeof b->data - b->used) {
+        block_flush(b);
+        if (len > sizeof b->data) {
+            fwrite(s, 1, len, b->f);
+            return;
+        }
+    }
+    memcpy(b->data + b->used, s, len);
+    b->used += len;
 }
 
 /* CSV and JSON hold the model's algorithms only (what kcal report joins
- * on); the MPI library's row is in the table. */
+ * on); the MPI library's row is in the table. Each row is
+ * "%s,%ld,%llu,%s,%d,%.9g,%d\n" (k empty without one), put together with
+ * common/numfmt: at p = 1024 there are ~45,000 rows, and fprintf's
+ * conversions took longer than ranking them (scripts/bench-predict). */
 static void print_csv(FILE *f, const options *o, uint64_t n,
                       const kcal_prediction *pr, long count)
 {
+    out_block out;
+    out.f = f;
+    out.used = 0;
+    char head[128]; /* "collective,p,size_bytes,": every row of this size */
+    int head_len = snprintf(head, sizeof head, "%s,%ld,%llu,",
+                            kcal_coll_name(o->coll), o->p,
+                            (unsigned long long)n);
+    if (head_len < 0 || (size_t)head_len >= sizeof head)
+        return; /* cannot be: a collective's name and two numbers */
     for (long i = 0; i < count; i++) {
         if (kcal_model_is_mpi(pr[i].alg))
             continue;
-        fprintf(f, "%s,%ld,%llu,%s,", kcal_coll_name(o->coll), o->p,
-                (unsigned long long)n, pr[i].alg->id);
-        print_k(f, &pr[i]);
-        fprintf(f, ",%.9g,%d\n", pr[i].seconds, pr[i].rank);
+        block_put(&out, head, (size_t)head_len);
+        block_put(&out, pr[i].alg->id, strlen(pr[i].alg->id));
+        char tail[3 * KCAL_NUMFMT_LEN + 4]; /* ",k,seconds,rank\n" */
+        size_t len = 0;
+        tail[len++] = ',';
+        if (pr[i].alg->kind != KCAL_PARAM_NONE)
+            len += kcal_numfmt_long(pr[i].k, tail + len);
+        tail[len++] = ',';
+        len += kcal_numfmt_g9(pr[i].seconds, tail + len);
+        tail[len++] = ',';
+        len += kcal_numfmt_long(pr[i].rank, tail + len);
+        tail[len++] = '\n';
+        block_put(&out, tail, len);
     }
+    block_flush(&out);
 }
 
 static void print_json(FILE *f, const options *o, uint64_t n,
@@ -563,11 +610,12 @@ int kcal_predict_main(int argc, char **argv)
     size_t n_runs = 0;
     int first = 1;
     rc = KCAL_EXIT_OK;
+    kcal_ranking ranking = {0}; /* one set of buffers for every size */
     for (size_t s = 0; s < o.n_sizes && runs; s++) {
-        kcal_prediction *pr;
-        long count = kcal_model_rank(o.model, &prm, o.coll, (int)o.p,
-                                     o.sizes[s], o.in_place, (int)o.only_k,
-                                     &pr);
+        long count = kcal_model_rank_into(o.model, &prm, o.coll, (int)o.p,
+                                          o.sizes[s], o.in_place,
+                                          (int)o.only_k, &ranking);
+        const kcal_prediction *pr = ranking.pred;
         if (count <= 0) {
             kcal_cli_error(CMD, "out of memory ranking %ld algorithms", o.p);
             rc = KCAL_EXIT_FAIL;
@@ -589,8 +637,8 @@ int kcal_predict_main(int argc, char **argv)
             runs[n_runs++] = (winner_run){o.sizes[s], o.sizes[s], pr[0].alg,
                                           pr[0].k};
         }
-        free(pr);
     }
+    kcal_ranking_free(&ranking);
     if (rc == KCAL_EXIT_OK) {
         if (o.format == FMT_JSON)
             fputs("\n]\n", f);

@@ -23,6 +23,7 @@
 #include "reports/join.h"
 #include "reports/machine.h"
 #include "model/model.h"
+#include "reports/noise.h"
 #include "reports/outfile.h"
 #include "reports/plots.h"
 #include "reports/report_doc.h"
@@ -31,8 +32,8 @@
 static const char *const CMD = "report";
 
 typedef struct {
-    const char *measured, *predicted, *predicted_full, *params_file, *machine,
-        *out, *scripts, *mpi_library;
+    const char *measured, *measured_again, *predicted, *predicted_full,
+        *params_file, *machine, *out, *scripts, *mpi_library;
     int no_plots, quiet;
 } options;
 
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: kcal report --measured BENCH.csv --predicted PREDICT.csv\n"
-        "                   [--predicted-full FULL.csv]\n"
+        "                   [--predicted-full FULL.csv] [--measured-again BENCH2.csv]\n"
         "                   [--params FILE | --machine knl|broadwell|power8]\n"
         "                   [--mpi-library TEXT] [--out DIR] [--scripts DIR]\n"
         "                   [--no-plots] [-q]\n"
@@ -61,6 +62,10 @@ static void usage(FILE *f)
         "Oversubscribed runs (more ranks than cores) go to *-oversubscribed.csv\n"
         "and are labelled in every plot and table. --params must name the\n"
         "params the predictions were made with (shown in the report).\n"
+        "  --measured-again BENCH2.csv  a second launch of kcal bench over the\n"
+        "                 same points (or some of them): the report shows how far\n"
+        "                 the times moved between the launches (the noise floor)\n"
+        "                 and which choices lie inside it\n"
         "  --mpi-library TEXT  the MPI library `mpi` was measured with (`kcal\n"
         "                 bench --library` says, e.g. \"MPICH 4.0.2 (ch4:ucx)\"): named\n"
         "                 in the machine table, the speedup section and plots\n"
@@ -74,6 +79,7 @@ static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
         {"measured", required_argument, 0, 'm'},
+        {"measured-again", required_argument, 0, 'A'},
         {"predicted", required_argument, 0, 'p'},
         {"predicted-full", required_argument, 0, 'F'},
         {"params", required_argument, 0, 'P'},
@@ -93,6 +99,7 @@ static int parse_options(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
         switch (c) {
         case 'm': o->measured = optarg; break;
+        case 'A': o->measured_again = optarg; break;
         case 'p': o->predicted = optarg; break;
         case 'F': o->predicted_full = optarg; break;
         case 'P': o->params_file = optarg; break;
@@ -197,6 +204,21 @@ static int w_speedup(FILE *f, const void *r, long n, int over)
     return kcal_join_write_speedup(f, r, n, over);
 }
 
+/* Whether any measured row of the second launch was measured in the
+ * first. */
+static int again_matches(const kcal_join_table *first,
+                         const kcal_join_table *again)
+{
+    for (size_t i = 0; i < again->n; i++) {
+        const kcal_join_row *b = &again->rows[i];
+        const kcal_join_row *a =
+            kcal_join_find(first, b->coll, b->p, b->size, b->alg, b->k);
+        if (a && a->has_meas)
+            return 1;
+    }
+    return 0;
+}
+
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -238,9 +260,11 @@ int kcal_report_main(int argc, char **argv)
 
     kcal_params prm;
     kcal_params_init(&prm);
-    kcal_join_table t, tf;
+    kcal_join_table t, tf, ta;
     kcal_join_init(&t);
     kcal_join_init(&tf);
+    kcal_join_init(&ta);
+    kcal_noise_floor noise;
     kcal_join_summary *sum = NULL, *fsum = NULL;
     kcal_join_rank *rank = NULL, *frank = NULL;
     long nfs = 0, nfr = 0;
@@ -262,7 +286,25 @@ int kcal_report_main(int argc, char **argv)
         kcal_cli_error(CMD, "%s", err);
         goto out;
     }
+    /* The second launch: its own table, matched to the first by key. */
+    if (o.measured_again &&
+        (kcal_join_read_measured(&ta, o.measured_again, err, sizeof err) ||
+         kcal_join_finish(&ta, err, sizeof err))) {
+        kcal_cli_error(CMD, "%s", err);
+        goto out;
+    }
+    if (o.measured_again && !again_matches(&t, &ta)) {
+        kcal_cli_error(CMD, "no point of %s matches a point of %s (same "
+                       "collective, p, size and algorithm): not a second "
+                       "launch of the same sweep", o.measured_again,
+                       o.measured);
+        goto out;
+    }
     status = KCAL_EXIT_FAIL;
+    if (kcal_noise_floor_of(&t, o.measured_again ? &ta : NULL, &noise)) {
+        kcal_cli_error(CMD, "out of memory");
+        goto out;
+    }
     if (o.predicted_full) {
         nfs = kcal_join_summarise(&tf, &fsum);
         nfr = kcal_join_rank_sizes(&tf, &frank);
@@ -436,19 +478,24 @@ int kcal_report_main(int argc, char **argv)
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     snprintf(generated, sizeof generated,
              "Generated %s by `kcal report` from `%s` (measured, `kcal bench`) "
-             "and `%s` (predicted, `kcal predict`)%s%s%s.",
+             "and `%s` (predicted, `kcal predict`)%s%s%s%s%s%s.",
              stamp, o.measured, o.predicted,
              o.predicted_full ? " and `" : "",
              o.predicted_full ? o.predicted_full : "",
              o.predicted_full ? "` (predicted, `kcal predict --model full`)"
-                              : "");
+                              : "",
+             o.measured_again ? ", with `" : "",
+             o.measured_again ? o.measured_again : "",
+             o.measured_again ? "` (measured again, a second launch of "
+                                "`kcal bench`)" : "");
     kcal_report_input in = {
         .table = &t, .summary = sum, .n_summary = ns, .ranking = rank,
         .n_ranking = nr, .params = &prm, .machine = &mach, .times = times,
         .n_times = n_times, .speedup = speed, .n_speedup = n_speed,
         .generated = generated, .full_table = o.predicted_full ? &tf : NULL,
         .full_summary = fsum, .n_full_summary = nfs, .full_ranking = frank,
-        .n_full_ranking = nfr, .mpi_library = o.mpi_library};
+        .n_full_ranking = nfr, .mpi_library = o.mpi_library,
+        .again = o.measured_again ? &ta : NULL, .noise = &noise};
     char mdpath[PATH_MAX], htmlpath[PATH_MAX];
     snprintf(mdpath, sizeof mdpath, "%s/report.md", o.out);
     snprintf(htmlpath, sizeof htmlpath, "%s/index.html", o.out);
@@ -478,6 +525,15 @@ int kcal_report_main(int argc, char **argv)
         printf("mean selection regret, full model: %.1f %%\n",
                kcal_join_mean_regret(frank, nfr));
     }
+    if (o.measured_again) {
+        if (noise.rows)
+            printf("between-launch noise floor: median %.1f %%, 90th "
+                   "percentile %.1f %% (%d rows at %d points)\n",
+                   noise.median_pct, noise.p90_pct, noise.rows, noise.points);
+        else
+            printf("between-launch noise floor: none (no row of 16K or more "
+                   "measured in both launches)\n");
+    }
     printf("report: %s\n", mdpath);
     status = KCAL_EXIT_OK;
 out:
@@ -489,6 +545,7 @@ out:
     free(frank);
     kcal_join_free(&t);
     kcal_join_free(&tf);
+    kcal_join_free(&ta);
     kcal_params_free(&prm);
     return status;
 }

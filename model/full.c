@@ -234,17 +234,15 @@ void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
 {
     a->full = 1;
     if (kcal_model_full_measured(a->prm)) {
-        kcal_full_copy fc;
         kcal_copy_base own;
         if (!base) {
             kcal_model_copy_base(a->prm, c, alg, p, a->n, &own);
             base = &own;
         }
-        kcal_model_copy_finish(base, c, alg, p, k, &fc);
-        a->beta = fc.beta;
-        a->beta_local = fc.beta_local;
-        a->alpha = fc.alpha;
-        a->lock = fc.lock;
+        kcal_model_copy_rates(base, kcal_model_copy_delta(base, c, alg, p, k),
+                              &a->beta, &a->beta_local);
+        a->alpha = base->fc.alpha;
+        a->lock = base->fc.lock;
     } else {
         a->beta = kcal_model_full_beta(a->prm, c, alg, p, a->n);
         a->beta_local = a->beta;

@@ -162,6 +162,26 @@ long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out);
 
+/* kcal_model_rank for a caller that ranks size after size (kcal
+ * predict): the ranking goes into r->pred (count predictions, the "mpi"
+ * row first where it applies, as kcal_model_rank), in buffers kept from
+ * one call to the next. At p = 1024 a ranking is 130 KiB, which malloc
+ * gave back to the kernel on every free and faulted in again on the next
+ * call. r starts zeroed and is the caller's alone (no thread shares it);
+ * kcal_ranking_free releases it. Returns the count, or -1 (bad arguments,
+ * out of memory). */
+typedef struct {
+    kcal_prediction *pred; /* the last call's ranking */
+    size_t cap;
+    struct kcal_rank_key *keys; /* select.c's: the sort's (time, index) */
+    size_t keys_cap;
+} kcal_ranking;
+
+long kcal_model_rank_into(kcal_model_kind model, const kcal_params *prm,
+                          kcal_coll c, int p, uint64_t n, int in_place,
+                          int only_k, kcal_ranking *r);
+void kcal_ranking_free(kcal_ranking *r);
+
 /* The first (algorithm, k), in kcal_model_rank's candidates, whose time is
  * not finite: returns 1 and fills *bad (rank 0), 0 when every time is
  * finite, -1 on bad arguments. A scan: no allocation. */

@@ -82,6 +82,9 @@ typedef struct {
 extern const kcal_row_facts kcal_model_facts[KCAL_ALG_COUNT];
 
 int kcal_model_count(kcal_count_expr e, int p, int k);
+/* kcal_model_shape's concurrent, for a row of the registry at p >= 1 and
+ * k >= 0. */
+int kcal_model_copies_at_once(const kcal_algorithm *alg, int p, int k);
 /* alg is a row of the registry, of collective c. */
 int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg);
 int kcal_model_kind_ok(kcal_model_kind m);
@@ -103,6 +106,7 @@ typedef struct {
                         * beta_local before δ and the write scale */
     int has_conc;      /* conc_hot or conc_cold in the params */
     double conc_hot, conc_cold, coldness;
+    double conc;       /* the k of δ(c) at this coldness */
 } kcal_copy_base;
 void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
                           const kcal_algorithm *alg, int p, uint64_t n,
@@ -110,6 +114,13 @@ void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
 void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
                             const kcal_algorithm *alg, int p, int k,
                             kcal_full_copy *out);
+/* What kcal_model_full_time needs of kcal_model_copy_finish, without
+ * filling a kcal_full_copy for each k: δ of (alg, k), and the two β with
+ * a δ (the out->beta and out->beta_local copy_finish gives). */
+double kcal_model_copy_delta(const kcal_copy_base *b, kcal_coll c,
+                             const kcal_algorithm *alg, int p, int k);
+void kcal_model_copy_rates(const kcal_copy_base *b, double delta,
+                           double *beta, double *beta_local);
 
 /* kcal_model_time with the copy base of (c, alg, p, n) when the caller has
  * it (NULL: made here). */

@@ -20,12 +20,15 @@ uint64_t kcal_pages(uint64_t n, double page)
     return (uint64_t)ceil((double)n / page);
 }
 
+/* The smallest i with 2^i >= p, at most 62: the bits of p − 1. In a
+ * count of bits, not a loop of shifts: every synchronisation term asks
+ * for it, once per candidate of a ranking. */
 int kcal_ceil_log2(long p)
 {
-    int i = 0;
-    while (i < 62 && (1L << i) < p)
-        i++;
-    return i;
+    if (p <= 1)
+        return 0;
+    int i = 64 - __builtin_clzl((unsigned long)(p - 1));
+    return i < 62 ? i : 62;
 }
 
 int kcal_ceil_log_k(long p, long k)

@@ -13,23 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The key of a name: its slot in p->at (model/keys.h), or -1 for an open
- * family's key (beta_ws_64k, alpha_stderr) and for a name that is no key. */
-static kcal_pkey slot_of(const char *key)
+/* What the registry says of a name, from one kcal_key_lookup (a scan of
+ * its rows; the reader asks both facts of every line): slot is its slot
+ * in p->at (model/keys.h), or -1 for an open family's key (beta_ws_64k,
+ * alpha_stderr) and for a name that is no key; kind is
+ * kcal_params_key_kind's. */
+typedef struct {
+    kcal_pkey slot;
+    kcal_key_kind kind;
+} key_facts;
+
+static key_facts facts_of(const char *key)
 {
     kcal_pkey k = kcal_key_lookup(key, NULL, NULL);
-    if (k < 0 || (k < KCAL_PK_ROWS &&
-                  kcal_key_info_of(k)->members != KCAL_MEMBERS_NONE))
-        return -1;
-    return k;
+    const kcal_key_info *in = kcal_key_info_of(k);
+    key_facts f = {k, in ? in->kind : KCAL_KEY_UNKNOWN};
+    if (k < 0 || (k < KCAL_PK_ROWS && in->members != KCAL_MEMBERS_NONE))
+        f.slot = -1;
+    return f;
+}
+
+static kcal_pkey slot_of(const char *key)
+{
+    return facts_of(key).slot;
 }
 
 /* The kind of a key of the registry (model/keys.def), its standard-error
  * and degrees-of-freedom keys included, or KCAL_KEY_UNKNOWN. */
 kcal_key_kind kcal_params_key_kind(const char *key)
 {
-    const kcal_key_info *in = kcal_key_info_of(kcal_key_lookup(key, NULL, NULL));
-    return in ? in->kind : KCAL_KEY_UNKNOWN;
+    return facts_of(key).kind;
 }
 
 static int kind_is_numeric(kcal_key_kind k)
@@ -40,11 +53,6 @@ static int kind_is_numeric(kcal_key_kind k)
 static int key_is_numeric(const char *key)
 {
     return kind_is_numeric(kcal_params_key_kind(key));
-}
-
-static int key_is_known(const char *key)
-{
-    return kcal_params_key_kind(key) != KCAL_KEY_UNKNOWN;
 }
 
 static int key_is_text(const char *key)
@@ -172,11 +180,22 @@ double kcal_params_get(const kcal_params *p, const char *key, double fallback)
     return (e && !e->is_text) ? e->value : fallback;
 }
 
-/* Add or replace; takes ownership of nothing (copies). */
-static int put(kcal_params *p, const char *key, const char *text,
-               double value, int is_text, int line)
+/* The entry of key, f its facts_of: by its slot where it has one (one
+ * load), else by name. */
+static kcal_param *find_entry(const kcal_params *p, const char *key,
+                              key_facts f)
 {
-    kcal_param *e = (kcal_param *)kcal_params_find(p, key);
+    if (f.slot >= 0)
+        return (kcal_param *)kcal_params_find_key(p, f.slot);
+    return (kcal_param *)kcal_params_find(p, key);
+}
+
+/* Set e (key's entry, f its facts_of), or add key when e is NULL; copies
+ * what it keeps. The curves are the caller's to rebuild. */
+static int put_entry(kcal_params *p, kcal_param *e, const char *key,
+                     key_facts f, const char *text, double value, int is_text,
+                     int line)
+{
     if (!e) {
         kcal_param *ne = kcal_grow(p->entries, &p->cap_entries, p->n_entries,
                                    sizeof *ne, 16);
@@ -197,13 +216,23 @@ static int put(kcal_params *p, const char *key, const char *text,
     e->text = t;
     e->value = is_text ? NAN : value;
     e->is_text = is_text;
-    e->known = key_is_known(key);
+    e->known = f.kind != KCAL_KEY_UNKNOWN;
     e->line = line;
-    kcal_pkey k = slot_of(key);
-    if (k >= 0)
-        p->at[k] = (size_t)(e - p->entries) + 1;
+    if (f.slot >= 0)
+        p->at[f.slot] = (size_t)(e - p->entries) + 1;
     if (!is_text)
-        mirror(p, k, value);
+        mirror(p, f.slot, value);
+    return 0;
+}
+
+/* Add or replace; takes ownership of nothing (copies). */
+static int put(kcal_params *p, const char *key, const char *text,
+               double value, int is_text, int line)
+{
+    key_facts f = facts_of(key);
+    if (put_entry(p, find_entry(p, key, f), key, f, text, value, is_text,
+                  line) < 0)
+        return -1;
     int c = curve_of(key);
     if (c >= 0)
         curve_rebuild(p, c);
@@ -368,7 +397,8 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
                 key);
         return -1;
     }
-    const kcal_param *dup = kcal_params_find(p, key);
+    key_facts kf = facts_of(key);
+    const kcal_param *dup = find_entry(p, key, kf);
     if (dup) {
         kcal_set_err(err, errlen, "%s:%d: duplicate key '%s' (first on line %d)",
                 name, lineno, key, dup->line);
@@ -377,27 +407,29 @@ static int parse_line(kcal_params *p, char *line, const char *name, int lineno,
 
     int is_text;
     double v = NAN;
-    if (key_is_numeric(key)) {
+    if (kind_is_numeric(kf.kind)) {
         const char *why;
         if (parse_number(value, &v, &why) < 0) {
             kcal_set_err(err, errlen, "%s:%d: value '%s' of '%s' %s", name, lineno,
                     value, key, why);
             return -1;
         }
-        if (slot_of(key) == KCAL_PK_page && !(v >= 1)) {
+        if (kf.slot == KCAL_PK_page && !(v >= 1)) {
             kcal_set_err(err, errlen, "%s:%d: page size must be at least 1 byte",
                     name, lineno);
             return -1;
         }
         is_text = 0;
-    } else if (key_is_text(key)) {
+    } else if (kf.kind == KCAL_KEY_TEXT) {
         is_text = 1;
     } else {
         /* Unknown: keep it as a number when it reads as one, else as text. */
         const char *why;
         is_text = parse_number(value, &v, &why) < 0;
     }
-    if (put(p, key, value, v, is_text, lineno) < 0) {
+    /* A new key (dup above); kcal_params_parse rebuilds the curves once
+     * at the end, not at each of their keys. */
+    if (put_entry(p, NULL, key, kf, value, v, is_text, lineno) < 0) {
         kcal_set_err(err, errlen, "%s:%d: out of memory", name, lineno);
         return -1;
     }
@@ -448,6 +480,8 @@ int kcal_params_parse(const char *text, const char *name, kcal_params *p,
                 "' line", name, lineno ? lineno : 1);
         rc = -1;
     }
+    for (int c = 0; c < KCAL_CURVE_COUNT && rc == 0; c++)
+        curve_rebuild(p, c);
     if (rc == 0)
         rc = kcal_params_validate(p, name, err, errlen);
     if (rc != 0)

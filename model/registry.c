@@ -149,9 +149,13 @@ int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
     out->steps = kcal_model_count(f->steps, p, k);
     if (out->steps < 1) /* p = 1: ⌈log₂ 1⌉ = p − 1 = 0 steps */
         out->steps = 1;
-    out->concurrent = kcal_model_count(f->concurrent, p, k);
-    if (out->concurrent < 1) /* p = 1: direct_read's p − 1 readers */
-        out->concurrent = 1;
+    out->concurrent = kcal_model_copies_at_once(alg, p, k);
     out->paper_charges_p = f->paper_charges_p;
     return 0;
+}
+
+int kcal_model_copies_at_once(const kcal_algorithm *alg, int p, int k)
+{
+    int n = kcal_model_count(kcal_model_facts[alg->index].concurrent, p, k);
+    return n < 1 ? 1 : n; /* p = 1: direct_read's p − 1 readers */
 }

@@ -91,6 +91,21 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                                 NULL);
 }
 
+/* The terms of (alg, k) into a, which acc_init set up for the call;
+ * returns the time. alg, k and p are valid. */
+static double time_of(acc *a, kcal_model_kind model, kcal_coll c,
+                      const kcal_algorithm *alg, int k, int p,
+                      const kcal_copy_base *base, kcal_terms *terms)
+{
+    if (model == KCAL_MODEL_FULL)
+        kcal_model_full_time(a, c, alg, k, p, base);
+    else
+        kcal_model_paper_time(a, alg, k, p);
+    if (terms)
+        *terms = a->t;
+    return a->t.startup + a->t.copy + a->t.lock + a->t.sync;
+}
+
 double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
                             kcal_coll c, const kcal_algorithm *alg, int k,
                             int p, uint64_t n, int in_place, kcal_terms *terms,
@@ -103,13 +118,7 @@ double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
         return -1;
     acc a;
     acc_init(&a, prm, n, in_place);
-    if (model == KCAL_MODEL_FULL)
-        kcal_model_full_time(&a, c, alg, k, p, base);
-    else
-        kcal_model_paper_time(&a, alg, k, p);
-    if (terms)
-        *terms = a.t;
-    return a.t.startup + a.t.copy + a.t.lock + a.t.sync;
+    return time_of(&a, model, c, alg, k, p, base, terms);
 }
 
 /* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),
@@ -153,15 +162,37 @@ typedef struct {
     uint64_t n;
     int in_place;
     kcal_prediction *out; /* rank: every prediction; find_nonfinite: one */
-    size_t count, cap;
+    size_t count;
     kcal_choice best; /* select: the fastest finite one so far */
     size_t candidates;
-    /* The full model's copy base of the algorithm being visited: one per
-     * algorithm, not one per k (measured: -1 not known yet, 0 no base). */
+    /* What the candidates share, so it is worked out once and not once
+     * per (algorithm, k): the accumulator acc_init sets up for the call
+     * (the params' α, β, l and n's pages), and the full model's copy base
+     * of the algorithm being visited, which holds for all its k and is
+     * made again when the visit moves on to the next algorithm
+     * (measured: -1 not known yet, 0 no base). Both live in this
+     * context, on the stack of one rank, select or find_nonfinite call:
+     * nothing is shared between calls or threads. */
+    acc call;
     int measured;
     const kcal_algorithm *base_alg;
     kcal_copy_base base;
 } rank_ctx;
+
+static void ctx_init(rank_ctx *ctx, kcal_model_kind model,
+                     const kcal_params *prm, kcal_coll c, int p, uint64_t n,
+                     int in_place)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->model = model;
+    ctx->prm = prm;
+    ctx->c = c;
+    ctx->p = p;
+    ctx->n = n;
+    ctx->in_place = in_place;
+    ctx->measured = -1;
+    acc_init(&ctx->call, prm, n, in_place);
+}
 
 static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
 {
@@ -179,29 +210,32 @@ static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
     return &ctx->base;
 }
 
-/* One candidate's time (kcal_model_time), with the copy base it shares
- * with the other k of its algorithm. */
+/* One candidate's time: kcal_model_time's, from what the candidates
+ * share. for_each_candidate yields only rows of c and k valid at p, so
+ * kcal_model_time_with's checks are left out. */
 static double candidate_time(rank_ctx *ctx, const kcal_algorithm *alg, int k,
                              kcal_terms *terms)
 {
-    return kcal_model_time_with(ctx->model, ctx->prm, ctx->c, alg, k, ctx->p,
-                                ctx->n, ctx->in_place, terms,
-                                base_of(ctx, alg));
+    acc a = ctx->call;
+    return time_of(&a, ctx->model, ctx->c, alg, k, ctx->p, base_of(ctx, alg),
+                   terms);
 }
 
 static int collect(void *vctx, const kcal_algorithm *alg, int k)
 {
     rank_ctx *ctx = vctx;
-    kcal_prediction *grown = kcal_grow(ctx->out, &ctx->cap, ctx->count,
-                                       sizeof *grown, 16);
-    if (!grown)
-        return -1;
-    ctx->out = grown;
     kcal_prediction *pr = &ctx->out[ctx->count++];
     pr->alg = alg;
     pr->k = k;
     pr->seconds = candidate_time(ctx, alg, k, &pr->terms);
     pr->rank = 0;
+    return 0;
+}
+
+static int count_one(void *vctx, const kcal_algorithm *alg, int k)
+{
+    (void)alg, (void)k;
+    ((rank_ctx *)vctx)->candidates++;
     return 0;
 }
 
@@ -216,56 +250,146 @@ static int by_time(const void *va, const void *vb)
     return (a->k > b->k) - (a->k < b->k);
 }
 
+/* by_time's order without qsort. The candidates come in model.md's order,
+ * k ascending, which is by_time's order among equal times, so a stable
+ * sort on the time alone gives by_time's permutation. At p = 1024 qsort's
+ * indirect sort of the 64-byte predictions through by_time took longer
+ * than computing them; this merges (time, index) pairs with the
+ * comparison inline. With a NaN time by_time is no order and the result
+ * depends on how the sort goes, so those rankings still go to qsort. */
+struct kcal_rank_key {
+    double seconds;
+    size_t index; /* in model.md order */
+};
+
+/* Sorts v[0..n) stably by time, tmp[0..n) as room; returns whichever of
+ * the two holds the result. */
+static struct kcal_rank_key *sort_keys(struct kcal_rank_key *v,
+                                       struct kcal_rank_key *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = n - lo > w ? lo + w : n;
+            size_t hi = n - mid > w ? mid + w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) /* the left run first on ties */
+                tmp[o++] = v[j].seconds < v[i].seconds ? v[j++] : v[i++];
+            while (i < mid)
+                tmp[o++] = v[i++];
+            while (j < hi)
+                tmp[o++] = v[j++];
+        }
+        struct kcal_rank_key *t = v;
+        v = tmp;
+        tmp = t;
+    }
+    return v;
+}
+
 static int args_ok(kcal_model_kind model, kcal_coll c, int p)
 {
     return kcal_model_kind_ok(model) && c >= 0 && c < KCAL_COLL_COUNT && p >= 1;
 }
 
-/* The "mpi" row where it applies: first, ranked 1 (below the measured
- * crossover it is the choice), the algorithms keeping their own ranks.
- * 0, or -1 out of memory. */
-static int add_mpi_row(rank_ctx *ctx)
+/* out[0..count), the candidates in model.md order, sorted fastest first
+ * (by_time) and ranked; keys has room for 2·count. */
+static void sort_and_rank(kcal_prediction *out, size_t count,
+                          struct kcal_rank_key *keys)
 {
-    kcal_prediction m = {.alg = &mpi_rows[ctx->c], .k = 0, .rank = 1};
-    m.seconds = mpi_time(ctx->prm, ctx->c, ctx->p, ctx->n, &m.terms);
-    if (m.seconds < 0)
-        return 0;
-    kcal_prediction *grown = realloc(ctx->out, (ctx->count + 1) * sizeof *grown);
-    if (!grown)
+    int nan = 0;
+    for (size_t i = 0; i < count; i++) {
+        keys[i] = (struct kcal_rank_key){out[i].seconds, i};
+        nan |= isnan(out[i].seconds);
+    }
+    if (nan) {
+        qsort(out, count, sizeof *out, by_time);
+    } else {
+        struct kcal_rank_key *k = sort_keys(keys, keys + count, count);
+        /* out[i] = the old out[k[i].index], in place: each cycle of the
+         * permutation with one prediction put aside (k[j].index = j marks
+         * a place done). */
+        for (size_t i = 0; i < count; i++) {
+            if (k[i].index == i)
+                continue;
+            kcal_prediction first = out[i];
+            size_t j = i;
+            while (k[j].index != i) {
+                size_t from = k[j].index;
+                out[j] = out[from];
+                k[j].index = j;
+                j = from;
+            }
+            out[j] = first;
+            k[j].index = j;
+        }
+    }
+    /* Competition ranking: equal times share a rank (the three ring
+     * allgathers always do in the paper model). */
+    for (size_t i = 0; i < count; i++)
+        out[i].rank = (i > 0 && out[i].seconds == out[i - 1].seconds)
+                          ? out[i - 1].rank
+                          : (int)i + 1;
+}
+
+long kcal_model_rank_into(kcal_model_kind model, const kcal_params *prm,
+                          kcal_coll c, int p, uint64_t n, int in_place,
+                          int only_k, kcal_ranking *r)
+{
+    if (!args_ok(model, c, p))
         return -1;
-    ctx->out = grown;
-    memmove(ctx->out + 1, ctx->out, ctx->count * sizeof *ctx->out);
-    ctx->out[0] = m;
-    ctx->count++;
-    return 0;
+    rank_ctx ctx;
+    ctx_init(&ctx, model, prm, c, p, n, in_place);
+    for_each_candidate(c, p, only_k, NULL, count_one, &ctx);
+    size_t count = ctx.candidates;
+    /* The "mpi" row where it applies: first, ranked 1 (below the
+     * measured crossover it is the choice), the algorithms keeping their
+     * own ranks. */
+    kcal_prediction m = {.alg = &mpi_rows[c], .k = 0, .rank = 1};
+    m.seconds = mpi_time(prm, c, p, n, &m.terms);
+    size_t off = m.seconds >= 0;
+    if (!count && !off)
+        return 0;
+    kcal_prediction *pred = kcal_grow_to(r->pred, &r->cap, off + count,
+                                         sizeof *pred, 1);
+    if (!pred)
+        return -1;
+    r->pred = pred;
+    if (off)
+        pred[0] = m;
+    if (!count)
+        return 1;
+    struct kcal_rank_key *keys =
+        count <= SIZE_MAX / 2 ? kcal_grow_to(r->keys, &r->keys_cap, 2 * count,
+                                             sizeof *keys, 1)
+                              : NULL;
+    if (!keys)
+        return -1;
+    r->keys = keys;
+    ctx.out = pred + off;
+    for_each_candidate(c, p, only_k, NULL, collect, &ctx);
+    sort_and_rank(pred + off, count, keys);
+    return (long)(off + count);
+}
+
+void kcal_ranking_free(kcal_ranking *r)
+{
+    free(r->pred);
+    free(r->keys);
+    *r = (kcal_ranking){0};
 }
 
 long kcal_model_rank(kcal_model_kind model, const kcal_params *prm,
                      kcal_coll c, int p, uint64_t n, int in_place, int only_k,
                      kcal_prediction **out)
 {
-    *out = NULL;
-    if (!args_ok(model, c, p))
-        return -1;
-    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place, .measured = -1};
-    if (for_each_candidate(c, p, only_k, NULL, collect, &ctx)) {
-        free(ctx.out);
-        return -1;
-    }
-    qsort(ctx.out, ctx.count, sizeof *ctx.out, by_time);
-    /* Competition ranking: equal times share a rank (the three ring
-     * allgathers always do in the paper model). */
-    for (size_t i = 0; i < ctx.count; i++)
-        ctx.out[i].rank = (i > 0 && ctx.out[i].seconds == ctx.out[i - 1].seconds)
-                              ? ctx.out[i - 1].rank
-                              : (int)i + 1;
-    if (add_mpi_row(&ctx) < 0) {
-        free(ctx.out);
-        return -1;
-    }
-    *out = ctx.out;
-    return (long)ctx.count;
+    kcal_ranking r = {0};
+    long count = kcal_model_rank_into(model, prm, c, p, n, in_place, only_k,
+                                      &r);
+    *out = count > 0 ? r.pred : NULL;
+    if (count > 0)
+        r.pred = NULL; /* the caller's now */
+    kcal_ranking_free(&r);
+    return count;
 }
 
 static int first_nonfinite(void *vctx, const kcal_algorithm *alg, int k)
@@ -288,8 +412,9 @@ int kcal_model_find_nonfinite(kcal_model_kind model, const kcal_params *prm,
     if (!args_ok(model, c, p))
         return -1;
     kcal_prediction scratch;
-    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place, .out = &scratch, .measured = -1};
+    rank_ctx ctx;
+    ctx_init(&ctx, model, prm, c, p, n, in_place);
+    ctx.out = &scratch;
     if (!for_each_candidate(c, p, only_k, NULL, first_nonfinite, &ctx))
         return 0;
     *bad = scratch;
@@ -314,8 +439,8 @@ int kcal_model_select(kcal_model_kind model, const kcal_params *prm,
 {
     if (!args_ok(model, c, p) || (only_alg && !kcal_model_is_row_of(c, only_alg)))
         return KCAL_SELECT_NONE;
-    rank_ctx ctx = {.model = model, .prm = prm, .c = c, .p = p, .n = n,
-                    .in_place = in_place, .measured = -1};
+    rank_ctx ctx;
+    ctx_init(&ctx, model, prm, c, p, n, in_place);
     for_each_candidate(c, p, 0, only_alg, keep_best, &ctx);
     /* Below the crossover the probe measured, the MPI library was faster
      * than every algorithm: a measurement outranks the predictions. */

@@ -193,6 +193,7 @@ void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
         b->conc_hot = key(prm, has_hot ? KCAL_PK_conc_hot : KCAL_PK_conc_cold);
         b->conc_cold = key(prm, has_cold ? KCAL_PK_conc_cold : KCAL_PK_conc_hot);
         b->coldness = coldness(prm, out->beta, f);
+        b->conc = b->conc_hot + b->coldness * (b->conc_cold - b->conc_hot);
     }
     size_t len = alg ? strlen(alg->id) : 0;
     out->writes = len > 6 && !strcmp(alg->id + len - 6, "_write");
@@ -211,24 +212,44 @@ void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
     }
 }
 
+/* The copies (alg, k) runs at once at p (the registry's conc; 1 without
+ * a row, at p = 1 or for a k < 0) and their δ(c) = 1 + conc·(c − 1), 1
+ * without the conc keys or for one copy at a time. */
+static double delta_of(const kcal_copy_base *b, kcal_coll c,
+                       const kcal_algorithm *alg, int p, int k,
+                       int *concurrent)
+{
+    *concurrent = p > 1 && k >= 0 && alg && kcal_model_is_row_of(c, alg)
+                      ? kcal_model_copies_at_once(alg, p, k)
+                      : 1;
+    return b->has_conc && *concurrent > 1 ? 1 + b->conc * (*concurrent - 1)
+                                          : 1;
+}
+
 void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
                             const kcal_algorithm *alg, int p, int k,
                             kcal_full_copy *out)
 {
     *out = b->fc;
-    out->concurrent = 1;
-    out->delta = 1;
-    kcal_shape sh;
-    if (alg && kcal_model_shape(c, alg, p, k, &sh) == 0 && p > 1)
-        out->concurrent = sh.concurrent;
-    if (b->has_conc && out->concurrent > 1) {
-        out->conc = b->conc_hot + b->coldness * (b->conc_cold - b->conc_hot);
-        out->delta = 1 + out->conc * (out->concurrent - 1);
-    }
-    if (!(out->beta_local > 0))
-        out->beta_local = out->beta;
-    out->beta_local *= out->delta; /* a process's own copies: no write */
-    out->beta *= out->delta * out->write_scale;
+    out->delta = delta_of(b, c, alg, p, k, &out->concurrent);
+    if (b->has_conc && out->concurrent > 1)
+        out->conc = b->conc;
+    kcal_model_copy_rates(b, out->delta, &out->beta, &out->beta_local);
+}
+
+void kcal_model_copy_rates(const kcal_copy_base *b, double delta,
+                           double *beta, double *beta_local)
+{
+    double local = b->fc.beta_local > 0 ? b->fc.beta_local : b->fc.beta;
+    *beta_local = local * delta; /* a process's own copies: no write */
+    *beta = b->fc.beta * (delta * b->fc.write_scale);
+}
+
+double kcal_model_copy_delta(const kcal_copy_base *b, kcal_coll c,
+                             const kcal_algorithm *alg, int p, int k)
+{
+    int concurrent;
+    return delta_of(b, c, alg, p, k, &concurrent);
 }
 
 void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,

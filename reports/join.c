@@ -252,6 +252,18 @@ static int noise_tie(const kcal_join_row *pb, const kcal_join_row *mb)
     return d < (a > b ? a : b);
 }
 
+/* Whether the predictor takes r before b (NULL: nothing yet): the lower
+ * rank; equal times share a rank, and then the predictor takes the one it
+ * lists first (kcal_model_select keeps the first of equal times), which is
+ * the earlier line of the predicted CSV. */
+static int predicted_before(const kcal_join_row *r, const kcal_join_row *b)
+{
+    return !b || r->rank < b->rank ||
+           (r->rank == b->rank && r->predicted_s < b->predicted_s) ||
+           (r->rank == b->rank && r->predicted_s == b->predicted_s &&
+            r->pred_file == b->pred_file && r->pred_line < b->pred_line);
+}
+
 long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
 {
     const kcal_join_row **by = malloc((t->n ? t->n : 1) * sizeof *by);
@@ -285,28 +297,25 @@ long kcal_join_rank_sizes(const kcal_join_table *t, kcal_join_rank **out)
                 cur.limit = r;
                 continue;
             }
-            /* The predictor chose among what was measured: the lowest rank.
-             * Equal times share a rank; then the predictor takes the one it
-             * lists first (kcal_model_select keeps the first of equal
-             * times), which is the earlier line of the predicted CSV. */
-            if (r->has_pred) {
-                const kcal_join_row *b = cur.predicted_best;
-                if (!b || r->rank < b->rank ||
-                    (r->rank == b->rank && r->predicted_s < b->predicted_s) ||
-                    (r->rank == b->rank && r->predicted_s == b->predicted_s &&
-                     r->pred_file == b->pred_file && r->pred_line < b->pred_line))
-                    cur.predicted_best = r;
-            }
+            /* The predictor chose among what was measured. */
+            if (r->has_pred && predicted_before(r, cur.predicted_best))
+                cur.predicted_best = r;
             if (!cur.measured_best || r->median_s < cur.measured_best->median_s)
                 cur.measured_best = r;
         }
         if (cur.predicted_best) {
-            /* Did another measured algorithm share the chosen one's rank? */
+            /* Did another measured algorithm share the chosen one's rank?
+             * And which would the predictor take next? */
             cur.tied = 0;
-            for (size_t q = i; q < j; q++)
-                if (by[q] != cur.predicted_best && by[q]->has_pred &&
-                    by[q]->has_meas && by[q]->rank == cur.predicted_best->rank)
+            for (size_t q = i; q < j; q++) {
+                const kcal_join_row *r = by[q];
+                if (r == cur.predicted_best || !r->has_pred || !r->has_meas)
+                    continue;
+                if (r->rank == cur.predicted_best->rank)
                     cur.tied = 1;
+                if (predicted_before(r, cur.predicted_second))
+                    cur.predicted_second = r;
+            }
             memcpy(cur.coll, by[i]->coll, sizeof cur.coll);
             cur.p = by[i]->p;
             cur.size = by[i]->size;
@@ -329,6 +338,42 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double kcal_join_quantile(double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    double at = q * (double)(n - 1);
+    size_t lo = (size_t)at;
+    if (lo + 1 >= n)
+        return v[n - 1];
+    double f = at - (double)lo;
+    /* The median of an even n as it was always computed: the mean of the
+     * middle two. */
+    return f == 0.5 ? (v[lo] + v[lo + 1]) / 2 : v[lo] + f * (v[lo + 1] - v[lo]);
+}
+
+const kcal_join_row *kcal_join_find(const kcal_join_table *t, const char *coll,
+                                    int p, uint64_t size, const char *alg,
+                                    int k)
+{
+    kcal_join_row key = {.p = p, .size = size, .k = k};
+    snprintf(key.coll, sizeof key.coll, "%s", coll);
+    snprintf(key.alg, sizeof key.alg, "%s", alg);
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_key(&t->rows[mid], &key);
+        if (c == 0)
+            return &t->rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 int kcal_join_in_headline(const kcal_join_row *r)
 {
     return joined(r) && !r->oversubscribed &&
@@ -349,10 +394,7 @@ double kcal_join_median_ape_of(const kcal_join_table *t, const char *coll,
             v[n++] = kcal_join_ape(r);
             u += r->predicted_s < r->median_s;
         }
-        if (n) {
-            qsort(v, (size_t)n, sizeof *v, cmp_double);
-            med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        }
+        med = kcal_join_quantile(v, (size_t)n, 0.5);
         free(v);
     }
     if (points)
@@ -427,10 +469,7 @@ double kcal_join_repeat_error(const kcal_join_table *t, int *points)
                 strcmp(r->alg, KCAL_JOIN_MPI))
                 v[n++] = 100.0 * fabs(r->half1_s - r->half2_s) / m;
         }
-        if (n) {
-            qsort(v, (size_t)n, sizeof *v, cmp_double);
-            med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        }
+        med = kcal_join_quantile(v, (size_t)n, 0.5);
         free(v);
     }
     if (points)

@@ -110,6 +110,16 @@ int kcal_join_finish(kcal_join_table *t, char *err, size_t errlen);
 /* "id" or "id:k" into buf; returns buf. */
 char *kcal_join_alg_label(const kcal_join_row *r, char *buf, size_t len);
 
+/* The row of (coll, p, size, alg, k) in a finished table, or NULL. */
+const kcal_join_row *kcal_join_find(const kcal_join_table *t, const char *coll,
+                                    int p, uint64_t size, const char *alg,
+                                    int k);
+
+/* The q-quantile (0 <= q <= 1) of v[0..n-1], linear between the two
+ * nearest values (q = 0.5: the median, the mean of the middle two for an
+ * even n). Sorts v. NAN when n is 0. */
+double kcal_join_quantile(double *v, size_t n, double q);
+
 /* Absolute percentage error of a joined row: 100*|pred - meas|/meas. */
 double kcal_join_ape(const kcal_join_row *r);
 
@@ -137,6 +147,8 @@ typedef struct {
     const kcal_join_row *predicted_best; /* lowest predicted rank among
                                           * measured; on a tie the one the
                                           * predicted CSV lists first */
+    const kcal_join_row *predicted_second; /* the next in the same order,
+                                            * NULL when one was measured */
     int tied; /* another measured algorithm shares predicted_best's rank */
     const kcal_join_row *measured_best;  /* lowest median among kcoll algorithms */
     double regret_pct;

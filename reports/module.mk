@@ -7,6 +7,7 @@
 #   make report PARAMS=f     use these params instead of data/<host>.params
 #   make report MPI=mpich    against MPICH (its build, params probed with it:
 #                            data/<host>-mpich.params; reports/out-mpich/)
+#   make report AGAIN=0      one launch of kcal bench (no noise floor)
 report: all
-	@QUICK='$(QUICK)' OVERSUB='$(OVERSUB)' PARAMS='$(PARAMS)' KCAL_MPI='$(MPI)' \
+	@QUICK='$(QUICK)' OVERSUB='$(OVERSUB)' PARAMS='$(PARAMS)' AGAIN='$(AGAIN)' KCAL_MPI='$(MPI)' \
 	  KCAL='$(CURDIR)/kcal' reports/make-report

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/analysis.h"
+#include "reports/choice_doc.h"
 #include "reports/compare.h"
 #include "reports/doc_writer.h"
 #include "reports/fmt.h"
@@ -281,15 +282,19 @@ static void section_ranking(kcal_doc *d, const kcal_report_input *in, int over)
 {
     static const char *const head[] = {"collective", "p", "size_bytes",
                                        "predicted_best", "measured_best",
-                                       "regret_pct", "tie"};
+                                       "regret_pct", "tie", "within noise",
+                                       "`auto`, ×best", "best, launch 2"};
+    int nc = in->again ? 10 : 9;
     int any = 0;
     for (long i = 0; i < in->n_ranking; i++) {
         const kcal_join_rank *r = &in->ranking[i];
         if (r->oversubscribed != over)
             continue;
         if (!any++)
-            kcal_doc_table(d, 7, head);
+            kcal_doc_table(d, nc, head);
         char p[16], sz[32], a[64], b[64], pa[80], pb[80], rg[32];
+        char within[80], autoc[80], again[80];
+        kcal_report_point_cells(in, r, within, autoc, again, sizeof within);
         snprintf(p, sizeof p, "%d", r->p);
         snprintf(sz, sizeof sz, "%llu", (unsigned long long)r->size);
         snprintf(pa, sizeof pa, "`%s`",
@@ -298,8 +303,9 @@ static void section_ranking(kcal_doc *d, const kcal_report_input *in, int over)
                  kcal_join_alg_label(r->measured_best, b, sizeof b));
         snprintf(rg, sizeof rg, "%.1f", r->regret_pct);
         const char *cells[] = {r->coll, p, sz, pa, pb, rg,
-                               r->noise_tie ? "tie" : ""};
-        kcal_doc_row(d, 7, cells);
+                               r->noise_tie ? "tie" : "", within, autoc,
+                               again};
+        kcal_doc_row(d, nc, cells);
     }
     if (any)
         kcal_doc_table_end(d);
@@ -383,6 +389,28 @@ static void section_headline(kcal_doc *d, const kcal_report_input *in)
         snprintf(a, sizeof a, "%.1f %% (%d points)", rep, rp);
     const char *r5[] = {"repeat error (noise floor)", a, a};
     kcal_doc_row(d, nc, r5);
+    /* The noise between two launches, and the choices inside it. */
+    const kcal_noise_floor *nf = in->noise;
+    if (!in->again)
+        snprintf(a, sizeof a, "– (one launch)");
+    else if (!nf || !nf->rows)
+        snprintf(a, sizeof a, "– (no row measured in both launches)");
+    else
+        snprintf(a, sizeof a, "median %.1f %%, 90th percentile %.1f %% "
+                 "(%d rows)", nf->median_pct, nf->p90_pct, nf->rows);
+    const char *r6[] = {"between-launch noise floor", a, a};
+    kcal_doc_row(d, nc, r6);
+    if (in->again && nf && nf->rows) {
+        right = kcal_report_marked_points(in, in->ranking, in->n_ranking, &of);
+        snprintf(a, sizeof a, "%d of %d", right, of);
+        if (full) {
+            right = kcal_report_marked_points(in, in->full_ranking,
+                                              in->n_full_ranking, &of);
+            snprintf(b, sizeof b, "%d of %d", right, of);
+        }
+        const char *r7[] = {"first choice within the noise floor", a, b};
+        kcal_doc_row(d, nc, r7);
+    }
     for (int c = 0; c < KCAL_COLL_COUNT; c++) {
         const char *cn = kcal_coll_name((kcal_coll)c);
         double lo = INFINITY, hi = -INFINITY;
@@ -398,8 +426,8 @@ static void section_headline(kcal_doc *d, const kcal_report_input *in)
         char label[64];
         snprintf(label, sizeof label, "speedup over MPI, %s", cn);
         snprintf(a, sizeof a, "%.2f–%.2f×", lo, hi);
-        const char *r6[] = {label, a, a};
-        kcal_doc_row(d, nc, r6);
+        const char *r8[] = {label, a, a};
+        kcal_doc_row(d, nc, r8);
     }
     kcal_doc_table_end(d);
 }
@@ -416,7 +444,12 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
              "kcal report: measured times against the model on %s",
              in->machine->host);
     kcal_doc_begin(&d, title, buf);
+    if (kcal_report_auto_table(&d, in)) {
+        free(analysis);
+        return -1;
+    }
     section_headline(&d, in);
+    kcal_report_noise_paras(&d, in);
     kcal_doc_paras(&d, in->generated);
 
     double med = kcal_join_median_ape(in->table);
@@ -470,7 +503,15 @@ int kcal_report_write(const kcal_report_input *in, FILE *md, FILE *html)
                    "candidate. `tie`: the two medians differ by less than "
                    "either's own noise (the difference of the medians of "
                    "its two interleaved halves of iterations), so the "
-                   "measurement cannot tell which is faster.");
+                   "measurement cannot tell which is faster. `within "
+                   "noise`: `regret` where the regret is above 0 but below "
+                   "the between-launch noise floor, `margin` where the "
+                   "model predicts its second choice within that floor of "
+                   "its first (empty with one launch): another launch may "
+                   "rank them otherwise. `auto`, ×best: libkcoll's verified "
+                   "choice, its median and that over the measured best's. "
+                   "`best, launch 2`: the fastest kcoll algorithm of the "
+                   "second launch (– where it did not measure the point).");
     section_ranking(&d, in, 0);
 
     if (has_oversubscribed(in)) {

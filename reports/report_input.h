@@ -10,6 +10,7 @@
 
 #include "reports/join.h"
 #include "reports/machine.h"
+#include "reports/noise.h"
 #include "model/params.h"
 
 typedef struct {
@@ -42,6 +43,11 @@ typedef struct {
     /* The MPI library `mpi` was measured with ("MPICH 4.0.2 (ch4:ucx)",
      * kcal report --mpi-library), or NULL when not given. */
     const char *mpi_library;
+    /* The second launch of kcal bench over (some of) the same points
+     * (kcal report --measured-again), or NULL; the floor is computed from
+     * it (all NAN without it). */
+    const kcal_join_table *again;
+    const kcal_noise_floor *noise;
 } kcal_report_input;
 
 #endif

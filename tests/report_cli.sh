@@ -168,6 +168,49 @@ rc=$?
 check "bad --predicted-full: exit 2, FILE:LINE, nothing written" \
   bash -c "[ $rc -eq 2 ] && [ ! -s '$tmp/bfout' ] && grep -q '$tmp/badfull.csv:2' '$tmp/bferr' && [ ! -e '$tmp/badf' ]"
 
+# Two launches (tests/samples/report-*.csv, docs/report.md's sample):
+# the noise floor, the table that opens the report, the marks. Changes
+# 100·|t1 − t2|/min of the 8 kcoll rows in both launches: scatter 16K
+# parallel_read 8 → 10.4: 30, sequential_write 0; 1M 440 → 400: 10,
+# 410 → 451: 10; bcast 16K 0, 16 → 20: 25; 1M 0, 500 → 550: 10. Sorted
+# 0 0 0 10 10 10 25 30: median 10, 90th percentile at 6.3: 25 + 0.3·5 = 26.5.
+S=$root/tests/samples
+nout=$tmp/nout
+"$KCAL" report --measured "$S/report-measured.csv" --predicted "$S/report-predicted.csv" \
+  --measured-again "$S/report-again.csv" --params "$root/data/knl.params" \
+  --out "$nout" --no-plots -q >"$tmp/nstdout" 2>"$tmp/nstderr"
+rc=$?
+check "kcal report --measured-again exit 0 (got $rc: $(cat "$tmp/nstderr"))" [ $rc -eq 0 ]
+check "noise floor on stdout" grep -qx 'between-launch noise floor: median 10.0 %, 90th percentile 26.5 % (8 rows at 4 points)' "$tmp/nstdout"
+nmd=$nout/report.md
+# The first table is auto's, each collective's worst size first: scatter
+# 16K auto 8.4 against parallel_read 8 (1.05; mpi 20: 2.38×), then 1M 420
+# against sequential_write 410 (1.02); bcast 16K 15 against mpi 10 (1.50,
+# 0.67×), then 1M 404 against direct_read 400 (1.01). Launch 2 measured
+# auto at scatter 16K only: 9.5 against sequential_write 9: 1.06.
+check "first table is auto's" [ "$(grep -m1 '^|' "$nmd")" = '| collective | p | size | `auto` | auto/mpi speed | best | auto/best time | auto/best, launch 2 |' ]
+check "auto table rows, worst first" [ "$(grep -A5 -m1 '^| collective | p | size | `auto`' "$nmd" | tail -4)" = '| scatter | 2 | 16K | 8.4 µs | 2.38× | `parallel_read` | 1.05 | 1.06 |
+| scatter | 2 | 1M | 420 µs | 1.43× | `sequential_write` | 1.02 | – |
+| bcast | 2 | 16K | 15 µs | 0.67× | `mpi` | 1.50 | – |
+| bcast | 2 | 1M | 404 µs | 1.98× | `direct_read` | 1.01 | – |' ]
+check "floor beside the repeat error" grep -qx '| between-launch noise floor | median 10.0 %, 90th percentile 26.5 % (8 rows) |' "$nmd"
+check "repeat error still there" grep -qx '| repeat error (noise floor) | 4.0 % (12 points) |' "$nmd"
+# Marks at floor 10: scatter 16K margin 100·0.5/10 = 5 %; scatter 1M
+# regret 100·30/410 = 7.3 %; bcast margins 100 %, regrets 0.
+check "choices within the floor" grep -qx '| first choice within the noise floor | 2 of 4 |' "$nmd"
+check "margin mark, auto and launch 2 best" grep -qx '| scatter | 2 | 16384 | `parallel_read` | `parallel_read` | 0.0 |  | margin | 8.4 µs, 1.05× | `sequential_write` |' "$nmd"
+check "regret mark" grep -qx '| scatter | 2 | 1048576 | `parallel_read` | `sequential_write` | 7.3 |  | regret | 420 µs, 1.02× | `parallel_read` |' "$nmd"
+check "no mark" grep -qx '| bcast | 2 | 16384 | `direct_read` | `direct_read` | 0.0 |  |  | 15 µs, 1.25× | `direct_read` |' "$nmd"
+check "the sentence on the floor" grep -q 'At 2 of 4 points the model.s first choice lies inside it' "$nmd"
+check "html has the auto table" grep -q '<th><code>auto</code></th>' "$nout/index.html"
+check "ranking.csv unchanged by a second launch" grep -qx 'scatter,2,1048576,parallel_read,sequential_write,7.3171,0' "$nout/ranking.csv"
+# One launch: the same tables say so, and no marks.
+"$KCAL" report --measured "$S/report-measured.csv" --predicted "$S/report-predicted.csv" \
+  --params "$root/data/knl.params" --out "$tmp/n1" --no-plots -q >"$tmp/n1out" 2>&1
+check "one launch: no floor line on stdout" bash -c "! grep -q between-launch '$tmp/n1out'"
+check "one launch: floor row says so" grep -qx '| between-launch noise floor | – (one launch) |' "$tmp/n1/report.md"
+check "one launch: no mark" grep -qx '| scatter | 2 | 1048576 | `parallel_read` | `sequential_write` | 7.3 |  |  | 420 µs, 1.02× |' "$tmp/n1/report.md"
+
 # Bad input: FILE:LINE, exit 2, nothing on stdout, nothing written.
 bad() {
   local want=$1; shift
@@ -188,7 +231,11 @@ bad "$tmp/nope.csv: No such file" --measured "$tmp/nope.csv" --predicted "$tmp/p
 bad "--measured and --predicted are required" --predicted "$tmp/pred.csv"
 bad "unknown option '--colour'" --colour --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv"
 grep -v '^bcast' "$tmp/pred.csv" | sed 's/^scatter,2,/scatter,3,/; s/^scatter,4,/scatter,5,/' >"$tmp/other.csv"
+sed 's/^scatter,2,/scatter,3,/; s/^scatter,4,/scatter,5,/; s/^bcast,2,/bcast,3,/' "$tmp/meas.csv" >"$tmp/other-meas.csv"
 bad "nothing to compare" --measured "$tmp/meas.csv" --predicted "$tmp/other.csv" --params "$root/data/knl.params"
+bad "no point of $tmp/other-meas.csv matches a point of $tmp/meas.csv" --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv" --measured-again "$tmp/other-meas.csv" --params "$root/data/knl.params"
+sed '3s/,15e-6,/,-1,/' "$tmp/meas.csv" >"$tmp/bad3.csv"
+bad "$tmp/bad3.csv:3: bad median_s '-1'" --measured "$tmp/meas.csv" --predicted "$tmp/pred.csv" --measured-again "$tmp/bad3.csv" --params "$root/data/knl.params"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

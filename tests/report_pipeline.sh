@@ -77,6 +77,18 @@ check "full headline on stdout" grep -q '^median model error, full model: [0-9.]
 check "report.md compares the models" grep -q 'median model error: paper [0-9.]* %, full [0-9.]* %' "$out/report.md"
 check "fallback said on stderr (knl params have no beta_hot)" grep -q 'make-report: kcal predict: warning: model full: no beta_hot' "$tmp/stderr"
 check "report.md analysis" grep -q 'Over [0-9]* measured points from 16K up' "$out/report.md"
+# The second launch: every other size of each run (16K of 16K,1M), after
+# the whole first launch, joined as the between-launch noise floor.
+check "second launch said on stderr" grep -q '^make-report: \[2/4\] bench again scatter p=2, sizes 16384 ' "$tmp/stderr"
+check "second launch after the first" bash -c "[ \$(grep -n 'bench alltoall p=2' '$tmp/stderr' | cut -d: -f1) -lt \$(grep -n 'bench again scatter p=2' '$tmp/stderr' | cut -d: -f1) ]"
+check "measured-again header" [ "$(head -1 "$out/measured-again.csv")" = "$(head -1 "$out/measured.csv")" ]
+check "measured-again: 16K only, every collective" bash -c "[ \"\$(tail -n +2 '$out/measured-again.csv' | cut -d, -f1,2,3 | sort -u | tr '\n' ' ')\" = 'allgather,2,16384 alltoall,2,16384 bcast,2,16384 gather,2,16384 scatter,2,16384 ' ]"
+check "noise floor on stdout" grep -q '^between-launch noise floor: median [0-9.]* %, 90th percentile [0-9.]* % ([0-9]* rows at 5 points)$' "$tmp/stdout"
+check "report.md opens with auto's table" [ "$(grep -m1 '^|' "$out/report.md")" = '| collective | p | size | `auto` | auto/mpi speed | best | auto/best time | auto/best, launch 2 |' ]
+check "auto's table: 10 rows" [ "$(sed -n '/^| collective | p | size | `auto`/,/^$/p' "$out/report.md" | grep -c '^| [a-z]* | 2 | ')" -eq 10 ]
+check "report.md floor row" grep -q '^| between-launch noise floor | median [0-9.]* %, 90th percentile [0-9.]* % ([0-9]* rows) |' "$out/report.md"
+check "report.md ranking: launch 2 best at 16K" grep -q '^| scatter | 2 | 16384 | .* | `[a-z_:0-9]*` |$' "$out/report.md"
+check "report.md ranking: not measured again at 1M" grep -q '^| scatter | 2 | 1048576 | .* | – |$' "$out/report.md"
 check "no temp files left" bash -c "! find '$out' -name '*.tmp' -o -name '.make-report.*' | grep -q ."
 
 echo "$pass passed, $fail failed"

@@ -747,6 +747,113 @@ static void test_select(void)
         kcal_params_free(&sets[i]);
 }
 
+/* The reference order: by_time of select.c, written again. */
+static int ref_by_time(const void *va, const void *vb)
+{
+    const kcal_prediction *a = va, *b = vb;
+    if (a->seconds != b->seconds)
+        return a->seconds < b->seconds ? -1 : 1;
+    if (a->alg != b->alg)
+        return a->alg < b->alg ? -1 : 1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+static int same_prediction(const kcal_prediction *a, const kcal_prediction *b)
+{
+    return a->alg == b->alg && a->k == b->k && a->rank == b->rank &&
+           !memcmp(&a->seconds, &b->seconds, sizeof a->seconds) &&
+           !memcmp(&a->terms, &b->terms, sizeof a->terms);
+}
+
+/* One ranking of kcal_model_rank_into against the candidates timed one by
+ * one (kcal_model_time, model.md order, k ascending), sorted by qsort and
+ * ranked here. Returns 1 when they are the same. */
+static int rank_matches(kcal_ranking *r, kcal_model_kind m,
+                        const kcal_params *prm, kcal_coll c, int p,
+                        uint64_t n, int in_place)
+{
+    long cnt = kcal_model_rank_into(m, prm, c, p, n, in_place, 0, r);
+    size_t na;
+    const kcal_algorithm *a = kcal_model_algorithms(c, &na);
+    kcal_prediction *ref = calloc((size_t)(2 * p + 16), sizeof *ref);
+    long nref = 0;
+    for (size_t i = 0; i < na; i++) {
+        int lo = a[i].kind == KCAL_PARAM_NONE     ? 0
+                 : a[i].kind == KCAL_PARAM_STRIDE ? 1
+                                                  : 2;
+        int hi = a[i].kind == KCAL_PARAM_THROTTLE ? p - 1 : lo;
+        for (int k = lo; k <= hi; k++) {
+            kcal_prediction *q = &ref[nref++];
+            q->alg = &a[i];
+            q->k = k;
+            q->seconds = kcal_model_time(m, prm, c, &a[i], k, p, n, in_place,
+                                         &q->terms);
+        }
+    }
+    qsort(ref, (size_t)nref, sizeof *ref, ref_by_time);
+    for (long i = 0; i < nref; i++)
+        ref[i].rank = i > 0 && ref[i].seconds == ref[i - 1].seconds
+                          ? ref[i - 1].rank
+                          : (int)i + 1;
+    int ok = cnt == nref;
+    for (long i = 0; ok && i < nref; i++)
+        ok = same_prediction(&r->pred[i], &ref[i]);
+    free(ref);
+    return ok;
+}
+
+/* kcal_model_rank_into: one ranking's buffers reused over calls that grow
+ * and shrink them give the candidates in by_time's order (ties in model.md
+ * order, then k), with competition ranks, as qsort gives them; also with
+ * NaN times, which are no order and stay with qsort. kcal_model_rank is
+ * the same ranking in a buffer of its own. */
+static void test_rank_into(void)
+{
+    kcal_params sets[3];
+    char err[KCAL_ERRLEN];
+    sets[0] = hand_params();
+    CHECK(kcal_params_load_embedded("knl", &sets[1], err, sizeof err) == 0);
+    sets[2] = hand_params();
+    kcal_params_set(&sets[2], "lock", 0); /* 0·γ(c ≥ 2) = NaN */
+    kcal_params_set(&sets[2], "gamma_a", 1e308);
+    static const int ps[] = {1, 2, 3, 64, 5, 300, 8};
+    static const uint64_t ns[] = {0, 4096, 1 << 20, 65549};
+    kcal_ranking r = {0};
+    long cases = 0, bad = 0;
+    for (int set = 0; set < 3; set++)
+        for (int m = 0; m < 2; m++)
+            for (int c = 0; c < KCAL_COLL_COUNT; c++)
+                for (size_t ip = 0; ip < sizeof ps / sizeof *ps; ip++)
+                    for (size_t in = 0; in < sizeof ns / sizeof *ns; in++) {
+                        cases++;
+                        bad += !rank_matches(&r, (kcal_model_kind)m, &sets[set],
+                                             (kcal_coll)c, ps[ip], ns[in],
+                                             (int)(in & 1));
+                    }
+    CHECK(cases == 3 * 2 * KCAL_COLL_COUNT * 7 * 4);
+    CHECK(bad == 0);
+    if (bad)
+        fprintf(stderr, "test_rank_into: %ld of %ld rankings differ\n", bad,
+                cases);
+    /* The one-off ranking is the reused one. */
+    kcal_prediction *pr;
+    long n = kcal_model_rank(KCAL_MODEL_FULL, &sets[1], KCAL_COLL_BCAST, 300,
+                             1 << 20, 0, 0, &pr);
+    CHECK(kcal_model_rank_into(KCAL_MODEL_FULL, &sets[1], KCAL_COLL_BCAST, 300,
+                               1 << 20, 0, 0, &r) == n);
+    int same = n > 0;
+    for (long i = 0; same && i < n; i++)
+        same = same_prediction(&pr[i], &r.pred[i]);
+    CHECK(same);
+    free(pr);
+    CHECK(kcal_model_rank_into(KCAL_MODEL_PAPER, &sets[0], KCAL_COLL_BCAST, 0,
+                               4096, 0, 0, &r) == -1);
+    kcal_ranking_free(&r);
+    CHECK(r.pred == NULL && r.cap == 0);
+    for (int i = 0; i < 3; i++)
+        kcal_params_free(&sets[i]);
+}
+
 /* Params that pass the checks but overflow a double: lock 0 with
  * γ(c ≥ 2) = inf makes 0·inf = NaN in every contended row; α = 1e308
  * makes every multi-step row inf. Selection skips them; predict finds
@@ -805,5 +912,6 @@ int main(void)
     test_shape();
     test_select();
     test_nonfinite();
+    test_rank_into();
     return check_report();
 }

@@ -259,6 +259,16 @@ int main(void)
     CHECK(kcal_report_write(&in, fm, fh) == 0);
     fclose(fm);
     fclose(fh);
+    /* No auto row measured, one launch: the report opens by saying so,
+     * and the floor row says why it is empty; no mark in the ranking. */
+    CHECK(has(md, "\n\nlibkcoll's own choice (`auto`, algorithm NULL) was "
+                  "not measured"));
+    CHECK(strstr(md, "was not measured") < strstr(md, "| median error"));
+    CHECK(has(md, "| between-launch noise floor | – (one launch) |"));
+    CHECK(has(md, "these times come from one launch of kcal bench"));
+    CHECK(!strstr(md, "first choice within the noise floor"));
+    CHECK(has(md, "| scatter | 2 | 1048576 | `parallel_read` | "
+                  "`sequential_write` | 93.5 |  |  | – |\n"));
     CHECK(has(md, "\n## Where the model is off, and why\n"));
     CHECK(has(md, "\n## Model error per algorithm (summary.csv)\n"));
     CHECK(has(md, "| scatter | 2 | `sequential_write` |  | 4 |"));

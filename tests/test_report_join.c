@@ -1,7 +1,7 @@
 /* The report's arithmetic on a hand-made joined table: the model's error
  * (summary.csv), the selection regret (ranking.csv), the speedup over `mpi`,
- * the headline numbers, the choice of throttle factors to plot, and the
- * strict CSV errors (FILE:LINE). Every expected value is worked out by hand
+ * the headline numbers, the choice of throttle factors to plot, the noise
+ * between two launches (noise.h) and the strict CSV errors (FILE:LINE). Every expected value is worked out by hand
  * in the comments next to it. */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "tests/check.h"
 #include "reports/join.h"
+#include "reports/noise.h"
 #include "reports/plots.h"
 
 #define MH "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed\n"
@@ -458,6 +459,121 @@ static void test_noise(void)
     kcal_join_free(&t);
 }
 
+/* Two launches of the same sweep (noise.h): the between-launch floor over
+ * the kcoll rows of 16K and more measured in both, the model's second
+ * choice and margin, the marks, and the best row auto could have had. */
+static void test_launches(void)
+{
+    const char *pred =
+        PH "scatter,2,16384,parallel_read,,10e-6,1\n"
+           "scatter,2,16384,sequential_write,,10.5e-6,2\n"
+           "scatter,2,16384,throttled_read,2,30e-6,3\n"
+           "scatter,2,1048576,parallel_read,,400e-6,1\n"
+           "scatter,2,1048576,sequential_write,,500e-6,2\n"
+           "scatter,2,1024,parallel_read,,1e-6,1\n";
+    const char *first =
+        MH "scatter,2,16384,parallel_read,,8e-6,7e-6,9e-6,10,0\n"
+           "scatter,2,16384,sequential_write,,9e-6,8e-6,10e-6,10,0\n"
+           "scatter,2,16384,mpi,,7e-6,6e-6,8e-6,10,0\n"
+           "scatter,2,16384,auto,,7.7e-6,7e-6,8e-6,10,0\n"
+           "scatter,2,1048576,parallel_read,,440e-6,400e-6,500e-6,10,0\n"
+           "scatter,2,1048576,sequential_write,,410e-6,400e-6,500e-6,10,0\n"
+           "scatter,2,1048576,mpi,,600e-6,500e-6,700e-6,10,0\n"
+           "scatter,2,1024,parallel_read,,1e-6,0.5e-6,2e-6,10,0\n";
+    /* Changes 100·|t1 − t2| / min: 16K parallel_read 10.4 vs 8: 30 %,
+     * sequential_write 9 vs 9: 0; 1M parallel_read 400 vs 440: 10 %,
+     * sequential_write 451 vs 410: 10 %. Not counted: mpi and auto (not a
+     * model candidate), 1K (below 16K), throttled_read:2 (not measured in
+     * the first launch). Sorted 0, 10, 10, 30: median 10, 90th percentile
+     * at 0.9·3 = 2.7: 10 + 0.7·20 = 24. */
+    const char *again =
+        MH "scatter,2,16384,parallel_read,,10.4e-6,9e-6,11e-6,10,0\n"
+           "scatter,2,16384,sequential_write,,9e-6,8e-6,10e-6,10,0\n"
+           "scatter,2,16384,throttled_read,2,20e-6,19e-6,21e-6,10,0\n"
+           "scatter,2,16384,mpi,,70e-6,60e-6,80e-6,10,0\n"
+           "scatter,2,16384,auto,,77e-6,70e-6,80e-6,10,0\n"
+           "scatter,2,1048576,parallel_read,,400e-6,390e-6,410e-6,10,0\n"
+           "scatter,2,1048576,sequential_write,,451e-6,400e-6,500e-6,10,0\n"
+           "scatter,2,1024,parallel_read,,3e-6,2e-6,4e-6,10,0\n";
+    kcal_join_table t, a;
+    char err[512] = "";
+    kcal_join_init(&t);
+    kcal_join_init(&a);
+    CHECK(kcal_join_parse_predicted(&t, pred, "p.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&t, first, "m.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&t, err, sizeof err) == 0);
+    CHECK(kcal_join_parse_measured(&a, again, "a.csv", err, sizeof err) == 0);
+    CHECK(kcal_join_finish(&a, err, sizeof err) == 0);
+
+    const kcal_join_row *f = kcal_join_find(&t, "scatter", 2, 1048576, "sequential_write", 0);
+    CHECK(f && f->median_s == 410e-6 && f->predicted_s == 500e-6);
+    CHECK(kcal_join_find(&t, "scatter", 2, 1048576, "throttled_read", 2) == NULL);
+    CHECK(kcal_join_find(&t, "bcast", 2, 16384, "parallel_read", 0) == NULL);
+
+    kcal_noise_floor nf;
+    CHECK(kcal_noise_floor_of(&t, &a, &nf) == 0);
+    CHECK(nf.rows == 4 && nf.points == 2);
+    CHECK_NEAR(nf.median_pct, 10, 1e-9);
+    CHECK_NEAR(nf.p90_pct, 24, 1e-9);
+    CHECK_NEAR(kcal_noise_change_pct(410e-6, 451e-6), 10, 1e-9);
+    CHECK_NEAR(kcal_noise_change_pct(451e-6, 410e-6), 10, 1e-9);
+    /* One launch: no floor, no marks. */
+    CHECK(kcal_noise_floor_of(&t, NULL, &nf) == 0);
+    CHECK(nf.rows == 0 && isnan(nf.median_pct) && isnan(nf.p90_pct));
+
+    kcal_join_rank *r;
+    long nr = kcal_join_rank_sizes(&t, &r);
+    CHECK(nr == 3);
+    if (nr == 3) {
+        char lab[64];
+        /* 1K: one algorithm measured, no second choice, no margin. */
+        CHECK(r[0].size == 1024 && r[0].predicted_second == NULL);
+        CHECK(isnan(kcal_noise_margin_pct(&r[0])));
+        /* 16K: first parallel_read (right: regret 0), second
+         * sequential_write (throttled_read:2 was not measured); margin
+         * 100·0.5/10 = 5 % < 10: `margin`. The best row is mpi (7 µs). */
+        CHECK(r[1].size == 16384);
+        CHECK_STR(kcal_join_alg_label(r[1].predicted_second, lab, sizeof lab), "sequential_write");
+        CHECK_NEAR(kcal_noise_margin_pct(&r[1]), 5, 1e-9);
+        CHECK(kcal_noise_marks(&r[1], 10) == KCAL_NOISE_MARGIN);
+        CHECK(kcal_noise_marks(&r[1], 4.9) == 0);
+        CHECK(kcal_noise_marks(&r[1], NAN) == 0);
+        CHECK(kcal_noise_best_row(&r[1]) == r[1].mpi);
+        /* 1M: parallel_read predicted, sequential_write best: regret
+         * 100·30/410 = 7.3 % < 10: `regret`; margin 25 %; mpi slower. */
+        CHECK_NEAR(r[2].regret_pct, 100.0 * 30 / 410, 1e-9);
+        CHECK_NEAR(kcal_noise_margin_pct(&r[2]), 25, 1e-9);
+        CHECK(kcal_noise_marks(&r[2], 10) == KCAL_NOISE_REGRET);
+        CHECK(kcal_noise_marks(&r[2], 30) == (KCAL_NOISE_REGRET | KCAL_NOISE_MARGIN));
+        CHECK(kcal_noise_best_row(&r[2]) == r[2].measured_best);
+        /* The second launch at 16K: its fastest kcoll row is
+         * sequential_write (throttled_read:2 at 20 is slower), with its
+         * own mpi and auto; at 1M parallel_read, no auto. */
+        kcal_noise_again g;
+        kcal_noise_again_of(&a, &r[1], &g);
+        CHECK(g.best && !strcmp(g.best->alg, "sequential_write"));
+        CHECK(g.mpi && g.mpi->median_s == 70e-6);
+        CHECK(g.auto_choice && g.auto_choice->median_s == 77e-6);
+        CHECK(g.best_row == g.best); /* mpi 70 is slower there */
+        kcal_noise_again_of(&a, &r[2], &g);
+        CHECK(g.best && !strcmp(g.best->alg, "parallel_read") && !g.auto_choice);
+        CHECK(g.best_row == g.best && !g.mpi);
+        kcal_noise_again_of(NULL, &r[2], &g);
+        CHECK(!g.best && !g.mpi && !g.auto_choice);
+    }
+    free(r);
+    /* Quantiles: sorted in place, linear between neighbours. */
+    double v[] = {4, 1, 3, 2};
+    CHECK_NEAR(kcal_join_quantile(v, 4, 0.5), 2.5, 1e-12);
+    CHECK(v[0] == 1 && v[3] == 4);
+    CHECK_NEAR(kcal_join_quantile(v, 4, 0.9), 3.7, 1e-12);
+    CHECK_NEAR(kcal_join_quantile(v, 4, 1), 4, 1e-12);
+    CHECK_NEAR(kcal_join_quantile(v, 1, 0.9), 1, 1e-12);
+    CHECK(isnan(kcal_join_quantile(v, 0, 0.5)));
+    kcal_join_free(&t);
+    kcal_join_free(&a);
+}
+
 /* The bench's auto and limit rows: measured, never predicted, never a
  * candidate of the ranking (limit is faster than every algorithm here and
  * auto as fast as the best), kept with the point for the report's tables,
@@ -526,6 +642,7 @@ int main(void)
     test_noise();
     test_join();
     test_reference_rows();
+    test_launches();
     test_plot_series();
     test_tie();
     test_errors();

@@ -8,8 +8,9 @@
  * For each collective and size (a point) the paper model (or --model
  * full), with the params libkcoll would use ($KCAL_PARAMS or the embedded
  * default; --params), ranks the algorithms at p, and only its N best
- * (algorithm, k) and the
- * MPI library's own collective are measured (tune.h). The measuring is
+ * (algorithm, k), any it predicts within S times its best (S from the
+ * params' spread of passing chunks between cores: kcal_tune_window) and
+ * the MPI library's own collective are measured (tune.h). The measuring is
  * `kcal bench`'s: kcal-bench-mpi under the launcher (bench_run.h), one
  * interleaved run per collective and set of candidates, over the sizes
  * that share that set. The fastest median per point wins; neighbouring
@@ -53,9 +54,11 @@ static void usage(FILE *f)
             "[--mpirun CMD]\n"
             "                 [--timeout S] [-q] [-v]  > table\n\n"
             "Measures, for each collective and size, the model's N best "
-            "algorithms and the\nMPI library's own collective (as kcal "
-            "bench does), and prints a selection table\n(kcoll-table 1, "
-            "docs/tune.md) of the fastest: use it with KCOLL_TABLE=FILE.\n\n"
+            "algorithms, those it\npredicts within S times its best (S: "
+            "how far passing chunks between cores\nmoved during the probe, "
+            "from the params) and the MPI library's own collective\n(as "
+            "kcal bench does), and prints a selection table (kcoll-table 1, "
+            "docs/tune.md)\nof the fastest: use it with KCOLL_TABLE=FILE.\n\n"
             "  --p P            processes (on this node; more than its cores "
             "is measured\n"
             "                   oversubscribed, and the table says so)\n"
@@ -67,8 +70,11 @@ static void usage(FILE *f)
             "                   a rule runs from its size to the next one "
             "minus 1, the first\n"
             "                   from 0, the last with no upper end\n"
-            "  --candidates N   the model's N best (algorithm, k) per size "
-            "(default %d)\n"
+            "  --candidates N   at least the model's N best (algorithm, k) "
+            "per size (default\n"
+            "                   %d); those within S of its best come too "
+            "(S %.2f..%.2f;\n"
+            "                   %.2f for params without a measured spread)\n"
             "  --model M        the model that ranks them: paper or full\n"
             "                   (docs/model.md); default as libkcoll: full for\n"
             "                   params kcal probe measured, else paper\n"
@@ -99,7 +105,8 @@ static void usage(FILE *f)
             "messages as they come\n"
             "Exit: 0 ok, 1 a run failed, 2 bad option or a run that cannot "
             "fit here,\n3 CMA forbidden here.\n",
-            DEFAULT_SIZES, DEFAULT_CANDIDATES, DEFAULT_TIMEOUT);
+            DEFAULT_SIZES, DEFAULT_CANDIDATES, KCAL_TUNE_WINDOW_FLOOR,
+            KCAL_TUNE_WINDOW_CAP, KCAL_TUNE_WINDOW_DEFAULT, DEFAULT_TIMEOUT);
 }
 
 typedef struct {
@@ -306,7 +313,7 @@ static int take_rows(const char *csv, const run_plan *r, kcal_tune_point *pts,
 static void describe(const options *o, int cores, int over,
                      const kcal_params *prm, char *buf, size_t len)
 {
-    char host[256] = "?", when[32] = "?", cand[64];
+    char host[256] = "?", when[32] = "?", cand[192], win[96];
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "?");
     time_t now = time(NULL);
@@ -316,8 +323,10 @@ static void describe(const options *o, int cores, int over,
     if (o->exhaustive)
         snprintf(cand, sizeof cand, "every candidate");
     else
-        snprintf(cand, sizeof cand, "the %s model's %ld best and mpi",
-                 kcal_model_name(o->model), o->candidates);
+        snprintf(cand, sizeof cand, "the %s model's %ld best and those "
+                 "within S of its best (%s) and mpi",
+                 kcal_model_name(o->model), o->candidates,
+                 kcal_tune_window_describe(prm, win, sizeof win));
     char cores_s[64];
     if (cores > 0)
         snprintf(cores_s, sizeof cores_s, "%d cores", cores);
@@ -353,9 +362,11 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
 {
     kcal_tune_regret g;
     kcal_tune_compare(pts, npts, &g);
+    double window = kcal_tune_window(prm);
     fprintf(stderr, "kcal tune: measurements: exhaustive %zu, model-guided "
-            "(%ld candidates + mpi) %zu = %.2f of exhaustive\n",
-            g.exhaustive_measurements, o->candidates, g.guided_measurements,
+            "(%ld candidates within S = %.2f + mpi) %zu = %.2f of "
+            "exhaustive\n", g.exhaustive_measurements, o->candidates,
+            window, g.guided_measurements,
             g.exhaustive_measurements
                 ? (double)g.guided_measurements /
                       (double)g.exhaustive_measurements
@@ -382,7 +393,8 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
     /* Fewer candidates, from the same measurements. */
     for (long n = 1; n < o->candidates; n++) {
         for (size_t i = 0; i < npts; i++)
-            kcal_tune_guide(&pts[i], o->model, prm, (int)o->launch.p, (int)n);
+            kcal_tune_guide(&pts[i], o->model, prm, (int)o->launch.p, (int)n,
+                            window);
         kcal_tune_compare(pts, npts, &g);
         fprintf(stderr, "kcal tune: with %ld candidate%s + mpi: %zu "
                 "measurements = %.2f of exhaustive, regret mean %.2f %%, max "
@@ -459,7 +471,8 @@ int kcal_tune_main(int argc, char **argv)
             pt->coll = colls[c];
             pt->n = sizes[i];
             int got = kcal_tune_guide(pt, o.model, &prm, (int)o.launch.p,
-                                      (int)o.candidates);
+                                      (int)o.candidates,
+                                      kcal_tune_window(&prm));
             if (got < 0) {
                 kcal_cli_error(CMD, "out of memory");
                 goto done;
@@ -514,12 +527,15 @@ int kcal_tune_main(int argc, char **argv)
         size_t planned = 0;
         for (size_t j = 0; j < nruns; j++)
             planned += runs[j].n_points * (size_t)runs[j].variants;
+        char win[96] = "";
+        if (!o.exhaustive)
+            kcal_tune_window_describe(&prm, win, sizeof win);
         fprintf(stderr, "kcal tune: p = %ld, %d collective%s x %zu sizes: "
-                "%zu measurements (%s) in %zu runs\n", o.launch.p, ncolls,
+                "%zu measurements (%s) in %zu runs%s%s\n", o.launch.p, ncolls,
                 ncolls > 1 ? "s" : "", nsizes, planned,
                 o.exhaustive ? "every candidate and mpi"
                              : "the model's best and mpi",
-                nruns);
+                nruns, *win ? "; " : "", win);
     }
     if (over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "

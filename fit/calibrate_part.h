@@ -13,7 +13,7 @@
  *   calibrate_write.c       alpha_write, lock_write, beta_write (the write
  *                           sweeps of probe/phases.c and probe/bandwidth.c)
  *   calibrate_dirty.c       dirty_beta, dirty_bytes
- *   calibrate_pass.c        pass_a, pass_b, pass_next
+ *   calibrate_pass.c        pass_a, pass_b, pass_next, pass_spread
  *   calibrate_sm_handoff.c  cma_context, mpi_* (the MPI library's and
  *                           libkcoll's collectives that probe/sm.c times)
  *

@@ -1,5 +1,5 @@
-/* calibrate_pass: pass_a, pass_b and pass_next from the chunks passed
- * between cores of probe/pass.c (calibrate_part.h). */
+/* calibrate_pass: pass_a, pass_b, pass_next and pass_spread from the
+ * chunks passed between cores of probe/pass.c (calibrate_part.h). */
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "common/sizes.h"
@@ -8,6 +8,11 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fewest passes a slice's median of pass_spread is taken from. */
+#define SPREAD_MIN_PASSES 5
 
 /* Median and standard error of the pass samples of one pattern, slice,
  * stream length m and chunk size c. 0, or -1 when there are none (or out
@@ -17,6 +22,132 @@ static int pass_stat(const kcal_raw *raw, const char *pattern, long slice,
 {
     return cal_point_sel(raw, KCAL_PHASE_PASS, pattern, m, slice, c, 0, -1,
                          st);
+}
+
+static int is_cross(const kcal_sample *s, int m, long c)
+{
+    return s->readers == m && s->bytes == c &&
+           !strcmp(s->phase, KCAL_PHASE_PASS) &&
+           !strcmp(s->pattern, KCAL_PATTERN_CROSS);
+}
+
+/* Per pass (slice and rep), the time of one further chunk of c bytes
+ * passed across the cores, copies included: (T_cross(m, c) −
+ * T_cross(1, c)) / (m − 1) of the stream and the one-chunk stream of that
+ * pass (pass.c takes them one after the other). Into next and slice_of
+ * (malloc'd, *n each, both NULL on failure); 0, or -1 out of memory. */
+static int next_per_pass(const kcal_raw *raw, int m, long c, double **next,
+                         long **slice_of, size_t *n)
+{
+    size_t n1 = 0, nm = 0;
+    for (size_t i = 0; i < raw->n; i++) {
+        n1 += (size_t)is_cross(&raw->s[i], 1, c);
+        nm += (size_t)is_cross(&raw->s[i], m, c);
+    }
+    size_t *one = malloc((n1 + 1) * sizeof *one);
+    *next = malloc((nm + 1) * sizeof **next);
+    *slice_of = malloc((nm + 1) * sizeof **slice_of);
+    *n = 0;
+    if (!one || !*next || !*slice_of) {
+        free(one), free(*next), free(*slice_of);
+        *next = NULL, *slice_of = NULL;
+        return -1;
+    }
+    n1 = 0;
+    for (size_t i = 0; i < raw->n; i++)
+        if (is_cross(&raw->s[i], 1, c))
+            one[n1++] = i;
+    for (size_t i = 0; i < raw->n; i++) {
+        const kcal_sample *s = &raw->s[i];
+        if (!is_cross(s, m, c))
+            continue;
+        for (size_t j = 0; j < n1; j++) {
+            const kcal_sample *o = &raw->s[one[j]];
+            if (o->pages == s->pages && o->rep == s->rep) {
+                (*next)[*n] = (s->seconds - o->seconds) / (m - 1);
+                (*slice_of)[(*n)++] = s->pages;
+                break;
+            }
+        }
+    }
+    free(one);
+    return 0;
+}
+
+/* pass_spread: how far a further chunk's time moved over the probe (the
+ * host moves the two vCPUs: pass.h), as the dearest slice's median of its
+ * per-pass values (next_per_pass) over the cheapest slice's, at the
+ * stream's m and c, with the standard error of the two medians (taken as
+ * independent). Medians of the slices, not percentiles of the passes: the
+ * passes of a slice are milliseconds apart, so they differ by noise, and
+ * the first of each can be several times the others (tests/samples/raw.csv:
+ * 9-13 us against 0.4-0.9), which percentiles over all passes would
+ * report as movement. No key with one slice (a probe from before the
+ * slices); no key, and a note, with fewer than two slices of
+ * SPREAD_MIN_PASSES passes or a cheapest median not above 0. The header
+ * gives each slice's median. */
+static int pass_spread(const kcal_raw *raw, int m, long c, kcal_params *out,
+                       kcal_calibrate_notes *notes, char *comment,
+                       size_t commentlen, char *err, size_t errlen)
+{
+    const char *key = KCAL_KEY_NAME(pass_spread);
+    double *v, *w;
+    long *sl;
+    size_t n;
+    char a[32];
+    if (next_per_pass(raw, m, c, &v, &sl, &n) < 0)
+        goto oom;
+    if (!(w = malloc((n + 1) * sizeof *w))) {
+        free(v), free(sl);
+        goto oom;
+    }
+    long slices[MAXPTS];
+    size_t ns = cal_distinct(raw, KCAL_PHASE_PASS, KCAL_PATTERN_CROSS, 0,
+                             slices, MAXPTS);
+    kcal_stat lo = {0}, hi = {0};
+    size_t used = 0;
+    cal_cat(comment, commentlen, "pass spread: a further chunk of %s across "
+            "the cores, copies included, median per slice in us:",
+            kcal_sizes_format((uint64_t)c, a, sizeof a));
+    for (size_t j = 0; j < ns; j++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (sl[i] == slices[j])
+                w[k++] = v[i];
+        kcal_stat st;
+        if (k < SPREAD_MIN_PASSES || kcal_stat_robust(w, k, &st) < 0)
+            continue;
+        cal_cat(comment, commentlen, " %.3g", 1e6 * st.median);
+        if (!used || st.median < lo.median)
+            lo = st;
+        if (!used || st.median > hi.median)
+            hi = st;
+        used++;
+    }
+    free(v);
+    free(sl);
+    free(w);
+    if (used < 2 || !(lo.median > 0)) {
+        cal_cat(comment, commentlen, "\n");
+        if (used >= 2)
+            cal_note(notes, "%s: the cheapest slice's further chunk took "
+                     "%.3g us, not above 0: not written", key,
+                     1e6 * lo.median);
+        else if (ns >= 2) /* one slice: a probe from before them, silent */
+            cal_note(notes, "%s: %zu slice(s) of %d passes or more with a "
+                     "stream of %d chunks of %s: it needs 2: not written",
+                     key, used, SPREAD_MIN_PASSES, m,
+                     kcal_sizes_format((uint64_t)c, a, sizeof a));
+        return 0;
+    }
+    double r = hi.median / lo.median;
+    double rl = lo.se / lo.median, rh = hi.se / hi.median;
+    cal_cat(comment, commentlen, "; %s %.3g\n", key, r);
+    return cal_set_fit(out, key, r, r * sqrt(rl * rl + rh * rh), err,
+                       errlen);
+oom:
+    kcal_set_err(err, errlen, "out of memory fitting %s", key);
+    return -1;
 }
 
 /* Chunks passed between cores (probe/pass.h): per slice (the moment of the
@@ -34,7 +165,10 @@ static int pass_stat(const kcal_raw *raw, const char *pattern, long slice,
  * the longest stream at the largest c (a full KCAL_STAGING_CHUNK):
  * pass_next = (E(m, C) − E(1, C)) / (m − 1), held at 0 when negative.
  * No keys, and a note, with fewer than 2 sizes or no longer stream. The
- * header lists E per point, with its range over the slices. */
+ * header lists E per point, with its range over the slices. With the
+ * longer stream, pass_spread too (above): the keys above price one state
+ * of the machine, and kcal tune needs to know how far the others are
+ * (docs/tune.md). */
 int cal_pass(const kcal_raw *raw, kcal_params *out,
              kcal_calibrate_notes *notes, char *comment,
              size_t commentlen, char *err, size_t errlen)
@@ -107,6 +241,9 @@ int cal_pass(const kcal_raw *raw, kcal_params *out,
             t = y[j], y[j] = y[j - 1], y[j - 1] = t;
             t = sg[j], sg[j] = sg[j - 1], sg[j - 1] = t;
         }
+    if (long_m >= 2 && pass_spread(raw, long_m, long_c, out, notes, comment,
+                                   commentlen, err, errlen) < 0)
+        return -1;
     if (n < 2 || long_m < 2) {
         cal_note(notes, "%s: %zu chunk size(s) of one-chunk streams and %s: the "
                  "fit needs 2 and one: not written", keys, n,

@@ -30,7 +30,9 @@
  * KCAL_PASS_SLICES slices spread over its run, and the fit keeps, per
  * point, the second dearest slice's: a model that prices copy_in_out in its
  * cheap state picks it where it then runs 1.3-1.5x slower than a CMA row
- * (scatter and gather at 64-128 KiB in that benchmark).
+ * (scatter and gather at 64-128 KiB in that benchmark). How far the
+ * slices lay apart is a key of its own (pass_spread): kcal tune measures
+ * what the model cannot rule out within it.
  *
  * Raw samples (raw.h): phase KCAL_PHASE_PASS, pattern KCAL_PATTERN_CROSS
  * (the two cores) or KCAL_PATTERN_LOCAL (the control), readers = m (chunks

@@ -142,8 +142,8 @@ else
 fi
 
 # Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
-# with standard errors, from cross and local streams of 1 and 8 chunks in
-# each of 5 slices of the run; or
+# and pass_spread with standard errors, from cross and local streams of 1
+# and 8 chunks in each of 5 slices of the run; or
 # the note that says why they are missing.
 if grep -q '^pass_a ' "$tmp/p.params"; then
   for k in pass_a pass_b pass_next; do
@@ -158,6 +158,12 @@ if grep -q '^pass_a ' "$tmp/p.params"; then
     fail "the pass was not measured in 5 slices"
   grep -q '^# pass fit: E(1, c) = a + b\*c over 3 sizes' "$tmp/p.params" ||
     fail "no pass fit line in the header"
+  # How far the pass moved over the 5 slices (8 passes each): >= 1.
+  awk -v v="$(val pass_spread)" 'BEGIN { exit !(v ~ /^[-+0-9.eE]+$/ && v + 0 >= 1) }' ||
+    fail "pass_spread = '$(val pass_spread)' is not a number >= 1"
+  nonneg "$(val pass_spread_stderr)" || fail "pass_spread_stderr = '$(val pass_spread_stderr)' is not finite and >= 0"
+  grep -q '^# pass spread: a further chunk of 16K across the cores, copies included, median per slice in us:\( [0-9.e+-]*\)\{5\}; pass_spread ' "$tmp/p.params" ||
+    fail "no pass spread line with 5 slices' medians in the header"
 else
   grep -q 'pass_a, pass_b, pass_next' "$tmp/err" ||
     fail "no pass_a, pass_b and pass_next, and no note why"

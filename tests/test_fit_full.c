@@ -346,10 +346,10 @@ static void hinge_se(double e, double c, double top, double s, double *se_e,
  * samples of slice `slice` cost E(m, c) = a + b·c + (m − 1)·next more than
  * the local ones, m = 1 at c = 1K..16K and m = 8 at 16K (the probe's
  * points). */
-static void add_pass_slice(kcal_raw *r, gsl_rng *rng, double a, double b,
-                           double next, int with_stream, long slice)
+static void add_pass_reps(kcal_raw *r, gsl_rng *rng, double a, double b,
+                          double next, int with_stream, long slice, int reps)
 {
-    for (int k = 0; k < DREPS; k++)
+    for (int k = 0; k < reps; k++)
         for (long c = 1024; c <= 16384; c *= 2)
             for (int m = 1; m <= 8; m += 7) {
                 if (m > 1 && (c < 16384 || !with_stream))
@@ -361,6 +361,19 @@ static void add_pass_slice(kcal_raw *r, gsl_rng *rng, double a, double b,
                 kcal_raw_add(r, "pass", "cross", m, slice, c, k,
                              local + e + gsl_ran_gaussian(rng, SIG_D / 10));
             }
+}
+
+static void add_pass_slice(kcal_raw *r, gsl_rng *rng, double a, double b,
+                           double next, int with_stream, long slice)
+{
+    add_pass_reps(r, rng, a, b, next, with_stream, slice, DREPS);
+}
+
+/* A further chunk of 16K across the cores, copies included, as
+ * add_pass_reps makes it: its local copies and next. */
+static double pass_chunk(double next)
+{
+    return 2e-11 * 16384 + next;
 }
 
 static void add_pass_samples(kcal_raw *r, gsl_rng *rng, double a, double b,
@@ -400,6 +413,9 @@ static void test_pass(gsl_rng *rng)
     CHECK(strstr(comment, " 8x16K ") != NULL);
     CHECK(!has_note(&notes, "pass_"));
     CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    /* One slice (a probe from before the slices): no spread, silently. */
+    CHECK(kcal_params_find(&p, "pass_spread") == NULL);
+    CHECK(strstr(comment, "pass spread: a further chunk of 16K") != NULL);
     kcal_params_free(&p);
     kcal_raw_free(&r);
 
@@ -422,6 +438,7 @@ static void test_pass(gsl_rng *rng)
                                 sizeof err) == 0);
     CHECK(kcal_params_find(&p, "pass_a") == NULL);
     CHECK(kcal_params_find(&p, "pass_next") == NULL);
+    CHECK(kcal_params_find(&p, "pass_spread") == NULL);
     CHECK(has_note(&notes, "no longer stream"));
     kcal_params_free(&p);
     kcal_raw_free(&r);
@@ -441,6 +458,9 @@ static void test_pass(gsl_rng *rng)
     CHECK_NEAR(kcal_params_get(&p, "pass_b", -1), B, 0.05);
     CHECK_NEAR(kcal_params_get(&p, "pass_next", -1), NEXT, 0.05);
     CHECK(strstr(comment, "the second dearest of 4 slice(s)") != NULL);
+    /* The spread: the 3x slice's chunk over the cheap one's. */
+    CHECK_NEAR(kcal_params_get(&p, "pass_spread", -1),
+               pass_chunk(3 * NEXT) / pass_chunk(NEXT / 8), 0.01);
     {
         /* 1x16K: 0.4 + 3.2768 = 3.68 µs, an eighth of it 0.46 */
         const char *at = strstr(comment, " 1x16K ");
@@ -460,6 +480,73 @@ static void test_pass(gsl_rng *rng)
                                 sizeof err) == 0);
     CHECK_NEAR(kcal_params_get(&p, "pass_a", -1), A, 0.05);
     CHECK(strstr(comment, "the dearest of 2 slice(s)") != NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* The spread over the run (issue 28): two cheap slices and three dear
+     * ones. pass_spread is the dear chunk's time over the cheap one's,
+     * known to a few per cent; the other keys the dear state's; the
+     * header gives each slice's median. */
+    make_samples(&r, rng, 2);
+    for (long sl = 0; sl < 5; sl++)
+        add_pass_slice(&r, rng, A, B, sl == 1 || sl == 3 ? NEXT / 8 : NEXT, 1,
+                       sl);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    double want = pass_chunk(NEXT) / pass_chunk(NEXT / 8);
+    double spread = kcal_params_get(&p, "pass_spread", -1);
+    double spread_se = kcal_params_get(&p, "pass_spread_stderr", -1);
+    CHECK_NEAR(spread, want, 0.01);
+    CHECK(spread_se > 0 && spread_se < 0.05 * want);
+    CHECK_NEAR(kcal_params_get(&p, "pass_next", -1), NEXT, 0.05);
+    {
+        const char *at = strstr(comment, "median per slice in us:");
+        double m[5] = {0};
+        CHECK(at && sscanf(at, "median per slice in us: %lf %lf %lf %lf %lf",
+                           &m[0], &m[1], &m[2], &m[3], &m[4]) == 5);
+        CHECK(fabs(m[1] - 1e6 * pass_chunk(NEXT / 8)) < 0.01 &&
+              fabs(m[2] - 1e6 * pass_chunk(NEXT)) < 0.01);
+    }
+    /* ... and it reads back from the params file. */
+    {
+        char *text = NULL;
+        size_t len = 0;
+        kcal_params q;
+        CHECK(kcal_params_format(&p, NULL, &text, &len, err, sizeof err) == 0);
+        CHECK(text && kcal_params_parse(text, "spread", &q, err,
+                                        sizeof err) == 0);
+        CHECK(kcal_params_get(&q, "pass_spread", -1) == spread);
+        kcal_params_free(&q);
+        free(text);
+    }
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* Five steady slices: the spread is the noise's, a further chunk's
+     * 1.6 ns against 1.33 us. */
+    make_samples(&r, rng, 2);
+    for (long sl = 0; sl < 5; sl++)
+        add_pass_slice(&r, rng, A, B, NEXT, 1, sl);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    spread = kcal_params_get(&p, "pass_spread", -1);
+    CHECK(spread >= 1 && spread < 1.01);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* Too few passes per slice for a median: no pass_spread, a note; the
+     * other keys as before. */
+    make_samples(&r, rng, 2);
+    add_pass_reps(&r, rng, A, B, NEXT, 1, 0, 4);
+    add_pass_reps(&r, rng, A / 8, B / 8, NEXT / 8, 1, 1, 4);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(kcal_params_find(&p, "pass_spread") == NULL);
+    CHECK(kcal_params_find(&p, "pass_next") != NULL);
+    CHECK(has_note(&notes, "pass_spread: 0 slice(s) of 5 passes or more"));
     kcal_params_free(&p);
     kcal_raw_free(&r);
 }

@@ -313,6 +313,21 @@ static void test_key_registry(void)
     CHECK(kcal_params_get_key(&p, KCAL_PK_beta, 0) == 2);
     CHECK(kcal_params_get_key(&p, KCAL_PK_MEMBER(mpi_below, 1), 0) == 512);
     CHECK(!kcal_params_has_key(&p, KCAL_PK_sync_step));
+    /* A file from before pass_spread reads without it (an optional key);
+     * one with it reads it as a known number. */
+    CHECK(!kcal_params_has_key(&p, KCAL_PK_pass_spread));
+    {
+        kcal_params q;
+        CHECK(kcal_params_parse("format kcal-params-1\nalpha 1\nbeta 2\n"
+                                "lock 3\npage 4096\ngamma_a 0\ngamma_b 1\n"
+                                "pass_spread 2.5\npass_spread_stderr 0.1\n",
+                                "t", &q, err, sizeof err) == 0);
+        CHECK(kcal_params_get_key(&q, KCAL_PK_pass_spread, 0) == 2.5);
+        const kcal_param *e = kcal_params_find(&q, "pass_spread");
+        CHECK(e && e->known && !e->is_text);
+        CHECK(kcal_params_get(&q, "pass_spread_stderr", 0) == 0.1);
+        kcal_params_free(&q);
+    }
     const kcal_curve *ws = kcal_params_curve(&p, KCAL_CURVE_BETA_WS);
     CHECK(ws->n == 2 && ws->w[0] == 65536 && ws->v[0] == 1e-10 &&
           ws->w[1] == 1048576 && ws->v[1] == 3e-10);

@@ -25,7 +25,7 @@ static void test_guide(void)
     for (int c = 0; c < KCAL_COLL_COUNT; c++)
         for (int p = 2; p <= 16; p += 7) {
             kcal_tune_point pt = {.coll = (kcal_coll)c, .n = 65536};
-            int got = kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, p, 3);
+            int got = kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, p, 3, 1.0);
             kcal_choice ch;
             CHECK(kcal_model_select(KCAL_MODEL_PAPER, &prm, (kcal_coll)c, p,
                                     65536, 0, NULL, &ch) == 0);
@@ -59,7 +59,7 @@ static void test_guide(void)
     for (int c = 0; c < KCAL_COLL_COUNT; c++)
         for (int want = 1; want <= 3; want++) {
             kcal_tune_point tp = {.coll = (kcal_coll)c, .n = 1 << 20};
-            int got = kcal_tune_guide(&tp, KCAL_MODEL_PAPER, &prm, 4, want);
+            int got = kcal_tune_guide(&tp, KCAL_MODEL_PAPER, &prm, 4, want, 1.0);
             kcal_prediction *pred;
             long n = kcal_model_rank(KCAL_MODEL_PAPER, &prm, (kcal_coll)c, 4,
                                      1 << 20, 0, 0, &pred);
@@ -81,15 +81,15 @@ static void test_guide(void)
             kcal_tune_point_free(&tp);
         }
     kcal_tune_point ring = {.coll = KCAL_COLL_ALLGATHER, .n = 1 << 20};
-    CHECK(kcal_tune_guide(&ring, KCAL_MODEL_PAPER, &prm, 2, 1) == 6);
+    CHECK(kcal_tune_guide(&ring, KCAL_MODEL_PAPER, &prm, 2, 1, 1.0) == 6);
     kcal_tune_point_free(&ring);
     /* alltoall has three algorithms: asking for 4 gives 3. At p = 8, scatter
      * has 5 + 6 throttle factors: asking for 100 gives all 11. */
     kcal_tune_point pt = {.coll = KCAL_COLL_ALLTOALL, .n = 4096};
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 2, 4) == 3);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 2, 4, 1.0) == 3);
     pt.coll = KCAL_COLL_SCATTER;
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 100) == 11);
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 0) == -1);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 100, 1.0) == 11);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 8, 0, 1.0) == -1);
     kcal_tune_point_free(&pt);
     /* With the MPI library's measured line below 64K, the model's choice
      * there is mpi; mpi is never a guided candidate (it is always
@@ -98,10 +98,90 @@ static void test_guide(void)
     CHECK(kcal_params_set(&prm, "mpi_bcast_b", 1e-10) == 0);
     CHECK(kcal_params_set(&prm, "mpi_bcast_below", 65536) == 0);
     pt = (kcal_tune_point){.coll = KCAL_COLL_BCAST, .n = 1024};
-    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3) == 3);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3, 1.0) == 3);
     for (int i = 0; i < pt.n_guided; i++)
         CHECK(!kcal_model_is_mpi(pt.guided[i].alg));
     kcal_tune_point_free(&pt);
+    kcal_params_free(&prm);
+}
+
+/* The window: S from pass_spread, held between the floor and the cap, the
+ * default without it; and the guided candidates are the want best, their
+ * ties, and every one predicted within S times the best, nothing else. */
+static void test_window(void)
+{
+    kcal_params prm;
+    char err[KCAL_ERRLEN], buf[128];
+    CHECK(kcal_params_load_embedded("knl", &prm, err, sizeof err) == 0);
+    CHECK(kcal_tune_window(&prm) == KCAL_TUNE_WINDOW_DEFAULT);
+    CHECK_STR(kcal_tune_window_describe(&prm, buf, sizeof buf),
+              "S = 1.25, the default without pass_spread");
+    CHECK(kcal_params_set(&prm, "pass_spread", 1.1) == 0);
+    CHECK(kcal_tune_window(&prm) == KCAL_TUNE_WINDOW_FLOOR);
+    CHECK_STR(kcal_tune_window_describe(&prm, buf, sizeof buf),
+              "S = 1.25 from pass_spread 1.1, at the floor");
+    CHECK(kcal_params_set(&prm, "pass_spread", 5.39) == 0);
+    CHECK(kcal_tune_window(&prm) == KCAL_TUNE_WINDOW_CAP);
+    CHECK_STR(kcal_tune_window_describe(&prm, buf, sizeof buf),
+              "S = 2.00 from pass_spread 5.39, capped");
+    CHECK(kcal_params_set(&prm, "pass_spread", 1.4) == 0);
+    CHECK(kcal_tune_window(&prm) == 1.4);
+    CHECK_STR(kcal_tune_window_describe(&prm, buf, sizeof buf),
+              "S = 1.40 from pass_spread 1.4");
+
+    /* Scatter at p = 4, 64 KiB on the KNL params: the paper model puts its
+     * 4th candidate 1.33 times its best, the 5th 1.48 times. The N best
+     * alone (window 1, the old choice) leave the 4th out; within a spread
+     * of 1.4 it is measured, the 5th is not. */
+    kcal_tune_point pt = {.coll = KCAL_COLL_SCATTER, .n = 65536};
+    kcal_prediction *pred;
+    long n = kcal_model_rank(KCAL_MODEL_PAPER, &prm, pt.coll, 4, pt.n, 0, 0,
+                             &pred);
+    kcal_tune_cand r[8];
+    double t[8];
+    int nr = 0;
+    for (long i = 0; i < n && nr < 8; i++)
+        if (!kcal_model_is_mpi(pred[i].alg)) {
+            r[nr] = (kcal_tune_cand){pred[i].alg, pred[i].k};
+            t[nr++] = pred[i].seconds;
+        }
+    free(pred);
+    CHECK(nr >= 5);
+    CHECK(t[2] < t[3] && t[3] / t[0] > 1.3 && t[3] / t[0] < 1.4 &&
+          t[4] / t[0] > 1.4);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3, 1.0) == 3);
+    CHECK(!kcal_tune_is_guided(&pt, &r[3]));
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3,
+                          KCAL_TUNE_WINDOW_DEFAULT) == 3);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3,
+                          kcal_tune_window(&prm)) == 4);
+    CHECK(kcal_tune_is_guided(&pt, &r[3]) && !kcal_tune_is_guided(&pt, &r[4]));
+    /* At least want, however narrow the window; below 1 it is refused. */
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 5, 1.4) == 5);
+    CHECK(kcal_tune_guide(&pt, KCAL_MODEL_PAPER, &prm, 4, 3, 0.9) == -1);
+    kcal_tune_point_free(&pt);
+
+    /* Everywhere: beyond the want-th's ties, guided exactly when within
+     * the window of the best. */
+    for (int c = 0; c < KCAL_COLL_COUNT; c++)
+        for (int p = 2; p <= 16; p *= 2) {
+            kcal_tune_point q = {.coll = (kcal_coll)c, .n = 1 << 20};
+            CHECK(kcal_tune_guide(&q, KCAL_MODEL_PAPER, &prm, p, 1, 1.7) >= 1);
+            n = kcal_model_rank(KCAL_MODEL_PAPER, &prm, q.coll, p, q.n, 0, 0,
+                                &pred);
+            double best = -1;
+            for (long i = 0; i < n; i++) {
+                kcal_tune_cand x = {pred[i].alg, pred[i].k};
+                if (kcal_model_is_mpi(x.alg))
+                    continue;
+                if (best < 0)
+                    best = pred[i].seconds;
+                CHECK(kcal_tune_is_guided(&q, &x) ==
+                      (pred[i].seconds <= 1.7 * best));
+            }
+            free(pred);
+            kcal_tune_point_free(&q);
+        }
     kcal_params_free(&prm);
 }
 
@@ -238,6 +318,7 @@ static void test_format(void)
 int main(void)
 {
     test_guide();
+    test_window();
     test_best_and_table();
     test_format();
     return check_report();

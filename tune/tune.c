@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "model/keys.h"
 
 char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len)
 {
@@ -23,13 +24,40 @@ static int same(const kcal_tune_cand *a, const kcal_tune_cand *b)
     return a->alg == b->alg && a->k == b->k;
 }
 
+double kcal_tune_window(const kcal_params *prm)
+{
+    if (!kcal_params_has_key(prm, KCAL_PK_pass_spread))
+        return KCAL_TUNE_WINDOW_DEFAULT;
+    double s = kcal_params_get_key(prm, KCAL_PK_pass_spread, 0);
+    return s < KCAL_TUNE_WINDOW_FLOOR ? KCAL_TUNE_WINDOW_FLOOR
+           : s > KCAL_TUNE_WINDOW_CAP ? KCAL_TUNE_WINDOW_CAP
+                                      : s;
+}
+
+char *kcal_tune_window_describe(const kcal_params *prm, char *buf,
+                                size_t len)
+{
+    const char *key = KCAL_KEY_NAME(pass_spread);
+    double s = kcal_tune_window(prm);
+    if (!kcal_params_has_key(prm, KCAL_PK_pass_spread)) {
+        snprintf(buf, len, "S = %.2f, the default without %s", s, key);
+        return buf;
+    }
+    double v = kcal_params_get_key(prm, KCAL_PK_pass_spread, 0);
+    snprintf(buf, len, "S = %.2f from %s %.3g%s", s, key, v,
+             v > KCAL_TUNE_WINDOW_CAP     ? ", capped"
+             : v < KCAL_TUNE_WINDOW_FLOOR ? ", at the floor"
+                                          : "");
+    return buf;
+}
+
 int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
-                    const kcal_params *prm, int p, int want)
+                    const kcal_params *prm, int p, int want, double window)
 {
     free(pt->guided);
     pt->guided = NULL;
     pt->n_guided = 0;
-    if (want < 1)
+    if (want < 1 || !(window >= 1))
         return -1;
     kcal_prediction *pred;
     long n = kcal_model_rank(model, prm, pt->coll, p, pt->n, 0, 0, &pred);
@@ -44,13 +72,18 @@ int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
      * tied with the want-th come too: the model cannot tell them apart
      * (the three ring allgathers share one formula), and which of them
      * the tie order happens to list first says nothing about the
-     * machine. */
-    double last = 0;
+     * machine. Those within the window of the fastest come too: the
+     * machine moved that much while the probe measured it, so the model
+     * cannot rule them out. */
+    double last = 0, first = 0;
     for (long i = 0; i < n; i++) {
         if (kcal_model_is_mpi(pred[i].alg) || !isfinite(pred[i].seconds) ||
             pred[i].seconds < 0)
             continue;
-        if (pt->n_guided >= want && pred[i].seconds != last)
+        if (!pt->n_guided)
+            first = pred[i].seconds;
+        if (pt->n_guided >= want && pred[i].seconds != last &&
+            !(pred[i].seconds <= first * window))
             break;
         pt->guided[pt->n_guided++] = (kcal_tune_cand){pred[i].alg, pred[i].k};
         last = pred[i].seconds;

@@ -42,16 +42,38 @@ typedef struct {
 /* "id", "id:k" or "mpi", into buf. Returns buf. */
 char *kcal_tune_cand_format(const kcal_tune_cand *c, char *buf, size_t len);
 
-/* The point's guided candidates: the `want` fastest distinct (algorithm,
- * k) of the model's ranking at (coll, p, n) with the params prm (the
- * same ranking and ties as kcal predict; libkcoll's is the paper model's),
- * and any whose predicted time equals the want-th's (a tie the model
- * cannot break), leaving out the MPI library's row and candidates whose
- * time is not finite. Returns how many (fewer than want where the
- * collective has fewer at p; 0 when every time is inf or NaN), or -1 out
- * of memory or on bad arguments. */
+/* The window of the guided run (docs/tune.md): besides the model's N
+ * best, every candidate it predicts within S times its best, S from how
+ * far passing a chunk between cores moved during the probe (the params'
+ * pass_spread, model/keys.def), held between the floor (even a steady
+ * machine's model misranks by that much) and the cap (so the run stays
+ * short on a host that moves its vCPUs a lot); without the key, the
+ * default. */
+#define KCAL_TUNE_WINDOW_FLOOR 1.25
+#define KCAL_TUNE_WINDOW_CAP 2.0
+#define KCAL_TUNE_WINDOW_DEFAULT KCAL_TUNE_WINDOW_FLOOR
+
+/* S for the params prm. */
+double kcal_tune_window(const kcal_params *prm);
+
+/* How S came about, for the table's header: "S = 2.00 from pass_spread
+ * 5.4, capped", "S = 1.25, the default without pass_spread". Returns
+ * buf. */
+char *kcal_tune_window_describe(const kcal_params *prm, char *buf,
+                                size_t len);
+
+/* The point's guided candidates, from the model's ranking at (coll, p, n)
+ * with the params prm (the same ranking and ties as kcal predict;
+ * libkcoll's is the paper model's), leaving out the MPI library's row
+ * and candidates whose time is not finite: the `want` fastest distinct
+ * (algorithm, k), any whose predicted time equals the want-th's (a tie
+ * the model cannot break), and any predicted within window (S, >= 1)
+ * times the fastest's (window 1: the want fastest and their ties alone).
+ * Returns how many (fewer than want where the collective has fewer at p;
+ * 0 when every time is inf or NaN), or -1 out of memory or on bad
+ * arguments. */
 int kcal_tune_guide(kcal_tune_point *pt, kcal_model_kind model,
-                    const kcal_params *prm, int p, int want);
+                    const kcal_params *prm, int p, int want, double window);
 
 /* Record a measured median for cand at the point (a second one for the
  * same candidate replaces the first). 0, or -1 out of memory. */

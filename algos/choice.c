@@ -230,12 +230,17 @@ static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
 {
     const kcal_algorithm *alg = NULL;
     int k = -1;
-    /* At p = 1 every algorithm is the same local copy, faster than any
-     * rule's "mpi" could be: the table (written for p >= 2) is not asked,
-     * the model is (it still warns about params it cannot use). */
-    kcoll_tuned_verdict v =
-        c->size == 1 ? KCOLL_TUNED_NONE
-                     : kcoll_tuned_decide(coll, c->size, n, &alg, &k);
+    kcoll_tuned_verdict v = kcoll_tuned_decide(coll, c->size, n, &alg, &k);
+    if (c->size == 1 && v != KCOLL_TUNED_NONE) {
+        /* At p = 1 every algorithm is the same local copy, faster than a
+         * rule's "mpi" could be, and a table that does not read has
+         * nothing to say about it: the rule decides (and is counted),
+         * the local copy runs. Without a rule the model is asked, so
+         * params it cannot use still warn. */
+        set_plan(plan, KCOLL_PLAN_ALG, v == KCOLL_TUNED_ALG ? alg : NULL, 0,
+                 KCOLL_WHY_TABLE);
+        return MPI_SUCCESS;
+    }
     if (v == KCOLL_TUNED_MPI) {
         set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_TABLE);
         return MPI_SUCCESS;

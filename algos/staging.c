@@ -10,6 +10,17 @@
  * coll/xhc) copies in and out of a shared buffer below its CMA/XPMEM
  * threshold, in pipelined chunks.
  *
+ * What it costs is not fixed: each chunk is written by one core and read
+ * by another, so its lines move between the two cores' caches, and on a
+ * virtual machine the host decides how far apart the two vCPUs run and
+ * changes it from one minute to the next (scripts/bench-coherence: a
+ * 16 KiB chunk passed in 2.3 µs to 87 µs within 37 s on the Zen 5 guest,
+ * median 4.6, while the same copies on one core stayed at 0.3 µs;
+ * docs/machine.md "Chunks passed between cores"). The CMA algorithms,
+ * one copy each, barely move with it. That is why the model's price for
+ * these algorithms can be right at probe time and 4-5x wrong later, and
+ * why libkcoll verifies its choice while the program runs (verify.h).
+ *
  * Every process owns one area, which only it copies into: the root's for
  * bcast and scatter, each source's own for gather (the sources fill theirs
  * at once while the root drains them one after another), every process's

@@ -27,9 +27,20 @@ run() { # name, then the command
     echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
   fi
 }
+# Oversubscribed (p = 3, 4 on 2 cores) the leave mode gets a second try:
+# the hook slows a call by a multiple of each rank's fastest own call,
+# which there is a few tenths of a us of a 4 us copy_in_out call while
+# the other candidates take 110-390 us as ranks take turns, so now and
+# then (1 run in ~6 on the Zen 5 guest) even 22x still measured fastest.
+# A choice that does not leave a slowed algorithm fails both tries.
 for p in 2 3 4; do
   for mode in agree opposite leave; do
+    f0=$fail
     run "p=$p $mode" timeout 300 "${mpi[@]}" -np "$p" "$prog" --mode "$mode"
+    if [ "$fail" != "$f0" ] && [ "$mode" = leave ] && [ "$p" -gt 2 ]; then
+      fail=$f0
+      run "p=$p $mode (second try)" timeout 300 "${mpi[@]}" -np "$p" "$prog" --mode "$mode"
+    fi
   done
 done
 run "p=2 KCOLL_VERIFY=0" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_VERIFY=0 "$prog" --mode pure

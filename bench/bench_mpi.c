@@ -95,6 +95,7 @@
 #include "algos/verify.h"
 #include "model/model.h"
 #include "common/mpi_flavor.h"
+#include "common/quantile.h"
 #include "bench/perf_ctl.h"
 #include "common/sizes.h"
 
@@ -630,9 +631,9 @@ static void size_rows(session *s, size_t n)
                  "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,"
                  "%.9g,%.9g,%.9g",
                  s->coll, p, n, v->name, k, med, x[0], x[iters - 1],
-                 iters, s->over, kcal_bench_quantile(x, iters, 0.25),
-                 kcal_bench_quantile(x, iters, 0.75), h1, h2,
-                 kcal_bench_quantile(x, iters, 0.05));
+                 iters, s->over, kcal_quantile_sorted(x, (size_t)iters, 0.25),
+                 kcal_quantile_sorted(x, (size_t)iters, 0.75), h1, h2,
+                 kcal_quantile_sorted(x, (size_t)iters, 0.05));
     }
 }
 

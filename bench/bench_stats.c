@@ -1,6 +1,7 @@
 /* bench_stats: the order of the variants and the statistics of the
  * iterations of kcal-bench-mpi (see bench_stats.h). */
 #include "bench/bench_stats.h"
+#include "common/quantile.h"
 
 #include <stdlib.h>
 
@@ -25,20 +26,10 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The q-quantile of sorted x (linear between order statistics). */
-double kcal_bench_quantile(const double *x, long n, double q)
-{
-    double pos = q * (double)(n - 1);
-    long i = (long)pos;
-    if (i + 1 >= n)
-        return x[n - 1];
-    return x[i] + (pos - (double)i) * (x[i + 1] - x[i]);
-}
-
 double kcal_bench_median(double *x, long n)
 {
     qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    return kcal_quantile_sorted(x, (size_t)n, 0.5);
 }
 
 /* The medians of the iterations taken in turn (0, 2, 4, ... and 1, 3,

@@ -10,9 +10,6 @@
  * rank. */
 void kcal_bench_shuffle(int *order, int n, uint64_t seed);
 
-/* The q-quantile of sorted x (linear between order statistics). */
-double kcal_bench_quantile(const double *x, long n, double q);
-
 /* The median of x, which it sorts. */
 double kcal_bench_median(double *x, long n);
 

@@ -8,7 +8,7 @@
 # names the MPI library it runs with.
 HWLOC_LIBS = $(shell pkg-config --libs hwloc)
 KCOLL_BENCH := $(MPI_BUILD)/kcal-bench-mpi
-BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe) $(MPI_BUILD)/kcoll/bench/capacity.o
+BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe quantile) $(MPI_BUILD)/kcoll/bench/capacity.o
 
 lib: $(KCOLL_BENCH)
 

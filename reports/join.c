@@ -9,6 +9,7 @@
 
 #include "common/columns.h"
 #include "common/err.h"
+#include "common/quantile.h"
 #include "model/model.h"
 
 void kcal_join_init(kcal_join_table *t)
@@ -343,14 +344,7 @@ double kcal_join_quantile(double *v, size_t n, double q)
     if (n == 0)
         return NAN;
     qsort(v, n, sizeof *v, cmp_double);
-    double at = q * (double)(n - 1);
-    size_t lo = (size_t)at;
-    if (lo + 1 >= n)
-        return v[n - 1];
-    double f = at - (double)lo;
-    /* The median of an even n as it was always computed: the mean of the
-     * middle two. */
-    return f == 0.5 ? (v[lo] + v[lo + 1]) / 2 : v[lo] + f * (v[lo + 1] - v[lo]);
+    return kcal_quantile_sorted(v, n, q);
 }
 
 const kcal_join_row *kcal_join_find(const kcal_join_table *t, const char *coll,

@@ -79,6 +79,29 @@ KCOLL_API int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
 KCOLL_API int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                              MPI_Comm comm, const char *algorithm);
 
+/* The reductions: MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block
+ * with MPI's arguments and semantics (MPI_IN_PLACE as MPI defines it for
+ * each), counts in elements of `type` (recvcount: each rank's block). The
+ * data move by CMA and the op runs in the calling processes
+ * (MPI_Reduce_local) where the type has no holes and the op is a user's
+ * or a predefined op MPI defines on the type; anything else runs the MPI
+ * library's collective. Every libkcoll algorithm folds each element as
+ * x_0 op (x_1 op (... op x_{p-1})), so its result is the same on every
+ * rank and from call to call, bit for bit, and a non-commutative op is
+ * applied in rank order. `algorithm`: an id of algos/reductions.def
+ * ("read_all", "reduce_scatter_allgather", ...), "mpi", or NULL
+ * (docs/libkcoll.md "Reductions" says what NULL runs). */
+KCOLL_API int kcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                           MPI_Datatype type, MPI_Op op, int root,
+                           MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_allreduce(const void *sendbuf, void *recvbuf,
+                              size_t count, MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm, const char *algorithm);
+KCOLL_API int kcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                         size_t recvcount, MPI_Datatype type,
+                                         MPI_Op op, MPI_Comm comm,
+                                         const char *algorithm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,11 +39,12 @@
 #include "common/copy.h"
 #include "model/model.h"
 
-/* libkcoll's own calls of the five collectives it implements (its control
+/* libkcoll's own calls of the collectives it implements (its control
  * messages, and the MPI built-ins of fallback.c) go to the MPI library's
  * profiling entry points. In libkcoll_pmpi.so (interpose/) the names
- * MPI_Bcast ... MPI_Alltoall are the interposer's, which call kcoll: an
- * MPI_Bcast of a control word there would recurse into kcoll. The same in
+ * MPI_Bcast ... MPI_Alltoall and the reductions' are the interposer's,
+ * which call kcoll: an MPI_Bcast of a control word there would recurse
+ * into kcoll. The same in
  * every build, so no file of libkcoll depends on who defines the MPI_
  * names; tests/interpose.sh checks that no libkcoll object still
  * references them. */
@@ -52,6 +53,9 @@
 #define MPI_Gather PMPI_Gather
 #define MPI_Allgather PMPI_Allgather
 #define MPI_Alltoall PMPI_Alltoall
+#define MPI_Reduce PMPI_Reduce
+#define MPI_Allreduce PMPI_Allreduce
+#define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
 
 /* One remembered choice of the model (choice.c): for calls of `coll` with n
  * bytes and in_place, among every algorithm (only = NULL, the user's

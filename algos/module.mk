@@ -69,3 +69,11 @@ MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/verify_check
 $(BUILD)/tests/test_kcoll_config: tests/test_kcoll_config.c $(BUILD)/asan/algos/config.o tests/check.h algos/config.def | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(BUILD)/asan/algos/config.o -lpthread
+
+# The reductions' correctness test (tests/algos_reduce.sh).
+$(MPI_BUILD)/tests/reduce_check: tests/reduce_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+
+TEST_EXTRA_BINS += $(MPI_BUILD)/tests/reduce_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/reduce_check

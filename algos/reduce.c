@@ -1,0 +1,272 @@
+/* reduce: the reduction algorithms (algos/reductions.def). Data move only
+ * by CMA; every element is folded in rank order, x_0 ⊕ (… ⊕ x_{p−1})
+ * (reduce.h), in chunks of C = KCOLL_RED_CHUNK bytes that stay in cache
+ * between the read that brings a peer's piece and the op that consumes it,
+ * as XHC pipelines its reductions. With n the vector's bytes, X(b) one
+ * CMA read of b bytes (α + b·β, in pieces of C), R(b) the op applied to b
+ * bytes, and S one small MPI collective on the private communicator:
+ *
+ *   allreduce read_all
+ *     Total cost = S + (p−1)·(X(n) + R(n)) + S
+ *     Every rank reads every other rank's whole vector and folds it; no
+ *     second phase, so the least synchronisation: for small vectors and
+ *     small p. In place its result waits in scratch until every peer has
+ *     read the input it overwrites.
+ *   allreduce reduce_scatter_allgather
+ *     Total cost = S + (p−1)·(X(n/p) + R(n/p)) + S + (p−1)·X(n/p) + S
+ *     Rank r folds slice r of the vector (p near-equal slices of whole
+ *     elements) straight into its recvbuf, then reads the other slices from
+ *     their owners' recvbufs. Each rank moves 2·(p−1)/p·n and reduces
+ *     (p−1)/p·n, where read_all moves and reduces (p−1)·n.
+ *   reduce root_read
+ *     Total cost = S + (p−1)·(X(n) + R(n)) + S
+ *     The root alone reads and folds; the others wait in the closing S.
+ *   reduce reduce_scatter_write
+ *     Total cost = S + (p−1)·(X(n/p) + R(n/p)) + W(n/p) + S
+ *     Rank r folds slice r and writes it (process_vm_writev, W) into the
+ *     root's recvbuf chunk by chunk: the root gets p − 1 writers instead of
+ *     reading p − 1 whole vectors. At an in-place root, slice r of the
+ *     root's buffer is read and written by rank r alone, each chunk read
+ *     before it is written.
+ *   reduce_scatter_block reduce_scatter_read
+ *     Total cost = S + (p−1)·(X(n/p) + R(n/p)) + S  (n: the whole vector,
+ *     p blocks) Rank r folds block r. In place its result waits in scratch
+ *     until the others have read the block 0 of its buffer it lands on.
+ * Every algorithm ends with a closing S in which every rank learns whether
+ * any read, write or op failed, so all return the same result, and no rank
+ * returns while another may still read its buffers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/reduce.h"
+
+/* Elements [*lo, *hi) of slice s of count elements in p slices. */
+static void slice(size_t count, int p, int s, size_t *lo, size_t *hi)
+{
+    size_t q = count / (size_t)p, extra = count % (size_t)p;
+    *lo = q * (size_t)s + ((size_t)s < extra ? (size_t)s : extra);
+    *hi = *lo + q + ((size_t)s < extra);
+}
+
+/* Elements per chunk, and its bytes (one element when it is above C). */
+static size_t chunk_elems(const kcoll_red_args *a)
+{
+    size_t m = KCOLL_RED_CHUNK / a->esize;
+    return m ? m : 1;
+}
+
+/* Scratch for the fold: tmp (one chunk), acc (one chunk) and `extra`
+ * bytes after them. */
+typedef struct {
+    char *tmp, *acc, *extra;
+} red_scratch;
+
+static int get_scratch(kcoll_comm *c, const kcoll_red_args *a, size_t extra,
+                       red_scratch *s)
+{
+    size_t cb = chunk_elems(a) * a->esize;
+    char *base = kcoll_scratch(c, 2 * cb + extra);
+    if (!base)
+        return MPI_ERR_NO_MEM;
+    *s = (red_scratch){base, base + cb, base + 2 * cb};
+    return MPI_SUCCESS;
+}
+
+/* Every rank's `per` addresses: rank r's at (*out)[per·r ...]. */
+static int exchange(kcoll_comm *c, const uint64_t *mine, int per,
+                    uint64_t **out)
+{
+    *out = malloc(sizeof(uint64_t) * (size_t)per * (size_t)c->size);
+    if (!*out)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_Allgather(mine, per, MPI_UINT64_T, *out, per, MPI_UINT64_T,
+                           c->comm);
+    if (rc != MPI_SUCCESS)
+        free(*out);
+    return rc;
+}
+
+/* Where this rank's input is. */
+static const void *input(const kcoll_red_args *a)
+{
+    return a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
+}
+
+/* Fold elements [lo, hi) into dst (element lo at dst), chunk by chunk;
+ * with `staged` each chunk is folded in s->acc and then copied to dst
+ * (dst is this rank's own input, which the fold still reads), else
+ * folded in dst itself. src: every rank's input address (per apart).
+ * Where a chunk's result also goes to `root` (>= 0, not this rank), it
+ * is written there at root_dst + the chunk's offset. Returns the failure
+ * status; MPI_Reduce_local's error in *rc. */
+static int fold_range(kcoll_comm *c, const kcoll_red_args *a,
+                      const uint64_t *src, size_t lo, size_t hi, char *dst,
+                      int staged, int root, uint64_t root_dst,
+                      const red_scratch *s, int *rc)
+{
+    size_t step = chunk_elems(a);
+    int failed = 0;
+    for (size_t e0 = lo; e0 < hi && !failed && *rc == MPI_SUCCESS;
+         e0 += step) {
+        size_t m = hi - e0 < step ? hi - e0 : step, len = m * a->esize;
+        char *at = dst ? dst + (e0 - lo) * a->esize : NULL;
+        char *acc = staged || !at ? s->acc : at;
+        failed = kcoll_red_fold(c, a, src, input(a), e0, m, acc, s->tmp, rc);
+        if (failed || *rc != MPI_SUCCESS)
+            break;
+        if (at && acc != at)
+            memcpy(at, acc, len);
+        if (root >= 0)
+            failed = kcoll_cma_write(c->pids[root], acc,
+                                     root_dst + e0 * a->esize, len) != 0;
+    }
+    return failed;
+}
+
+/* The closing synchronisation: every rank learns whether any failed. */
+static int finish(kcoll_comm *c, int status, int rc)
+{
+    status |= rc != MPI_SUCCESS;
+    KCOLL_TRY(kcoll_ctl_allstatus(c, &status));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* The input address of every rank (one per rank). */
+static int exchange_inputs(kcoll_comm *c, const kcoll_red_args *a,
+                           uint64_t **src)
+{
+    uint64_t mine = kcoll_addr(input(a));
+    return exchange(c, &mine, 1, src);
+}
+
+int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_red_args *a)
+{
+    int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
+    size_t n = a->count * a->esize;
+    red_scratch s;
+    uint64_t *src;
+    KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
+    KCOLL_TRY(exchange_inputs(c, a, &src));
+    /* In place the peers read this rank's input, recvbuf, to the end of
+     * their folds: the result waits in scratch. */
+    char *dst = in_place ? s.extra : a->recvbuf;
+    int failed = fold_range(c, a, src, 0, a->count, dst, 0, -1, 0, &s, &rc);
+    free(src);
+    rc = finish(c, failed, rc);
+    if (rc == MPI_SUCCESS && in_place)
+        memcpy(a->recvbuf, s.extra, n);
+    return rc;
+}
+
+int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
+                                             const kcoll_red_args *a)
+{
+    int p = c->size, me = c->rank, rc = MPI_SUCCESS, status;
+    red_scratch s;
+    uint64_t *addr, mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
+    KCOLL_TRY(get_scratch(c, a, 0, &s));
+    KCOLL_TRY(exchange(c, mine, 2, &addr));
+    uint64_t *src = malloc(sizeof *src * (size_t)p);
+    if (!src) {
+        free(addr);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int r = 0; r < p; r++)
+        src[r] = addr[2 * r];
+    size_t lo, hi;
+    slice(a->count, p, me, &lo, &hi);
+    /* Slice me of recvbuf: nobody else reads it in this phase; in place
+     * it is also this rank's input, so each chunk is staged. */
+    char *dst = (char *)a->recvbuf + lo * a->esize;
+    status = fold_range(c, a, src, lo, hi, dst, a->sendbuf == MPI_IN_PLACE,
+                        -1, 0, &s, &rc);
+    free(src);
+    status |= rc != MPI_SUCCESS;
+    int crc = kcoll_ctl_allstatus(c, &status);
+    if (crc != MPI_SUCCESS || status) {
+        free(addr);
+        return crc != MPI_SUCCESS ? crc : rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
+    }
+    /* Every slice is reduced: read the others from their owners, the
+     * next owner first so the p readers of one step spread over sources. */
+    for (int t = 1; t < p && !status; t++) {
+        int j = (me + t) % p;
+        slice(a->count, p, j, &lo, &hi);
+        size_t off = lo * a->esize;
+        status = kcoll_cma_read(c->pids[j], (char *)a->recvbuf + off,
+                                addr[2 * j + 1] + off,
+                                (hi - lo) * a->esize) != 0;
+    }
+    free(addr);
+    return finish(c, status, MPI_SUCCESS);
+}
+
+int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_red_args *a)
+{
+    int rc = MPI_SUCCESS, failed = 0;
+    red_scratch s;
+    uint64_t *src;
+    if (c->rank == a->root)
+        KCOLL_TRY(get_scratch(c, a, 0, &s));
+    KCOLL_TRY(exchange_inputs(c, a, &src));
+    /* Nobody reads the root's buffer but the root: in place, each chunk
+     * is staged only because the fold still reads it. */
+    if (c->rank == a->root)
+        failed = fold_range(c, a, src, 0, a->count, a->recvbuf,
+                            a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
+    free(src);
+    return finish(c, failed, rc);
+}
+
+int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_red_args *a)
+{
+    int p = c->size, me = c->rank, root = a->root, rc = MPI_SUCCESS;
+    red_scratch s;
+    uint64_t *addr, mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
+    KCOLL_TRY(get_scratch(c, a, 0, &s));
+    KCOLL_TRY(exchange(c, mine, 2, &addr));
+    uint64_t *src = malloc(sizeof *src * (size_t)p);
+    if (!src) {
+        free(addr);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int r = 0; r < p; r++)
+        src[r] = addr[2 * r];
+    size_t lo, hi;
+    slice(a->count, p, me, &lo, &hi);
+    int failed;
+    if (me == root)
+        failed = fold_range(c, a, src, lo, hi,
+                            (char *)a->recvbuf + lo * a->esize,
+                            a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
+    else
+        failed = fold_range(c, a, src, lo, hi, NULL, 1, root,
+                            addr[2 * root + 1], &s, &rc);
+    free(src);
+    free(addr);
+    return finish(c, failed, rc);
+}
+
+int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_red_args *a)
+{
+    int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
+    size_t n = a->count * a->esize, lo = (size_t)c->rank * a->count;
+    red_scratch s;
+    uint64_t *src;
+    KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
+    KCOLL_TRY(exchange_inputs(c, a, &src));
+    /* In place the result lands on block 0 of this rank's input, which
+     * rank 0 reads: it waits in scratch until the closing synchronisation.
+     * The whole vector is p blocks: the fold's element indices are over
+     * it, this rank's block starting at lo. */
+    char *dst = in_place ? s.extra : a->recvbuf;
+    int failed = fold_range(c, a, src, lo, lo + a->count, dst, 0, -1, 0, &s,
+                            &rc);
+    free(src);
+    rc = finish(c, failed, rc);
+    if (rc == MPI_SUCCESS && in_place)
+        memcpy(a->recvbuf, s.extra, n);
+    return rc;
+}

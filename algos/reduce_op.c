@@ -1,0 +1,169 @@
+/* reduce_op: what libkcoll reduces itself, the reduction registry's
+ * lookups and the fold of one chunk (reduce.h). */
+#include <string.h>
+
+#include "algos/reduce.h"
+
+static const char *const red_names[KCOLL_RED_COUNT] = {
+    [KCOLL_RED_REDUCE] = "reduce",
+    [KCOLL_RED_ALLREDUCE] = "allreduce",
+    [KCOLL_RED_REDUCE_SCATTER_BLOCK] = "reduce_scatter_block",
+};
+
+const char *kcoll_red_coll_name(kcoll_red_coll coll)
+{
+    return coll >= 0 && coll < KCOLL_RED_COUNT ? red_names[coll] : NULL;
+}
+
+static const kcoll_red_algorithm rows[] = {
+#define KCOLL_REDUCTION(coll, id, fn) {KCOLL_RED_##coll, #id, fn},
+#include "algos/reductions.def"
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+const kcoll_red_algorithm *kcoll_red_algorithms(kcoll_red_coll coll,
+                                                size_t *n)
+{
+    size_t first = 0;
+    while (first < NROWS && rows[first].coll != coll)
+        first++;
+    size_t end = first;
+    while (end < NROWS && rows[end].coll == coll)
+        end++;
+    *n = end - first;
+    return *n ? &rows[first] : NULL;
+}
+
+const kcoll_red_algorithm *kcoll_red_find(kcoll_red_coll coll, const char *id)
+{
+    size_t n;
+    const kcoll_red_algorithm *r = kcoll_red_algorithms(coll, &n);
+    for (size_t i = 0; id && i < n; i++)
+        if (strcmp(r[i].id, id) == 0)
+            return &r[i];
+    return NULL;
+}
+
+/* The classes of predefined types of MPI 4.0 §6.9.2, as bits. */
+enum {
+    C_INT = 1 << 0,   /* C integer */
+    F_INT = 1 << 1,   /* Fortran integer */
+    FLOATING = 1 << 2,
+    LOGICAL = 1 << 3,
+    COMPLEX = 1 << 4,
+    BYTE = 1 << 5,
+    PAIR = 1 << 6     /* MINLOC and MAXLOC's (value, index) pairs */
+};
+
+/* The class of a predefined type (0: not one libkcoll reduces). Types a
+ * build lacks are MPI_DATATYPE_NULL here, which no caller passes. */
+static unsigned type_class(MPI_Datatype t)
+{
+    static const MPI_Datatype c_int[] = {
+        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
+        MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+        MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T,
+        MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+        MPI_UINT64_T};
+    static const MPI_Datatype floating[] = {MPI_FLOAT, MPI_DOUBLE, MPI_REAL,
+                                            MPI_DOUBLE_PRECISION};
+    static const MPI_Datatype complex[] = {MPI_C_FLOAT_COMPLEX,
+                                           MPI_C_DOUBLE_COMPLEX, MPI_COMPLEX,
+                                           MPI_DOUBLE_COMPLEX};
+    static const MPI_Datatype pair[] = {MPI_2INT, MPI_FLOAT_INT, MPI_2REAL,
+                                        MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
+    static const struct {
+        const MPI_Datatype *t;
+        size_t n;
+        unsigned cls;
+    } classes[] = {
+        {c_int, sizeof c_int / sizeof *c_int, C_INT},
+        {floating, sizeof floating / sizeof *floating, FLOATING},
+        {complex, sizeof complex / sizeof *complex, COMPLEX},
+        {pair, sizeof pair / sizeof *pair, PAIR},
+    };
+    if (t == MPI_INTEGER)
+        return F_INT;
+    if (t == MPI_C_BOOL || t == MPI_LOGICAL)
+        return LOGICAL;
+    if (t == MPI_BYTE)
+        return BYTE;
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+        for (size_t j = 0; j < classes[i].n; j++)
+            if (t == classes[i].t[j])
+                return classes[i].cls;
+    return 0;
+}
+
+/* The classes a predefined op is defined on; -1: not a predefined op
+ * (a user's), 0: a predefined op no reduction here applies (MPI_REPLACE,
+ * MPI_NO_OP, MPI_OP_NULL). */
+static int op_classes(MPI_Op op)
+{
+    static const struct {
+        MPI_Op op;
+        unsigned cls;
+    } ops[] = {
+        {MPI_MAX, C_INT | F_INT | FLOATING},
+        {MPI_MIN, C_INT | F_INT | FLOATING},
+        {MPI_SUM, C_INT | F_INT | FLOATING | COMPLEX},
+        {MPI_PROD, C_INT | F_INT | FLOATING | COMPLEX},
+        {MPI_LAND, C_INT | LOGICAL},
+        {MPI_LOR, C_INT | LOGICAL},
+        {MPI_LXOR, C_INT | LOGICAL},
+        {MPI_BAND, C_INT | F_INT | BYTE},
+        {MPI_BOR, C_INT | F_INT | BYTE},
+        {MPI_BXOR, C_INT | F_INT | BYTE},
+        {MPI_MAXLOC, PAIR},
+        {MPI_MINLOC, PAIR},
+        {MPI_REPLACE, 0},
+        {MPI_NO_OP, 0},
+        {MPI_OP_NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (op == ops[i].op)
+            return (int)ops[i].cls;
+    return -1;
+}
+
+int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
+{
+    *esize = 0;
+    if (type == MPI_DATATYPE_NULL)
+        return 0;
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+        MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS ||
+        lb != 0 || tlb != 0 || extent != size || textent != size)
+        return 0;
+    int cls = op_classes(op);
+    if (cls == 0 || (cls > 0 && !(type_class(type) & (unsigned)cls)))
+        return 0;
+    *esize = (size_t)size;
+    return 1;
+}
+
+int kcoll_red_fold(kcoll_comm *c, const kcoll_red_args *a,
+                   const uint64_t *src, const void *own, size_t e0, size_t m,
+                   void *acc, void *tmp, int *rc)
+{
+    size_t off = e0 * a->esize, len = m * a->esize;
+    int p = c->size, me = c->rank, failed = 0;
+    /* x_{p−1} first, then x_r ⊕ acc for r = p − 2 down to 0. */
+    if (p - 1 == me)
+        memcpy(acc, (const char *)own + off, len);
+    else
+        failed = kcoll_cma_read(c->pids[p - 1], acc, src[p - 1] + off, len) != 0;
+    for (int r = p - 2; r >= 0 && !failed; r--) {
+        const void *in = (const char *)own + off;
+        if (r != me) {
+            failed = kcoll_cma_read(c->pids[r], tmp, src[r] + off, len) != 0;
+            in = tmp;
+        }
+        if (!failed && *rc == MPI_SUCCESS)
+            *rc = MPI_Reduce_local(in, acc, (int)m, a->type, a->op);
+    }
+    return failed;
+}

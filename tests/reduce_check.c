@@ -1,0 +1,283 @@
+/* reduce_check: libkcoll's reductions (algos/reduce.h) against the order
+ * MPI defines and against the MPI library, run under mpirun at any p.
+ *
+ * For every reduction, every algorithm of reductions.def, "mpi" and NULL,
+ * counts 0, 1, p − 1, 1000 and 100,003 elements (not a multiple of the
+ * chunk or of p), in place and not, every root of reduce:
+ *   - every predefined (type, op) pair it runs, on integers, checked
+ *     exactly against the MPI library's result;
+ *   - random doubles under MPI_SUM: libkcoll's algorithms give exactly
+ *     x_0 + (x_1 + (… + x_{p−1})), the fold this test computes itself with
+ *     MPI_Reduce_local from every rank's input, on every rank, bit for bit;
+ *   - a non-commutative user op (2×2 unsigned matrices, multiplied) on a
+ *     contiguous derived type: the product in rank order, exactly, from
+ *     libkcoll and from the MPI library;
+ *   - a type with padding (MPI_DOUBLE_INT, MAXLOC) goes to the MPI library
+ *     and is right.
+ * Then the errors: an unknown algorithm (MPI_ERR_ARG), a bad root
+ * (MPI_ERR_ROOT), on every rank alike. Prints one line per failure and
+ * "reduce_check p=P: N cases, F failed"; exit 1 on a failure. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "algos/reduce.h"
+
+static int rank, size, cases, failed;
+
+static void fail(const char *what, const char *coll, const char *alg,
+                 size_t count, int in_place, int root)
+{
+    failed++;
+    printf("FAIL rank %d: %s: %s %s count=%zu%s root=%d\n", rank, what, coll,
+           alg ? alg : "NULL", count, in_place ? " in-place" : "", root);
+}
+
+/* 2×2 unsigned matrices: inout = in × inout, in rank order. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const unsigned *a = in;
+    unsigned *b = inout;
+    for (int i = 0; i < *len; i++, a += 4, b += 4) {
+        unsigned r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                         a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        memcpy(b, r, sizeof r);
+    }
+}
+
+typedef struct {
+    const char *name;
+    MPI_Datatype type;
+    MPI_Op op;
+    int exact_mpi; /* compare with the MPI library's result bit for bit */
+} pair;
+
+/* Rank r's input element i, as bytes of esize (a pattern per type). */
+static void fill(void *buf, size_t count, size_t esize, MPI_Datatype type,
+                 int r, unsigned salt)
+{
+    unsigned char *b = buf;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t v = (i * 2654435761u + (uint64_t)r * 40503u + salt) ^
+                     ((uint64_t)r << 7);
+        if (type == MPI_DOUBLE) {
+            /* random doubles of mixed magnitude: the order of a sum shows */
+            double d = (double)(v % 1000003) * 1e-3 *
+                       ((v >> 20) % 2 ? 1e8 : 1e-8) * ((v >> 21) % 2 ? -1 : 1);
+            memcpy(b + i * esize, &d, sizeof d);
+        } else if (type == MPI_2INT) {
+            int pr[2] = {(int)(v % 7), r}; /* ties: MAXLOC's lowest index */
+            memcpy(b + i * esize, pr, sizeof pr);
+        } else if (type == MPI_C_BOOL) {
+            b[i] = (v >> 3) % 3 == 0;
+        } else {
+            for (size_t k = 0; k < esize; k++)
+                b[i * esize + k] = (unsigned char)(v >> (8 * (k % 8)));
+            if (type == MPI_INT) /* small: no signed overflow in SUM/PROD */
+                ((int *)buf)[i] = (int)(v % 5) + 1;
+        }
+    }
+}
+
+/* The fold in rank order of every rank's input: inputs of p ranks, one
+ * after the other, each `total` elements; the result of element range
+ * [first, first + n) into out. */
+static void reference(const unsigned char *all, size_t total, size_t esize,
+                      MPI_Datatype type, MPI_Op op, size_t first, size_t n,
+                      void *out)
+{
+    memcpy(out, all + ((size_t)(size - 1) * total + first) * esize,
+           n * esize);
+    for (int r = size - 2; r >= 0; r--)
+        MPI_Reduce_local(all + ((size_t)r * total + first) * esize, out,
+                         (int)n, type, op);
+}
+
+/* One case: collective coll, algorithm alg, count elements (per block for
+ * reduce_scatter_block). */
+static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
+                     size_t count, int in_place, int root, MPI_Datatype type)
+{
+    const char *cname = kcoll_red_coll_name(coll);
+    int esz;
+    MPI_Type_size(type, &esz);
+    size_t esize = (size_t)esz;
+    size_t total = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? count * size : count;
+    size_t outn = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? count : total;
+    size_t tb = total * esize + 1, ob = outn * esize + 1;
+    (void)pr->type;
+    unsigned char *in = malloc(tb), *out = malloc(tb), *all = malloc(tb * (size_t)size), *ref = malloc(ob);
+    unsigned salt = (unsigned)cases;
+    fill(in, total, esize, type, rank, salt);
+    MPI_Allgather(in, (int)(total * esize), MPI_BYTE, all,
+                  (int)(total * esize), MPI_BYTE, MPI_COMM_WORLD);
+    /* reduce: in place only at the root */
+    int here_in_place = in_place && (coll != KCOLL_RED_REDUCE || rank == root);
+    memset(out, 0xa5, tb);
+    if (here_in_place)
+        memcpy(out, in, total * esize);
+    const void *send = here_in_place ? MPI_IN_PLACE : in;
+    int rc;
+    cases++;
+    switch (coll) {
+    case KCOLL_RED_REDUCE:
+        rc = kcoll_reduce(send, out, count, type, pr->op, root, MPI_COMM_WORLD,
+                          alg);
+        break;
+    case KCOLL_RED_ALLREDUCE:
+        rc = kcoll_allreduce(send, out, count, type, pr->op, MPI_COMM_WORLD,
+                             alg);
+        break;
+    default:
+        rc = kcoll_reduce_scatter_block(send, out, count, type, pr->op,
+                                        MPI_COMM_WORLD, alg);
+    }
+    if (rc != MPI_SUCCESS) {
+        fail(pr->name, cname, alg, count, in_place, root);
+        goto out;
+    }
+    int gets = coll != KCOLL_RED_REDUCE || rank == root;
+    size_t first = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? (size_t)rank * count
+                                                          : 0;
+    int is_mpi = alg && strcmp(alg, "mpi") == 0;
+    if (gets && outn > 0) {
+        reference(all, total, esize, type, pr->op, first, outn, ref);
+        /* Bit for bit the rank-order fold, except the MPI library's own
+         * floating-point sum (its order is its own). */
+        int exact = pr->exact_mpi || !(is_mpi || !alg);
+        if (exact && memcmp(out, ref, outn * esize) != 0)
+            fail(pr->name, cname, alg, count, in_place, root);
+        for (size_t i = 0; !exact && i < outn; i++) {
+            double o, r, mag = 0, v;
+            memcpy(&o, out + i * esize, sizeof o);
+            memcpy(&r, ref + i * esize, sizeof r);
+            for (int k = 0; k < size; k++) {
+                memcpy(&v, all + ((size_t)k * total + first + i) * esize,
+                       sizeof v);
+                mag += v < 0 ? -v : v;
+            }
+            if ((o - r > 1e-12 * mag || r - o > 1e-12 * mag)) {
+                fail("double sum beyond rounding", cname, alg, count,
+                     in_place, root);
+                break;
+            }
+        }
+    }
+    if (coll != KCOLL_RED_REDUCE_SCATTER_BLOCK && coll != KCOLL_RED_REDUCE &&
+        outn > 0) {
+        /* the same bits on every rank */
+        unsigned char *r0 = malloc(ob);
+        memcpy(r0, out, outn * esize);
+        MPI_Bcast(r0, (int)(outn * esize), MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (memcmp(r0, out, outn * esize) != 0)
+            fail("ranks differ", cname, alg, count, in_place, root);
+        free(r0);
+    }
+out:
+    free(in);
+    free(out);
+    free(all);
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Op matop;
+    MPI_Op_create(matmul, 0, &matop);
+    MPI_Datatype mat;
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &mat);
+    MPI_Type_commit(&mat);
+    pair pairs[] = {
+        {"double sum", MPI_DOUBLE, MPI_SUM, 0},
+        {"int sum", MPI_INT, MPI_SUM, 1},
+        {"int prod", MPI_INT, MPI_PROD, 1},
+        {"long long max", MPI_LONG_LONG, MPI_MAX, 1},
+        {"short min", MPI_SHORT, MPI_MIN, 1},
+        {"unsigned band", MPI_UNSIGNED, MPI_BAND, 1},
+        {"byte bor", MPI_BYTE, MPI_BOR, 1},
+        {"uint64 bxor", MPI_UINT64_T, MPI_BXOR, 1},
+        {"bool land", MPI_C_BOOL, MPI_LAND, 1},
+        {"bool lor", MPI_C_BOOL, MPI_LOR, 1},
+        {"int lxor", MPI_INT, MPI_LXOR, 1},
+        {"2int maxloc", MPI_2INT, MPI_MAXLOC, 1},
+        {"2int minloc", MPI_2INT, MPI_MINLOC, 1},
+        {"matrix product (user, non-commutative)", mat, matop, 1},
+    };
+    size_t counts[] = {0, 1, (size_t)size - 1, 1000, 100003};
+    for (int coll = 0; coll < KCOLL_RED_COUNT; coll++) {
+        size_t na;
+        const kcoll_red_algorithm *rows =
+            kcoll_red_algorithms((kcoll_red_coll)coll, &na);
+        for (size_t ai = 0; ai < na + 2; ai++) {
+            const char *alg = ai < na ? rows[ai].id : ai == na ? "mpi" : NULL;
+            for (size_t pi = 0; pi < sizeof pairs / sizeof *pairs; pi++)
+                for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+                    /* every pair at two counts, double sum at all */
+                    if (pi > 0 && ci != 3 && ci != 4 - (pi % 2) * 3)
+                        continue;
+                    size_t count = counts[ci];
+                    if (coll == KCOLL_RED_REDUCE_SCATTER_BLOCK)
+                        count = count / (size_t)size + (ci == 1);
+                    for (int ip = 0; ip < 2; ip++) {
+                        int roots = coll == KCOLL_RED_REDUCE ? size : 1;
+                        for (int root = 0; root < roots; root++)
+                            run_case((kcoll_red_coll)coll, alg, &pairs[pi],
+                                     count, ip, root, pairs[pi].type);
+                    }
+                }
+        }
+    }
+    /* A type with padding goes to the MPI library: (value, rank) MAXLOC. */
+    {
+        struct {
+            double v;
+            int i;
+        } mine[3], got[3];
+        for (int i = 0; i < 3; i++) {
+            mine[i].v = (double)((rank * 7 + i * 3) % 5);
+            mine[i].i = rank;
+        }
+        cases++;
+        if (kcoll_allreduce(mine, got, 3, MPI_DOUBLE_INT, MPI_MAXLOC,
+                            MPI_COMM_WORLD, NULL) != MPI_SUCCESS)
+            fail("double_int maxloc", "allreduce", NULL, 3, 0, 0);
+        for (int i = 0; i < 3; i++) {
+            double best = -1;
+            int at = 0;
+            for (int r = 0; r < size; r++)
+                if ((double)((r * 7 + i * 3) % 5) > best) {
+                    best = (double)((r * 7 + i * 3) % 5);
+                    at = r;
+                }
+            if (got[i].v != best || got[i].i != at)
+                fail("double_int maxloc value", "allreduce", NULL, 3, 0, 0);
+        }
+    }
+    /* Errors, the same on every rank. */
+    double x = 1, y;
+    cases += 2;
+    if (kcoll_allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                        "no_such_algorithm") != MPI_ERR_ARG)
+        fail("unknown id is MPI_ERR_ARG", "allreduce", "no_such_algorithm", 1,
+             0, 0);
+    if (kcoll_reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, size, MPI_COMM_WORLD,
+                     NULL) != MPI_ERR_ROOT)
+        fail("root p is MPI_ERR_ROOT", "reduce", NULL, 1, 0, size);
+    int bad = failed, total_bad, total_cases;
+    MPI_Allreduce(&bad, &total_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&cases, &total_cases, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("reduce_check p=%d: %d cases, %d failed\n", size, total_cases,
+               total_bad);
+    MPI_Type_free(&mat);
+    MPI_Op_free(&matop);
+    MPI_Finalize();
+    return total_bad != 0;
+}

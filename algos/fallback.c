@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "algos/kcoll_impl.h"
+#include "algos/reduce.h"
 
 size_t kcoll_mpi_max_count = INT_MAX;
 size_t kcoll_mpi_piece = (size_t)1 << 30;
@@ -93,6 +94,15 @@ int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
         break;
     }
     kcoll_bytes_type_free(&t);
+    if (kcal_coll_is_reduction(coll)) {
+        /* n bytes of doubles summed (the benchmark's and the probe's
+         * reductions), or of bytes OR'd when n is not a multiple of 8. */
+        int dbl = n % sizeof(double) == 0;
+        kcoll_args a = {sendbuf, recvbuf, n, root, 0,
+                        dbl ? MPI_DOUBLE : MPI_BYTE, dbl ? MPI_SUM : MPI_BOR,
+                        dbl ? sizeof(double) : 1};
+        rc = kcoll_mpi_reduction(coll, &a, comm);
+    }
     return rc;
 }
 

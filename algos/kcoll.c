@@ -12,6 +12,7 @@
 
 #include "algos/choice.h"
 #include "algos/kcoll_impl.h"
+#include "algos/reduce.h"
 #include "algos/stats.h"
 #include "algos/verify.h"
 
@@ -39,7 +40,8 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     KCOLL_TRY(kcoll_comm_get(comm, c));
     int p = (*c)->size, rooted = coll == KCAL_COLL_SCATTER ||
                                  coll == KCAL_COLL_GATHER ||
-                                 coll == KCAL_COLL_BCAST;
+                                 coll == KCAL_COLL_BCAST ||
+                                 coll == KCAL_COLL_REDUCE;
     if (rooted && (root < 0 || root >= p))
         return MPI_ERR_ROOT;
     size_t total;
@@ -94,6 +96,8 @@ static void local_copy(kcal_coll coll, const kcoll_args *a)
 static int execute(kcoll_comm *c, kcal_coll coll, const kcoll_plan *plan,
                    const kcoll_args *a)
 {
+    if (plan->kind == KCOLL_PLAN_MPI && kcal_coll_is_reduction(coll))
+        return kcoll_mpi_reduction(coll, a, c->comm);
     if (plan->kind == KCOLL_PLAN_MPI)
         return kcoll_mpi_coll(coll, a->sendbuf, a->recvbuf, a->n, a->root,
                               c->comm);
@@ -109,21 +113,27 @@ static int execute(kcoll_comm *c, kcal_coll coll, const kcoll_plan *plan,
     return dispatch[plan->alg->index](c, a);
 }
 
-/* One call of coll. In place steers the choice only where every process
- * knows it: allgather and alltoall (at scatter's and gather's root only;
- * bcast always is). */
-static int call(kcal_coll coll, const void *sendbuf, void *recvbuf, size_t n,
-                int root, MPI_Comm comm, const char *algorithm)
+/* One call of coll with a's buffers, n, root (and a reduction's type, op
+ * and element size). In place steers the choice only where every process
+ * knows it: allgather, alltoall, allreduce and reduce_scatter_block (at
+ * scatter's, gather's and reduce's root only; bcast always is). */
+static int call(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
+                const char *algorithm)
 {
     int in_place = (coll == KCAL_COLL_ALLGATHER ||
-                    coll == KCAL_COLL_ALLTOALL) && sendbuf == MPI_IN_PLACE;
+                    coll == KCAL_COLL_ALLTOALL ||
+                    coll == KCAL_COLL_ALLREDUCE ||
+                    coll == KCAL_COLL_REDUCE_SCATTER_BLOCK) &&
+                   in->sendbuf == MPI_IN_PLACE;
     kcoll_comm *c;
     kcoll_plan plan;
-    KCOLL_TRY(prepare(coll, comm, algorithm, n, root, in_place, &c, &plan));
-    kcoll_args a = {sendbuf, recvbuf, n, root, plan.k};
+    KCOLL_TRY(prepare(coll, comm, algorithm, in->n, in->root, in_place, &c,
+                      &plan));
+    kcoll_args a = *in;
+    a.k = plan.k;
     double t0 = plan.timed || KCOLL_TEST_HOOKS_ON ? kcoll_verify_clock() : 0;
     int rc = execute(c, coll, &plan, &a);
-    kcoll_test_slow(coll, &plan, n, t0);
+    kcoll_test_slow(coll, &plan, a.n, t0);
     if (plan.slot) {
         double dt = plan.timed ? kcoll_verify_clock() - t0 : 0;
         int orc = kcoll_choice_observe(c, &plan, dt, rc);
@@ -136,55 +146,137 @@ static int call(kcal_coll coll, const void *sendbuf, void *recvbuf, size_t n,
 int kcoll_intra(kcal_coll coll, MPI_Comm node, const char *algorithm,
                 const kcoll_args *a, kcoll_ran *ran)
 {
-    int rc = call(coll, a->sendbuf, a->recvbuf, a->n, a->root, node,
-                  algorithm);
+    int rc = call(coll, a, node, algorithm);
     if (ran && last.name)
         *ran = (kcoll_ran){last.name, last.k, last.p};
     return rc;
 }
 
-/* The entry points: the call, and its KCOLL_STATS record when asked for. */
-static int entry(kcal_coll coll, const void *sendbuf, void *recvbuf, size_t n,
-                 int root, MPI_Comm comm, const char *algorithm)
+/* The entry points: the call, and its KCOLL_STATS record when asked for
+ * (blocks: the record counts p blocks of n bytes, else n). */
+static int entry(kcal_coll coll, const kcoll_args *a, MPI_Comm comm,
+                 const char *algorithm, int blocks)
 {
     if (!kcoll_stats_on())
-        return call(coll, sendbuf, recvbuf, n, root, comm, algorithm);
+        return call(coll, a, comm, algorithm);
     double t0 = kcoll_stats_now();
-    int rc = call(coll, sendbuf, recvbuf, n, root, comm, algorithm);
-    record(coll, n, coll != KCAL_COLL_BCAST, t0);
+    int rc = call(coll, a, comm, algorithm);
+    record(coll, a->n, blocks, t0);
     return rc;
+}
+
+static int data_entry(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                      size_t n, int root, MPI_Comm comm,
+                      const char *algorithm)
+{
+    kcoll_args a = {sendbuf, recvbuf, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
+    return entry(coll, &a, comm, algorithm, coll != KCAL_COLL_BCAST);
 }
 
 int kcoll_scatter(const void *sendbuf, void *recvbuf, size_t n, int root,
                   MPI_Comm comm, const char *algorithm)
 {
-    return entry(KCAL_COLL_SCATTER, sendbuf, recvbuf, n, root, comm,
-                 algorithm);
+    return data_entry(KCAL_COLL_SCATTER, sendbuf, recvbuf, n, root, comm,
+                      algorithm);
 }
 
 int kcoll_gather(const void *sendbuf, void *recvbuf, size_t n, int root,
                  MPI_Comm comm, const char *algorithm)
 {
-    return entry(KCAL_COLL_GATHER, sendbuf, recvbuf, n, root, comm,
-                 algorithm);
+    return data_entry(KCAL_COLL_GATHER, sendbuf, recvbuf, n, root, comm,
+                      algorithm);
 }
 
 int kcoll_bcast(void *buf, size_t n, int root, MPI_Comm comm,
                 const char *algorithm)
 {
-    return entry(KCAL_COLL_BCAST, NULL, buf, n, root, comm, algorithm);
+    return data_entry(KCAL_COLL_BCAST, NULL, buf, n, root, comm, algorithm);
 }
 
 int kcoll_allgather(const void *sendbuf, void *recvbuf, size_t n,
                     MPI_Comm comm, const char *algorithm)
 {
-    return entry(KCAL_COLL_ALLGATHER, sendbuf, recvbuf, n, 0, comm,
-                 algorithm);
+    return data_entry(KCAL_COLL_ALLGATHER, sendbuf, recvbuf, n, 0, comm,
+                      algorithm);
 }
 
 int kcoll_alltoall(const void *sendbuf, void *recvbuf, size_t n,
                    MPI_Comm comm, const char *algorithm)
 {
-    return entry(KCAL_COLL_ALLTOALL, sendbuf, recvbuf, n, 0, comm,
-                 algorithm);
+    return data_entry(KCAL_COLL_ALLTOALL, sendbuf, recvbuf, n, 0, comm,
+                      algorithm);
+}
+
+/* A reduction of count elements (per block for reduce_scatter_block). A
+ * (type, op) libkcoll does not reduce itself (reduce.h) runs the MPI
+ * library's collective on every rank alike (type and op are the same on
+ * every rank), recorded as "mpi(type-op)", after the checks every call
+ * gets. */
+static int reduction(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                     size_t count, MPI_Datatype type, MPI_Op op, int root,
+                     MPI_Comm comm, const char *algorithm)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (op == MPI_OP_NULL)
+        return MPI_ERR_OP;
+    size_t esize, n;
+    int mine = kcoll_reducible(type, op, &esize);
+    if (!mine) {
+        int size = 0;
+        MPI_Type_size(type, &size);
+        esize = size > 0 ? (size_t)size : 1;
+    }
+    if (__builtin_mul_overflow(count, esize, &n))
+        return MPI_ERR_COUNT;
+    kcoll_args a = {sendbuf, recvbuf, n, root, 0, type, op, esize};
+    int blocks = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK;
+    if (mine)
+        return entry(coll, &a, comm, algorithm, blocks);
+    kcoll_comm *c;
+    kcoll_plan plan;
+    double t0 = kcoll_stats_on() ? kcoll_stats_now() : 0;
+    KCOLL_TRY(prepare(coll, comm, algorithm, 0, root, 0, &c, &plan));
+    int rc = kcoll_mpi_reduction(coll, &a, c->comm);
+    if (kcoll_stats_on())
+        kcoll_stats_add(coll, "mpi(type-op)", 0,
+                        (uint64_t)n * (uint64_t)(blocks ? c->size : 1),
+                        kcoll_stats_now() - t0);
+    return rc;
+}
+
+int kcoll_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                 MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                 const char *algorithm)
+{
+    return reduction(KCAL_COLL_REDUCE, sendbuf, recvbuf, count, type, op, root,
+                     comm, algorithm);
+}
+
+int kcoll_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    const char *algorithm)
+{
+    return reduction(KCAL_COLL_ALLREDUCE, sendbuf, recvbuf, count, type, op, 0,
+                     comm, algorithm);
+}
+
+int kcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                               size_t recvcount, MPI_Datatype type, MPI_Op op,
+                               MPI_Comm comm, const char *algorithm)
+{
+    return reduction(KCAL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
+                     recvcount, type, op, 0, comm, algorithm);
+}
+
+int kcoll_coll_bytes(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                     size_t n, int root, MPI_Comm comm, const char *algorithm)
+{
+    if (!kcal_coll_is_reduction(coll))
+        return data_entry(coll, sendbuf, recvbuf, n, root, comm, algorithm);
+    int dbl = n % sizeof(double) == 0;
+    size_t esize = dbl ? sizeof(double) : 1;
+    return reduction(coll, sendbuf, recvbuf, n / esize,
+                     dbl ? MPI_DOUBLE : MPI_BYTE, dbl ? MPI_SUM : MPI_BOR,
+                     root, comm, algorithm);
 }

@@ -132,6 +132,11 @@ extern atomic_ulong kcoll_state_builds;
  * NULL when out of memory. */
 void *kcoll_scratch(kcoll_comm *c, size_t len);
 
+/* libkcoll's call of coll on n bytes as kcoll_mpi_coll describes them
+ * (algorithm as a user passes it): for the benchmark and the probe. */
+int kcoll_coll_bytes(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                     size_t n, int root, MPI_Comm comm, const char *algorithm);
+
 /* Tag of control messages of `phase` (< 16) in the current call: the call
  * count is in it, so a message can never match a later call's receive. */
 static inline int kcoll_tag(const kcoll_comm *c, int phase)
@@ -286,7 +291,10 @@ int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
 
 /* The same as one function of the collective: n bytes per block (the
  * whole message for bcast, whose buffer is recvbuf), the (count, type) of
- * kcoll_bytes_type on both sides. */
+ * kcoll_bytes_type on both sides. A reduction's n bytes are doubles
+ * summed (MPI_DOUBLE, MPI_SUM), or bytes OR'd where n is not a multiple
+ * of 8: the benchmark's and the probe's reductions; kcoll_coll_bytes is
+ * libkcoll's call of the same. */
 int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
                    size_t n, int root, MPI_Comm comm);
 
@@ -305,13 +313,19 @@ void kcoll_bytes_type_free(MPI_Datatype *type);
 extern size_t kcoll_mpi_max_count, kcoll_mpi_piece;
 
 /* Arguments of one call as the algorithms see them. For bcast the buffer is
- * recvbuf. k is the parameter after the colon (0 when none). */
+ * recvbuf. k is the parameter after the colon (0 when none). The
+ * reductions' (algos/reduce.h) also carry the elements' type, op and size:
+ * n is then the vector's bytes (reduce, allreduce) or one rank's block
+ * (reduce_scatter_block), a multiple of esize. */
 typedef struct {
     const void *sendbuf;
     void *recvbuf;
     size_t n;
     int root;
     int k;
+    MPI_Datatype type;
+    MPI_Op op;
+    size_t esize;
 } kcoll_args;
 
 typedef int (*kcoll_algorithm_fn)(kcoll_comm *c, const kcoll_args *a);

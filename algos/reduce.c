@@ -1,6 +1,6 @@
-/* reduce: the reduction algorithms (algos/reductions.def). Data move only
+/* reduce: the reduction algorithms (model/algorithms.def's reductions). Data move only
  * by CMA; every element is folded in rank order, x_0 ⊕ (… ⊕ x_{p−1})
- * (reduce.h), in chunks of C = KCOLL_RED_CHUNK bytes that stay in cache
+ * (reduce.h), in chunks of C = KCAL_REDUCE_CHUNK bytes that stay in cache
  * between the read that brings a peer's piece and the op that consumes it,
  * as XHC pipelines its reductions. With n the vector's bytes, X(b) one
  * CMA read of b bytes (α + b·β, in pieces of C), R(b) the op applied to b
@@ -40,6 +40,12 @@
 
 #include "algos/reduce.h"
 
+/* Elements of the vector (reduce, allreduce) or of one block. */
+static size_t count(const kcoll_args *a)
+{
+    return a->n / a->esize;
+}
+
 /* Elements [*lo, *hi) of slice s of count elements in p slices. */
 static void slice(size_t count, int p, int s, size_t *lo, size_t *hi)
 {
@@ -49,9 +55,9 @@ static void slice(size_t count, int p, int s, size_t *lo, size_t *hi)
 }
 
 /* Elements per chunk, and its bytes (one element when it is above C). */
-static size_t chunk_elems(const kcoll_red_args *a)
+static size_t chunk_elems(const kcoll_args *a)
 {
-    size_t m = KCOLL_RED_CHUNK / a->esize;
+    size_t m = KCAL_REDUCE_CHUNK / a->esize;
     return m ? m : 1;
 }
 
@@ -61,7 +67,7 @@ typedef struct {
     char *tmp, *acc, *extra;
 } red_scratch;
 
-static int get_scratch(kcoll_comm *c, const kcoll_red_args *a, size_t extra,
+static int get_scratch(kcoll_comm *c, const kcoll_args *a, size_t extra,
                        red_scratch *s)
 {
     size_t cb = chunk_elems(a) * a->esize;
@@ -87,7 +93,7 @@ static int exchange(kcoll_comm *c, const uint64_t *mine, int per,
 }
 
 /* Where this rank's input is. */
-static const void *input(const kcoll_red_args *a)
+static const void *input(const kcoll_args *a)
 {
     return a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
 }
@@ -99,7 +105,7 @@ static const void *input(const kcoll_red_args *a)
  * Where a chunk's result also goes to `root` (>= 0, not this rank), it
  * is written there at root_dst + the chunk's offset. Returns the failure
  * status; MPI_Reduce_local's error in *rc. */
-static int fold_range(kcoll_comm *c, const kcoll_red_args *a,
+static int fold_range(kcoll_comm *c, const kcoll_args *a,
                       const uint64_t *src, size_t lo, size_t hi, char *dst,
                       int staged, int root, uint64_t root_dst,
                       const red_scratch *s, int *rc)
@@ -134,17 +140,17 @@ static int finish(kcoll_comm *c, int status, int rc)
 }
 
 /* The input address of every rank (one per rank). */
-static int exchange_inputs(kcoll_comm *c, const kcoll_red_args *a,
+static int exchange_inputs(kcoll_comm *c, const kcoll_args *a,
                            uint64_t **src)
 {
     uint64_t mine = kcoll_addr(input(a));
     return exchange(c, &mine, 1, src);
 }
 
-int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_red_args *a)
+int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_args *a)
 {
     int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
-    size_t n = a->count * a->esize;
+    size_t n = count(a) * a->esize;
     red_scratch s;
     uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
@@ -152,7 +158,7 @@ int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_red_args *a)
     /* In place the peers read this rank's input, recvbuf, to the end of
      * their folds: the result waits in scratch. */
     char *dst = in_place ? s.extra : a->recvbuf;
-    int failed = fold_range(c, a, src, 0, a->count, dst, 0, -1, 0, &s, &rc);
+    int failed = fold_range(c, a, src, 0, count(a), dst, 0, -1, 0, &s, &rc);
     free(src);
     rc = finish(c, failed, rc);
     if (rc == MPI_SUCCESS && in_place)
@@ -161,7 +167,7 @@ int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_red_args *a)
 }
 
 int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
-                                             const kcoll_red_args *a)
+                                             const kcoll_args *a)
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS, status;
     red_scratch s;
@@ -176,7 +182,7 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
     for (int r = 0; r < p; r++)
         src[r] = addr[2 * r];
     size_t lo, hi;
-    slice(a->count, p, me, &lo, &hi);
+    slice(count(a), p, me, &lo, &hi);
     /* Slice me of recvbuf: nobody else reads it in this phase; in place
      * it is also this rank's input, so each chunk is staged. */
     char *dst = (char *)a->recvbuf + lo * a->esize;
@@ -193,7 +199,7 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
      * next owner first so the p readers of one step spread over sources. */
     for (int t = 1; t < p && !status; t++) {
         int j = (me + t) % p;
-        slice(a->count, p, j, &lo, &hi);
+        slice(count(a), p, j, &lo, &hi);
         size_t off = lo * a->esize;
         status = kcoll_cma_read(c->pids[j], (char *)a->recvbuf + off,
                                 addr[2 * j + 1] + off,
@@ -203,7 +209,7 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
     return finish(c, status, MPI_SUCCESS);
 }
 
-int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_red_args *a)
+int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_args *a)
 {
     int rc = MPI_SUCCESS, failed = 0;
     red_scratch s;
@@ -214,13 +220,13 @@ int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_red_args *a)
     /* Nobody reads the root's buffer but the root: in place, each chunk
      * is staged only because the fold still reads it. */
     if (c->rank == a->root)
-        failed = fold_range(c, a, src, 0, a->count, a->recvbuf,
+        failed = fold_range(c, a, src, 0, count(a), a->recvbuf,
                             a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
     free(src);
     return finish(c, failed, rc);
 }
 
-int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_red_args *a)
+int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank, root = a->root, rc = MPI_SUCCESS;
     red_scratch s;
@@ -235,7 +241,7 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_red_args *a)
     for (int r = 0; r < p; r++)
         src[r] = addr[2 * r];
     size_t lo, hi;
-    slice(a->count, p, me, &lo, &hi);
+    slice(count(a), p, me, &lo, &hi);
     int failed;
     if (me == root)
         failed = fold_range(c, a, src, lo, hi,
@@ -249,10 +255,10 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_red_args *a)
     return finish(c, failed, rc);
 }
 
-int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_red_args *a)
+int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_args *a)
 {
     int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
-    size_t n = a->count * a->esize, lo = (size_t)c->rank * a->count;
+    size_t n = count(a) * a->esize, lo = (size_t)c->rank * count(a);
     red_scratch s;
     uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
@@ -262,7 +268,7 @@ int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_red_args *a)
      * The whole vector is p blocks: the fold's element indices are over
      * it, this rank's block starting at lo. */
     char *dst = in_place ? s.extra : a->recvbuf;
-    int failed = fold_range(c, a, src, lo, lo + a->count, dst, 0, -1, 0, &s,
+    int failed = fold_range(c, a, src, lo, lo + count(a), dst, 0, -1, 0, &s,
                             &rc);
     free(src);
     rc = finish(c, failed, rc);

@@ -1,14 +1,15 @@
-/* reduce: libkcoll's reductions (not installed): MPI_Reduce, MPI_Allreduce
- * and MPI_Reduce_scatter_block whose data move by process_vm_readv and
- * process_vm_writev and whose ops run in this process, on cache-sized
- * chunks.
+/* reduce: what libkcoll's reductions share (not installed): MPI_Reduce,
+ * MPI_Allreduce and MPI_Reduce_scatter_block whose data move by
+ * process_vm_readv and process_vm_writev and whose ops run in this
+ * process, on cache-sized chunks (KCAL_REDUCE_CHUNK).
  *
  *   reduce_op.c  what libkcoll reduces itself (the (type, op) pairs MPI
- *                defines, on types without holes) and the fold of one chunk
- *                of every rank's data, in rank order;
- *   reduce.c     the algorithms (algos/reductions.def);
- *   reduce_call.c the public entry points: arguments, the choice, p = 1,
- *                the MPI library's collective, KCOLL_STATS.
+ *                defines, on types without holes), the fold of one chunk
+ *                of every rank's data in rank order, the MPI library's
+ *                reductions;
+ *   reduce.c     the algorithms, rows of model/algorithms.def like the
+ *                other collectives' (their kcoll_args carry type, op and
+ *                the element size; n is bytes).
  *
  * Order of reduction: every element of every algorithm is
  * x_0 ⊕ (x_1 ⊕ (… ⊕ x_{p−1})), x_r being rank r's, applied as
@@ -25,47 +26,6 @@
 
 #include "algos/kcoll_impl.h"
 
-typedef enum {
-    KCOLL_RED_REDUCE = 0,
-    KCOLL_RED_ALLREDUCE,
-    KCOLL_RED_REDUCE_SCATTER_BLOCK,
-    KCOLL_RED_COUNT
-} kcoll_red_coll;
-
-/* "reduce", "allreduce", "reduce_scatter_block". */
-const char *kcoll_red_coll_name(kcoll_red_coll coll);
-
-/* One call as the algorithms see it. count: elements of the whole vector
- * (reduce, allreduce) or of one rank's block (reduce_scatter_block);
- * esize: bytes per element (the type has no holes: kcoll_reducible). */
-typedef struct {
-    const void *sendbuf; /* MPI_IN_PLACE: the input is in recvbuf */
-    void *recvbuf;
-    size_t count, esize;
-    MPI_Datatype type;
-    MPI_Op op;
-    int root;
-} kcoll_red_args;
-
-typedef int (*kcoll_red_fn)(kcoll_comm *c, const kcoll_red_args *a);
-
-/* One per row of reductions.def. */
-#define KCOLL_REDUCTION(coll, id, fn) int fn(kcoll_comm *c, const kcoll_red_args *a);
-#include "algos/reductions.def"
-
-typedef struct {
-    kcoll_red_coll coll;
-    const char *id;
-    kcoll_red_fn fn;
-} kcoll_red_algorithm;
-
-/* The rows of coll (*n of them), in reductions.def's order. */
-const kcoll_red_algorithm *kcoll_red_algorithms(kcoll_red_coll coll,
-                                                size_t *n);
-/* The row of coll named id, or NULL. */
-const kcoll_red_algorithm *kcoll_red_find(kcoll_red_coll coll,
-                                          const char *id);
-
 /* Whether libkcoll reduces (type, op) itself, and the element size: type
  * is contiguous without holes (size = extent = true extent, lower bound
  * 0), and op is a user-defined op, or a predefined op MPI defines on that
@@ -75,19 +35,19 @@ const kcoll_red_algorithm *kcoll_red_find(kcoll_red_coll coll,
  * the same on every rank (MPI's rule), so is this answer. */
 int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize);
 
-/* Chunk of the fold: the most bytes of one element range reduced at a
- * time, two of them (the running result and the peer's data just read)
- * staying in a core's L2 cache. */
-#define KCOLL_RED_CHUNK ((size_t)256 << 10)
-
 /* The fold of elements [e0, e0 + m) over every rank, m·esize at most
- * KCOLL_RED_CHUNK: acc gets x_0 ⊕ (x_1 ⊕ (… ⊕ x_{p−1})) of those
+ * KCAL_REDUCE_CHUNK (or one element): acc gets x_0 ⊕ (x_1 ⊕ (… ⊕ x_{p−1})) of those
  * elements, where x_r lies at src[r] in rank r (this rank's at own),
- * read into tmp (KCOLL_RED_CHUNK bytes) when remote. Returns 0, or 1
+ * read into tmp (KCAL_REDUCE_CHUNK bytes) when remote. Returns 0, or 1
  * when a read failed (acc is then not the result). MPI_Reduce_local's
  * errors are returned through *rc. */
-int kcoll_red_fold(kcoll_comm *c, const kcoll_red_args *a,
+int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
                    const uint64_t *src, const void *own, size_t e0, size_t m,
                    void *acc, void *tmp, int *rc);
+
+/* The MPI library's reduction coll (a reduction of kcal_coll) of a->n /
+ * a->esize elements of a->type under a->op, on comm. MPI_ERR_COUNT above
+ * INT_MAX elements. */
+int kcoll_mpi_reduction(kcal_coll coll, const kcoll_args *a, MPI_Comm comm);
 
 #endif

@@ -1,48 +1,9 @@
-/* reduce_op: what libkcoll reduces itself, the reduction registry's
- * lookups and the fold of one chunk (reduce.h). */
+/* reduce_op: what libkcoll reduces itself, the fold of one chunk and the
+ * MPI library's reductions (reduce.h). */
+#include <limits.h>
 #include <string.h>
 
 #include "algos/reduce.h"
-
-static const char *const red_names[KCOLL_RED_COUNT] = {
-    [KCOLL_RED_REDUCE] = "reduce",
-    [KCOLL_RED_ALLREDUCE] = "allreduce",
-    [KCOLL_RED_REDUCE_SCATTER_BLOCK] = "reduce_scatter_block",
-};
-
-const char *kcoll_red_coll_name(kcoll_red_coll coll)
-{
-    return coll >= 0 && coll < KCOLL_RED_COUNT ? red_names[coll] : NULL;
-}
-
-static const kcoll_red_algorithm rows[] = {
-#define KCOLL_REDUCTION(coll, id, fn) {KCOLL_RED_##coll, #id, fn},
-#include "algos/reductions.def"
-};
-#define NROWS (sizeof rows / sizeof rows[0])
-
-const kcoll_red_algorithm *kcoll_red_algorithms(kcoll_red_coll coll,
-                                                size_t *n)
-{
-    size_t first = 0;
-    while (first < NROWS && rows[first].coll != coll)
-        first++;
-    size_t end = first;
-    while (end < NROWS && rows[end].coll == coll)
-        end++;
-    *n = end - first;
-    return *n ? &rows[first] : NULL;
-}
-
-const kcoll_red_algorithm *kcoll_red_find(kcoll_red_coll coll, const char *id)
-{
-    size_t n;
-    const kcoll_red_algorithm *r = kcoll_red_algorithms(coll, &n);
-    for (size_t i = 0; id && i < n; i++)
-        if (strcmp(r[i].id, id) == 0)
-            return &r[i];
-    return NULL;
-}
 
 /* The classes of predefined types of MPI 4.0 §6.9.2, as bits. */
 enum {
@@ -145,7 +106,7 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
     return 1;
 }
 
-int kcoll_red_fold(kcoll_comm *c, const kcoll_red_args *a,
+int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
                    const uint64_t *src, const void *own, size_t e0, size_t m,
                    void *acc, void *tmp, int *rc)
 {
@@ -166,4 +127,24 @@ int kcoll_red_fold(kcoll_comm *c, const kcoll_red_args *a,
             *rc = MPI_Reduce_local(in, acc, (int)m, a->type, a->op);
     }
     return failed;
+}
+
+int kcoll_mpi_reduction(kcal_coll coll, const kcoll_args *a, MPI_Comm comm)
+{
+    size_t count = a->esize ? a->n / a->esize : 0;
+    if (count > (size_t)INT_MAX)
+        return MPI_ERR_COUNT;
+    int n = (int)count;
+    switch (coll) {
+    case KCAL_COLL_REDUCE:
+        return MPI_Reduce(a->sendbuf, a->recvbuf, n, a->type, a->op, a->root,
+                          comm);
+    case KCAL_COLL_ALLREDUCE:
+        return MPI_Allreduce(a->sendbuf, a->recvbuf, n, a->type, a->op, comm);
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, n, a->type,
+                                        a->op, comm);
+    default:
+        return MPI_ERR_ARG;
+    }
 }

@@ -98,7 +98,7 @@ static int node_step(const step *s, kcal_coll coll, const char *spec,
                      const void *send, void *recv, size_t n, int root,
                      kcoll_ran *ran)
 {
-    kcoll_args a = {send, recv, n, root, 0};
+    kcoll_args a = {send, recv, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
     return kcoll_intra(coll, s->c->node, spec, &a, ran);
 }
 

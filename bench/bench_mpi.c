@@ -160,8 +160,21 @@ static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
         bench_usage_error(bad ? msg : "a size does not fit on another node", NULL);
 }
 
-static void fill(unsigned char *b, size_t n, unsigned seed)
+static void fill(unsigned char *b, size_t n, unsigned seed, int doubles)
 {
+    if (doubles && n % sizeof(double) == 0) {
+        /* Whole numbers below 2^20 as doubles: every order of summing p of
+         * them is exact, so --check can compare libkcoll's result with the
+         * MPI library's byte for byte, and no denormal or NaN slows an op
+         * the way random bytes read as doubles would. */
+        uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)me;
+        for (size_t i = 0; i < n; i += sizeof(double)) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            double d = (double)(x & 0xfffff);
+            memcpy(b + i, &d, sizeof d);
+        }
+        return;
+    }
     uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)me * 0x632be59bd9b4e019ULL;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -181,6 +194,55 @@ typedef struct {
 } buffers;
 
 static pid_t *pids;
+
+/* A reduction's limit (doubles summed): each process reads its slice of
+ * the vector (its block, reduce_scatter_block) from every other one and
+ * folds it in, as fast as it can (MPI_Reduce_local on what it read, in
+ * cache-sized pieces); for allreduce it then reads the other slices, for
+ * reduce it writes its slice into the root's buffer. The least each
+ * process must move and reduce when all share the work; 0 or 1 (a copy
+ * failed). */
+static int limit_reduction(const options *o, buffers *b, size_t n)
+{
+    size_t vec = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)p : n;
+    size_t per = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK
+                     ? n
+                     : (vec / sizeof(double) + (size_t)p - 1) / (size_t)p *
+                           sizeof(double);
+    size_t lo = (size_t)me * per;
+    size_t len = lo >= vec ? 0 : vec - lo < per ? vec - lo : per;
+    size_t chunk = KCAL_REDUCE_CHUNK;
+    unsigned char *acc = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK
+                             ? b->recv
+                             : b->recv + lo;
+    static unsigned char *tmp; /* one chunk, for the life of the run */
+    if (!tmp && !(tmp = malloc(chunk)))
+        return 1;
+    int failed = 0;
+    for (size_t off = 0; off < len && !failed; off += chunk) {
+        size_t m = len - off < chunk ? len - off : chunk;
+        memcpy(acc + off, b->send + lo + off, m);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me + t) % p;
+            failed = kcoll_cma_read(pids[q], tmp, b->at[2 * q] + lo + off, m);
+            if (!failed)
+                MPI_Reduce_local(tmp, acc + off, (int)(m / sizeof(double)),
+                                 MPI_DOUBLE, MPI_SUM);
+        }
+        if (!failed && o->coll == KCAL_COLL_REDUCE && me != o->root)
+            failed = kcoll_cma_write(pids[o->root], acc + off,
+                                     b->at[2 * o->root + 1] + lo + off, m);
+    }
+    for (int t = 1; o->coll == KCAL_COLL_ALLREDUCE && t < p && !failed; t++) {
+        int q = (me + t) % p;
+        size_t qlo = (size_t)q * per;
+        size_t qlen = qlo >= vec ? 0 : vec - qlo < per ? vec - qlo : per;
+        if (qlen)
+            failed = kcoll_cma_read(pids[q], b->recv + qlo,
+                                    b->at[2 * q + 1] + qlo, qlen);
+    }
+    return failed;
+}
 
 /* The limit: the copies of the receiver-charged schedule, each process its
  * own, with no synchronisation but the barrier before. Every process copies
@@ -219,6 +281,11 @@ static int limit_copies(const options *o, buffers *b, size_t n)
             failed = kcoll_cma_read(pids[q], r + (size_t)q * n, SEND_AT(q), n);
         }
         break;
+    case KCAL_COLL_REDUCE:
+    case KCAL_COLL_ALLREDUCE:
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK:
+        failed = limit_reduction(o, b, n);
+        break;
     default: /* alltoall: its block, then every other one's block for it */
         kcal_copy(r + (size_t)me * n, s + (size_t)me * n, n);
         for (int t = 1; t < p && !failed; t++) {
@@ -238,6 +305,11 @@ static int call(const options *o, const variant *v, buffers *b, size_t n)
     int mpi = v->kind == V_MPI;
     if (v->kind == V_LIMIT)
         return limit_copies(o, b, n);
+    if (kcal_coll_is_reduction(o->coll)) /* doubles summed */
+        return mpi ? kcoll_mpi_coll(o->coll, b->send, b->recv, n, o->root,
+                                    MPI_COMM_WORLD)
+                   : kcoll_coll_bytes(o->coll, b->send, b->recv, n, o->root,
+                                      MPI_COMM_WORLD, alg);
     switch (o->coll) {
     case KCAL_COLL_SCATTER:
         return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
@@ -304,9 +376,9 @@ static long settle_auto(const options *o, const variant *v, int nv,
  * built-in's result for it in b->ref. */
 static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
 {
-    fill(b->send, b->slen, seed);
+    fill(b->send, b->slen, seed, kcal_coll_is_reduction(o->coll));
     if (o->coll == KCAL_COLL_BCAST && me == o->root)
-        fill(b->recv, b->rlen, seed);
+        fill(b->recv, b->rlen, seed, 0);
     if (o->check) {
         variant mpi = {"", "mpi", -1, V_MPI};
         unsigned char *keep = b->recv;
@@ -327,7 +399,8 @@ static void poison(const options *o, buffers *b)
 
 static int verify(const options *o, const variant *v, buffers *b, size_t n)
 {
-    int significant = !(o->coll == KCAL_COLL_GATHER && me != o->root);
+    int significant = !((o->coll == KCAL_COLL_GATHER ||
+                         o->coll == KCAL_COLL_REDUCE) && me != o->root);
     if (!significant || !memcmp(b->recv, b->ref, b->rlen))
         return 0;
     size_t at = 0;

@@ -24,6 +24,9 @@ int kcal_capacity_coll_buffers(kcal_coll coll, uint64_t p, uint64_t n,
     case KCAL_COLL_GATHER: *send = n, *recv = pn; break;
     case KCAL_COLL_BCAST: *send = 0, *recv = n; break;
     case KCAL_COLL_ALLGATHER: *send = n, *recv = pn; break;
+    case KCAL_COLL_REDUCE:
+    case KCAL_COLL_ALLREDUCE: *send = n, *recv = n; break;
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK: *send = pn, *recv = n; break;
     default: *send = pn, *recv = pn; break;
     }
     return 0;

@@ -179,11 +179,11 @@ int kcal_cli_coll_and_p(const char *cmd, const char *coll_s, kcal_coll *coll,
                         const kcal_launch_opts *o)
 {
     if (!coll_s || kcal_coll_from_name(coll_s, coll) != 0) {
-        kcal_cli_error(cmd, coll_s ? "--coll: unknown collective '%s' "
-                                     "(scatter, gather, bcast, allgather, "
-                                     "alltoall)"
-                                   : "--coll is required%s",
-                       coll_s ? coll_s : "");
+        if (coll_s)
+            kcal_cli_error(cmd, "--coll: unknown collective '%s' (%s)",
+                           coll_s, kcal_coll_list());
+        else
+            kcal_cli_error(cmd, "--coll is required");
         return -1;
     }
     return require_p(cmd, o);

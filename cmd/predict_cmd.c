@@ -105,8 +105,8 @@ static int parse_options(int argc, char **argv, options *o)
         switch (c) {
         case 'c':
             if (kcal_coll_from_name(optarg, &o->coll) < 0) {
-                kcal_cli_error(CMD, "unknown collective '%s' (scatter, gather, "
-                               "bcast, allgather, alltoall)", optarg);
+                kcal_cli_error(CMD, "unknown collective '%s' (%s)", optarg,
+                               kcal_coll_list());
                 return -1;
             }
             o->have_coll = 1;

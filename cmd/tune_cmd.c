@@ -168,9 +168,8 @@ static int parse_colls(const char *list, kcal_coll *colls, int *n)
         kcal_coll c;
         snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
         if (len == 0 || len > 31 || kcal_coll_from_name(name, &c) != 0) {
-            kcal_cli_error(CMD, "--colls: '%.*s' is not a collective "
-                           "(scatter, gather, bcast, allgather, alltoall)",
-                           (int)len, s);
+            kcal_cli_error(CMD, "--colls: '%.*s' is not a collective (%s)",
+                           (int)len, s, kcal_coll_list());
             return -1;
         }
         for (int i = 0; i < *n; i++)

@@ -61,7 +61,7 @@ typedef void (*kcal_formula)(acc *a, int p, int k);
 
 /* algorithms.def's counts, functions of p and k (kcal_model_count). */
 typedef enum {
-    N_0, N_1, N_P, N_P_MINUS_1, N_TWO_P_MINUS_1, N_K, N_P_OVER_K, N_LOG_K_P,
+    N_0, N_1, N_2, N_P, N_P_MINUS_1, N_TWO_P_MINUS_1, N_K, N_P_OVER_K, N_LOG_K_P,
     N_LOG2_P
 } kcal_count_expr;
 

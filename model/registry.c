@@ -38,6 +38,20 @@ const char *kcal_coll_name(kcal_coll c)
     return (c >= 0 && c < KCAL_COLL_COUNT) ? coll_names[c] : NULL;
 }
 
+const char *kcal_coll_list(void)
+{
+    static const char list[] = ""
+#define KCAL_COLLECTIVE(id, name) ", " #name
+#include "model/collectives.def"
+        ;
+    return list + 2;
+}
+
+int kcal_coll_is_reduction(kcal_coll c)
+{
+    return c >= KCAL_COLL_REDUCE && c < KCAL_COLL_COUNT;
+}
+
 int kcal_coll_from_name(const char *name, kcal_coll *out)
 {
     for (int c = 0; c < KCAL_COLL_COUNT; c++)
@@ -129,6 +143,7 @@ int kcal_model_count(kcal_count_expr e, int p, int k)
     switch (e) {
     case N_0: return 0;
     case N_1: return 1;
+    case N_2: return 2;
     case N_P: return p;
     case N_P_MINUS_1: return p - 1;
     case N_TWO_P_MINUS_1: return 2 * p - 1;

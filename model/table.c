@@ -445,8 +445,8 @@ static int parse_rule(const kcal_table *t, char **tok, int ntok,
         return -1;
     }
     if (kcal_coll_from_name(tok[0], &r->coll) != 0) {
-        snprintf(why, whylen, "unknown collective '%s' (scatter, gather, "
-                 "bcast, allgather, alltoall)", tok[0]);
+        snprintf(why, whylen, "unknown collective '%s' (%s)", tok[0],
+                 kcal_coll_list());
         return -1;
     }
     uint64_t lo, hi;

@@ -186,9 +186,9 @@ double kcal_two_level_time(kcal_model_kind model, const kcal_params *prm,
 {
     kcal_tl_prediction o;
     memset(&o, 0, sizeof o);
-    if (c < 0 || c >= KCAL_COLL_COUNT || !kcal_two_level_layout_ok(p, ppn) ||
-        (node && node->coll != c))
-        return -1;
+    if (c < 0 || c >= KCAL_COLL_COUNT || kcal_coll_is_reduction(c) ||
+        !kcal_two_level_layout_ok(p, ppn) || (node && node->coll != c))
+        return -1; /* no two-level reductions yet (algos/choice.h) */
     o.node = node;
     o.k = k;
     if (!node)

@@ -54,6 +54,9 @@ double kcal_model_footprint_of(kcal_coll c, const kcal_algorithm *alg, int p,
     case KCAL_COLL_BCAST: blocks = 1; break;
     case KCAL_COLL_ALLGATHER: blocks = dp + 1; break;
     case KCAL_COLL_ALLTOALL: blocks = 2 * dp; break;
+    case KCAL_COLL_REDUCE: /* the vector in and out (at the root) */
+    case KCAL_COLL_ALLREDUCE: blocks = 2; break;
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK: blocks = dp + 1; break;
     default: return 0;
     }
     if (alg)

@@ -1,7 +1,7 @@
 /* reduce_check: libkcoll's reductions (algos/reduce.h) against the order
  * MPI defines and against the MPI library, run under mpirun at any p.
  *
- * For every reduction, every algorithm of reductions.def, "mpi" and NULL,
+ * For every reduction, every algorithm of its registry rows and NULL,
  * counts 0, 1, p − 1, 1000 and 100,003 elements (not a multiple of the
  * chunk or of p), in place and not, every root of reduce:
  *   - every predefined (type, op) pair it runs, on integers, checked
@@ -99,15 +99,15 @@ static void reference(const unsigned char *all, size_t total, size_t esize,
 
 /* One case: collective coll, algorithm alg, count elements (per block for
  * reduce_scatter_block). */
-static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
+static void run_case(kcal_coll coll, const char *alg, const pair *pr,
                      size_t count, int in_place, int root, MPI_Datatype type)
 {
-    const char *cname = kcoll_red_coll_name(coll);
+    const char *cname = kcal_coll_name(coll);
     int esz;
     MPI_Type_size(type, &esz);
     size_t esize = (size_t)esz;
-    size_t total = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? count * size : count;
-    size_t outn = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? count : total;
+    size_t total = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK ? count * size : count;
+    size_t outn = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK ? count : total;
     size_t tb = total * esize + 1, ob = outn * esize + 1;
     (void)pr->type;
     unsigned char *in = malloc(tb), *out = malloc(tb), *all = malloc(tb * (size_t)size), *ref = malloc(ob);
@@ -116,7 +116,7 @@ static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
     MPI_Allgather(in, (int)(total * esize), MPI_BYTE, all,
                   (int)(total * esize), MPI_BYTE, MPI_COMM_WORLD);
     /* reduce: in place only at the root */
-    int here_in_place = in_place && (coll != KCOLL_RED_REDUCE || rank == root);
+    int here_in_place = in_place && (coll != KCAL_COLL_REDUCE || rank == root);
     memset(out, 0xa5, tb);
     if (here_in_place)
         memcpy(out, in, total * esize);
@@ -124,11 +124,11 @@ static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
     int rc;
     cases++;
     switch (coll) {
-    case KCOLL_RED_REDUCE:
+    case KCAL_COLL_REDUCE:
         rc = kcoll_reduce(send, out, count, type, pr->op, root, MPI_COMM_WORLD,
                           alg);
         break;
-    case KCOLL_RED_ALLREDUCE:
+    case KCAL_COLL_ALLREDUCE:
         rc = kcoll_allreduce(send, out, count, type, pr->op, MPI_COMM_WORLD,
                              alg);
         break;
@@ -140,15 +140,14 @@ static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
         fail(pr->name, cname, alg, count, in_place, root);
         goto out;
     }
-    int gets = coll != KCOLL_RED_REDUCE || rank == root;
-    size_t first = coll == KCOLL_RED_REDUCE_SCATTER_BLOCK ? (size_t)rank * count
+    int gets = coll != KCAL_COLL_REDUCE || rank == root;
+    size_t first = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)rank * count
                                                           : 0;
-    int is_mpi = alg && strcmp(alg, "mpi") == 0;
     if (gets && outn > 0) {
         reference(all, total, esize, type, pr->op, first, outn, ref);
         /* Bit for bit the rank-order fold, except the MPI library's own
          * floating-point sum (its order is its own). */
-        int exact = pr->exact_mpi || !(is_mpi || !alg);
+        int exact = pr->exact_mpi || alg;
         if (exact && memcmp(out, ref, outn * esize) != 0)
             fail(pr->name, cname, alg, count, in_place, root);
         for (size_t i = 0; !exact && i < outn; i++) {
@@ -167,7 +166,7 @@ static void run_case(kcoll_red_coll coll, const char *alg, const pair *pr,
             }
         }
     }
-    if (coll != KCOLL_RED_REDUCE_SCATTER_BLOCK && coll != KCOLL_RED_REDUCE &&
+    if (coll != KCAL_COLL_REDUCE_SCATTER_BLOCK && coll != KCAL_COLL_REDUCE &&
         outn > 0) {
         /* the same bits on every rank */
         unsigned char *r0 = malloc(ob);
@@ -211,24 +210,26 @@ int main(int argc, char **argv)
         {"matrix product (user, non-commutative)", mat, matop, 1},
     };
     size_t counts[] = {0, 1, (size_t)size - 1, 1000, 100003};
-    for (int coll = 0; coll < KCOLL_RED_COUNT; coll++) {
+    for (int coll = 0; coll < KCAL_COLL_COUNT; coll++) {
+        if (!kcal_coll_is_reduction((kcal_coll)coll))
+            continue;
         size_t na;
-        const kcoll_red_algorithm *rows =
-            kcoll_red_algorithms((kcoll_red_coll)coll, &na);
-        for (size_t ai = 0; ai < na + 2; ai++) {
-            const char *alg = ai < na ? rows[ai].id : ai == na ? "mpi" : NULL;
+        const kcal_algorithm *rows =
+            kcal_model_algorithms((kcal_coll)coll, &na);
+        for (size_t ai = 0; ai < na + 1; ai++) {
+            const char *alg = ai < na ? rows[ai].id : NULL;
             for (size_t pi = 0; pi < sizeof pairs / sizeof *pairs; pi++)
                 for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
                     /* every pair at two counts, double sum at all */
                     if (pi > 0 && ci != 3 && ci != 4 - (pi % 2) * 3)
                         continue;
                     size_t count = counts[ci];
-                    if (coll == KCOLL_RED_REDUCE_SCATTER_BLOCK)
+                    if (coll == KCAL_COLL_REDUCE_SCATTER_BLOCK)
                         count = count / (size_t)size + (ci == 1);
                     for (int ip = 0; ip < 2; ip++) {
-                        int roots = coll == KCOLL_RED_REDUCE ? size : 1;
+                        int roots = coll == KCAL_COLL_REDUCE ? size : 1;
                         for (int root = 0; root < roots; root++)
-                            run_case((kcoll_red_coll)coll, alg, &pairs[pi],
+                            run_case((kcal_coll)coll, alg, &pairs[pi],
                                      count, ip, root, pairs[pi].type);
                     }
                 }

@@ -286,7 +286,7 @@ static void test_key_registry(void)
     CHECK(kcal_key_lookup("mpi_bcast_a_stderr", &m, &ml) ==
           KCAL_PK_key_stderr);
     CHECK(ml == strlen("mpi_bcast_a"));
-    CHECK(kcal_key_lookup("mpi_reduce_a", NULL, NULL) < 0);
+    CHECK(kcal_key_lookup("mpi_scan_a", NULL, NULL) < 0);
     CHECK(kcal_key_lookup("cpu_stderr", NULL, NULL) < 0); /* text key */
     CHECK(kcal_key_lookup("sm_flag_a", NULL, NULL) < 0);
     char buf[64];

@@ -182,8 +182,9 @@ static void test_bad(void)
         "this reader knows (1)");
     bad("kcoll-table 1   # nothing\n", "t.table:1: the header says nothing "
         "after 'kcoll-table 1': name where and how the table was measured");
-    bad(H "reduce 2 * mpi\n", "t.table:2: unknown collective 'reduce' "
-        "(scatter, gather, bcast, allgather, alltoall)");
+    bad(H "scan 2 * mpi\n", "t.table:2: unknown collective 'scan' "
+        "(scatter, gather, bcast, allgather, alltoall, reduce, allreduce, "
+        "reduce_scatter_block)");
     bad(H "scatter 2 * parallel_write\n", "t.table:2: 'parallel_write' is "
         "not an algorithm of scatter (nor mpi)");
     bad(H "scatter 2 * :2\n", "t.table:2: ':2' is not an algorithm of "

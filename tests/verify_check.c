@@ -76,6 +76,28 @@ static void start_together(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A reduction of n bytes of doubles summed (kcoll_coll_bytes), root 0:
+ * rank q's element i is q + 1 + (i + seed) % 7, whole numbers whose sum
+ * is exact in any order. Whether the result is right where it counts. */
+static int reduction_call(kcal_coll coll, unsigned char *s, unsigned char *r,
+                          size_t n, unsigned seed, int *rc)
+{
+    int rsb = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK;
+    size_t cnt = n / sizeof(double), first = rsb ? (size_t)me * cnt : 0;
+    double *sd = (double *)s, *rd = (double *)r;
+    for (size_t i = 0; i < (rsb ? (size_t)np : 1) * cnt; i++)
+        sd[i] = (double)(me + 1) + (double)((i + seed) % 7);
+    start_together();
+    *rc = kcoll_coll_bytes(coll, s, r, n, 0, MPI_COMM_WORLD, NULL);
+    if (coll == KCAL_COLL_REDUCE && me != 0)
+        return 1;
+    for (size_t i = 0; i < cnt; i++)
+        if (rd[i] != (double)np * (np + 1) / 2 +
+                         (double)np * (double)((first + i + seed) % 7))
+            return 0;
+    return 1;
+}
+
 static void one_call(kcal_coll coll, size_t n, unsigned seed)
 {
     static unsigned char *s, *r;
@@ -120,6 +142,11 @@ static void one_call(kcal_coll coll, size_t n, unsigned seed)
         rc = kcoll_allgather(s, r, n, MPI_COMM_WORLD, NULL);
         for (int b = 0; b < np; b++)
             ok &= holds(r + (size_t)b * n, n, b, 0, seed);
+        break;
+    case KCAL_COLL_REDUCE:
+    case KCAL_COLL_ALLREDUCE:
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK:
+        ok = reduction_call(coll, s, r, n, seed, &rc);
         break;
     default:
         for (int b = 0; b < np; b++)

@@ -25,6 +25,7 @@
 #include <mpi.h>
 
 #include "algos/kcoll.h"
+#include "algos/kcoll_impl.h" /* kcoll_coll_bytes, kcoll_mpi_coll */
 #include "model/model.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +130,9 @@ typedef struct {
 static int hcall(kcal_coll c, const char *spec, char *s, char *r, size_t n)
 {
     const char *alg = spec[0] ? spec : NULL;
+    if (kcal_coll_is_reduction(c)) /* doubles summed */
+        return alg ? kcoll_coll_bytes(c, s, r, n, 0, MPI_COMM_WORLD, alg)
+                   : kcoll_mpi_coll(c, s, r, n, 0, MPI_COMM_WORLD);
     switch (c) {
     case KCAL_COLL_SCATTER:
         return alg ? kcoll_scatter(s, r, n, 0, MPI_COMM_WORLD, alg)

@@ -1,0 +1,122 @@
+/* reduction: the reductions' formulas (docs/model.md "Reductions"), one
+ * for both models, as the derived rows have (algorithms.def).
+ *
+ * A reduction's data move as the other collectives' do, by CMA reads (and
+ * writes) in chunks of C = KCAL_REDUCE_CHUNK, each its own call:
+ *   Xc(b) = ⌈b/C⌉·α + b·β + l·γ(c)·pages(b)
+ * and the op runs on what was read: R(b) = b·ρ, ρ the key reduce_beta
+ * (MPI_SUM on doubles in cache), or β where no probe measured it (an op
+ * reads two streams and writes one, as a copy reads one and writes one:
+ * the same order, an estimate until `kcal probe` times MPI_Reduce_local).
+ * R is charged in the copy term (`--explain`'s "copy" column). Every row
+ * publishes its addresses (F_allgather) and ends with one status reduction
+ * (F_barrier) in which no rank returns while a peer may still read it.
+ *
+ * Where several ranks read one source at once the page lock contends,
+ * γ(c): every rank folds in the same rank order (reduce.h), so in each
+ * step of a fold the p − 1 readers of a slice or vector read the same
+ * source. The allgather phase's readers are staggered (rank r reads
+ * r + t), γ(1). */
+#include "model/model_impl.h"
+
+/* Xc of `bytes`, `times` times, c readers of one source at once. */
+static void add_chunked(acc *a, double bytes, double times, int c)
+{
+    if (!(bytes > 0) || !(times > 0))
+        return;
+    double calls = ceil(bytes / (double)KCAL_REDUCE_CHUNK);
+    a->t.startup += times * calls * a->alpha;
+    a->t.copy += times * bytes * a->beta;
+    a->t.lock += times * a->lock * kcal_model_gamma(a->prm, c) *
+                 (double)kcal_pages((uint64_t)bytes, a->prm->page);
+}
+
+/* R(bytes), `times` times. */
+static void add_reduce(acc *a, double bytes, double times)
+{
+    double rho = kcal_params_get_key(a->prm, KCAL_PK_reduce_beta, 0);
+    a->t.copy += times * bytes * (rho > 0 ? rho : a->beta_local);
+}
+
+/* One rank's slice of n bytes in p near-equal slices (the largest). */
+static double slice(const acc *a, int p)
+{
+    return ceil((double)a->n / (double)p);
+}
+
+/* The result staged and copied into place (in place, read_all and
+ * reduce_scatter_read). */
+static void add_staged(acc *a)
+{
+    if (a->in_place)
+        a->t.copy += (double)a->n * a->beta_local;
+}
+
+/* allreduce read_all:
+ * Total cost = F_allgather + (p−1)·(Xc(n) + R(n)) + F_barrier
+ *              (+ n·β_local in place) */
+void kcal_t_allreduce_read_all(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_chunked(a, (double)a->n, p - 1, p - 1);
+    add_reduce(a, (double)a->n, p - 1);
+    add_staged(a);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+/* allreduce reduce_scatter_allgather:
+ * Total cost = F_allgather + (p−1)·(Xc(n/p) + R(n/p)) + F_barrier
+ *              + (p−1)·X(n/p) + F_barrier */
+void kcal_t_allreduce_rs_allgather(acc *a, int p, int k)
+{
+    (void)k;
+    double s = slice(a, p);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_chunked(a, s, p - 1, p - 1);
+    add_reduce(a, s, p - 1);
+    add_flag(a, KCAL_SM_BARRIER, p);
+    a->t.startup += (p - 1) * a->alpha;
+    a->t.copy += (p - 1) * s * a->beta;
+    a->t.lock += (p - 1) * a->lock *
+                 (double)kcal_pages((uint64_t)s, a->prm->page);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+/* reduce root_read:
+ * Total cost = F_allgather + (p−1)·(Xc(n) + R(n)) + F_barrier */
+void kcal_t_reduce_root_read(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_chunked(a, (double)a->n, p - 1, 1);
+    add_reduce(a, (double)a->n, p - 1);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+/* reduce reduce_scatter_write:
+ * Total cost = F_allgather + (p−1)·(Xc(n/p) + R(n/p)) + Xc(n/p) + F_barrier
+ * the last Xc the slice's writes into the root, p − 1 writers at once. */
+void kcal_t_reduce_scatter_write(acc *a, int p, int k)
+{
+    (void)k;
+    double s = slice(a, p);
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_chunked(a, s, p - 1, p - 1);
+    add_reduce(a, s, p - 1);
+    add_chunked(a, s, 1, p - 1);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}
+
+/* reduce_scatter_block reduce_scatter_read (n: one rank's block):
+ * Total cost = F_allgather + (p−1)·(Xc(n) + R(n)) + F_barrier
+ *              (+ n·β_local in place) */
+void kcal_t_reduce_scatter_read(acc *a, int p, int k)
+{
+    (void)k;
+    add_flag(a, KCAL_SM_ALLGATHER, p);
+    add_chunked(a, (double)a->n, p - 1, p - 1);
+    add_reduce(a, (double)a->n, p - 1);
+    add_staged(a);
+    add_flag(a, KCAL_SM_BARRIER, p);
+}

@@ -27,6 +27,10 @@
 #include "algos/reduce.h"
 
 static int rank, size, cases, failed;
+/* Run in virtual nodes (KCOLL_VIRTUAL_NODES): every reduction is the MPI
+ * library's there (algos/choice.h), whose floating-point sum has its own
+ * order. */
+static int spans_nodes;
 
 static void fail(const char *what, const char *coll, const char *alg,
                  size_t count, int in_place, int root)
@@ -147,7 +151,7 @@ static void run_case(kcal_coll coll, const char *alg, const pair *pr,
         reference(all, total, esize, type, pr->op, first, outn, ref);
         /* Bit for bit the rank-order fold, except the MPI library's own
          * floating-point sum (its order is its own). */
-        int exact = pr->exact_mpi || alg;
+        int exact = pr->exact_mpi || (alg && !spans_nodes);
         if (exact && memcmp(out, ref, outn * esize) != 0)
             fail(pr->name, cname, alg, count, in_place, root);
         for (size_t i = 0; !exact && i < outn; i++) {
@@ -188,6 +192,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *vn = getenv("KCOLL_VIRTUAL_NODES");
+    spans_nodes = vn && atoi(vn) > 0 && atoi(vn) < size;
     MPI_Op matop;
     MPI_Op_create(matmul, 0, &matop);
     MPI_Datatype mat;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# libkcoll's reductions (tests/reduce_check.c) under MPI at p = 1-5 (3-5
+# oversubscribed on the 2-core machines: correctness, not speed): every
+# algorithm and NULL, every (type, op) pair the check knows, in place and
+# not, every root, against the rank-order fold and the MPI library; and at
+# p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2), where a reduction
+# runs the MPI library's collective. Against the MPI library of $KCAL_MPI
+# (common/mpi_flavor.sh).
+set -u
+BUILD=${BUILD:-build}
+. "$(dirname "$0")/../common/mpi_flavor.sh"
+mpi_require
+prog=$mpi_build/tests/reduce_check
+[ -x "$prog" ] || { echo "algos_reduce: $prog not built (make test builds it)"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=0
+unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_VERIFY KCOLL_TEST_SLOW KCOLL_VIRTUAL_NODES
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+run() { # name, then the command
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" >"$tmp/out" 2>"$tmp/err" && grep -q '^reduce_check p=[0-9]*: [0-9]* cases, 0 failed' "$tmp/out"; then
+    echo "ok   $name ($((SECONDS - start)) s): $(grep '^reduce_check' "$tmp/out")"
+  else
+    echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
+  fi
+}
+for p in 1 2 3 4 5; do
+  run "p=$p" timeout 600 "${mpi_run[@]}" -np "$p" "$prog"
+done
+run "p=4, two virtual nodes" timeout 600 "${mpi_run[@]}" -np 4 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$prog"
+exit $fail

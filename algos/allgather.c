@@ -312,9 +312,9 @@ int kcoll_allgather_ring_source_read_flags(kcoll_comm *c, const kcoll_args *a)
 }
 
 /* copy_in_out's progress word in half-rounds (round i: chunk i in, then
- * every other chunk i out). */
-#define HALF_IN(i) (2 * (i) + 1)
-#define HALF_OUT(i) (2 * (i) + 2)
+ * every other chunk i out): kcoll_impl.h's KCOLL_HALF_*. */
+#define HALF_IN KCOLL_HALF_IN
+#define HALF_OUT KCOLL_HALF_OUT
 
 int kcoll_allgather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {

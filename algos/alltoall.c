@@ -117,8 +117,8 @@ int kcoll_alltoall_pairwise_flags(kcoll_comm *c, const kcoll_args *a)
 
 /* copy_in_out's progress word in half-steps (step g: chunk g in, then the
  * chunk g meant for this rank out). */
-#define HALF_IN(g) (2 * (g) + 1)
-#define HALF_OUT(g) (2 * (g) + 2)
+#define HALF_IN KCOLL_HALF_IN
+#define HALF_OUT KCOLL_HALF_OUT
 
 int kcoll_alltoall_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {

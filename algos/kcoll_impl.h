@@ -241,6 +241,12 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  *                            once owner's progress word has passed it,
  *                            and count them in this process's progress
  *                            word as done + 1 .. done + m. */
+/* A pipeline of rounds through the areas (allgather's, alltoall's and the
+ * reductions' copy_in_out) counts half-rounds in the progress word: round
+ * i's chunk is in at KCOLL_HALF_IN(i), its reads of the others' chunk i
+ * are done at KCOLL_HALF_OUT(i), which frees slot i for chunk i + SLOTS. */
+#define KCOLL_HALF_IN(i) (2 * (i) + 1)
+#define KCOLL_HALF_OUT(i) (2 * (i) + 2)
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
 int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,

@@ -276,3 +276,63 @@ int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_args *a)
         memcpy(a->recvbuf, s.extra, n);
     return rc;
 }
+
+/* copy_in_out (allreduce; reduce, root_only): no system call. In round
+ * i every process copies chunk i of its vector into its staging area
+ * (staging.c) and says so (KCOLL_HALF_IN); each process that folds
+ * (every one, or the root) waits for every chunk i to be in and folds
+ * them in rank order straight out of the areas into its recvbuf, then
+ * says it has read them (KCOLL_HALF_OUT), which frees slot i for chunk
+ * i + SLOTS. Chunks are the largest whole number of elements in a slot.
+ * In place the input chunk is in the area before the result overwrites
+ * it. */
+static int staged_fold(kcoll_comm *c, const kcoll_args *a, int root_only)
+{
+    size_t ce = KCAL_STAGING_CHUNK / a->esize * a->esize;
+    if (ce == 0) /* an element larger than a slot */
+        return kcoll_mpi_reduction(root_only ? KCAL_COLL_REDUCE
+                                             : KCAL_COLL_ALLREDUCE,
+                                   a, c->comm);
+    uint64_t chunks = a->n / ce + (a->n % ce != 0), m, last, seq = c->seq;
+    /* the areas count slots of KCAL_STAGING_CHUNK: as many as chunks */
+    KCOLL_TRY(kcoll_staging_enter(c, (size_t)chunks * KCAL_STAGING_CHUNK, 2,
+                                  2, &m, &last));
+    int p = c->size, me = c->rank, rc = MPI_SUCCESS;
+    int folds = !root_only || me == a->root;
+    const uint64_t slots = KCAL_STAGING_SLOTS;
+    const char *own = input(a);
+    kcoll_staging_wait_free(c, last);
+    for (uint64_t i = 0; i < chunks; i++) {
+        size_t off = (size_t)i * ce, len = a->n - off < ce ? a->n - off : ce;
+        if (i >= slots) /* chunk i − slots has been folded where it is */
+            for (int r = 0; r < p; r++)
+                if (r != me && (!root_only || r == a->root))
+                    kcoll_flag_wait_progress(c, r, seq,
+                                             KCOLL_HALF_OUT(i - slots));
+        kcal_copy(kcoll_staging_slot(c, me, i), own + off, len);
+        kcoll_flag_progress(c, KCOLL_HALF_IN(i));
+        if (folds) {
+            for (int r = 0; r < p; r++)
+                if (r != me)
+                    kcoll_flag_wait_progress(c, r, seq, KCOLL_HALF_IN(i));
+            char *acc = (char *)a->recvbuf + off;
+            memcpy(acc, kcoll_staging_slot(c, p - 1, i), len);
+            for (int r = p - 2; r >= 0 && rc == MPI_SUCCESS; r--)
+                rc = MPI_Reduce_local(kcoll_staging_slot(c, r, i), acc,
+                                      (int)(len / a->esize), a->type, a->op);
+        }
+        kcoll_flag_progress(c, KCOLL_HALF_OUT(i));
+    }
+    kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+    return rc;
+}
+
+int kcoll_allreduce_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    return staged_fold(c, a, 0);
+}
+
+int kcoll_reduce_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    return staged_fold(c, a, 1);
+}

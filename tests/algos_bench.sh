@@ -24,7 +24,7 @@ bad() { # expected exit, then args
 }
 bad 2 --p 2
 bad 2 --coll scatter
-bad 2 --coll reduce --p 2
+bad 2 --coll scan --p 2
 bad 2 --coll scatter --p 0
 bad 2 --coll scatter --p 2 --sizes 0
 bad 2 --coll scatter --p 2 --sizes 1K:x

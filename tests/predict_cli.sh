@@ -20,7 +20,7 @@ bad() {
   else no "kcal $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr: $(cat "$tmp/err")"; fi
 }
 
-bad "unknown collective 'reduce'" predict --coll reduce --p 4
+bad "unknown collective 'scan'" predict --coll scan --p 4
 bad "--p: '0'" predict --coll scatter --p 0
 bad "--p: '1000001'" predict --coll scatter --p 1000001
 bad "--p: '-3'" predict --coll scatter --p -3

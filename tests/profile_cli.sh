@@ -29,7 +29,7 @@ usage_error() {
   fi
 }
 usage_error "--coll is required" --p 2 --size 1M
-usage_error "unknown collective 'reduce'" --coll reduce --p 2 --size 1M
+usage_error "unknown collective 'scan'" --coll scan --p 2 --size 1M
 usage_error "--p is required" --coll bcast --size 1M
 usage_error "--p" --coll bcast --p 1 --size 1M
 usage_error "--size is required" --coll bcast --p 2

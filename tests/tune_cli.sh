@@ -30,7 +30,7 @@ bad() { # want-in-line, then the arguments
 bad "--p is required" --colls bcast
 bad "--p: '1' is not a process count >= 2" --p 1
 bad "--p: 'x' is not a process count >= 2" --p x
-bad "--colls: 'reduce' is not a collective" --p 2 --colls bcast,reduce
+bad "--colls: 'scan' is not a collective" --p 2 --colls bcast,scan
 bad "--colls: bcast is listed twice" --p 2 --colls bcast,scatter,bcast
 bad "--colls: '' is not a collective" --p 2 --colls bcast,
 bad "--sizes: " --p 2 --sizes 0

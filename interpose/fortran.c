@@ -6,7 +6,7 @@
  * its internal name. So the interposer defines every name a Fortran call
  * can arrive by (MPI_BCAST, mpi_bcast, mpi_bcast_, mpi_bcast__ for the four
  * name manglings, ompi_bcast_f for mpi_f08), converts the handles
- * (MPI_Comm_f2c, MPI_Type_f2c) and the buffers, and calls the same
+ * (MPI_Comm_f2c, MPI_Type_f2c, MPI_Op_f2c) and the buffers, and calls the same
  * kcoll_ip_* as the C names. The error code goes to ierr.
  *
  * Fortran's MPI_IN_PLACE and MPI_BOTTOM are not C's: they are common
@@ -128,6 +128,38 @@ static void f_alltoall(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
                                      PMPI_Comm_f2c(*comm)));
 }
 
+/* The reductions: op and datatype are handles like the communicator. */
+static void f_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                     MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                     MPI_Fint *comm, MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_reduce(f2c_buffer(sendbuf), f2c_buffer(recvbuf),
+                                   (int)*count, PMPI_Type_f2c(*datatype),
+                                   PMPI_Op_f2c(*op), (int)*root,
+                                   PMPI_Comm_f2c(*comm)));
+}
+
+static void f_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count,
+                        MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                        MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_allreduce(f2c_buffer(sendbuf),
+                                      f2c_buffer(recvbuf), (int)*count,
+                                      PMPI_Type_f2c(*datatype),
+                                      PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
+static void f_reduce_scatter_block(void *sendbuf, void *recvbuf,
+                                   MPI_Fint *recvcount, MPI_Fint *datatype,
+                                   MPI_Fint *op, MPI_Fint *comm,
+                                   MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_reduce_scatter_block(
+                       f2c_buffer(sendbuf), f2c_buffer(recvbuf),
+                       (int)*recvcount, PMPI_Type_f2c(*datatype),
+                       PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
 /* Every name of one Fortran binding: the four manglings of mpi_<coll>
  * (mpif.h, `use mpi`) and Open MPI's ompi_<coll>_f (`use mpi_f08`). */
 #define FORTRAN_NAMES(fn, upper, coll)                                       \
@@ -146,3 +178,7 @@ FORTRAN_NAMES(f_scatter, MPI_SCATTER, scatter);
 FORTRAN_NAMES(f_gather, MPI_GATHER, gather);
 FORTRAN_NAMES(f_allgather, MPI_ALLGATHER, allgather);
 FORTRAN_NAMES(f_alltoall, MPI_ALLTOALL, alltoall);
+FORTRAN_NAMES(f_reduce, MPI_REDUCE, reduce);
+FORTRAN_NAMES(f_allreduce, MPI_ALLREDUCE, allreduce);
+FORTRAN_NAMES(f_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+              reduce_scatter_block);

@@ -1,15 +1,17 @@
 /* interpose: what the files of libkcoll_pmpi.so share (not installed).
  *
  * libkcoll_pmpi.so is the LD_PRELOAD interposer: it defines MPI_Bcast,
- * MPI_Scatter, MPI_Gather, MPI_Allgather and MPI_Alltoall (wrap.c) and the
- * Fortran symbols Open MPI's mpif.h, `use mpi` and `use mpi_f08` bindings
- * call (fortran.c), and hands each call to libkcoll (algorithm NULL: its
+ * MPI_Scatter, MPI_Gather, MPI_Allgather and MPI_Alltoall (wrap.c),
+ * MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block (wrap_reduce.c),
+ * and the Fortran symbols Open MPI's mpif.h, `use mpi` and `use mpi_f08`
+ * bindings call (fortran.c), and hands each call to libkcoll (algorithm NULL: its
  * own choice, table, model or MPI library) or, where kcoll does not apply,
  * to the MPI library's PMPI_ entry point unchanged. The rules, and why they
  * are the same on every process: docs/interpose.md.
  *
- *   - kcoll_ip_* (wrap.c): one function per collective with the MPI
- *     signature, for the C and the Fortran entry points alike.
+ *   - kcoll_ip_* (wrap.c, wrap_reduce.c): one function per collective with
+ *     the MPI signature, for the C and the Fortran entry points alike, and
+ *     what decides their path (kcoll or the MPI library), in wrap.c.
  *   - kcoll_layout_* (layout.c): where the data of (count, datatype) lie,
  *     and packing them into / out of a contiguous buffer for a process
  *     whose datatype is not contiguous.
@@ -19,6 +21,7 @@
 #define KCOLL_INTERPOSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mpi.h>
 
@@ -38,6 +41,56 @@ int kcoll_ip_allgather(const void *sendbuf, int sendcount,
 int kcoll_ip_alltoall(const void *sendbuf, int sendcount,
                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm);
+int kcoll_ip_reduce(const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
+int kcoll_ip_allreduce(const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int kcoll_ip_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                  int recvcount, MPI_Datatype type, MPI_Op op,
+                                  MPI_Comm comm);
+
+/* The MPI names' definitions: the objects are built -fvisibility=hidden. */
+#define KCOLL_EXPORT __attribute__((visibility("default")))
+
+/* ---- the path of a call (wrap.c) ----------------------------------------- */
+
+/* Why a call went to the MPI library unchanged: its KCOLL_STATS row. The
+ * pointers are compared, not the text. */
+extern const char kcoll_ip_why_intercomm[]; /* "mpi(intercomm)" */
+extern const char kcoll_ip_why_invalid[];   /* "mpi(invalid)" */
+extern const char kcoll_ip_why_no_state[];  /* "mpi(no-state)" */
+
+/* libkcoll's state of comm when kcoll takes calls on it; else *why says
+ * why not (the same on every process of comm: MPI_COMM_NULL is invalid,
+ * an intercommunicator intercomm, a state comm.c could not build
+ * no-state). MPI_SUCCESS or an error of building the state. */
+int kcoll_ip_comm_state(MPI_Comm comm, kcoll_comm **c, const char **why);
+
+/* An error of the kcoll path, through comm's error handler (as the MPI
+ * library's own would go); returns rc. */
+int kcoll_ip_raise_error(MPI_Comm comm, int rc);
+
+/* The KCOLL_STATS bytes of a call handed on: count elements of type,
+ * times the (remote) group's size when blocks is set; 0 for an invalid
+ * call. */
+uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
+                             MPI_Datatype type, int blocks);
+
+/* Hand the call to the MPI library unchanged (it reports its own errors
+ * through comm's handler) and return its code, recorded as why when
+ * KCOLL_STATS is on by add (kcoll_stats_add or kcoll_stats_add_named,
+ * algos/stats.h) under coll. */
+#define KCOLL_IP_PASS(add, coll, why, bytes, call)                           \
+    do {                                                                     \
+        if (!kcoll_stats_on())                                               \
+            return call;                                                     \
+        double t0_ = kcoll_stats_now();                                      \
+        int rc_ = call;                                                      \
+        add(coll, why, 0, bytes, kcoll_stats_now() - t0_);                   \
+        return rc_;                                                          \
+    } while (0)
+
+/* ---- datatypes (layout.c) ------------------------------------------------ */
 
 /* count elements of one datatype, as one process passes them. */
 typedef struct {

@@ -1,12 +1,14 @@
 # interpose/: libkcoll_pmpi.so, the LD_PRELOAD interposer (docs/interpose.md):
-# MPI_Bcast ... MPI_Alltoall and their Fortran names, over libkcoll's
+# MPI_Bcast ... MPI_Alltoall, MPI_Reduce, MPI_Allreduce,
+# MPI_Reduce_scatter_block and their Fortran names, over libkcoll's
 # objects linked in (hidden: exports.map exports only the MPI names), so it
 # is one file to preload. It lives in $(MPI_BUILD) (build/, or build-mpich/
 # with MPI=mpich: common/mpi_flavor.mk), beside the MPI programs kcal
 # launches, where `kcal run` finds it (common/mpi_flavor.h). The
 # interposer's own test program is built here; tests/interpose*.sh run it.
 PMPI_LIB := $(MPI_BUILD)/libkcoll_pmpi.so
-INTERPOSE_SRCS := interpose/wrap.c interpose/layout.c interpose/fortran.c
+INTERPOSE_SRCS := interpose/wrap.c interpose/wrap_reduce.c interpose/layout.c \
+                  interpose/fortran.c
 INTERPOSE_OBJS := $(patsubst %.c,$(MPI_BUILD)/kcoll/%.o,$(INTERPOSE_SRCS))
 
 $(INTERPOSE_OBJS): CFLAGS += -fvisibility=hidden

@@ -1,6 +1,7 @@
 /* wrap: MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Allgather and
  * MPI_Alltoall of libkcoll_pmpi.so (see interpose.h; the rules in
- * docs/interpose.md).
+ * docs/interpose.md), and the path of a call that wrap_reduce.c's
+ * reductions share (kcoll_ip_comm_state ...).
  *
  * Every process of a collective must take the same path, kcoll or the MPI
  * library, or they deadlock. So the path depends only on what every
@@ -35,28 +36,26 @@
 #include "interpose/interpose.h"
 #include "algos/stats.h"
 
-/* Why a call went to the MPI library unchanged (KCOLL_STATS rows). */
-static const char why_intercomm[] = "mpi(intercomm)";
-static const char why_invalid[] = "mpi(invalid)";
-static const char why_no_state[] = "mpi(no-state)";
+/* ---- the path of a call (interpose.h) ------------------------------------ */
 
-/* libkcoll's state of comm when kcoll takes calls on it; else *why says
- * why not (the same on every process of comm). MPI_SUCCESS or an error of
- * building the state. */
-static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
+const char kcoll_ip_why_intercomm[] = "mpi(intercomm)";
+const char kcoll_ip_why_invalid[] = "mpi(invalid)";
+const char kcoll_ip_why_no_state[] = "mpi(no-state)";
+
+int kcoll_ip_comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
 {
     *c = NULL;
     *why = NULL;
     if (comm == MPI_COMM_NULL) {
-        *why = why_invalid;
+        *why = kcoll_ip_why_invalid;
         return MPI_SUCCESS;
     }
     int rc = kcoll_comm_get(comm, c);
     if (rc == MPI_ERR_COMM) { /* kcoll_comm_get refuses intercommunicators */
         int inter = 0;
         *why = PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter
-                   ? why_intercomm
-                   : why_invalid;
+                   ? kcoll_ip_why_intercomm
+                   : kcoll_ip_why_invalid;
         *c = NULL;
         return MPI_SUCCESS;
     }
@@ -65,7 +64,7 @@ static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
     /* libkcoll's state could not be built on some process (comm.c): the
      * MPI library's, as it is, on every process. */
     if ((*c)->no_state) {
-        *why = why_no_state;
+        *why = kcoll_ip_why_no_state;
         *c = NULL;
     }
     /* A communicator that spans nodes is kcoll's too: its two-level
@@ -73,22 +72,20 @@ static int comm_state(MPI_Comm comm, kcoll_comm **c, const char **why)
     return MPI_SUCCESS;
 }
 
-/* An error of the kcoll path, through comm's error handler. */
-static int raise_error(MPI_Comm comm, int rc)
+int kcoll_ip_raise_error(MPI_Comm comm, int rc)
 {
     if (rc != MPI_SUCCESS)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
 
-/* The KCOLL_STATS bytes of a call handed on: blocks of count elements of
- * type (one block for bcast, the group's size otherwise). */
-static uint64_t pass_bytes(MPI_Comm comm, const char *why, int count,
-                           MPI_Datatype type, int blocks)
+uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
+                             MPI_Datatype type, int blocks)
 {
     MPI_Count size = 0;
     int p = 1, inter = 0;
-    if (why == why_invalid || count < 0 || type == MPI_DATATYPE_NULL ||
+    if (why == kcoll_ip_why_invalid || count < 0 ||
+        type == MPI_DATATYPE_NULL ||
         PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
         return 0;
     if (blocks && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS)
@@ -96,17 +93,8 @@ static uint64_t pass_bytes(MPI_Comm comm, const char *why, int count,
     return (uint64_t)count * (uint64_t)size * (uint64_t)p;
 }
 
-/* Hand the call to the MPI library unchanged (it reports its own errors
- * through comm's handler), recorded as why when KCOLL_STATS is on. */
 #define PASS(coll, why, bytes, call)                                         \
-    do {                                                                     \
-        if (!kcoll_stats_on())                                               \
-            return call;                                                     \
-        double t0_ = kcoll_stats_now();                                      \
-        int rc_ = call;                                                      \
-        kcoll_stats_add(coll, why, 0, bytes, kcoll_stats_now() - t0_);       \
-        return rc_;                                                          \
-    } while (0)
+    KCOLL_IP_PASS(kcoll_stats_add, coll, why, bytes, call)
 
 /* ---- buffers of the packed data ----------------------------------------- */
 
@@ -210,30 +198,32 @@ int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
     kcoll_comm *c;
     const char *why;
     kcoll_layout l;
-    int rc = comm_state(comm, &c, &why);
+    int rc = kcoll_ip_comm_state(comm, &c, &why);
     if (rc != MPI_SUCCESS)
-        return raise_error(comm, rc);
+        return kcoll_ip_raise_error(comm, rc);
     if (!why && (count < 0 || root < 0 || root >= c->size ||
                  buf == MPI_IN_PLACE ||
                  kcoll_layout_of(type, (size_t)count, &l) != MPI_SUCCESS ||
                  times((size_t)count, (size_t)l.size) == SIZE_MAX))
-        why = why_invalid;
+        why = kcoll_ip_why_invalid;
     if (why)
-        PASS(KCAL_COLL_BCAST, why, pass_bytes(comm, why, count, type, 0),
+        PASS(KCAL_COLL_BCAST, why,
+             kcoll_ip_pass_bytes(comm, why, count, type, 0),
              PMPI_Bcast(buf, count, type, root, comm));
     size_t n = kcoll_layout_bytes(&l);
     if (l.contiguous || n == 0)
-        return raise_error(comm, kcoll_bcast(buf, n, root, comm, NULL));
+        return kcoll_ip_raise_error(comm,
+                                    kcoll_bcast(buf, n, root, comm, NULL));
     void *tmp = scratch(SEND_TMP, n);
     if (!tmp)
-        return raise_error(comm, MPI_ERR_NO_MEM);
+        return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
     if (c->rank == root)
         rc = kcoll_layout_pack(c, &l, buf, tmp);
     rc = first_error(rc, kcoll_bcast(tmp, n, root, comm, NULL));
     if (rc == MPI_SUCCESS && c->rank != root)
         rc = kcoll_layout_unpack(c, &l, tmp, buf);
     scratch_done();
-    return raise_error(comm, rc);
+    return kcoll_ip_raise_error(comm, rc);
 }
 
 /* The two sides of a scatter or gather at this process: `many` is the
@@ -241,7 +231,7 @@ int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
  * process's single block (scatter's receive, gather's send), which may be
  * MPI_IN_PLACE at the root only. Their layouts go to *ml and *ol (*ol only
  * where it is used), the block's bytes to *n. NULL for a valid call, else
- * why_invalid. */
+ * kcoll_ip_why_invalid. */
 static const char *rooted_sides(int is_root, size_t p, const void *many_buf,
                                 int many_count, MPI_Datatype many_type,
                                 kcoll_layout *ml, const void *one_buf,
@@ -255,19 +245,19 @@ static const char *rooted_sides(int is_root, size_t p, const void *many_buf,
             kcoll_layout_of(many_type, p * (size_t)many_count, ml) !=
                 MPI_SUCCESS ||
             times(times((size_t)many_count, (size_t)ml->size), p) == SIZE_MAX)
-            return why_invalid;
+            return kcoll_ip_why_invalid;
         *n = (size_t)many_count * (size_t)ml->size;
         if (one_buf != MPI_IN_PLACE &&
             (one_count < 0 ||
              kcoll_layout_of(one_type, (size_t)one_count, ol) != MPI_SUCCESS ||
              times((size_t)one_count, (size_t)ol->size) != *n))
-            return why_invalid;
+            return kcoll_ip_why_invalid;
         return NULL;
     }
     if (one_buf == MPI_IN_PLACE || one_count < 0 ||
         kcoll_layout_of(one_type, (size_t)one_count, ol) != MPI_SUCCESS ||
         times(times((size_t)one_count, (size_t)ol->size), p) == SIZE_MAX)
-        return why_invalid;
+        return kcoll_ip_why_invalid;
     *n = kcoll_layout_bytes(ol);
     return NULL;
 }
@@ -377,14 +367,14 @@ static int rooted(kcal_coll coll, const void *sendbuf, int sendcount,
     rooted_call k = {.sendbuf = sendbuf, .recvbuf = recvbuf,
                      .recvcount = recvcount, .root = root, .comm = comm};
     kcoll_layout *ml = scatter ? &k.s : &k.r, *ol = scatter ? &k.r : &k.s;
-    int rc = comm_state(comm, &k.c, &why);
+    int rc = kcoll_ip_comm_state(comm, &k.c, &why);
     if (rc != MPI_SUCCESS)
-        return raise_error(comm, rc);
+        return kcoll_ip_raise_error(comm, rc);
     kcoll_comm *c = k.c;
     int is_root = 0;
     size_t p = c ? (size_t)c->size : 0;
     if (!why && (root < 0 || root >= c->size))
-        why = why_invalid;
+        why = kcoll_ip_why_invalid;
     if (!why) {
         is_root = c->rank == root;
         k.in_place = is_root && one_buf == MPI_IN_PLACE;
@@ -393,11 +383,12 @@ static int rooted(kcal_coll coll, const void *sendbuf, int sendcount,
     }
     if (why) {
         int rank = -1;
-        if (why != why_invalid)
+        if (why != kcoll_ip_why_invalid)
             PMPI_Comm_rank(comm, &rank);
         PASS(coll, why,
-             rank == root ? pass_bytes(comm, why, many_count, many_type, 1)
-                          : pass_bytes(comm, why, one_count, one_type, 1),
+             rank == root
+                 ? kcoll_ip_pass_bytes(comm, why, many_count, many_type, 1)
+                 : kcoll_ip_pass_bytes(comm, why, one_count, one_type, 1),
              (scatter ? PMPI_Scatter : PMPI_Gather)(sendbuf, sendcount,
                                                     sendtype, recvbuf,
                                                     recvcount, recvtype, root,
@@ -406,11 +397,13 @@ static int rooted(kcal_coll coll, const void *sendbuf, int sendcount,
     int direct = is_root ? ml->contiguous && (k.in_place || ol->contiguous)
                          : ol->contiguous;
     if (k.n == 0 || direct)
-        return raise_error(comm, (scatter ? kcoll_scatter : kcoll_gather)(
-                                     sendbuf, recvbuf, k.n, root, comm, NULL));
+        return kcoll_ip_raise_error(
+            comm, (scatter ? kcoll_scatter : kcoll_gather)(sendbuf, recvbuf,
+                                                           k.n, root, comm,
+                                                           NULL));
     rc = scatter ? scatter_packed(&k) : gather_packed(&k);
     scratch_done();
-    return raise_error(comm, rc);
+    return kcoll_ip_raise_error(comm, rc);
 }
 
 int kcoll_ip_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -442,9 +435,9 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
     kcoll_comm *c;
     const char *why;
     kcoll_layout s, r;
-    int rc = comm_state(comm, &c, &why);
+    int rc = kcoll_ip_comm_state(comm, &c, &why);
     if (rc != MPI_SUCCESS)
-        return raise_error(comm, rc);
+        return kcoll_ip_raise_error(comm, rc);
     int in_place = sendbuf == MPI_IN_PLACE;
     int alltoall = coll == KCAL_COLL_ALLTOALL;
     size_t n = 0, p = c ? (size_t)c->size : 0, send_blocks = alltoall ? p : 1;
@@ -453,7 +446,7 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
             kcoll_layout_of(recvtype, p * (size_t)recvcount, &r) !=
                 MPI_SUCCESS ||
             times(times((size_t)recvcount, (size_t)r.size), p) == SIZE_MAX)
-            why = why_invalid;
+            why = kcoll_ip_why_invalid;
         else
             n = (size_t)recvcount * (size_t)r.size;
         if (!why && !in_place &&
@@ -461,19 +454,19 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
              kcoll_layout_of(sendtype, send_blocks * (size_t)sendcount, &s) !=
                  MPI_SUCCESS ||
              times((size_t)sendcount, (size_t)s.size) != n))
-            why = why_invalid;
+            why = kcoll_ip_why_invalid;
     }
     if (why)
-        PASS(coll, why, pass_bytes(comm, why, recvcount, recvtype, 1),
+        PASS(coll, why, kcoll_ip_pass_bytes(comm, why, recvcount, recvtype, 1),
              (alltoall ? PMPI_Alltoall : PMPI_Allgather)(
                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                  comm));
     if (n == 0 || (r.contiguous && (in_place || s.contiguous)))
-        return raise_error(comm, fn(sendbuf, recvbuf, n, comm, NULL));
+        return kcoll_ip_raise_error(comm, fn(sendbuf, recvbuf, n, comm, NULL));
     void *rb = recvbuf;
     if (!r.contiguous) {
         if (!(rb = scratch(RECV_TMP, n * p)))
-            return raise_error(comm, MPI_ERR_NO_MEM);
+            return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
         /* In place, what this process sends is in recvbuf: its own block
          * (allgather) or every block (alltoall). */
         if (in_place && alltoall) {
@@ -491,7 +484,7 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
         void *tmp = scratch(SEND_TMP, n * send_blocks);
         if (!tmp) {
             scratch_done();
-            return raise_error(comm, MPI_ERR_NO_MEM);
+            return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
         }
         rc = first_error(rc, kcoll_layout_pack(c, &s, sendbuf, tmp));
         sb = tmp;
@@ -500,7 +493,7 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
     if (rc == MPI_SUCCESS && !r.contiguous)
         rc = kcoll_layout_unpack(c, &r, rb, recvbuf);
     scratch_done();
-    return raise_error(comm, rc);
+    return kcoll_ip_raise_error(comm, rc);
 }
 
 int kcoll_ip_allgather(const void *sendbuf, int sendcount,
@@ -528,8 +521,6 @@ int kcoll_ip_alltoall(const void *sendbuf, int sendcount,
 #undef MPI_Gather
 #undef MPI_Allgather
 #undef MPI_Alltoall
-
-#define KCOLL_EXPORT __attribute__((visibility("default")))
 
 KCOLL_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype,
                            int root, MPI_Comm comm)

@@ -3,8 +3,8 @@
 # tests/interpose_check.c, a program that calls only MPI_* (and PMPI_* for
 # its reference results):
 #   - the library exports exactly the MPI and Fortran names it replaces, and
-#     no object of libkcoll calls the five MPI_ names itself (they would
-#     recurse into the interposer);
+#     no object of libkcoll or of the interposer calls the eight MPI_ names
+#     itself (they would recurse into the interposer);
 #   - the matrix at p = 1, 2, 3, 4 without the interposer (the program's own
 #     checks against the MPI library) and with it, every call byte for byte equal to
 #     PMPI's; its KCOLL_STATS table counts, per collective, exactly the calls
@@ -12,11 +12,17 @@
 #     or handed to the MPI library as "mpi(intercomm)", as the program says
 #     they must be (types that are not contiguous, on some processes or on
 #     all, are packed and still take kcoll);
+#   - the reductions (--mode reduce) at p = 1, 2, 3, 4 without and with the
+#     interposer: every result element against the program's own rank-order
+#     fold, and the KCOLL_STATS rows of reduce, allreduce and
+#     reduce_scatter_block as the program says (MPI_DOUBLE_INT: mpi(type-op));
 #   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
-#   - the matrix again with the interposer built with ASan + UBSan;
+#   - the matrix and the reductions again with the interposer built with
+#     ASan + UBSan;
 #   - a C++ program (mpicxx) calls the same C names;
-#   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT (the
-#     calls are recorded as mpi(invalid)); the default handler aborts; an
+#   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT, and
+#     the reductions' errors (the calls are recorded as mpi(invalid)); the
+#     default handler aborts; an
 #     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
 #     reaches the communicator's own handler once per call and is returned,
 #     or aborts the job under MPI_ERRORS_ARE_FATAL.
@@ -33,7 +39,7 @@
 #     rank 0 only): one warning per process, the matrix byte for byte
 #     right, and every call of rank 0 that kcoll took (an algorithm, or
 #     local) is the MPI library's instead (mpi(no-state)): each of its
-#     communicators has rank 0 in it.
+#     communicators has rank 0 in it. The same for the reductions.
 # Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or
 # MPICH's build of the interposer in $BUILD-mpich).
 set -u
@@ -55,17 +61,17 @@ bad() { echo "FAIL $*"; fail=1; }
 . "$(dirname "$0")/interpose_stats.bash"
 
 # ---- the library's symbols ------------------------------------------------
-want=$(for c in bcast scatter gather allgather alltoall; do
+want=$(for c in bcast scatter gather allgather alltoall reduce allreduce reduce_scatter_block; do
   C=$(echo "$c" | tr a-z A-Z)
   echo "MPI_${C:0:1}${c:1}" "MPI_$C" "mpi_$c" "mpi_${c}_" "mpi_${c}__" "ompi_${c}_f"
 done | tr ' ' '\n' | sort | xargs)
 got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort | xargs)
-[ "$got" = "$want" ] && echo "ok   $lib exports the 5 C and 25 Fortran names only" \
+[ "$got" = "$want" ] && echo "ok   $lib exports the 8 C and 40 Fortran names only" \
   || bad "$lib exports '$got', want '$want'"
-objs=$(ls "$mpi_build"/kcoll/algos/*.o)
+objs=$(ls "$mpi_build"/kcoll/algos/*.o "$mpi_build"/kcoll/interpose/*.o)
 calls=$(for o in $objs; do nm -u "$o" | awk -v o="$(basename "$o")" \
-  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall)$/ {print o ": " $2}'; done)
-[ -z "$calls" ] && echo "ok   libkcoll's objects call the five collectives through PMPI_" \
+  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall|Reduce|Allreduce|Reduce_scatter_block)$/ {print o ": " $2}'; done)
+[ -z "$calls" ] && echo "ok   libkcoll's and the interposer's objects call the eight collectives through PMPI_" \
   || bad "libkcoll calls the interposed names: $calls"
 
 # ---- the matrix ------------------------------------------------------------
@@ -89,6 +95,23 @@ for p in 1 2 3 4; do
     echo "ok   p=$p KCOLL_STATS: $(awk '$1 == "expect" {printf "%s%s %s %s", s, $2, $3, $4; s = ", "}' "$tmp/out")"
   else
     bad "p=$p KCOLL_STATS does not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
+  fi
+  # The reductions.
+  if timeout 300 "${mpi[@]}" -np $p "$prog" --mode reduce >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p reductions without the interposer: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p reductions without the interposer"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+  start=$SECONDS
+  if timeout 300 "${mpi[@]}" -np $p "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode reduce >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p reductions with the interposer ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p reductions with the interposer"; tail -n 20 "$tmp/out" "$tmp/err"; continue
+  fi
+  if check_stats "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    echo "ok   p=$p reductions' KCOLL_STATS: $(awk '$1 == "expect" {printf "%s%s %s %s", s, $2, $3, $4; s = ", "}' "$tmp/out")"
+  else
+    bad "p=$p reductions' KCOLL_STATS do not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
   fi
 done
 
@@ -173,6 +196,13 @@ fi
 asan_lib=$mpi_build/pic-asan/libkcoll_pmpi.so
 runtimes="$(cc -print-file-name=libasan.so):$(cc -print-file-name=libubsan.so)"
 if [ -e "$asan_lib" ]; then
+  if timeout 600 "${mpi[@]}" -np 3 "$mpi_x" ASAN_OPTIONS=detect_leaks=0 \
+       "$mpi_x" LD_PRELOAD="$runtimes:$(realpath "$asan_lib")" "$prog" --mode reduce >"$tmp/out" 2>"$tmp/err" &&
+     ! grep -q 'Sanitizer' "$tmp/err"; then
+    echo "ok   p=3 sanitized interposer, reductions: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=3 sanitized interposer, reductions:"; tail -n 30 "$tmp/out" "$tmp/err"
+  fi
   for limit in none 16; do
     extra=() label=
     [ $limit = none ] || { extra=("$mpi_x" KCOLL_PACK_LIMIT=$limit); label=" (KCOLL_PACK_LIMIT=$limit)"; }
@@ -255,16 +285,30 @@ if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS
 else
   bad "KCOLL_SIMULATE_NO_STATE=0 stopped the application:"; tail -n 20 "$tmp/out" "$tmp/err"
 fi
+# The reductions likewise: what kcoll, local or libkcoll's type-op
+# hand-off would take is mpi(no-state), which the interposer decides first.
+if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_SIMULATE_NO_STATE=0 \
+     "$prog" --mode reduce >"$tmp/out" 2>"$tmp/err"; then
+  awk '$1 == "expect" { n[$2 " " ($3 == "mpi(intercomm)" ? $3 : "mpi(no-state)")] += $4 }
+       END { for (k in n) print "expect", k, n[k] }' "$tmp/out" >"$tmp/out.nostate"
+  if [ "$(grep -c 'kcoll: warning' "$tmp/err")" -eq 3 ] && check_stats "$tmp/out.nostate" "$tmp/err" >"$tmp/why"; then
+    echo "ok   KCOLL_SIMULATE_NO_STATE=0, reductions: $(tail -n 1 "$tmp/out" | sed 's/.*: //'), rank 0's calls all the MPI library's"
+  else
+    bad "KCOLL_SIMULATE_NO_STATE=0, reductions:"; cat "$tmp/why" "$tmp/err"
+  fi
+else
+  bad "KCOLL_SIMULATE_NO_STATE=0 stopped the reductions:"; tail -n 20 "$tmp/out" "$tmp/err"
+fi
 
 # ---- errors ----------------------------------------------------------------
 if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode errors >"$tmp/out" 2>"$tmp/err" &&
    [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 3 ]; then
-  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class"
+  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class, and the reductions' errors theirs"
 else
   bad "MPI_ERRORS_RETURN"; cat "$tmp/out" "$tmp/err"
 fi
-for c in bcast scatter gather allgather; do
-  grep -Eq "^$c +mpi\(invalid\) +1 " "$tmp/err" || bad "errors: no '$c mpi(invalid) 1' row in the stats"
+for c in bcast:1 scatter:1 gather:1 allgather:1 reduce:1 allreduce:3 reduce_scatter_block:1; do
+  grep -Eq "^${c%:*} +mpi\(invalid\) +${c#*:} " "$tmp/err" || bad "errors: no '${c%:*} mpi(invalid) ${c#*:}' row in the stats"
 done
 
 # fatal_run NAME MARKER EXTRA...: must abort (non-zero exit, not by the
@@ -289,7 +333,7 @@ if [ $cma = 1 ]; then
   # libkcoll's own error: KCOLL_STRICT=1 where CMA is "forbidden".
   strict=("$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1)
   if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "${strict[@]}" "$prog" --mode strict >"$tmp/out" 2>"$tmp/err" &&
-     [ "$(grep -c '^strict: calls 5 errors 5 class MPI_ERR_OTHER handler 5 last same$' "$tmp/out")" -eq 3 ]; then
+     [ "$(grep -c '^strict: calls 8 errors 8 class MPI_ERR_OTHER handler 8 last same$' "$tmp/out")" -eq 3 ]; then
     echo "ok   libkcoll's error reaches the communicator's handler once per call and is returned"
   else
     bad "libkcoll's error through the communicator's handler:"; cat "$tmp/out" "$tmp/err"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fortran under the interposer: tests/interpose_fortran.f90 (`use mpi`: the
 # five collectives, MPI_IN_PLACE, DOUBLE PRECISION, INTEGER and a derived
-# contiguous type, roots 0 and p-1) and tests/interpose_f08.f90 (`use
-# mpi_f08`, whose calls reach Open MPI by other names), built with mpifort
+# contiguous type, roots 0 and p-1; MPI_ALLREDUCE and MPI_REDUCE, in place
+# and not) and tests/interpose_f08.f90 (`use mpi_f08`, whose calls reach
+# Open MPI by other names; MPI_Allreduce and MPI_Reduce too), built with mpifort
 # (gfortran), run at p = 1 and 3 with libkcoll_pmpi.so preloaded. Their own
 # checks must pass and, at p = 3, the KCOLL_STATS table must count every
 # call as taken by a libkcoll algorithm.

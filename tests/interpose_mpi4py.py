@@ -1,19 +1,24 @@
-"""interpose_mpi4py: the five collectives from Python (Debian's python3-mpi4py,
-uppercase buffer methods) on NumPy arrays of several dtypes, checked against
-the values they must hold, for tests/interpose_python.sh, which runs it under
-the interposer (libkcoll_pmpi.so). mpi4py calls MPI_Bcast ... MPI_Alltoall
-of the C library with the MPI type of each dtype.
+"""interpose_mpi4py: the five collectives and the three reductions from Python
+(Debian's python3-mpi4py, uppercase buffer methods) on NumPy arrays of several
+dtypes, checked against the values they must hold, for
+tests/interpose_python.sh, which runs it under the interposer
+(libkcoll_pmpi.so). mpi4py calls MPI_Bcast ... MPI_Alltoall, MPI_Allreduce,
+MPI_Reduce and MPI_Reduce_scatter_block of the C library with the MPI type of
+each dtype. Also comm.allreduce on Python objects, which in mpi4py 3 is no
+MPI_Allreduce (see below).
 
 Rank 0 prints "expect <coll> kcoll <calls>" (p > 1) and
 "interpose_mpi4py p=P: N checks, F failed"."""
 import sys
 
+import mpi4py
 import numpy as np
 from mpi4py import MPI
 
 comm = MPI.COMM_WORLD
 rank, p = comm.Get_rank(), comm.Get_size()
-calls = {c: 0 for c in ("bcast", "scatter", "gather", "allgather", "alltoall")}
+calls = {c: 0 for c in ("bcast", "scatter", "gather", "allgather", "alltoall",
+                        "allreduce", "reduce", "reduce_scatter_block")}
 checks = failed = 0
 
 
@@ -88,9 +93,84 @@ for dtype in (np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex12
                 want = np.concatenate([values(dtype, b, rank, n) for b in range(p)])
                 check(np.array_equal(recv, want), "Alltoall " + what)
 
-# The buffer method: mpi4py's pickle-based allreduce would add bcast calls.
+
+def fold(arrays, op):
+    """The reduction MPI defines, elementwise (integers wrap as in C)."""
+    stack = np.stack(arrays)
+    return stack.max(axis=0) if op == MPI.MAX else stack.sum(axis=0, dtype=stack.dtype)
+
+
+def small(a):
+    """Open MPI 4.1.4's MPI_SUM on MPI_UNSIGNED_CHAR saturates (its AVX op,
+    on vectors) where C wraps: uint8 sums stay below 256 (p <= 4)."""
+    return a % 64 if a.itemsize == 1 else a
+
+
+# Values are integers, so every order of a float sum is exact.
+for dtype in (np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex128):
+    ops = (MPI.SUM,) if np.dtype(dtype).kind == "c" else (MPI.SUM, MPI.MAX)
+    for n in (1, 700, 9000):
+        for op in ops:
+            for in_place in (False, True):
+                what = f"{np.dtype(dtype).name} n={n} {'MAX' if op == MPI.MAX else 'SUM'}{' in place' if in_place else ''}"
+                mine = small(values(dtype, rank, 0, n))
+                want = fold([small(values(dtype, r, 0, n)) for r in range(p)], op)
+                # Allreduce
+                if in_place:
+                    recv = mine.copy()
+                    comm.Allreduce(MPI.IN_PLACE, recv, op=op)
+                else:
+                    recv = np.zeros(n, dtype)
+                    comm.Allreduce(mine, recv, op=op)
+                calls["allreduce"] += 1
+                check(np.array_equal(recv, want), "Allreduce " + what)
+                # Reduce to p-1 (in place: the root's option alone)
+                root = p - 1
+                recv = np.zeros(n, dtype) if rank == root else None
+                if in_place and rank == root:
+                    recv[:] = mine
+                    comm.Reduce(MPI.IN_PLACE, recv, op=op, root=root)
+                else:
+                    comm.Reduce(mine, recv, op=op, root=root)
+                calls["reduce"] += 1
+                if rank == root:
+                    check(np.array_equal(recv, want), "Reduce " + what)
+                # Reduce_scatter_block: rank b gets block b of the fold
+                send = np.concatenate([small(values(dtype, rank, b, n)) for b in range(p)])
+                want = fold([small(values(dtype, r, rank, n)) for r in range(p)], op)
+                if in_place:
+                    recv = send.copy()
+                    comm.Reduce_scatter_block(MPI.IN_PLACE, recv, op=op)
+                    recv = recv[:n]
+                else:
+                    recv = np.zeros(n, dtype)
+                    comm.Reduce_scatter_block(send, recv, op=op)
+                calls["reduce_scatter_block"] += 1
+                check(np.array_equal(recv, want), "Reduce_scatter_block " + what)
+
+# comm.allreduce on Python objects. In mpi4py 3 it is no MPI_Allreduce: with
+# mpi4py.rc.fast_reduce (the default) a tree of point-to-point messages to
+# rank 0, then two MPI_Bcast (the pickle's size, then the pickle); without it
+# an MPI_Allgather of the sizes and an MPI_Allgatherv.
+if mpi4py.__version__.split(".")[0] == "3":
+    for k in range(3):
+        check(comm.allreduce(rank + k, op=MPI.SUM) == p * (p - 1) // 2 + p * k,
+              f"allreduce of an int (k={k})")
+        check(comm.allreduce([rank], op=MPI.SUM) == list(range(p)),
+              f"allreduce of a list (k={k})")
+        check(comm.allreduce({"r": rank}, op=lambda a, b: {"r": max(a["r"], b["r"])}) == {"r": p - 1},
+              f"allreduce of a dict, own op (k={k})")
+        if mpi4py.rc.fast_reduce:
+            calls["bcast"] += 6
+        else:
+            calls["allgather"] += 3
+elif rank == 0:
+    print(f"interpose_mpi4py: mpi4py {mpi4py.__version__}: comm.allreduce not checked "
+          "(which collectives it calls is known for mpi4py 3 only)", file=sys.stderr)
+
 total = np.zeros(1, np.int64)
 comm.Allreduce(np.array([failed], np.int64), total, op=MPI.SUM)
+calls["allreduce"] += 1
 all_failed = int(total[0])
 if rank == 0:
     if p > 1:

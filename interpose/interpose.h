@@ -78,15 +78,14 @@ uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
 
 /* Hand the call to the MPI library unchanged (it reports its own errors
  * through comm's handler) and return its code, recorded as why when
- * KCOLL_STATS is on by add (kcoll_stats_add or kcoll_stats_add_named,
- * algos/stats.h) under coll. */
-#define KCOLL_IP_PASS(add, coll, why, bytes, call)                           \
+ * KCOLL_STATS is on under coll (kcoll_stats_add, algos/stats.h). */
+#define KCOLL_IP_PASS(coll, why, bytes, call)                           \
     do {                                                                     \
         if (!kcoll_stats_on())                                               \
             return call;                                                     \
         double t0_ = kcoll_stats_now();                                      \
         int rc_ = call;                                                      \
-        add(coll, why, 0, bytes, kcoll_stats_now() - t0_);                   \
+        kcoll_stats_add(coll, why, 0, bytes, kcoll_stats_now() - t0_);                   \
         return rc_;                                                          \
     } while (0)
 

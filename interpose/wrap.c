@@ -94,7 +94,7 @@ uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
 }
 
 #define PASS(coll, why, bytes, call)                                         \
-    KCOLL_IP_PASS(kcoll_stats_add, coll, why, bytes, call)
+    KCOLL_IP_PASS(coll, why, bytes, call)
 
 /* ---- buffers of the packed data ----------------------------------------- */
 

@@ -12,7 +12,7 @@
  * sendbuf MPI_IN_PLACE at a reduce's non-root ("in place" is the root's
  * option alone there). A reduce's recvbuf at a non-root is insignificant
  * and never looked at. With KCOLL_STATS=1 these calls are recorded as
- * "mpi(<why>)" under kcoll_red_coll_name's collective.
+ * "mpi(<why>)" under the collective's name.
  *
  * Unlike the five, nothing is packed: MPI requires the same datatype and op
  * on every process of a reduction, so libkcoll's own verdict on (type,
@@ -26,13 +26,13 @@
 #include "algos/stats.h"
 
 /* Whether MPI lets this process make the call (c: comm's state). */
-static int valid(kcoll_red_coll coll, const kcoll_comm *c,
+static int valid(kcal_coll coll, const kcoll_comm *c,
                  const void *sendbuf, const void *recvbuf, int count,
                  MPI_Datatype type, MPI_Op op, int root)
 {
     if (count < 0 || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
         return 0;
-    if (coll != KCOLL_RED_REDUCE)
+    if (coll != KCAL_COLL_REDUCE)
         return recvbuf != MPI_IN_PLACE;
     if (root < 0 || root >= c->size)
         return 0;
@@ -41,14 +41,14 @@ static int valid(kcoll_red_coll coll, const kcoll_comm *c,
 }
 
 /* The MPI library's collective, with the call's own arguments. */
-static int pass(kcoll_red_coll coll, const void *sendbuf, void *recvbuf,
+static int pass(kcal_coll coll, const void *sendbuf, void *recvbuf,
                 int count, MPI_Datatype type, MPI_Op op, int root,
                 MPI_Comm comm)
 {
     switch (coll) {
-    case KCOLL_RED_REDUCE:
+    case KCAL_COLL_REDUCE:
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    case KCOLL_RED_ALLREDUCE:
+    case KCAL_COLL_ALLREDUCE:
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     default:
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, type, op,
@@ -58,7 +58,7 @@ static int pass(kcoll_red_coll coll, const void *sendbuf, void *recvbuf,
 
 /* count: the vector's elements (reduce, allreduce) or each process's
  * block (reduce_scatter_block). */
-static int reduction(kcoll_red_coll coll, const void *sendbuf, void *recvbuf,
+static int reduction(kcal_coll coll, const void *sendbuf, void *recvbuf,
                      int count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm)
 {
@@ -70,18 +70,18 @@ static int reduction(kcoll_red_coll coll, const void *sendbuf, void *recvbuf,
     if (!why && !valid(coll, c, sendbuf, recvbuf, count, type, op, root))
         why = kcoll_ip_why_invalid;
     if (why)
-        KCOLL_IP_PASS(kcoll_stats_add_named, kcoll_red_coll_name(coll), why,
+        KCOLL_IP_PASS(coll, why,
                       kcoll_ip_pass_bytes(
                           comm, why, count, type,
-                          coll == KCOLL_RED_REDUCE_SCATTER_BLOCK),
+                          coll == KCAL_COLL_REDUCE_SCATTER_BLOCK),
                       pass(coll, sendbuf, recvbuf, count, type, op, root,
                            comm));
     size_t n = (size_t)count;
     switch (coll) {
-    case KCOLL_RED_REDUCE:
+    case KCAL_COLL_REDUCE:
         rc = kcoll_reduce(sendbuf, recvbuf, n, type, op, root, comm, NULL);
         break;
-    case KCOLL_RED_ALLREDUCE:
+    case KCAL_COLL_ALLREDUCE:
         rc = kcoll_allreduce(sendbuf, recvbuf, n, type, op, comm, NULL);
         break;
     default:
@@ -95,14 +95,14 @@ static int reduction(kcoll_red_coll coll, const void *sendbuf, void *recvbuf,
 int kcoll_ip_reduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-    return reduction(KCOLL_RED_REDUCE, sendbuf, recvbuf, count, type, op,
+    return reduction(KCAL_COLL_REDUCE, sendbuf, recvbuf, count, type, op,
                      root, comm);
 }
 
 int kcoll_ip_allreduce(const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    return reduction(KCOLL_RED_ALLREDUCE, sendbuf, recvbuf, count, type, op,
+    return reduction(KCAL_COLL_ALLREDUCE, sendbuf, recvbuf, count, type, op,
                      0, comm);
 }
 
@@ -110,7 +110,7 @@ int kcoll_ip_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                   int recvcount, MPI_Datatype type, MPI_Op op,
                                   MPI_Comm comm)
 {
-    return reduction(KCOLL_RED_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
+    return reduction(KCAL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
                      recvcount, type, op, 0, comm);
 }
 

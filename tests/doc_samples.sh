@@ -59,11 +59,10 @@ ROOT = os.environ["ROOT"]
 FILES = ["README.md"] + sorted("docs/" + f for f in os.listdir("docs") if f.endswith(".md"))
 only = sys.argv[1:]
 
-# Algorithm ids for `choices`: the registry's, the reductions' (libkcoll's
-# own list, algos/reductions.def), and the rows that are not
-# algorithms (the MPI library, libkcoll's own choice, the copy limit).
+# Algorithm ids for `choices`: the registry's (the reductions' among
+# them), and the rows that are not algorithms (the MPI library, libkcoll's
+# own choice, the copy limit).
 ALGS = set(re.findall(r"^KCAL_ALGORITHM\(\w+,\s*(\w+),", open("model/algorithms.def").read(), re.M))
-ALGS |= set(re.findall(r"^KCOLL_REDUCTION\(\w+,\s*(\w+),", open("algos/reductions.def").read(), re.M))
 ALGS |= {"mpi", "auto", "limit", "local", "mpi_flat"}
 if len(ALGS) < 10:
     sys.exit("doc_samples: no algorithm ids read from model/algorithms.def")

@@ -1,6 +1,8 @@
 # bench-judge.awk: issue 8's targets on one `kcal bench --format csv` run of
 # one collective (scripts/bench-collectives calls it; tests/bench_judge.sh
-# feeds it made-up runs). Variables: coll, p, strict (1: a miss is a FAIL
+# feeds it made-up runs). The reductions' targets (issue 29) are the
+# same but T2, >= 1.3x from 256K for allreduce and reduce, and T3, from 8
+# bytes. Variables: coll, p, strict (1: a miss is a FAIL
 # and the exit status 1; 0: reported as "(miss ...)", exit 0).
 #
 # Prints per size: the best libkcoll algorithm (lowest median), its median
@@ -29,7 +31,7 @@
 # half2_s) differ by d = |h1 - h2| / median, about twice the median's
 # standard error, so sqrt(d_mpi^2 + d_best^2) is two standard errors of
 # the ratio. Files without the halves: no allowance.
-BEGIN { FS = "," }
+BEGIN { FS = ","; reduction = coll == "reduce" || coll == "allreduce" || coll == "reduce_scatter_block" }
 function lab(n) { return n >= 1048576 ? n / 1048576 "M" : n >= 1024 ? n / 1024 "K" : n }
 NR == 1 {
   for (i = 1; i <= NF; i++) col[$i] = i
@@ -78,7 +80,9 @@ END {
       else why = why " T1"
     }
     if (n >= 65536 && sp < 1.3 && (coll == "scatter" || coll == "gather" || coll == "bcast")) why = why " T2"
-    if (n >= 1024 && ax < 0.95) why = why " T3"
+    # issue 29: allreduce and reduce >= 1.3x from 256K, auto from 8 bytes
+    if (n >= 262144 && sp < 1.3 && (coll == "allreduce" || coll == "reduce")) why = why " T2"
+    if (n >= (reduction ? 8 : 1024) && ax < 0.95) why = why " T3"
     if (n >= 1048576 && n <= 8388608 && xl > 1.25) why = why " T4"
     printf "%-10s %2d %5s  %-24s %10.1f %10.1f %8.2f %6.2f %7.2f  %s\n", coll, p, lab(n),
            bestalg[n], best[n] * 1e6, mpi[n] * 1e6, sp, ax, xl,

@@ -104,9 +104,9 @@ int cal_reduce(const kcal_raw *raw, kcal_params *out,
         if (bse > srho)
             srho = bse;
     }
-    if (!(rho > 0)) {
-        cal_note(notes, "%s: the op's time did not grow with the size: not "
-                 "written", key);
+    if (!(rho > 3 * srho)) {
+        cal_note(notes, "%s: the op's time did not grow with the size (rho "
+                 "%.3g s/B +- %.2g): not written", key, rho, srho);
         cal_cat(comment, commentlen, "reduce fit: no growth with the size, "
                 "%s not written\n", key);
         return 0;

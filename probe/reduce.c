@@ -24,8 +24,9 @@ void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
     long cold = (long)llc;
     if (cold < KCAL_REDUCE_COLD_MIN)
         cold = KCAL_REDUCE_COLD_MIN;
-    if (cold > KCAL_REDUCE_COLD_MAX)
-        cold = KCAL_REDUCE_COLD_MAX;
+    long cap = quick ? KCAL_REDUCE_COLD_QUICK : KCAL_REDUCE_COLD_MAX;
+    if (cold > cap)
+        cold = cap;
     p->cold = cold / 8 * 8;
     p->passes = quick ? 15 : 40;
     p->min_sample = min_sample;

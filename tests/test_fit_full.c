@@ -657,7 +657,9 @@ static void test_reduce_plan(void)
     kcal_reduce_plan rp;
     kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 1, 2e-4);
     CHECK(rp.n_hot == 4 && rp.hot[0] == 4096 && rp.hot[3] == 262144);
-    CHECK(rp.cold == KCAL_REDUCE_COLD_MAX && rp.passes == 15);
+    CHECK(rp.cold == KCAL_REDUCE_COLD_QUICK && rp.passes == 15);
+    kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 0, 5e-4);
+    CHECK(rp.n_hot == 7 && rp.cold == KCAL_REDUCE_COLD_MAX && rp.passes == 40);
     /* A 2 MiB L2: every doubling up to the fold's chunk (256 KiB). */
     kcal_reduce_plan_make(&rp, 2 << 20, 32ul << 20, 0, 5e-4);
     CHECK(rp.n_hot == 7 && rp.hot[6] == 262144 && rp.cold == 32 << 20);

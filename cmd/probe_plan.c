@@ -156,6 +156,8 @@ void probe_plan_make(probe_plan *pl, const probe_options *o, const kcal_topo_inf
     plan_issue9(pl, o, ti, page, &work);
     plan_dirty(pl, o, ti, page, &work);
     plan_pass(pl, o, ti, &work);
+    kcal_reduce_plan_make(&pl->reduce, ti->l2, ti->llc, o->quick,
+                          pl->min_sample);
     pl->sweep_units = work;
     pl->sm_units = pl->n_ps ? 0.4 * work / (double)pl->n_ps : 0;
 }

@@ -11,6 +11,7 @@
 #include "cmd/cli.h"
 #include "fit/raw.h"
 #include "probe/bandwidth.h"
+#include "probe/reduce.h"
 #include "probe/topo.h"
 
 #define PROBE_CMD "probe"
@@ -80,6 +81,9 @@ typedef struct {
     long pass_sizes[MAX_POINTS];
     size_t n_pass_sizes;
     int pass_passes;
+    /* the reductions' op (reduce.h), timed in the first T_sm launch; none
+     * without one */
+    kcal_reduce_plan reduce;
 } probe_plan;
 
 /* The plan for these options on this machine (page: bytes per page). */

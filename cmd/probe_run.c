@@ -435,7 +435,9 @@ static int run_contention(probe_run *r)
     return 0;
 }
 
-/* T_sm_X through MPI: a failure costs the sm_* keys, not the probe. */
+/* T_sm_X through MPI, and in its first launch the reductions' op
+ * (reduce.h: MPI_Reduce_local needs MPI): a failure costs the sm_* keys
+ * and reduce_beta, not the probe. */
 static void run_sm(probe_run *r)
 {
     const probe_plan *pl = r->pl;
@@ -443,21 +445,27 @@ static void run_sm(probe_run *r)
         if (!r->o->no_sm && !r->o->launch.quiet)
             kcal_cli_warn(CMD, "T_sm needs p >= 2 ranks on distinct cores "
                           "(%d core(s), --max-readers %d): not measured, "
-                          "sm_* keys left 0", r->ti.cores, pl->max_readers);
+                          "sm_* keys left 0, no %s", r->ti.cores,
+                          pl->max_readers, KCAL_KEY_NAME(reduce_beta));
         return;
     }
-    char helper[4096];
+    char helper[4096], rbuf[1024];
+    char *rargs[KCAL_REDUCE_MAX_SIZES + 8];
     kcal_sm_setup ss = {
         .mpirun = r->o->launch.mpirun, .mpi = r->o->launch.flavor,
         .helper = NULL, .ps = pl->ps,
         .n_ps = pl->n_ps, .reps = pl->sm_reps, .inner = pl->sm_inner,
         .warmup = pl->sm_warmup, .timeout = 60, .meter = &r->meter,
-        .tick_units = pl->sm_units};
+        .tick_units = pl->sm_units, .first_args = NULL};
+    if (kcal_reduce_args(&pl->reduce, rbuf, sizeof rbuf, rargs,
+                         (int)(sizeof rargs / sizeof *rargs)) > 0)
+        ss.first_args = rargs;
     ss.helper = kcal_sm_find_helper(r->o->launch.flavor, helper, sizeof helper);
     if (!ss.helper)
         kcal_cli_warn(CMD, "kcal-sm-bench not found (%s builds it; or "
-                      "set KCAL_SM_BENCH): sm_* keys left 0",
-                      r->o->launch.flavor->make_hint);
+                      "set KCAL_SM_BENCH): sm_* keys left 0, no %s",
+                      r->o->launch.flavor->make_hint,
+                      KCAL_KEY_NAME(reduce_beta));
     else if (kcal_sm_measure(&ss, &r->raw, r->err, sizeof r->err) < 0)
         kcal_cli_warn(CMD, "T_sm: %s; sm_* keys left 0 for p without "
                       "data", r->err);

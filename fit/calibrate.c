@@ -77,6 +77,7 @@ int kcal_calibrate_params(const kcal_raw *raw, kcal_params *out,
         cal_dirty(raw, page, out, notes, comment, commentlen, err,
                   errlen) < 0 ||
         cal_pass(raw, out, notes, comment, commentlen, err, errlen) < 0 ||
+        cal_reduce(raw, out, notes, comment, commentlen, err, errlen) < 0 ||
         cal_sm_sync_step(raw, out, comment, commentlen, err, errlen) < 0 ||
         cal_sm_flag(raw, out, comment, commentlen, err, errlen) < 0 ||
         cal_sm_context(raw, out, notes, comment, commentlen, err,

@@ -14,6 +14,8 @@
  *                           sweeps of probe/phases.c and probe/bandwidth.c)
  *   calibrate_dirty.c       dirty_beta, dirty_bytes
  *   calibrate_pass.c        pass_a, pass_b, pass_next, pass_spread
+ *   calibrate_reduce.c      reduce_beta (the reductions' op that
+ *                           kcal-sm-bench times for probe/reduce.c)
  *   calibrate_sm_handoff.c  cma_context, mpi_* (the MPI library's and
  *                           libkcoll's collectives that probe/sm.c times)
  *
@@ -111,6 +113,9 @@ int cal_dirty(const kcal_raw *raw, double page, kcal_params *out,
 int cal_pass(const kcal_raw *raw, kcal_params *out,
              kcal_calibrate_notes *notes, char *comment, size_t commentlen,
              char *err, size_t errlen);
+int cal_reduce(const kcal_raw *raw, kcal_params *out,
+               kcal_calibrate_notes *notes, char *comment, size_t commentlen,
+               char *err, size_t errlen);
 int cal_sm_sync_step(const kcal_raw *raw, kcal_params *out, char *comment,
                      size_t commentlen, char *err, size_t errlen);
 int cal_sm_flag(const kcal_raw *raw, kcal_params *out, char *comment,

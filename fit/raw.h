@@ -96,6 +96,13 @@
 #define KCAL_PHASE_PASS "pass"
 #define KCAL_PATTERN_CROSS "cross"
 #define KCAL_PATTERN_LOCAL "local"
+/* The reductions' op (probe/reduce.h): one MPI_Reduce_local(in, inout,
+ * bytes / 8, MPI_DOUBLE, MPI_SUM) in kcal-sm-bench's rank 0, seconds per
+ * call, readers 1, pages 0, `bytes` the bytes of one vector, `rep` the
+ * pass; pattern hot (in and inout together within half of L2, the call
+ * repeated on them) or cold (twice the last-level cache). reduce_beta
+ * comes from the hot ones. */
+#define KCAL_PHASE_REDUCE "reduce"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
 /* sm_flag: half a ping-pong of flags in shared memory between ranks 0 and

@@ -5,9 +5,13 @@
 # pick it up.
 SM_BENCH := $(MPI_BUILD)/kcal-sm-bench
 
-$(SM_BENCH): probe/mpi/sm_bench.c $(KCOLL_LIB).a | $(STAMP)
+# It also times the reductions' op, MPI_Reduce_local, for the probe's
+# reduce phase (probe/reduce.h): kcal itself does not link MPI.
+SM_BENCH_SRCS := probe/mpi/sm_bench.c probe/mpi/reduce_local.c
+
+$(SM_BENCH): $(SM_BENCH_SRCS) probe/mpi/reduce_local.h probe/reduce.h fit/raw.h $(KCOLL_LIB).a | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(KCOLL_LIB).a $(MPI_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $(SM_BENCH_SRCS) $(KCOLL_LIB).a $(MPI_LIBS) -lm
 
 all: $(SM_BENCH)
 TEST_EXTRA_BINS += $(SM_BENCH)

@@ -3,6 +3,7 @@
 #include "common/err.h"
 #include "common/exe.h"
 #include "common/launch.h"
+#include "probe/reduce.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,12 +25,14 @@ typedef struct {
     char last[256]; /* the last line that was not a sample */
     int p;          /* the ranks launched */
     int other_p;    /* a sample of another p: not one job of p ranks */
+    int bad_reduce; /* a reduce line that did not parse */
 } sm_output;
 
 /* "kcal-sm OP P REP SECONDS" lines become samples sm_<OP> (fit/raw.h),
  * "kcal-mpi COLL P BYTES REP SECONDS" samples mpi_<COLL> with the bytes,
  * "kcal-kcoll COLL ALG P BYTES REP SECONDS" samples kcoll_<COLL> whose
- * pattern is the algorithm (with its k). */
+ * pattern is the algorithm (with its k); "kcal-reduce ..." lines samples
+ * of the reductions' op (reduce.h). */
 static void on_line(void *ctx, const char *line)
 {
     sm_output *o = ctx;
@@ -47,7 +50,11 @@ static void on_line(void *ctx, const char *line)
         o->other_p = np;
         return;
     }
-    if (sscanf(line, "kcal-kcoll %15s %31s %d %ld %d %lg", op, spec, &np,
+    int red = kcal_reduce_parse_line(line, o->raw);
+    if (red != 0) {
+        if (red < 0)
+            o->bad_reduce = 1;
+    } else if (sscanf(line, "kcal-kcoll %15s %31s %d %ld %d %lg", op, spec, &np,
                &bytes, &rep, &sec) == 6) {
         char phase[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_KCOLL_PREFIX "%s", op);
@@ -72,15 +79,24 @@ static void on_line(void *ctx, const char *line)
 
 /* One launch at p ranks (common/launch.h: own process group, the
  * timeout, Open MPI's root variables); parse its samples into raw. */
-static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
-                  size_t errlen)
+static int launch(const kcal_sm_setup *s, int p, char *const *extra,
+                  kcal_raw *raw, char *err, size_t errlen)
 {
     char nb[3][16];
     snprintf(nb[0], sizeof nb[0], "%d", s->reps);
     snprintf(nb[1], sizeof nb[1], "%d", s->inner);
     snprintf(nb[2], sizeof nb[2], "%d", s->warmup);
-    char *prog[] = {(char *)s->helper, nb[0], nb[1], nb[2], NULL};
-    sm_output o = {raw, 0, "", p, 0};
+    enum { MAX_EXTRA = 32 };
+    char *prog[5 + MAX_EXTRA] = {(char *)s->helper, nb[0], nb[1], nb[2]};
+    for (int i = 0; extra && extra[i]; i++) {
+        if (i == MAX_EXTRA) {
+            kcal_set_err(err, errlen, "more than %d extra arguments for "
+                         "kcal-sm-bench", MAX_EXTRA);
+            return -1;
+        }
+        prog[4 + i] = extra[i];
+    }
+    sm_output o = {raw, 0, "", p, 0, 0};
     /* The probe is bound to one core; mpirun and its ranks would inherit
      * that (unbind), and a launcher that does not bind would stack every
      * rank on one core. cores 0: p stays within the cores, no
@@ -118,6 +134,10 @@ static int launch(const kcal_sm_setup *s, int p, kcal_raw *raw, char *err,
                      "not one of %d: a launcher of another MPI library than "
                      "kcal-sm-bench's (%s)?", what, p, o.other_p, p,
                      s->helper);
+    } else if (o.bad_reduce) {
+        kcal_set_err(err, errlen, "kcal-sm-bench printed a reduce line the "
+                     "probe cannot read (%s): a helper of another kcal?",
+                     s->helper);
     } else if (r.timed_out || r.status != 0 || o.got == 0) {
         if (kcal_launch_save_err(&r, "probe", log, sizeof log) == 0)
             snprintf(where, sizeof where, "; %s's output: %s", what, log);
@@ -142,7 +162,8 @@ int kcal_sm_measure(const kcal_sm_setup *s, kcal_raw *raw, char *err,
                     size_t errlen)
 {
     for (size_t i = 0; i < s->n_ps; i++) {
-        if (launch(s, (int)s->ps[i], raw, err, errlen) < 0)
+        if (launch(s, (int)s->ps[i], i == 0 ? s->first_args : NULL, raw,
+                   err, errlen) < 0)
             return -1;
         kcal_meter_tick(s->meter, "T_sm (MPI)", s->tick_units);
     }

@@ -27,6 +27,9 @@ typedef struct {
     double timeout;     /* seconds per mpirun launch */
     kcal_meter *meter;
     double tick_units;  /* progress units per launch */
+    /* The reductions' op (reduce.h), timed in the first launch: the
+     * helper's extra arguments (NULL-terminated), NULL for none. */
+    char *const *first_args;
 } kcal_sm_setup;
 
 /* Find kcal-sm-bench of flavor mpi's build: $KCAL_SM_BENCH, else next to
@@ -36,7 +39,8 @@ typedef struct {
 const char *kcal_sm_find_helper(const kcal_mpi_flavor *mpi, char *buf,
                                 size_t len);
 
-/* Run every p of ps; add phases sm_<X> (pattern "mpi", readers = p) to raw.
+/* Run every p of ps; add phases sm_<X> (pattern "mpi", readers = p) to raw,
+ * and the first launch's reduce samples (reduce.h) with first_args.
  * 0, or -1 with the reason in err; samples of the p that worked stay. */
 int kcal_sm_measure(const kcal_sm_setup *s, kcal_raw *raw, char *err,
                     size_t errlen);

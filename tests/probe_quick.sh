@@ -61,6 +61,16 @@ positive "$(val beta_hot)" || fail "beta_hot = '$(val beta_hot)' is not positive
 awk -v c="$(val beta)" -v h="$(val beta_hot)" 'BEGIN { exit !(c > 1.2 * h) }' ||
   fail "beta_hot $(val beta_hot) is not clearly below the cold beta $(val beta)"
 grep -q '^copy,hot,' "$tmp/raw.csv" || fail "raw file has no hot copy samples"
+# The reductions' op (MPI_Reduce_local, timed in the first mpirun launch,
+# which the sm_* keys above say ran): reduce_beta positive and finite with
+# its standard error, from in-cache samples at 4 sizes (--quick) and one
+# out of cache in the raw file.
+positive "$(val reduce_beta)" || fail "reduce_beta = '$(val reduce_beta)' is not positive and finite"
+nonneg "$(val reduce_beta_stderr)" || fail "reduce_beta_stderr = '$(val reduce_beta_stderr)' is not finite and >= 0"
+[ "$(awk -F, '$1 == "reduce" && $2 == "hot" { b[$5] = 1 } END { print length(b) }' "$tmp/raw.csv")" -ge 2 ] ||
+  fail "raw file has reduce hot samples at fewer than 2 sizes"
+grep -q '^reduce,cold,1,0,' "$tmp/raw.csv" || fail "raw file has no reduce cold samples"
+grep -q '^# reduce fit: t = a + rho\*b over ' "$tmp/p.params" || fail "no reduce fit line in the header"
 # Concurrent copies: all six patterns in the raw file; conc_hot and
 # conc_cold (when there were c >= 2 copiers to fit) from the own_* ones.
 for pat in own_hot own_cold distinct_hot distinct_cold same_hot same_cold; do

@@ -3,7 +3,9 @@
  * cache knee and β(working set), made non-decreasing; memcpy's rate per
  * working set; the write keys; concurrent copies (conc_hot, conc_cold)
  * and mutual calls (cma_mutual); lines another core just wrote
- * (dirty_beta, dirty_bytes) and chunks passed between cores (pass_*). */
+ * (dirty_beta, dirty_bytes) and chunks passed between cores (pass_*);
+ * the reductions' op (reduce_beta): its plan, the helper's lines, the
+ * fit. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 #include "tests/fit_samples.h"
 #include "model/model.h"
 #include "fit/raw.h"
+#include "probe/reduce.h"
 
 /* β(W) is made non-decreasing (isotonic regression): the pooling itself,
  * and a probe's curve with a spike at 2M pooled with its neighbours, a
@@ -647,6 +650,124 @@ static void test_dirty(gsl_rng *rng)
     kcal_raw_free(&r);
 }
 
+/* The reductions' op (probe/reduce.h): the sizes planned from the caches,
+ * the helper's arguments, its lines read back into samples. */
+static void test_reduce_plan(void)
+{
+    kcal_reduce_plan rp;
+    kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 1, 2e-4);
+    CHECK(rp.n_hot == 4 && rp.hot[0] == 4096 && rp.hot[3] == 262144);
+    CHECK(rp.cold == KCAL_REDUCE_COLD_QUICK && rp.passes == 15);
+    kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 0, 5e-4);
+    CHECK(rp.n_hot == 7 && rp.cold == KCAL_REDUCE_COLD_MAX && rp.passes == 40);
+    /* A 2 MiB L2: every doubling up to the fold's chunk (256 KiB). */
+    kcal_reduce_plan_make(&rp, 2 << 20, 32ul << 20, 0, 5e-4);
+    CHECK(rp.n_hot == 7 && rp.hot[6] == 262144 && rp.cold == 32 << 20);
+    /* A 256 KiB L2: in and inout within half of it; no L3 known. */
+    kcal_reduce_plan_make(&rp, 256 << 10, 0, 0, 5e-4);
+    CHECK(rp.n_hot == 5 && rp.hot[4] == 65536 &&
+          rp.cold == KCAL_REDUCE_COLD_MIN);
+    char buf[512], *argv[32];
+    int n = kcal_reduce_args(&rp, buf, sizeof buf, argv, 32);
+    CHECK(n == 9 && argv[9] == NULL);
+    CHECK(!strcmp(argv[0], KCAL_REDUCE_ARG) && !strcmp(argv[1], "40") &&
+          !strcmp(argv[2], "0.0005") && !strcmp(argv[3], "hot:4096") &&
+          !strcmp(argv[8], "cold:8388608"));
+    CHECK(kcal_reduce_args(&rp, buf, 40, argv, 32) == -1);
+    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 5) == -1);
+
+    kcal_raw r;
+    kcal_raw_init(&r);
+    CHECK(kcal_reduce_parse_line("kcal-reduce hot 65536 3 1.25e-06", &r) == 1);
+    CHECK(r.n == 1 && !strcmp(r.s[0].phase, KCAL_PHASE_REDUCE) &&
+          !strcmp(r.s[0].pattern, KCAL_PATTERN_HOT) && r.s[0].readers == 1 &&
+          r.s[0].pages == 0 && r.s[0].bytes == 65536 && r.s[0].rep == 3 &&
+          r.s[0].seconds == 1.25e-6);
+    CHECK(kcal_reduce_parse_line("kcal-sm bcast 2 0 1e-7", &r) == 0);
+    CHECK(kcal_reduce_parse_line("kcal-reducex hot 1 0 1", &r) == 0);
+    CHECK(kcal_reduce_parse_line("kcal-reduce warm 4096 0 1e-6", &r) == -1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce hot 4096 0", &r) == -1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce hot 4096 0 1e-6 x", &r) == -1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce cold 4096 0 -1", &r) == -1);
+    CHECK(r.n == 1);
+    kcal_raw_free(&r);
+}
+
+/* reduce_beta: t(b) = A + rho·b at the in-cache sizes, 2 % noise per
+ * sample, in RPASSES passes; the out-of-cache size (a quite different
+ * rate) must not move it. */
+#define RPASSES 40
+static void add_reduce(kcal_raw *r, gsl_rng *rng, double a, double rho,
+                       const long *sizes, size_t n)
+{
+    for (int k = 0; k < RPASSES; k++) {
+        for (size_t i = 0; i < n; i++) {
+            double t = a + rho * (double)sizes[i];
+            kcal_raw_add(r, KCAL_PHASE_REDUCE, KCAL_PATTERN_HOT, 1, 0,
+                         sizes[i], k, t + gsl_ran_gaussian(rng, 0.02 * t));
+        }
+        double tc = 8.5e-11 * (32 << 20);
+        kcal_raw_add(r, KCAL_PHASE_REDUCE, KCAL_PATTERN_COLD, 1, 0, 32 << 20,
+                     k, tc + gsl_ran_gaussian(rng, 0.02 * tc));
+    }
+}
+
+static void test_reduce(gsl_rng *rng)
+{
+    static const long SZ[] = {4096, 8192, 16384, 32768, 65536, 131072,
+                              262144};
+    const size_t NSZ = sizeof SZ / sizeof *SZ;
+    const double A = 5e-8, RHO = 1.5e-11;
+    /* The slope's standard error from the design: weights 1/se² of each
+     * point's median, se = √(π/2)·σ/√RPASSES, σ = 2 % of t. */
+    double sw = 0, swx = 0, swxx = 0;
+    for (size_t i = 0; i < NSZ; i++) {
+        double x = (double)SZ[i], se = se_median(0.02 * (A + RHO * x), RPASSES);
+        sw += 1 / (se * se), swx += x / (se * se), swxx += x * x / (se * se);
+    }
+    double se_rho = 1 / sqrt(swxx - swx * swx / sw);
+    for (int variant = 0; variant < 4; variant++) {
+        kcal_raw r;
+        make_samples(&r, rng, 2);
+        if (variant == 1)
+            add_reduce(&r, rng, A, RHO, SZ, NSZ);
+        if (variant == 2)
+            add_reduce(&r, rng, A, RHO, SZ + 4, 1);
+        if (variant == 3) /* no growth with the size */
+            add_reduce(&r, rng, A, 0, SZ, NSZ);
+        kcal_params p;
+        kcal_params_init(&p);
+        kcal_calibrate_notes notes;
+        char comment[16384] = "", err[256] = "";
+        CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment,
+                                    err, sizeof err) == 0);
+        double rho = kcal_params_get(&p, "reduce_beta", -1);
+        double se = kcal_params_get(&p, "reduce_beta_stderr", -1);
+        if (variant == 0) {
+            CHECK(rho == -1 && strstr(comment, "reduce") == NULL);
+        } else if (variant == 1) {
+            CHECK(fabs(rho - RHO) < 5 * se_rho);
+            CHECK(se > se_rho / 3 && se < 3 * se_rho);
+            CHECK(kcal_params_get(&p, "reduce_beta_dof", -1) == (double)NSZ - 2);
+            CHECK(strstr(comment, "reduce fit: t = a + rho*b over 7 sizes "
+                                  "4K..256K, dof 5: ") != NULL);
+            CHECK(strstr(comment, "out of cache 32M: 0.08") != NULL);
+            CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+        } else if (variant == 2) {
+            /* one size: t/b, the call's own cost included */
+            double t = A + RHO * SZ[4];
+            CHECK(fabs(rho - t / SZ[4]) < 5 * se_median(0.02 * t, RPASSES) / SZ[4]);
+            CHECK(kcal_params_get(&p, "reduce_beta_dof", -1) == 0);
+            CHECK(has_note(&notes, "reduce_beta: one size measured"));
+        } else {
+            CHECK(rho == -1);
+            CHECK(has_note(&notes, "reduce_beta: the op's time did not grow"));
+        }
+        kcal_params_free(&p);
+        kcal_raw_free(&r);
+    }
+}
+
 int main(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -657,6 +778,8 @@ int main(void)
     test_mutual(rng);
     test_dirty(rng);
     test_pass(rng);
+    test_reduce_plan();
+    test_reduce(rng);
     gsl_rng_free(rng);
     return check_report();
 }

@@ -3,7 +3,7 @@
  * model's sync_step (one point-to-point control message), timed among
  * the ranks mpirun started. Run by `kcal probe` (probe/sm.c), not by users.
  *
- * usage: kcal-sm-bench REPS INNER WARMUP
+ * usage: kcal-sm-bench REPS INNER WARMUP [reduce PASSES MIN_SAMPLE SIZE...]
  * Each repetition times INNER back-to-back 8-byte (pointer-sized) calls after
  * a barrier (step: half of a rank-0/rank-1 ping-pong, see OP_STEP); the
  * time of one call is the slowest rank's mean, as a
@@ -21,12 +21,17 @@
  *     repetition (at most 8) with the median of its (at most 10) calls:
  *     "kcal-mpi COLL P BYTES REP SECONDS" and
  *     "kcal-kcoll COLL ALGORITHM[:K] P BYTES REP SECONDS" (the fit's
- *     mpi_<coll>_a/_b and mpi_<coll>_below). */
+ *     mpi_<coll>_a/_b and mpi_<coll>_below).
+ *
+ * With the `reduce` arguments (the probe gives them to its first launch
+ * only), rank 0 first times the reductions' op MPI_Reduce_local while the
+ * others wait (probe/mpi/reduce_local.h, probe/reduce.h). */
 #include <mpi.h>
 
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h" /* kcoll_coll_bytes, kcoll_mpi_coll */
 #include "model/model.h"
+#include "probe/mpi/reduce_local.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,9 +292,10 @@ int main(int argc, char **argv)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc != 4) {
+    if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: kcal-sm-bench REPS INNER WARMUP\n");
+            fprintf(stderr, "usage: kcal-sm-bench REPS INNER WARMUP "
+                            "[reduce PASSES MIN_SAMPLE SIZE...]\n");
         MPI_Finalize();
         return 2;
     }
@@ -299,6 +305,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "kcal-sm-bench: bad REPS/INNER/WARMUP\n");
         MPI_Finalize();
         return 2;
+    }
+    if (argc > 4) {
+        char err[256] = "";
+        int rc = rank == 0 ? kcal_reduce_local_run(argc - 4, argv + 4, stdout,
+                                                   err, sizeof err)
+                           : 0;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rc != 0) {
+            if (rank == 0)
+                fprintf(stderr, "kcal-sm-bench: %s\n", err);
+            MPI_Finalize();
+            return 2;
+        }
     }
     uint64_t word = (uint64_t)rank, *all = malloc((size_t)p * sizeof *all);
     if (!all)

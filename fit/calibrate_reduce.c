@@ -1,0 +1,139 @@
+/* calibrate_reduce: reduce_beta from the reductions' op that kcal-sm-bench
+ * timed for probe/reduce.c (calibrate_part.h). */
+#include "fit/calibrate_part.h"
+#include "common/err.h"
+#include "common/sizes.h"
+#include "fit/fit.h"
+#include "model/keys.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ρ of the passes [lo, hi) alone: the slope of the same line. 0, or -1
+ * when a size has no sample there or the fit fails. */
+static int block_slope(const kcal_raw *raw, const long *nn, size_t n, long lo,
+                       long hi, double *slope)
+{
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    for (size_t i = 0; i < n; i++) {
+        kcal_stat st;
+        if (cal_point_sel(raw, KCAL_PHASE_REDUCE, KCAL_PATTERN_HOT, 0, -1,
+                          nn[i], lo, hi, &st) < 0)
+            return -1;
+        x[i] = (double)nn[i];
+        y[i] = st.median;
+        se[i] = st.se > 0 ? st.se : 1e-3 * st.median;
+    }
+    kcal_linfit lf;
+    if (kcal_fit_line(x, y, se, n, &lf) < 0)
+        return -1;
+    *slope = lf.c1;
+    return 0;
+}
+
+/* The batch-means standard error of ρ (calibrate_part.h's KCAL_BATCHES
+ * blocks of passes, as α, l and β have), or 0 with fewer than 5 passes a
+ * block. */
+static double batch_se(const kcal_raw *raw, const long *nn, size_t n)
+{
+    long passes = 0;
+    for (size_t i = 0; i < raw->n; i++)
+        if (!strcmp(raw->s[i].phase, KCAL_PHASE_REDUCE) &&
+            raw->s[i].rep + 1L > passes)
+            passes = raw->s[i].rep + 1L;
+    if (passes < 5 * KCAL_BATCHES)
+        return 0;
+    double est[KCAL_BATCHES];
+    for (int b = 0; b < KCAL_BATCHES; b++)
+        if (block_slope(raw, nn, n, passes * b / KCAL_BATCHES,
+                        passes * (b + 1) / KCAL_BATCHES, &est[b]) < 0)
+            return 0;
+    return kcal_fit_batch_se(est, KCAL_BATCHES);
+}
+
+/* reduce_beta: MPI_Reduce_local's time per call t(b) = a + ρ·b over the
+ * in-cache sizes (pattern hot; weighted line, both ≥ 0), ρ the key with
+ * the larger of the fit's and the batch-means standard error, and n − 2
+ * degrees of freedom (n − 1 with a held at 0). a, the call's own cost,
+ * is not a key: the model charges the op per byte only (its calls are on
+ * chunks of up to 256 KiB). The out-of-cache size's rate goes into the
+ * header only. */
+int cal_reduce(const kcal_raw *raw, kcal_params *out,
+               kcal_calibrate_notes *notes, char *comment, size_t commentlen,
+               char *err, size_t errlen)
+{
+    const char *ph = KCAL_PHASE_REDUCE, *key = KCAL_KEY_NAME(reduce_beta);
+    if (!cal_has_pattern(raw, ph, KCAL_PATTERN_HOT))
+        return 0;
+    int pp[MAXPTS];
+    long nn[MAXPTS];
+    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
+    size_t n;
+    char a_[32];
+    if (cal_bytes_points(raw, ph, KCAL_PATTERN_HOT, pp, nn, y, se, MAXPTS,
+                         &n) < 0) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    cal_cat(comment, commentlen, "reduce, MPI_Reduce_local (MPI_SUM on "
+            "doubles) in cache, time per byte in ns/B:");
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)nn[i];
+        cal_cat(comment, commentlen, " %s %.3g",
+                kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
+                1e9 * y[i] / x[i]);
+    }
+    cal_cat(comment, commentlen, "\n");
+    double a = 0, rho, sa = 0, srho;
+    int dof;
+    if (n == 1) {
+        /* One size: the call's own cost cannot be told apart. */
+        if (kcal_fit_origin(x, y, se, n, &rho, &srho) < 0)
+            goto failed;
+        dof = 0;
+        cal_note(notes, "%s: one size measured, t/b taken (the call's own "
+                 "cost included)", key);
+    } else {
+        if (cal_line_nonneg(x, y, se, n, ph, "the call's own cost", key,
+                            notes, &a, &rho, &sa, &srho, err, errlen) < 0)
+            return -1;
+        dof = (int)n - (a == 0 && sa == 0 ? 1 : 2);
+        double bse = batch_se(raw, nn, n);
+        if (bse > srho)
+            srho = bse;
+    }
+    if (!(rho > 3 * srho)) {
+        cal_note(notes, "%s: the op's time did not grow with the size (rho "
+                 "%.3g s/B +- %.2g): not written", key, rho, srho);
+        cal_cat(comment, commentlen, "reduce fit: no growth with the size, "
+                "%s not written\n", key);
+        return 0;
+    }
+    cal_cat(comment, commentlen, "reduce fit: t = a + rho*b over %zu sizes "
+            "%s..", n, kcal_sizes_format((uint64_t)nn[0], a_, sizeof a_));
+    cal_cat(comment, commentlen, "%s, dof %d: a = %.3g us, rho = %.4g ns/B "
+            "(%.3g GB/s)", kcal_sizes_format((uint64_t)nn[n - 1], a_,
+                                             sizeof a_),
+            dof, 1e6 * a, 1e9 * rho, 1e-9 / rho);
+    if (cal_bytes_points(raw, ph, KCAL_PATTERN_COLD, pp, nn, y, se, MAXPTS,
+                         &n) < 0) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        cal_cat(comment, commentlen, "; out of cache %s: %.4g ns/B (%.3g GB/s)",
+                kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
+                1e9 * y[i] / (double)nn[i], (double)nn[i] / y[i] * 1e-9);
+    cal_cat(comment, commentlen, "\n");
+    char kd[64];
+    kcal_key_family_name(KCAL_PK_key_dof, key, kd, sizeof kd);
+    if (cal_set_fit(out, key, rho, srho, err, errlen) < 0 ||
+        cal_set_num(out, kd, dof, err, errlen) < 0)
+        return -1;
+    return 0;
+failed:
+    kcal_set_err(err, errlen, "the fit of %s failed", key);
+    return -1;
+}

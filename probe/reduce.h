@@ -1,0 +1,79 @@
+/* reduce: ρ, the time per byte of the reductions' op (model.md
+ * "Reductions": R(b) = b·ρ, the key reduce_beta), timed as libkcoll
+ * applies it: MPI_Reduce_local(in, inout, count, MPI_DOUBLE, MPI_SUM), the
+ * call of its fold (algos/reduce_op.c), in the MPI library whose T_sm the
+ * probe measures. MPI_Reduce_local needs MPI_Init, and kcal does not link
+ * MPI: the MPI helper kcal-sm-bench times it (probe/mpi/reduce_local.c),
+ * in rank 0 of its first launch (probe/sm.c) before the T_sm ops, and
+ * prints one line per sample; this module plans the sizes, hands them to
+ * the helper as arguments and turns its lines into raw samples.
+ *
+ * Why not a plain loop inout[i] += in[i] in kcal: the MPI library's op is
+ * vectorised; on the 2-core EPYC (Zen 5) guest Open MPI's summed 50-75
+ * GB/s in cache where the loop, compiled as kcal is (-O2), summed 14-20.
+ *
+ * Sizes (bytes of one vector):
+ *   hot   4 KiB, 8 KiB, ... (every other doubling with --quick) up to
+ *         where in and inout together fill half of L2, and at most
+ *         KCAL_REDUCE_CHUNK (the most the fold reduces at once); each
+ *         sample one untimed call, then the call repeated on the same
+ *         buffers for at least min_sample: in cache, as the fold's op is
+ *   cold  one size, in and inout each as large as the last-level cache
+ *         hwloc reports (8..64 MiB, 32 with --quick: 15 calls over 64
+ *         MiB took 1.1 s on the loaded EPYC guest): the rate out of
+ *         cache, recorded in the raw file and the params' header only (no
+ *         key uses it)
+ * in passes over the sizes (rep = the pass), so a slow stretch of a
+ * shared host falls on every size alike; a sample during which the rank
+ * was preempted is taken again (up to 4 times).
+ *
+ * Raw samples (raw.h): phase KCAL_PHASE_REDUCE, pattern KCAL_PATTERN_HOT
+ * or KCAL_PATTERN_COLD, readers 1, pages 0, bytes the vector's, seconds
+ * per call.
+ * Library code: returns error codes, never prints. */
+#ifndef KCAL_REDUCE_H
+#define KCAL_REDUCE_H
+
+#include <stddef.h>
+
+#include "fit/raw.h"
+
+/* The helper's arguments after REPS INNER WARMUP:
+ *   reduce PASSES MIN_SAMPLE PATTERN:BYTES ...
+ * and the line it prints per sample:
+ *   kcal-reduce PATTERN BYTES REP SECONDS */
+#define KCAL_REDUCE_ARG "reduce"
+#define KCAL_REDUCE_LINE "kcal-reduce"
+
+#define KCAL_REDUCE_MIN_BYTES 4096L
+#define KCAL_REDUCE_COLD_MIN (8L << 20)
+#define KCAL_REDUCE_COLD_MAX (64L << 20)
+#define KCAL_REDUCE_COLD_QUICK (32L << 20) /* --quick's cap */
+#define KCAL_REDUCE_MAX_SIZES 16
+
+typedef struct {
+    long hot[KCAL_REDUCE_MAX_SIZES]; /* bytes per vector, ascending */
+    size_t n_hot;
+    long cold; /* bytes per vector */
+    int passes;
+    double min_sample; /* seconds, the least one hot sample lasts */
+} kcal_reduce_plan;
+
+/* The plan for a machine whose L2 (one core's) and last-level cache are
+ * l2 and llc bytes (0: unknown, then KCAL_REDUCE_CHUNK and the smallest
+ * cold size). */
+void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
+                           unsigned long llc, int quick, double min_sample);
+
+/* The helper's arguments for plan p: at most max - 1 pointers into argv
+ * (NULL-terminated), their text in buf. Returns the count, or -1 when
+ * max or len is too small. */
+int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
+                     char **argv, int max);
+
+/* One line of the helper's output: 1 (a sample, added to raw), 0 (not a
+ * reduce line), -1 (a reduce line that does not parse, or out of
+ * memory). */
+int kcal_reduce_parse_line(const char *line, kcal_raw *raw);
+
+#endif

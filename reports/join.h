@@ -37,7 +37,7 @@ int kcal_join_is_reference(const char *alg);
 /* One (collective, p, size, algorithm, k) point: what was predicted, what
  * was measured, or both. k is 0 where the CSV leaves it empty. */
 typedef struct {
-    char coll[16];
+    char coll[24]; /* "reduce_scatter_block" and its NUL */
     int p;
     uint64_t size;
     char alg[40];
@@ -126,7 +126,7 @@ double kcal_join_ape(const kcal_join_row *r);
 /* summary.csv: one line per (collective, p, algorithm, k) with at least one
  * joined point of size >= KCAL_JOIN_MIN_ERR_SIZE. */
 typedef struct {
-    char coll[16];
+    char coll[24]; /* "reduce_scatter_block" and its NUL */
     int p;
     char alg[40];
     int k;
@@ -140,7 +140,7 @@ typedef struct {
 /* ranking.csv: one line per (collective, p, size) with at least one joined
  * (predicted and measured) kcoll row. */
 typedef struct {
-    char coll[16];
+    char coll[24]; /* "reduce_scatter_block" and its NUL */
     int p;
     uint64_t size;
     int oversubscribed;

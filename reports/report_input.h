@@ -14,7 +14,7 @@
 #include "model/params.h"
 
 typedef struct {
-    char coll[16];
+    char coll[24]; /* "reduce_scatter_block" and its NUL */
     int p;
     int oversubscribed;
     char png[128]; /* file name inside the output directory */

@@ -57,7 +57,7 @@ for c in scatter gather bcast allgather alltoall; do
   check "summary $c" grep -q "^$c,2,[a-z_]*,[0-9]*,2,[0-9.]*,[0-9.]*$" "$out/summary.csv"
 done
 check "speedup chart" png_ok "$out/speedup-p2.png" 1000 700
-check "ranking rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 10 ]
+check "ranking rows: 8 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking.csv" | wc -l)" -eq 16 ]
 check "measured sizes" bash -c "tail -n +2 '$out/measured.csv' | cut -d, -f2,3 | sort -u | tr '\n' ' ' | grep -qx '2,1048576 2,16384 '"
 check "measured header" [ "$(head -1 "$out/measured.csv")" = "collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,p25_s,p75_s,half1_s,half2_s,p05_s" ]
 check "predicted header" [ "$(head -1 "$out/predicted.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
@@ -71,7 +71,7 @@ check "make-report said which library" grep -q "^make-report: MPI library: $mpi_
 # The full model is predicted and compared too.
 check "predicted-full header" [ "$(head -1 "$out/predicted-full.csv")" = "collective,p,size_bytes,algorithm,k,predicted_s,rank" ]
 check "predicted-full rows = predicted rows" [ "$(wc -l <"$out/predicted-full.csv")" -eq "$(wc -l <"$out/predicted.csv")" ]
-check "ranking-full rows: 5 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking-full.csv" | wc -l)" -eq 10 ]
+check "ranking-full rows: 8 collectives x 2 sizes" [ "$(tail -n +2 "$out/ranking-full.csv" | wc -l)" -eq 16 ]
 check "summary-full as summary" [ "$(cut -d, -f1-5 "$out/summary-full.csv")" = "$(cut -d, -f1-5 "$out/summary.csv")" ]
 check "full headline on stdout" grep -q '^median model error, full model: [0-9.]* %$' "$tmp/stdout"
 check "report.md compares the models" grep -q 'median model error: paper [0-9.]* %, full [0-9.]* %' "$out/report.md"
@@ -82,10 +82,10 @@ check "report.md analysis" grep -q 'Over [0-9]* measured points from 16K up' "$o
 check "second launch said on stderr" grep -q '^make-report: \[2/4\] bench again scatter p=2, sizes 16384 ' "$tmp/stderr"
 check "second launch after the first" bash -c "[ \$(grep -n 'bench alltoall p=2' '$tmp/stderr' | cut -d: -f1) -lt \$(grep -n 'bench again scatter p=2' '$tmp/stderr' | cut -d: -f1) ]"
 check "measured-again header" [ "$(head -1 "$out/measured-again.csv")" = "$(head -1 "$out/measured.csv")" ]
-check "measured-again: 16K only, every collective" bash -c "[ \"\$(tail -n +2 '$out/measured-again.csv' | cut -d, -f1,2,3 | sort -u | tr '\n' ' ')\" = 'allgather,2,16384 alltoall,2,16384 bcast,2,16384 gather,2,16384 scatter,2,16384 ' ]"
-check "noise floor on stdout" grep -q '^between-launch noise floor: median [0-9.]* %, 90th percentile [0-9.]* % ([0-9]* rows at 5 points)$' "$tmp/stdout"
+check "measured-again: 16K only, every collective" bash -c "[ \"\$(tail -n +2 '$out/measured-again.csv' | cut -d, -f1,2,3 | sort -u | tr '\n' ' ')\" = 'allgather,2,16384 allreduce,2,16384 alltoall,2,16384 bcast,2,16384 gather,2,16384 reduce,2,16384 reduce_scatter_block,2,16384 scatter,2,16384 ' ]"
+check "noise floor on stdout" grep -q '^between-launch noise floor: median [0-9.]* %, 90th percentile [0-9.]* % ([0-9]* rows at 8 points)$' "$tmp/stdout"
 check "report.md opens with auto's table" [ "$(grep -m1 '^|' "$out/report.md")" = '| collective | p | size | `auto` | auto/mpi speed | best | auto/best time | auto/best, launch 2 |' ]
-check "auto's table: 10 rows" [ "$(sed -n '/^| collective | p | size | `auto`/,/^$/p' "$out/report.md" | grep -c '^| [a-z]* | 2 | ')" -eq 10 ]
+check "auto's table: 16 rows" [ "$(sed -n '/^| collective | p | size | `auto`/,/^$/p' "$out/report.md" | grep -c '^| [a-z_]* | 2 | ')" -eq 16 ]
 check "report.md floor row" grep -q '^| between-launch noise floor | median [0-9.]* %, 90th percentile [0-9.]* % ([0-9]* rows) |' "$out/report.md"
 check "report.md ranking: launch 2 best at 16K" grep -q '^| scatter | 2 | 16384 | .* | `[a-z_:0-9]*` |$' "$out/report.md"
 check "report.md ranking: not measured again at 1M" grep -q '^| scatter | 2 | 1048576 | .* | – |$' "$out/report.md"

@@ -305,7 +305,7 @@ void kcal_t_split(acc *a, int p, int k)
     /* One chunk's copy: its call, bytes and pages. */
     double startup = q > 0 ? a->alpha : 0;
     double copy = q > 0 ? (double)a->n / q * a->beta : 0;
-    double lock = q > 0 ? a->lock * kcal_model_gamma(a->prm, p) *
+    double lock = q > 0 ? a->lock * gamma_at(a->prm, p) *
                               a->pages / q
                         : 0;
     double cost = startup + copy + lock;

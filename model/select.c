@@ -83,6 +83,31 @@ double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
     return mpi_time(prm, c, p, n, NULL);
 }
 
+void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
+                           kcal_model_kind model, int p)
+{
+    memset(s, 0, sizeof *s);
+    s->prm = prm;
+    s->p = p;
+    s->full = model == KCAL_MODEL_FULL;
+    s->measured = kcal_model_full_measured(prm);
+    for (int op = 0; op < KCAL_SM_COUNT; op++) {
+        s->sm[op] = sm_at(prm, s->full, (kcal_sm_op)op, p);
+        s->flag[op] = flag_at(prm, s->full, (kcal_sm_op)op, p);
+    }
+    s->sync_step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
+    s->cma_context = kcal_params_get_key(prm, KCAL_PK_cma_context, 0);
+    s->cma_mutual = kcal_params_get_key(prm, KCAL_PK_cma_mutual, 0);
+    s->dirty_beta = kcal_params_get_key(prm, KCAL_PK_dirty_beta, 0);
+    s->dirty_bytes = kcal_params_get_key(prm, KCAL_PK_dirty_bytes, 0);
+    s->pass_a = kcal_params_get_key(prm, KCAL_PK_pass_a, 0);
+    s->pass_b = kcal_params_get_key(prm, KCAL_PK_pass_b, 0);
+    s->pass_next = kcal_params_get_key(prm, KCAL_PK_pass_next, 0);
+    s->has_pass = kcal_params_has_key(prm, KCAL_PK_pass_a) ||
+                  kcal_params_has_key(prm, KCAL_PK_pass_b) ||
+                  kcal_params_has_key(prm, KCAL_PK_pass_next);
+}
+
 double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms)
@@ -116,8 +141,10 @@ double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
     /* At p = 1 there is no throttle range; the local copy stands for all. */
     if (p > 1 && !kcal_model_k_valid(alg, p, k))
         return -1;
+    kcal_call_setup setup;
+    kcal_model_call_setup(&setup, prm, model, p);
     acc a;
-    acc_init(&a, prm, n, in_place);
+    acc_init(&a, &setup, n, in_place);
     return time_of(&a, model, c, alg, k, p, base, terms);
 }
 
@@ -166,15 +193,16 @@ typedef struct {
     kcal_choice best; /* select: the fastest finite one so far */
     size_t candidates;
     /* What the candidates share, so it is worked out once and not once
-     * per (algorithm, k): the accumulator acc_init sets up for the call
+     * per (algorithm, k): the call's setup (its T_sm_X at p and the keys
+     * the terms read), the accumulator acc_init sets up for the call
      * (the params' α, β, l and n's pages), and the full model's copy base
      * of the algorithm being visited, which holds for all its k and is
-     * made again when the visit moves on to the next algorithm
-     * (measured: -1 not known yet, 0 no base). Both live in this
+     * made again when the visit moves on to the next algorithm (none
+     * without the probe's copy measurements). All live in this
      * context, on the stack of one rank, select or find_nonfinite call:
      * nothing is shared between calls or threads. */
+    kcal_call_setup setup;
     acc call;
-    int measured;
     const kcal_algorithm *base_alg;
     kcal_copy_base base;
 } rank_ctx;
@@ -190,17 +218,13 @@ static void ctx_init(rank_ctx *ctx, kcal_model_kind model,
     ctx->p = p;
     ctx->n = n;
     ctx->in_place = in_place;
-    ctx->measured = -1;
-    acc_init(&ctx->call, prm, n, in_place);
+    kcal_model_call_setup(&ctx->setup, prm, model, p);
+    acc_init(&ctx->call, &ctx->setup, n, in_place);
 }
 
 static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
 {
-    if (ctx->model != KCAL_MODEL_FULL)
-        return NULL;
-    if (ctx->measured < 0)
-        ctx->measured = kcal_model_full_measured(ctx->prm);
-    if (!ctx->measured)
+    if (ctx->model != KCAL_MODEL_FULL || !ctx->setup.measured)
         return NULL;
     if (ctx->base_alg != alg) {
         kcal_model_copy_base(ctx->prm, ctx->c, alg, ctx->p, ctx->n,

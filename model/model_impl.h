@@ -146,10 +146,33 @@ typedef struct {
  * facts of its row. */
 extern const kcal_row_facts kcal_model_facts[KCAL_ALG_COUNT];
 
-int kcal_model_count(kcal_count_expr e, int p, int k);
+/* k = 0 (a throttle factor not known) counts as one copy at a time; log_k p
+ * has no value below k = 2, where it counts 1 step. Inline, as the next:
+ * the full model's δ asks once per candidate of a ranking. */
+static inline int kcal_model_count(kcal_count_expr e, int p, int k)
+{
+    switch (e) {
+    case N_0: return 0;
+    case N_1: return 1;
+    case N_P: return p;
+    case N_P_MINUS_1: return p - 1;
+    case N_TWO_P_MINUS_1: return 2 * p - 1;
+    case N_K: return k ? k : 1;
+    case N_P_OVER_K: return k ? (p + k - 1) / k : p;
+    case N_LOG_K_P: return k >= 2 ? kcal_ceil_log_k(p, k) : 1;
+    case N_LOG2_P: return kcal_ceil_log2(p);
+    }
+    return 0;
+}
+
 /* kcal_model_shape's concurrent, for a row of the registry at p >= 1 and
  * k >= 0. */
-int kcal_model_copies_at_once(const kcal_algorithm *alg, int p, int k);
+static inline int kcal_model_copies_at_once(const kcal_algorithm *alg, int p,
+                                            int k)
+{
+    int n = kcal_model_count(kcal_model_facts[alg->index].concurrent, p, k);
+    return n < 1 ? 1 : n; /* p = 1: direct_read's p − 1 readers */
+}
 /* alg is a row of the registry, of collective c. */
 int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg);
 int kcal_model_kind_ok(kcal_model_kind m);

@@ -286,15 +286,43 @@ struct kcal_rank_key {
     size_t index; /* in model.md order */
 };
 
-/* Sorts v[0..n) stably by time, tmp[0..n) as room; returns whichever of
- * the two holds the result. */
+/* Sorts v[0..n) stably by time, tmp[0..n) as room and runs[0..n] for
+ * where runs start; returns whichever of v and tmp holds the result.
+ * Candidates come in runs: a throttled family's times fall where
+ * ⌈(p−1)/k⌉ falls with every k, and rise with k within each stair of
+ * equal step counts: about 30 runs at p = 1024, each rising, or falling
+ * without two equal times (so turning it round keeps ties in order).
+ * Merging those, left run first on ties, takes 5 passes where merging
+ * runs of 1, 2, 4, ... took 11, and the sort was the largest part of a
+ * ranking after the candidates' times (scripts/bench-predict). */
 static struct kcal_rank_key *sort_keys(struct kcal_rank_key *v,
-                                       struct kcal_rank_key *tmp, size_t n)
+                                       struct kcal_rank_key *tmp,
+                                       size_t *runs, size_t n)
 {
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo > w ? lo + w : n;
-            size_t hi = n - mid > w ? mid + w : n;
+    size_t nr = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        if (j < n && v[j].seconds < v[i].seconds) {
+            while (j < n && v[j].seconds < v[j - 1].seconds)
+                j++;
+            for (size_t a = i, b = j - 1; a < b; a++, b--) {
+                struct kcal_rank_key t = v[a];
+                v[a] = v[b];
+                v[b] = t;
+            }
+        } else {
+            while (j < n && !(v[j].seconds < v[j - 1].seconds))
+                j++;
+        }
+        runs[nr++] = i;
+        i = j;
+    }
+    runs[nr] = n;
+    while (nr > 1) {
+        size_t merged = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t lo = runs[r], mid = r + 1 < nr ? runs[r + 1] : n;
+            size_t hi = r + 1 < nr ? runs[r + 2] : n;
             size_t i = lo, j = mid, o = lo;
             while (i < mid && j < hi) /* the left run first on ties */
                 tmp[o++] = v[j].seconds < v[i].seconds ? v[j++] : v[i++];
@@ -302,7 +330,10 @@ static struct kcal_rank_key *sort_keys(struct kcal_rank_key *v,
                 tmp[o++] = v[i++];
             while (j < hi)
                 tmp[o++] = v[j++];
+            runs[merged++] = lo;
         }
+        runs[merged] = n;
+        nr = merged;
         struct kcal_rank_key *t = v;
         v = tmp;
         tmp = t;
@@ -316,9 +347,9 @@ static int args_ok(kcal_model_kind model, kcal_coll c, int p)
 }
 
 /* out[0..count), the candidates in model.md order, sorted fastest first
- * (by_time) and ranked; keys has room for 2·count. */
+ * (by_time) and ranked; keys has room for 2·count, runs for count + 1. */
 static void sort_and_rank(kcal_prediction *out, size_t count,
-                          struct kcal_rank_key *keys)
+                          struct kcal_rank_key *keys, size_t *runs)
 {
     int nan = 0;
     for (size_t i = 0; i < count; i++) {
@@ -328,7 +359,7 @@ static void sort_and_rank(kcal_prediction *out, size_t count,
     if (nan) {
         qsort(out, count, sizeof *out, by_time);
     } else {
-        struct kcal_rank_key *k = sort_keys(keys, keys + count, count);
+        struct kcal_rank_key *k = sort_keys(keys, keys + count, runs, count);
         /* out[i] = the old out[k[i].index], in place: each cycle of the
          * permutation with one prediction put aside (k[j].index = j marks
          * a place done). */
@@ -389,9 +420,14 @@ long kcal_model_rank_into(kcal_model_kind model, const kcal_params *prm,
     if (!keys)
         return -1;
     r->keys = keys;
+    size_t *runs = kcal_grow_to(r->runs, &r->runs_cap, count + 1,
+                                sizeof *runs, 1);
+    if (!runs)
+        return -1;
+    r->runs = runs;
     ctx.out = pred + off;
     for_each_candidate(c, p, only_k, NULL, collect, &ctx);
-    sort_and_rank(pred + off, count, keys);
+    sort_and_rank(pred + off, count, keys, runs);
     return (long)(off + count);
 }
 
@@ -399,6 +435,7 @@ void kcal_ranking_free(kcal_ranking *r)
 {
     free(r->pred);
     free(r->keys);
+    free(r->runs);
     *r = (kcal_ranking){0};
 }
 

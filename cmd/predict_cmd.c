@@ -339,22 +339,36 @@ static void print_csv(FILE *f, const options *o, kcal_coll c, uint64_t n,
                             kcal_coll_name(c), o->p, (unsigned long long)n);
     if (head_len < 0 || (size_t)head_len >= sizeof head)
         return; /* cannot be: a collective's name and two numbers */
+    const kcal_algorithm *alg = NULL;
+    size_t id_len = 0;
     for (long i = 0; i < count; i++) {
         if (kcal_model_is_mpi(pr[i].alg))
             continue;
-        block_put(&out, head, (size_t)head_len);
-        block_put(&out, pr[i].alg->id, strlen(pr[i].alg->id));
+        if (pr[i].alg != alg) { /* rows of one algorithm come together */
+            alg = pr[i].alg;
+            id_len = strlen(alg->id);
+        }
         char tail[3 * KCAL_NUMFMT_LEN + 4]; /* ",k,seconds,rank\n" */
         size_t len = 0;
         tail[len++] = ',';
-        if (pr[i].alg->kind != KCAL_PARAM_NONE)
+        if (alg->kind != KCAL_PARAM_NONE)
             len += kcal_numfmt_long(pr[i].k, tail + len);
         tail[len++] = ',';
         len += kcal_numfmt_g9(pr[i].seconds, tail + len);
         tail[len++] = ',';
         len += kcal_numfmt_long(pr[i].rank, tail + len);
         tail[len++] = '\n';
-        block_put(&out, tail, len);
+        if ((size_t)head_len + id_len + len <= sizeof out.data - out.used) {
+            char *w = out.data + out.used; /* the row at once, as a rule */
+            memcpy(w, head, (size_t)head_len);
+            memcpy(w + head_len, alg->id, id_len);
+            memcpy(w + head_len + id_len, tail, len);
+            out.used += (size_t)head_len + id_len + len;
+        } else {
+            block_put(&out, head, (size_t)head_len);
+            block_put(&out, alg->id, id_len);
+            block_put(&out, tail, len);
+        }
     }
     block_flush(&out);
 }

@@ -43,7 +43,7 @@ typedef struct kcal_call_setup {
     const kcal_params *prm;
     int p;
     int full;     /* the full model: sm holds its T_sm_X */
-    int measured; /* kcal_model_full_measured(prm) */
+    int measured; /* full and kcal_model_full_measured(prm) */
     double sm[KCAL_SM_COUNT];   /* sm_time at p */
     double flag[KCAL_SM_COUNT]; /* flag_cost at p */
     double sync_step, cma_context, cma_mutual; /* the keys, 0 when */
@@ -62,19 +62,30 @@ void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
  * after the other (a binomial tree, recursive doubling, a dissemination
  * barrier), each sync_step (half an 8-byte ping-pong). The full model
  * charges the larger of the two; the paper model T_sm_X as measured. */
+static inline double sm_of(const kcal_params *prm, int full, kcal_sm_op op,
+                           double log2_p, double latency)
+{
+    double t = prm->sm_a[op] + prm->sm_b[op] * log2_p;
+    if (full && latency > t)
+        t = latency;
+    return t;
+}
+
+/* sm_of's latency: ⌈lg p⌉·sync_step. */
+static inline double sm_latency(int p, double sync_step)
+{
+    return kcal_ceil_log2(p) * sync_step;
+}
+
+/* T_sm_X at p (0 below p = 2). */
 static inline double sm_at(const kcal_params *prm, int full, kcal_sm_op op,
                            int p)
 {
     if (p < 2)
         return 0;
-    double t = prm->sm_a[op] + prm->sm_b[op] * log2((double)p);
-    if (full) {
-        double lat = kcal_ceil_log2(p) *
-                     kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
-        if (lat > t)
-            t = lat;
-    }
-    return t;
+    double step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
+    return sm_of(prm, full, op, log2((double)p),
+                 full ? sm_latency(p, step) : 0);
 }
 
 /* F_X, a synchronisation of pattern X through libkcoll's shared-memory
@@ -82,15 +93,20 @@ static inline double sm_at(const kcal_params *prm, int full, kcal_sm_op op,
  * messages replaced by a flag, so scaled by sm_flag / sync_step (one flag
  * seen by a polling process against one 8-byte MPI message, both half of
  * a ping-pong measured by kcal probe). Without both keys, T_sm_X. */
+static inline double flag_of(double t, double sm_flag, double sync_step)
+{
+    return sm_flag > 0 && sync_step > 0 ? t * sm_flag / sync_step : t;
+}
+
+/* F_X at p (0 below p = 2). */
 static inline double flag_at(const kcal_params *prm, int full,
                              kcal_sm_op op, int p)
 {
     if (p < 2)
         return 0;
-    double t = sm_at(prm, full, op, p);
-    double flag = kcal_params_get_key(prm, KCAL_PK_sm_flag, 0);
-    double step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
-    return flag > 0 && step > 0 ? t * flag / step : t;
+    return flag_of(sm_at(prm, full, op, p),
+                   kcal_params_get_key(prm, KCAL_PK_sm_flag, 0),
+                   kcal_params_get_key(prm, KCAL_PK_sync_step, 0));
 }
 
 typedef struct acc {
@@ -218,12 +234,14 @@ static inline void kcal_model_copy_rates(const kcal_copy_base *b,
     *beta = b->fc.beta * (delta * b->fc.write_scale);
 }
 
-/* kcal_model_time with the copy base of (c, alg, p, n) when the caller has
- * it (NULL: made here). */
+/* kcal_model_time with the copy base of (c, alg, p, n) and the setup of
+ * (prm, model, p) when the caller has them (NULL: made here; a setup of
+ * other params, model or p is not used). */
 double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
                             kcal_coll c, const kcal_algorithm *alg, int k,
                             int p, uint64_t n, int in_place, kcal_terms *terms,
-                            const kcal_copy_base *base);
+                            const kcal_copy_base *base,
+                            const kcal_call_setup *setup);
 
 /* β of one call without the β(W) curve: beta_hot where its footprint fits
  * in l3_cache and both keys are there, else β. */
@@ -272,7 +290,7 @@ static inline void add_memcpy(acc *a)
         a->t.copy += (double)a->n * a->beta_local;
 }
 
-/* T_sm_X(p) (sm_at says how), from the call's setup. */
+/* T_sm_X(p) (sm_of says how), from the call's setup. */
 static inline double sm_time(const acc *a, kcal_sm_op op, int p)
 {
     const kcal_call_setup *s = a->setup;
@@ -401,7 +419,7 @@ static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
     a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
 }
 
-/* F_X (flag_at says how), from the call's setup. */
+/* F_X (flag_of says how), from the call's setup. */
 static inline double flag_cost(const acc *a, kcal_sm_op op, int p)
 {
     const kcal_call_setup *s = a->setup;

@@ -90,12 +90,17 @@ void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
     s->prm = prm;
     s->p = p;
     s->full = model == KCAL_MODEL_FULL;
-    s->measured = kcal_model_full_measured(prm);
-    for (int op = 0; op < KCAL_SM_COUNT; op++) {
-        s->sm[op] = sm_at(prm, s->full, (kcal_sm_op)op, p);
-        s->flag[op] = flag_at(prm, s->full, (kcal_sm_op)op, p);
-    }
+    s->measured = s->full && kcal_model_full_measured(prm);
     s->sync_step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
+    if (p >= 2) { /* sm_at and flag_at, with log₂ p taken once */
+        double log2_p = log2((double)p);
+        double latency = s->full ? sm_latency(p, s->sync_step) : 0;
+        double sm_flag = kcal_params_get_key(prm, KCAL_PK_sm_flag, 0);
+        for (int op = 0; op < KCAL_SM_COUNT; op++) {
+            s->sm[op] = sm_of(prm, s->full, (kcal_sm_op)op, log2_p, latency);
+            s->flag[op] = flag_of(s->sm[op], sm_flag, s->sync_step);
+        }
+    }
     s->cma_context = kcal_params_get_key(prm, KCAL_PK_cma_context, 0);
     s->cma_mutual = kcal_params_get_key(prm, KCAL_PK_cma_mutual, 0);
     s->dirty_beta = kcal_params_get_key(prm, KCAL_PK_dirty_beta, 0);
@@ -113,7 +118,7 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        uint64_t n, int in_place, kcal_terms *terms)
 {
     return kcal_model_time_with(model, prm, c, alg, k, p, n, in_place, terms,
-                                NULL);
+                                NULL, NULL);
 }
 
 /* The terms of (alg, k) into a, which acc_init set up for the call;
@@ -134,17 +139,22 @@ static double time_of(acc *a, kcal_model_kind model, kcal_coll c,
 double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
                             kcal_coll c, const kcal_algorithm *alg, int k,
                             int p, uint64_t n, int in_place, kcal_terms *terms,
-                            const kcal_copy_base *base)
+                            const kcal_copy_base *base,
+                            const kcal_call_setup *setup)
 {
     if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) || p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
     if (p > 1 && !kcal_model_k_valid(alg, p, k))
         return -1;
-    kcal_call_setup setup;
-    kcal_model_call_setup(&setup, prm, model, p);
+    kcal_call_setup own;
+    if (!setup || setup->prm != prm || setup->p != p ||
+        setup->full != (model == KCAL_MODEL_FULL)) {
+        kcal_model_call_setup(&own, prm, model, p);
+        setup = &own;
+    }
     acc a;
-    acc_init(&a, &setup, n, in_place);
+    acc_init(&a, setup, n, in_place);
     return time_of(&a, model, c, alg, k, p, base, terms);
 }
 

@@ -1,5 +1,8 @@
 /* predict_cmd: `kcal predict` — rank every algorithm of a collective for p
- * processes over a list of sizes, with the model of model.md.
+ * processes over a list of sizes, with the model of model.md; for a list
+ * of collectives (or all), one after the other in one process, printing
+ * what the runs of each would print one after the other, except that CSV
+ * has one header and JSON is one array (one document, as for one).
  *
  * All input is checked before anything is printed, so a bad option leaves
  * stdout empty; that includes params whose predicted times overflow a
@@ -22,8 +25,8 @@
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 typedef struct {
-    kcal_coll coll;
-    int have_coll;
+    kcal_coll colls[KCAL_COLL_COUNT]; /* --coll, in the order named */
+    size_t n_colls;                   /* 0: no --coll */
     long p;
     long ppn; /* --ppn: ranks per node, 0 for one node */
     uint64_t *sizes;
@@ -43,17 +46,21 @@ static const char *const CMD = "predict";
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kcal predict --coll C --p P [--ppn PPN] [--size N | --sizes LIST|MIN:MAX]\n"
+        "usage: kcal predict --coll C[,C...]|all --p P [--ppn PPN]\n"
+        "                    [--size N | --sizes LIST|MIN:MAX]\n"
         "                    [--k K] [--in-place] [--model paper|full]\n"
         "                    [--format table|csv|json] [--top N] [--explain]\n"
         "                    [--params FILE | --machine knl|broadwell|power8]\n"
         "\n"
-        "Rank the reference algorithms of collective C (scatter, gather, bcast,\n"
-        "allgather, alltoall, reduce, allreduce, reduce_scatter_block) for P\n"
-        "processes on one node, by the cost model of\n"
-        "docs/model.md. Sizes are bytes with optional binary suffixes\n"
-        "(1K = 1024, 4M, 1G): n is the block per process, the whole message for\n"
-        "bcast. Default sizes: " KCAL_DEFAULT_SIZES " (powers of two).\n"
+        "Rank the reference algorithms of collective C for P processes on one\n"
+        "node, by the cost model of docs/model.md. C is one of\n"
+        "  %s,\n"
+        "or a comma-separated list of them, or all (every one, in that order):\n"
+        "then the output is what the run of each prints, one after the other,\n"
+        "except that CSV has one header line and JSON is one array holding\n"
+        "every collective's records. Sizes are bytes with optional binary\n"
+        "suffixes (1K = 1024, 4M, 1G): n is the block per process, the whole\n"
+        "message for bcast. Default sizes: " KCAL_DEFAULT_SIZES " (powers of two).\n"
         "\n"
         "  --ppn PPN    P ranks on P/PPN nodes: libkcoll's two-level rows\n"
         "               (two_level:<node algorithm>) and the MPI library's flat\n"
@@ -73,7 +80,57 @@ static void usage(FILE *f)
         "               and shared-memory sync terms\n"
         "  --format     table (default), csv (collective,p,size_bytes,algorithm,\n"
         "               k,predicted_s,rank), json (the same records)\n"
-        "params: --params FILE, else --machine NAME, else $KCAL_PARAMS, else knl.\n");
+        "params: --params FILE, else --machine NAME, else $KCAL_PARAMS, else knl.\n",
+        kcal_coll_list());
+}
+
+/* --coll: one collective, a comma-separated list of them (each once), or
+ * all: every collective in model/collectives.def's order. 0, or -1 after
+ * the one line naming the element that is not one. */
+static int parse_colls(const char *arg, options *o)
+{
+    o->n_colls = 0;
+    if (!strcmp(arg, "all")) {
+        for (int c = 0; c < KCAL_COLL_COUNT; c++)
+            o->colls[o->n_colls++] = (kcal_coll)c;
+        return 0;
+    }
+    int list = strchr(arg, ',') != NULL;
+    for (const char *s = arg;; s++) {
+        size_t len = strcspn(s, ",");
+        char name[32] = "";
+        kcal_coll c = KCAL_COLL_COUNT;
+        if (len < sizeof name) {
+            memcpy(name, s, len);
+            name[len] = '\0';
+            if (kcal_coll_from_name(name, &c) < 0)
+                c = KCAL_COLL_COUNT;
+        }
+        size_t seen = 0;
+        while (seen < o->n_colls && o->colls[seen] != c)
+            seen++;
+        if (c == KCAL_COLL_COUNT || seen < o->n_colls) {
+            const char *why = c != KCAL_COLL_COUNT ? "named twice"
+                              : !strcmp(name, "all") ? "stands alone, not in a list"
+                              : len == 0 ? "an empty name"
+                                         : "unknown collective";
+            int unknown = c == KCAL_COLL_COUNT && strcmp(name, "all");
+            if (list)
+                kcal_cli_error(CMD, "--coll '%s': item %zu '%.*s': %s%s%s%s",
+                               arg, o->n_colls + 1, (int)len, s, why,
+                               unknown ? " (" : "",
+                               unknown ? kcal_coll_list() : "",
+                               unknown ? "; or all)" : "");
+            else
+                kcal_cli_error(CMD, "unknown collective '%s' (%s; or all)",
+                               arg, kcal_coll_list());
+            return -1;
+        }
+        o->colls[o->n_colls++] = c;
+        s += len;
+        if (!*s)
+            return 0;
+    }
 }
 
 /* Returns 0, 1 for --help (done), or -1 after printing one error line. */
@@ -105,12 +162,8 @@ static int parse_options(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            if (kcal_coll_from_name(optarg, &o->coll) < 0) {
-                kcal_cli_error(CMD, "unknown collective '%s' (%s)", optarg,
-                               kcal_coll_list());
+            if (parse_colls(optarg, o) < 0)
                 return -1;
-            }
-            o->have_coll = 1;
             break;
         case 'p':
             if (kcal_cli_int_option(CMD, "--p", optarg, 1, 1000000,
@@ -177,7 +230,7 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    if (!o->have_coll || o->p < 0) {
+    if (!o->n_colls || o->p < 0) {
         kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
         return -1;
     }
@@ -202,17 +255,19 @@ static int parse_options(int argc, char **argv, options *o)
         kcal_cli_error(CMD, "--sizes: %s", err);
         return -1;
     }
-    if (o->only_k) {
+    for (size_t c = 0; o->only_k && c < o->n_colls; c++) {
         size_t na;
-        const kcal_algorithm *a = kcal_model_algorithms(o->coll, &na);
+        const kcal_algorithm *a = kcal_model_algorithms(o->colls[c], &na);
         int has_k = 0;
         for (size_t i = 0; i < na; i++)
             has_k |= a[i].kind == KCAL_PARAM_THROTTLE;
         if (!has_k) {
             kcal_cli_error(CMD, "--k: %s has no throttle factor",
-                           kcal_coll_name(o->coll));
+                           kcal_coll_name(o->colls[c]));
             return -1;
         }
+    }
+    if (o->only_k) {
         long node_p = o->ppn ? o->ppn : o->p; /* --ppn: the node step's */
         if (o->only_k < 2 || o->only_k > node_p - 1) {
             kcal_cli_error(CMD, "--k %ld is out of range for %s = %ld (2..%s-1)",
@@ -259,7 +314,7 @@ static void block_put(out_block *b, const char *s, size_t len)
  * "%s,%ld,%llu,%s,%d,%.9g,%d\n" (k empty without one), put together with
  * common/numfmt: at p = 1024 there are ~45,000 rows, and fprintf's
  * conversions took longer than ranking them (scripts/bench-predict). */
-static void print_csv(FILE *f, const options *o, uint64_t n,
+static void print_csv(FILE *f, const options *o, kcal_coll c, uint64_t n,
                       const kcal_prediction *pr, long count)
 {
     out_block out;
@@ -267,31 +322,44 @@ static void print_csv(FILE *f, const options *o, uint64_t n,
     out.used = 0;
     char head[128]; /* "collective,p,size_bytes,": every row of this size */
     int head_len = snprintf(head, sizeof head, "%s,%ld,%llu,",
-                            kcal_coll_name(o->coll), o->p,
-                            (unsigned long long)n);
+                            kcal_coll_name(c), o->p, (unsigned long long)n);
     if (head_len < 0 || (size_t)head_len >= sizeof head)
         return; /* cannot be: a collective's name and two numbers */
+    const kcal_algorithm *alg = NULL;
+    size_t id_len = 0;
     for (long i = 0; i < count; i++) {
         if (kcal_model_is_mpi(pr[i].alg))
             continue;
-        block_put(&out, head, (size_t)head_len);
-        block_put(&out, pr[i].alg->id, strlen(pr[i].alg->id));
+        if (pr[i].alg != alg) { /* rows of one algorithm come together */
+            alg = pr[i].alg;
+            id_len = strlen(alg->id);
+        }
         char tail[3 * KCAL_NUMFMT_LEN + 4]; /* ",k,seconds,rank\n" */
         size_t len = 0;
         tail[len++] = ',';
-        if (pr[i].alg->kind != KCAL_PARAM_NONE)
+        if (alg->kind != KCAL_PARAM_NONE)
             len += kcal_numfmt_long(pr[i].k, tail + len);
         tail[len++] = ',';
         len += kcal_numfmt_g9(pr[i].seconds, tail + len);
         tail[len++] = ',';
         len += kcal_numfmt_long(pr[i].rank, tail + len);
         tail[len++] = '\n';
-        block_put(&out, tail, len);
+        if ((size_t)head_len + id_len + len <= sizeof out.data - out.used) {
+            char *w = out.data + out.used; /* the row at once, as a rule */
+            memcpy(w, head, (size_t)head_len);
+            memcpy(w + head_len, alg->id, id_len);
+            memcpy(w + head_len + id_len, tail, len);
+            out.used += (size_t)head_len + id_len + len;
+        } else {
+            block_put(&out, head, (size_t)head_len);
+            block_put(&out, alg->id, id_len);
+            block_put(&out, tail, len);
+        }
     }
     block_flush(&out);
 }
 
-static void print_json(FILE *f, const options *o, uint64_t n,
+static void print_json(FILE *f, const options *o, kcal_coll c, uint64_t n,
                        const kcal_prediction *pr, long count, int *first)
 {
     for (long i = 0; i < count; i++) {
@@ -299,7 +367,7 @@ static void print_json(FILE *f, const options *o, uint64_t n,
             continue;
         fprintf(f, "%s\n  {\"collective\": \"%s\", \"p\": %ld, "
                    "\"size_bytes\": %llu, \"algorithm\": \"%s\", \"k\": ",
-                *first ? "" : ",", kcal_coll_name(o->coll), o->p,
+                *first ? "" : ",", kcal_coll_name(c), o->p,
                 (unsigned long long)n, pr[i].alg->id);
         if (pr[i].alg->kind != KCAL_PARAM_NONE)
             fprintf(f, "%d", pr[i].k);
@@ -418,11 +486,12 @@ static void print_crossovers(FILE *f, const winner_run *runs, size_t n_runs)
  * prediction is checked before the first byte is printed, so such params
  * are bad input (one line, exit 2, empty stdout), never "nan" in the CSV or
  * in JSON, which has no such number. Returns 0 or -1 after the message. */
-static int check_finite(const options *o, const kcal_params *prm)
+static int check_finite(const options *o, kcal_coll c,
+                        const kcal_params *prm)
 {
     for (size_t s = 0; s < o->n_sizes; s++) {
         kcal_prediction bad;
-        if (kcal_model_find_nonfinite(o->model, prm, o->coll, (int)o->p,
+        if (kcal_model_find_nonfinite(o->model, prm, c, (int)o->p,
                                       o->sizes[s], o->in_place, (int)o->only_k,
                                       &bad) != 1)
             continue;
@@ -495,7 +564,7 @@ static void note_full_fallbacks(const kcal_params *prm)
  * and from which measurement, the concurrent copies' δ(c) where it runs
  * several at once, and which write keys a *_write row used. Only for
  * params with issue 9's keys, so older files explain as before. */
-static void print_full_copies(FILE *f, const options *o,
+static void print_full_copies(FILE *f, const options *o, kcal_coll c,
                               const kcal_params *prm, uint64_t n,
                               const kcal_prediction *pr, long count)
 {
@@ -514,7 +583,7 @@ static void print_full_copies(FILE *f, const options *o,
              kcal_key_info_of(KCAL_PK_beta_ws)->prefix);
     kcal_full_copy fc;
     char fp[32];
-    kcal_model_full_copy(prm, o->coll, NULL, (int)o->p, 0, n, &fc);
+    kcal_model_full_copy(prm, c, NULL, (int)o->p, 0, n, &fc);
     fprintf(f, "  copies (full model): node footprint %s",
             kcal_sizes_format((uint64_t)fc.footprint, fp, sizeof fp));
     if (fc.beta_source != KCAL_BETA_FROM_WS)
@@ -529,7 +598,7 @@ static void print_full_copies(FILE *f, const options *o,
     for (long i = 0; i < count; i++) {
         if (i > 0 && pr[i].alg == pr[i - 1].alg)
             continue; /* one line per algorithm, at its first k */
-        kcal_model_full_copy(prm, o->coll, pr[i].alg, (int)o->p, pr[i].k, n,
+        kcal_model_full_copy(prm, c, pr[i].alg, (int)o->p, pr[i].k, n,
                              &fc);
         int ws = fc.beta_source == KCAL_BETA_FROM_WS;
         if (!ws && fc.delta == 1 && !fc.write_keys)
@@ -553,6 +622,54 @@ static void print_full_copies(FILE *f, const options *o,
     }
 }
 
+/* One collective's part of the output: for the table its header line,
+ * a table per size and the crossovers; for CSV and JSON its records
+ * (*first: no JSON record printed yet). ranking's buffers serve every
+ * size and collective. Returns kcal's exit code. */
+static int print_coll(FILE *f, const options *o, kcal_coll c,
+                      const kcal_params *prm, kcal_ranking *ranking,
+                      int *first)
+{
+    if (o->format == FMT_TABLE)
+        fprintf(f, "kcal predict: %s, p = %ld, model %s%s, params %s\n",
+                kcal_coll_name(c), o->p, kcal_model_name(o->model),
+                o->in_place ? ", in place" : "", prm->origin);
+    winner_run *runs = calloc(o->n_sizes, sizeof *runs);
+    size_t n_runs = 0;
+    int rc = runs ? KCAL_EXIT_OK : KCAL_EXIT_FAIL;
+    for (size_t s = 0; s < o->n_sizes && runs; s++) {
+        long count = kcal_model_rank_into(o->model, prm, c, (int)o->p,
+                                          o->sizes[s], o->in_place,
+                                          (int)o->only_k, ranking);
+        const kcal_prediction *pr = ranking->pred;
+        if (count <= 0) {
+            kcal_cli_error(CMD, "out of memory ranking %ld algorithms", o->p);
+            rc = KCAL_EXIT_FAIL;
+            break;
+        }
+        if (o->format == FMT_CSV)
+            print_csv(f, o, c, o->sizes[s], pr, count);
+        else if (o->format == FMT_JSON)
+            print_json(f, o, c, o->sizes[s], pr, count, first);
+        else
+            print_table_size(f, o, o->sizes[s], pr, count);
+        if (o->format == FMT_TABLE && o->explain &&
+            o->model == KCAL_MODEL_FULL && kcal_model_full_measured(prm))
+            print_full_copies(f, o, c, prm, o->sizes[s], pr, count);
+        if (n_runs && runs[n_runs - 1].alg == pr[0].alg &&
+            runs[n_runs - 1].k == pr[0].k) {
+            runs[n_runs - 1].last = o->sizes[s];
+        } else {
+            runs[n_runs++] = (winner_run){o->sizes[s], o->sizes[s], pr[0].alg,
+                                          pr[0].k};
+        }
+    }
+    if (rc == KCAL_EXIT_OK && o->format == FMT_TABLE)
+        print_crossovers(f, runs, n_runs);
+    free(runs);
+    return rc;
+}
+
 int kcal_predict_main(int argc, char **argv)
 {
     options o;
@@ -570,30 +687,28 @@ int kcal_predict_main(int argc, char **argv)
     }
     /* Params that read but predict inf or NaN are bad input: one line, so
      * the line saying which params were loaded waits until they pass. So
-     * do params without the network keys, with --ppn. */
+     * do params without the network keys, with --ppn. Every collective of
+     * a list is checked before the first prints. */
     if (!o.model_named)
         o.model = kcal_model_default(&prm);
     static const kcal_predict_format formats[] = {
         [FMT_TABLE] = KCAL_PREDICT_TABLE, [FMT_CSV] = KCAL_PREDICT_CSV,
         [FMT_JSON] = KCAL_PREDICT_JSON};
-    kcal_ppn_request across = {o.coll, o.p, o.ppn, o.only_k, o.top, o.sizes,
-                               o.n_sizes, o.in_place, o.explain,
-                               formats[o.format], o.model};
-    if (o.ppn ? kcal_predict_ppn_check(CMD, &across, &prm) < 0
-              : check_finite(&o, &prm) < 0) {
-        free(o.sizes);
-        kcal_params_free(&prm);
-        return KCAL_EXIT_USAGE;
+    kcal_ppn_request across[KCAL_COLL_COUNT];
+    for (size_t c = 0; c < o.n_colls; c++) {
+        across[c] = (kcal_ppn_request){o.colls[c], o.p, o.ppn, o.only_k,
+                                       o.top, o.sizes, o.n_sizes, o.in_place,
+                                       o.explain, formats[o.format], o.model};
+        if (o.ppn ? kcal_predict_ppn_check(CMD, &across[c], &prm) < 0
+                  : check_finite(&o, o.colls[c], &prm) < 0) {
+            free(o.sizes);
+            kcal_params_free(&prm);
+            return KCAL_EXIT_USAGE;
+        }
     }
     kcal_cli_say_params(CMD, &prm, chosen);
     if (o.model == KCAL_MODEL_FULL)
         note_full_fallbacks(&prm);
-    if (o.ppn) {
-        rc = kcal_predict_ppn_print(CMD, &across, &prm);
-        free(o.sizes);
-        kcal_params_free(&prm);
-        return rc;
-    }
 
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
@@ -602,51 +717,15 @@ int kcal_predict_main(int argc, char **argv)
         fputs(KCAL_CSV_PREDICTED_HEADER "\n", f);
     else if (o.format == FMT_JSON)
         fputc('[', f);
-    else
-        fprintf(f, "kcal predict: %s, p = %ld, model %s%s, params %s\n",
-                kcal_coll_name(o.coll), o.p, kcal_model_name(o.model),
-                o.in_place ? ", in place" : "", prm.origin);
-
-    winner_run *runs = calloc(o.n_sizes, sizeof *runs);
-    size_t n_runs = 0;
     int first = 1;
     rc = KCAL_EXIT_OK;
     kcal_ranking ranking = {0}; /* one set of buffers for every size */
-    for (size_t s = 0; s < o.n_sizes && runs; s++) {
-        long count = kcal_model_rank_into(o.model, &prm, o.coll, (int)o.p,
-                                          o.sizes[s], o.in_place,
-                                          (int)o.only_k, &ranking);
-        const kcal_prediction *pr = ranking.pred;
-        if (count <= 0) {
-            kcal_cli_error(CMD, "out of memory ranking %ld algorithms", o.p);
-            rc = KCAL_EXIT_FAIL;
-            break;
-        }
-        if (o.format == FMT_CSV)
-            print_csv(f, &o, o.sizes[s], pr, count);
-        else if (o.format == FMT_JSON)
-            print_json(f, &o, o.sizes[s], pr, count, &first);
-        else
-            print_table_size(f, &o, o.sizes[s], pr, count);
-        if (o.format == FMT_TABLE && o.explain &&
-            o.model == KCAL_MODEL_FULL && kcal_model_full_measured(&prm))
-            print_full_copies(f, &o, &prm, o.sizes[s], pr, count);
-        if (n_runs && runs[n_runs - 1].alg == pr[0].alg &&
-            runs[n_runs - 1].k == pr[0].k) {
-            runs[n_runs - 1].last = o.sizes[s];
-        } else {
-            runs[n_runs++] = (winner_run){o.sizes[s], o.sizes[s], pr[0].alg,
-                                          pr[0].k};
-        }
-    }
+    for (size_t c = 0; c < o.n_colls && rc == KCAL_EXIT_OK; c++)
+        rc = o.ppn ? kcal_predict_ppn_print(CMD, &across[c], &prm, &first)
+                   : print_coll(f, &o, o.colls[c], &prm, &ranking, &first);
     kcal_ranking_free(&ranking);
-    if (rc == KCAL_EXIT_OK) {
-        if (o.format == FMT_JSON)
-            fputs("\n]\n", f);
-        else if (o.format == FMT_TABLE)
-            print_crossovers(f, runs, n_runs);
-    }
-    free(runs);
+    if (rc == KCAL_EXIT_OK && o.format == FMT_JSON)
+        fputs("\n]\n", f);
     free(o.sizes);
     kcal_params_free(&prm);
     if (fflush(stdout) != 0 && rc == KCAL_EXIT_OK) {

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "common/columns.h"
 #include "common/sizes.h"
 #include "model/two_level.h"
 
@@ -182,25 +181,19 @@ static void print_network(FILE *f, const kcal_params *prm,
 }
 
 int kcal_predict_ppn_print(const char *cmd, const kcal_ppn_request *r,
-                           const kcal_params *prm)
+                           const kcal_params *prm, int *first)
 {
-    static char outbuf[1 << 16];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     FILE *f = stdout;
     kcal_net net;
     kcal_net_get(prm, &net); /* checked by kcal_predict_ppn_check */
-    if (r->format == KCAL_PREDICT_CSV) {
-        fputs(KCAL_CSV_PREDICTED_HEADER "\n", f);
-    } else if (r->format == KCAL_PREDICT_JSON) {
-        fputc('[', f);
-    } else {
+    if (r->format == KCAL_PREDICT_TABLE) {
         fprintf(f, "kcal predict: %s, p = %ld on %ld nodes of %ld, model %s%s, "
                    "params %s\n", kcal_coll_name(r->coll), r->p,
                 r->p / r->ppn, r->ppn, kcal_model_name(r->model),
                 r->in_place ? ", in place" : "", prm->origin);
         print_network(f, prm, &net);
     }
-    int first = 1, rc = KCAL_EXIT_OK;
+    int rc = KCAL_EXIT_OK;
     char (*best)[64] = calloc(r->n_sizes, sizeof *best);
     for (size_t s = 0; s < r->n_sizes && best; s++) {
         kcal_tl_prediction *pr;
@@ -215,7 +208,7 @@ int kcal_predict_ppn_print(const char *cmd, const kcal_ppn_request *r,
         if (r->format == KCAL_PREDICT_CSV)
             print_csv(f, r, r->sizes[s], pr, count);
         else if (r->format == KCAL_PREDICT_JSON)
-            print_json(f, r, r->sizes[s], pr, count, &first);
+            print_json(f, r, r->sizes[s], pr, count, first);
         else
             print_table(f, r, r->sizes[s], pr, count);
         char name[64];
@@ -228,8 +221,6 @@ int kcal_predict_ppn_print(const char *cmd, const kcal_ppn_request *r,
     }
     if (!best)
         rc = KCAL_EXIT_FAIL;
-    if (rc == KCAL_EXIT_OK && r->format == KCAL_PREDICT_JSON)
-        fputs("\n]\n", f);
     if (rc == KCAL_EXIT_OK && r->format == KCAL_PREDICT_TABLE) {
         fprintf(f, "\nfastest algorithm by size:\n");
         for (size_t s = 0; s < r->n_sizes;) {
@@ -247,9 +238,5 @@ int kcal_predict_ppn_print(const char *cmd, const kcal_ppn_request *r,
         }
     }
     free(best);
-    if (fflush(stdout) != 0 && rc == KCAL_EXIT_OK) {
-        kcal_cli_error(cmd, "writing the output failed");
-        rc = KCAL_EXIT_FAIL;
-    }
     return rc;
 }

@@ -33,8 +33,11 @@ typedef struct {
 int kcal_predict_ppn_check(const char *cmd, const kcal_ppn_request *r,
                            const kcal_params *prm);
 
-/* The rows on stdout; returns kcal's exit code (1 when writing failed). */
+/* One collective's rows on stdout: for the table its header, a table per
+ * size and the summary; for CSV and JSON its records (*first: no JSON
+ * record printed yet). The caller prints the CSV header, JSON's brackets
+ * and flushes. Returns kcal's exit code (1 out of memory). */
 int kcal_predict_ppn_print(const char *cmd, const kcal_ppn_request *r,
-                           const kcal_params *prm);
+                           const kcal_params *prm, int *first);
 
 #endif

@@ -305,7 +305,7 @@ void kcal_t_split(acc *a, int p, int k)
     /* One chunk's copy: its call, bytes and pages. */
     double startup = q > 0 ? a->alpha : 0;
     double copy = q > 0 ? (double)a->n / q * a->beta : 0;
-    double lock = q > 0 ? a->lock * kcal_model_gamma(a->prm, p) *
+    double lock = q > 0 ? a->lock * gamma_at(a->prm, p) *
                               a->pages / q
                         : 0;
     double cost = startup + copy + lock;
@@ -320,6 +320,11 @@ void kcal_t_split(acc *a, int p, int k)
         root_chunks += mine;
         if (q - mine > owner_chunks)
             owner_chunks = q - mine; /* the busiest owner */
+        /* From the first block whose owner is done before the root gets
+         * there, every later rank adds nothing (0·cost, q): at p = 1024
+         * the loop ran a thousand ranks after its last change. */
+        if (mine == 0 && isfinite(cost))
+            break;
     }
     int root_last = root_t > owner_chunks * cost;
     double chunks = root_last ? root_chunks : owner_chunks;

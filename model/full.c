@@ -233,13 +233,13 @@ void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
                           int k, int p, const kcal_copy_base *base)
 {
     a->full = 1;
-    if (kcal_model_full_measured(a->prm)) {
+    if (a->setup->measured) {
         kcal_copy_base own;
         if (!base) {
             kcal_model_copy_base(a->prm, c, alg, p, a->n, &own);
             base = &own;
         }
-        kcal_model_copy_rates(base, kcal_model_copy_delta(base, c, alg, p, k),
+        kcal_model_copy_rates(base, kcal_model_copy_delta(base, alg, p, k),
                               &a->beta, &a->beta_local);
         a->alpha = base->fc.alpha;
         a->lock = base->fc.lock;

@@ -181,6 +181,8 @@ typedef struct {
     size_t cap;
     struct kcal_rank_key *keys; /* select.c's: the sort's (time, index) */
     size_t keys_cap;
+    size_t *runs; /* select.c's: where the sort's runs start */
+    size_t runs_cap;
 } kcal_ranking;
 
 long kcal_model_rank_into(kcal_model_kind model, const kcal_params *prm,

@@ -1,8 +1,9 @@
 /* model_impl: what the files of the model share, private to model/
  * (model.h is what the rest of kcal sees).
  *
- * Owns the accumulator of a prediction (acc) and the terms every formula
- * is built of, as model.md's notation writes them: X(n) = α + n·β,
+ * Owns a call's setup (what its candidates share: kcal_call_setup), the
+ * accumulator of a prediction (acc) and the terms every formula is built
+ * of, as model.md's notation writes them: X(n) = α + n·β,
  * P(c, n) = l·γ(c)·pages(n), T_memcpy, T_sm_X, F_X, and the full model's
  * μ, cma_context, sync_step, dirty and pass terms. They are small and
  * called once per term of every prediction, so they are static inline
@@ -29,8 +30,88 @@
 
 #include "model/model.h"
 
+/* What every candidate of one call (a collective at p processes: a
+ * ranking, a choice, one prediction) shares and that depends on the
+ * params, the model and p alone, not on the algorithm, k or n: the
+ * synchronisation terms at p and the optional keys the terms read. A
+ * ranking at p = 1024 visits ~1000 (algorithm, k) per size, and each of
+ * them took log₂ p again for every T_sm_X, looked the same keys up and
+ * asked whether the params are measured (scripts/bench-predict). Made once
+ * per call by kcal_model_call_setup; the values are the doubles the terms
+ * computed themselves, so no digit changes. */
+typedef struct kcal_call_setup {
+    const kcal_params *prm;
+    int p;
+    int full;     /* the full model: sm holds its T_sm_X */
+    int measured; /* full and kcal_model_full_measured(prm) */
+    double sm[KCAL_SM_COUNT];   /* sm_time at p */
+    double flag[KCAL_SM_COUNT]; /* flag_cost at p */
+    double sync_step, cma_context, cma_mutual; /* the keys, 0 when */
+    double dirty_beta, dirty_bytes, pass_a, pass_b, pass_next; /* absent */
+    int has_pass; /* any of the pass keys */
+} kcal_call_setup;
+
+/* select.c: the setup of a call of `model` at p. */
+void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
+                           kcal_model_kind model, int p);
+
+/* T_sm_X(p) = sm_X_a + sm_X_b·log₂ p. The probe times a chain of
+ * back-to-back collectives, in which each call's messages overlap the
+ * previous call's tail: a throughput. A copy that waits for the
+ * synchronisation sees its latency, at least ⌈lg p⌉ control messages one
+ * after the other (a binomial tree, recursive doubling, a dissemination
+ * barrier), each sync_step (half an 8-byte ping-pong). The full model
+ * charges the larger of the two; the paper model T_sm_X as measured. */
+static inline double sm_of(const kcal_params *prm, int full, kcal_sm_op op,
+                           double log2_p, double latency)
+{
+    double t = prm->sm_a[op] + prm->sm_b[op] * log2_p;
+    if (full && latency > t)
+        t = latency;
+    return t;
+}
+
+/* sm_of's latency: ⌈lg p⌉·sync_step. */
+static inline double sm_latency(int p, double sync_step)
+{
+    return kcal_ceil_log2(p) * sync_step;
+}
+
+/* T_sm_X at p (0 below p = 2). */
+static inline double sm_at(const kcal_params *prm, int full, kcal_sm_op op,
+                           int p)
+{
+    if (p < 2)
+        return 0;
+    double step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
+    return sm_of(prm, full, op, log2((double)p),
+                 full ? sm_latency(p, step) : 0);
+}
+
+/* F_X, a synchronisation of pattern X through libkcoll's shared-memory
+ * flags (the derived rows): the MPI library's T_sm_X, each of its
+ * messages replaced by a flag, so scaled by sm_flag / sync_step (one flag
+ * seen by a polling process against one 8-byte MPI message, both half of
+ * a ping-pong measured by kcal probe). Without both keys, T_sm_X. */
+static inline double flag_of(double t, double sm_flag, double sync_step)
+{
+    return sm_flag > 0 && sync_step > 0 ? t * sm_flag / sync_step : t;
+}
+
+/* F_X at p (0 below p = 2). */
+static inline double flag_at(const kcal_params *prm, int full,
+                             kcal_sm_op op, int p)
+{
+    if (p < 2)
+        return 0;
+    return flag_of(sm_at(prm, full, op, p),
+                   kcal_params_get_key(prm, KCAL_PK_sm_flag, 0),
+                   kcal_params_get_key(prm, KCAL_PK_sync_step, 0));
+}
+
 typedef struct acc {
     const kcal_params *prm;
+    const kcal_call_setup *setup; /* of prm, for every acc of the call */
     uint64_t n;
     double pages;
     int in_place;
@@ -81,10 +162,34 @@ typedef struct {
  * facts of its row. */
 extern const kcal_row_facts kcal_model_facts[KCAL_ALG_COUNT];
 
-int kcal_model_count(kcal_count_expr e, int p, int k);
+/* k = 0 (a throttle factor not known) counts as one copy at a time; log_k p
+ * has no value below k = 2, where it counts 1 step. Inline, as the next:
+ * the full model's δ asks once per candidate of a ranking. */
+static inline int kcal_model_count(kcal_count_expr e, int p, int k)
+{
+    switch (e) {
+    case N_0: return 0;
+    case N_1: return 1;
+    case N_2: return 2;
+    case N_P: return p;
+    case N_P_MINUS_1: return p - 1;
+    case N_TWO_P_MINUS_1: return 2 * p - 1;
+    case N_K: return k ? k : 1;
+    case N_P_OVER_K: return k ? (p + k - 1) / k : p;
+    case N_LOG_K_P: return k >= 2 ? kcal_ceil_log_k(p, k) : 1;
+    case N_LOG2_P: return kcal_ceil_log2(p);
+    }
+    return 0;
+}
+
 /* kcal_model_shape's concurrent, for a row of the registry at p >= 1 and
  * k >= 0. */
-int kcal_model_copies_at_once(const kcal_algorithm *alg, int p, int k);
+static inline int kcal_model_copies_at_once(const kcal_algorithm *alg, int p,
+                                            int k)
+{
+    int n = kcal_model_count(kcal_model_facts[alg->index].concurrent, p, k);
+    return n < 1 ? 1 : n; /* p = 1: direct_read's p − 1 readers */
+}
 /* alg is a row of the registry, of collective c. */
 int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg);
 int kcal_model_kind_ok(kcal_model_kind m);
@@ -115,19 +220,29 @@ void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
                             const kcal_algorithm *alg, int p, int k,
                             kcal_full_copy *out);
 /* What kcal_model_full_time needs of kcal_model_copy_finish, without
- * filling a kcal_full_copy for each k: δ of (alg, k), and the two β with
- * a δ (the out->beta and out->beta_local copy_finish gives). */
-double kcal_model_copy_delta(const kcal_copy_base *b, kcal_coll c,
+ * filling a kcal_full_copy for each k: δ of (alg, k), alg a row of the
+ * base's collective (what copy_finish gives it), and the two β with a δ
+ * (the out->beta and out->beta_local copy_finish gives). Once per
+ * candidate of a ranking: the rates inline. */
+double kcal_model_copy_delta(const kcal_copy_base *b,
                              const kcal_algorithm *alg, int p, int k);
-void kcal_model_copy_rates(const kcal_copy_base *b, double delta,
-                           double *beta, double *beta_local);
+static inline void kcal_model_copy_rates(const kcal_copy_base *b,
+                                         double delta, double *beta,
+                                         double *beta_local)
+{
+    double local = b->fc.beta_local > 0 ? b->fc.beta_local : b->fc.beta;
+    *beta_local = local * delta; /* a process's own copies: no write */
+    *beta = b->fc.beta * (delta * b->fc.write_scale);
+}
 
-/* kcal_model_time with the copy base of (c, alg, p, n) when the caller has
- * it (NULL: made here). */
+/* kcal_model_time with the copy base of (c, alg, p, n) and the setup of
+ * (prm, model, p) when the caller has them (NULL: made here; a setup of
+ * other params, model or p is not used). */
 double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
                             kcal_coll c, const kcal_algorithm *alg, int k,
                             int p, uint64_t n, int in_place, kcal_terms *terms,
-                            const kcal_copy_base *base);
+                            const kcal_copy_base *base,
+                            const kcal_call_setup *setup);
 
 /* β of one call without the β(W) curve: beta_hot where its footprint fits
  * in l3_cache and both keys are there, else β. */
@@ -142,14 +257,18 @@ void kcal_model_paper_time(acc *a, const kcal_algorithm *alg, int k, int p);
 void kcal_model_full_time(acc *a, kcal_coll c, const kcal_algorithm *alg,
                           int k, int p, const kcal_copy_base *base);
 
-/* ---- the keys a term reads (0 when absent) ---- */
-
-static inline double key_value(const acc *a, kcal_pkey k)
-{
-    return kcal_params_get_key(a->prm, k, 0);
-}
-
 /* ---- the terms ---- */
+
+/* γ(c) (kcal_model_gamma), inline: every P(c, n) term of every candidate
+ * asks for it. */
+static inline double gamma_at(const kcal_params *prm, int c)
+{
+    if (c <= 0)
+        return 0;
+    if (c == 1)
+        return 1; /* model.md: one reader has no contention */
+    return prm->gamma_a * (double)c * c + prm->gamma_b * c;
+}
 
 /* mult·X(n) = mult·(α + n·β) */
 static inline void add_x(acc *a, double mult)
@@ -162,7 +281,7 @@ static inline void add_x(acc *a, double mult)
  * l·pages. */
 static inline void add_lock(acc *a, double mult, int c)
 {
-    a->t.lock += mult * a->lock * kcal_model_gamma(a->prm, c) * a->pages;
+    a->t.lock += mult * a->lock * gamma_at(a->prm, c) * a->pages;
 }
 
 /* T_memcpy = n·β (0 in place) */
@@ -172,24 +291,13 @@ static inline void add_memcpy(acc *a)
         a->t.copy += (double)a->n * a->beta_local;
 }
 
-/* T_sm_X(p) = sm_X_a + sm_X_b·log₂ p. The probe times a chain of
- * back-to-back collectives, in which each call's messages overlap the
- * previous call's tail: a throughput. A copy that waits for the
- * synchronisation sees its latency, at least ⌈lg p⌉ control messages one
- * after the other (a binomial tree, recursive doubling, a dissemination
- * barrier), each sync_step (half an 8-byte ping-pong). The full model
- * charges the larger of the two; the paper model T_sm_X as measured. */
+/* T_sm_X(p) (sm_of says how), from the call's setup. */
 static inline double sm_time(const acc *a, kcal_sm_op op, int p)
 {
-    if (p < 2)
-        return 0;
-    double t = a->prm->sm_a[op] + a->prm->sm_b[op] * log2((double)p);
-    if (a->full) {
-        double lat = kcal_ceil_log2(p) * key_value(a, KCAL_PK_sync_step);
-        if (lat > t)
-            t = lat;
-    }
-    return t;
+    const kcal_call_setup *s = a->setup;
+    return p == s->p && a->full == s->full
+               ? s->sm[op]
+               : sm_at(a->prm, a->full, op, p);
 }
 
 static inline void add_sm(acc *a, kcal_sm_op op, int p)
@@ -197,11 +305,13 @@ static inline void add_sm(acc *a, kcal_sm_op op, int p)
     a->t.sync += sm_time(a, op, p);
 }
 
-static inline void acc_init(acc *a, const kcal_params *prm, uint64_t n,
-                            int in_place)
+static inline void acc_init(acc *a, const kcal_call_setup *setup,
+                            uint64_t n, int in_place)
 {
+    const kcal_params *prm = setup->prm;
     memset(a, 0, sizeof *a);
     a->prm = prm;
+    a->setup = setup;
     a->n = n;
     a->pages = (double)kcal_pages(n, prm->page);
     a->in_place = in_place;
@@ -216,7 +326,7 @@ static inline void acc_init(acc *a, const kcal_params *prm, uint64_t n,
 static inline void acc_piece(acc *piece, const acc *a, uint64_t n,
                              int in_place)
 {
-    acc_init(piece, a->prm, n, in_place);
+    acc_init(piece, a->setup, n, in_place);
     piece->alpha = a->alpha;
     piece->lock = a->lock;
     piece->beta = a->beta;
@@ -242,7 +352,7 @@ static inline void terms_add(kcal_terms *dst, const kcal_terms *src)
 static inline void add_mutual(acc *a, double calls)
 {
     if (a->full)
-        a->t.startup += calls * key_value(a, KCAL_PK_cma_mutual);
+        a->t.startup += calls * a->setup->cma_mutual;
 }
 
 /* Full model (issue 8): cma_context once for a collective that makes CMA
@@ -256,13 +366,13 @@ static inline void add_mutual(acc *a, double calls)
 static inline void add_context(acc *a)
 {
     if (a->full && a->t.startup > 0)
-        a->t.startup += key_value(a, KCAL_PK_cma_context);
+        a->t.startup += a->setup->cma_context;
 }
 
 /* mult·sync_step: `mult` steps each ending in a control message. */
 static inline void add_steps(acc *a, double mult)
 {
-    a->t.sync += mult * key_value(a, KCAL_PK_sync_step);
+    a->t.sync += mult * a->setup->sync_step;
 }
 
 /* Reads of lines another process wrote earlier in the same call (issue 9):
@@ -275,8 +385,8 @@ static inline void add_steps(acc *a, double mult)
  * without the keys. */
 static inline void add_dirty(acc *a, double bytes, double count)
 {
-    double e = key_value(a, KCAL_PK_dirty_beta);
-    double cap = key_value(a, KCAL_PK_dirty_bytes);
+    double e = a->setup->dirty_beta;
+    double cap = a->setup->dirty_bytes;
     if (!(e > 0) || !(cap > 0) || !(count > 0))
         return;
     a->t.copy += count * e * (bytes < cap ? bytes : cap);
@@ -285,9 +395,7 @@ static inline void add_dirty(acc *a, double bytes, double count)
 /* Whether the params hold any of the pass keys. */
 static inline int has_pass(const acc *a)
 {
-    return kcal_params_has_key(a->prm, KCAL_PK_pass_a) ||
-           kcal_params_has_key(a->prm, KCAL_PK_pass_b) ||
-           kcal_params_has_key(a->prm, KCAL_PK_pass_next);
+    return a->setup->has_pass;
 }
 
 /* Chunks passed between cores through the staging areas (copy_in_out):
@@ -306,25 +414,19 @@ static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
         add_dirty(a, (double)c, streams * (double)m);
         return;
     }
-    double pa = key_value(a, KCAL_PK_pass_a);
-    double pb = key_value(a, KCAL_PK_pass_b);
-    double next = key_value(a, KCAL_PK_pass_next);
+    double pa = a->setup->pass_a;
+    double pb = a->setup->pass_b;
+    double next = a->setup->pass_next;
     a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
 }
 
-/* F_X, a synchronisation of pattern X through libkcoll's shared-memory
- * flags (the derived rows): the MPI library's T_sm_X, each of its
- * messages replaced by a flag, so scaled by sm_flag / sync_step (one flag
- * seen by a polling process against one 8-byte MPI message, both half of
- * a ping-pong measured by kcal probe). Without both keys, T_sm_X. */
+/* F_X (flag_of says how), from the call's setup. */
 static inline double flag_cost(const acc *a, kcal_sm_op op, int p)
 {
-    if (p < 2)
-        return 0;
-    double t = sm_time(a, op, p);
-    double flag = key_value(a, KCAL_PK_sm_flag);
-    double step = key_value(a, KCAL_PK_sync_step);
-    return flag > 0 && step > 0 ? t * flag / step : t;
+    const kcal_call_setup *s = a->setup;
+    return p == s->p && a->full == s->full
+               ? s->flag[op]
+               : flag_at(a->prm, a->full, op, p);
 }
 
 static inline void add_flag(acc *a, kcal_sm_op op, int p)

@@ -46,11 +46,7 @@ int kcal_ceil_log_k(long p, long k)
 
 double kcal_model_gamma(const kcal_params *prm, int c)
 {
-    if (c <= 0)
-        return 0;
-    if (c == 1)
-        return 1; /* model.md: one reader has no contention */
-    return prm->gamma_a * (double)c * c + prm->gamma_b * c;
+    return gamma_at(prm, c);
 }
 
 /* parallel_read, parallel_write, direct_read:
@@ -165,10 +161,10 @@ void kcal_t_scatter_allgather(acc *a, int p, int k)
     uint64_t chunk = a->n / (uint64_t)p + (a->n % (uint64_t)p != 0);
     acc piece;
     add_sm(a, KCAL_SM_ALLGATHER, p);
-    acc_init(&piece, a->prm, chunk, a->in_place);
+    acc_init(&piece, a->setup, chunk, a->in_place);
     kcal_t_sequential(&piece, p, 0);
     terms_add(&a->t, &piece.t);
-    acc_init(&piece, a->prm, chunk, a->in_place);
+    acc_init(&piece, a->setup, chunk, a->in_place);
     kcal_t_ring(&piece, p, 1);
     terms_add(&a->t, &piece.t);
 }

@@ -136,25 +136,6 @@ int kcal_model_k_valid(const kcal_algorithm *alg, int p, int k)
     return 0;
 }
 
-/* k = 0 (a throttle factor not known) counts as one copy at a time; log_k p
- * has no value below k = 2, where it counts 1 step. */
-int kcal_model_count(kcal_count_expr e, int p, int k)
-{
-    switch (e) {
-    case N_0: return 0;
-    case N_1: return 1;
-    case N_2: return 2;
-    case N_P: return p;
-    case N_P_MINUS_1: return p - 1;
-    case N_TWO_P_MINUS_1: return 2 * p - 1;
-    case N_K: return k ? k : 1;
-    case N_P_OVER_K: return k ? (p + k - 1) / k : p;
-    case N_LOG_K_P: return k >= 2 ? kcal_ceil_log_k(p, k) : 1;
-    case N_LOG2_P: return kcal_ceil_log2(p);
-    }
-    return 0;
-}
-
 int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
                      kcal_shape *out)
 {
@@ -167,10 +148,4 @@ int kcal_model_shape(kcal_coll c, const kcal_algorithm *alg, int p, int k,
     out->concurrent = kcal_model_copies_at_once(alg, p, k);
     out->paper_charges_p = f->paper_charges_p;
     return 0;
-}
-
-int kcal_model_copies_at_once(const kcal_algorithm *alg, int p, int k)
-{
-    int n = kcal_model_count(kcal_model_facts[alg->index].concurrent, p, k);
-    return n < 1 ? 1 : n; /* p = 1: direct_read's p − 1 readers */
 }

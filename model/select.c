@@ -83,12 +83,42 @@ double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
     return mpi_time(prm, c, p, n, NULL);
 }
 
+void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
+                           kcal_model_kind model, int p)
+{
+    memset(s, 0, sizeof *s);
+    s->prm = prm;
+    s->p = p;
+    s->full = model == KCAL_MODEL_FULL;
+    s->measured = s->full && kcal_model_full_measured(prm);
+    s->sync_step = kcal_params_get_key(prm, KCAL_PK_sync_step, 0);
+    if (p >= 2) { /* sm_at and flag_at, with log₂ p taken once */
+        double log2_p = log2((double)p);
+        double latency = s->full ? sm_latency(p, s->sync_step) : 0;
+        double sm_flag = kcal_params_get_key(prm, KCAL_PK_sm_flag, 0);
+        for (int op = 0; op < KCAL_SM_COUNT; op++) {
+            s->sm[op] = sm_of(prm, s->full, (kcal_sm_op)op, log2_p, latency);
+            s->flag[op] = flag_of(s->sm[op], sm_flag, s->sync_step);
+        }
+    }
+    s->cma_context = kcal_params_get_key(prm, KCAL_PK_cma_context, 0);
+    s->cma_mutual = kcal_params_get_key(prm, KCAL_PK_cma_mutual, 0);
+    s->dirty_beta = kcal_params_get_key(prm, KCAL_PK_dirty_beta, 0);
+    s->dirty_bytes = kcal_params_get_key(prm, KCAL_PK_dirty_bytes, 0);
+    s->pass_a = kcal_params_get_key(prm, KCAL_PK_pass_a, 0);
+    s->pass_b = kcal_params_get_key(prm, KCAL_PK_pass_b, 0);
+    s->pass_next = kcal_params_get_key(prm, KCAL_PK_pass_next, 0);
+    s->has_pass = kcal_params_has_key(prm, KCAL_PK_pass_a) ||
+                  kcal_params_has_key(prm, KCAL_PK_pass_b) ||
+                  kcal_params_has_key(prm, KCAL_PK_pass_next);
+}
+
 double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms)
 {
     return kcal_model_time_with(model, prm, c, alg, k, p, n, in_place, terms,
-                                NULL);
+                                NULL, NULL);
 }
 
 /* The terms of (alg, k) into a, which acc_init set up for the call;
@@ -109,15 +139,22 @@ static double time_of(acc *a, kcal_model_kind model, kcal_coll c,
 double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
                             kcal_coll c, const kcal_algorithm *alg, int k,
                             int p, uint64_t n, int in_place, kcal_terms *terms,
-                            const kcal_copy_base *base)
+                            const kcal_copy_base *base,
+                            const kcal_call_setup *setup)
 {
     if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) || p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
     if (p > 1 && !kcal_model_k_valid(alg, p, k))
         return -1;
+    kcal_call_setup own;
+    if (!setup || setup->prm != prm || setup->p != p ||
+        setup->full != (model == KCAL_MODEL_FULL)) {
+        kcal_model_call_setup(&own, prm, model, p);
+        setup = &own;
+    }
     acc a;
-    acc_init(&a, prm, n, in_place);
+    acc_init(&a, setup, n, in_place);
     return time_of(&a, model, c, alg, k, p, base, terms);
 }
 
@@ -166,15 +203,16 @@ typedef struct {
     kcal_choice best; /* select: the fastest finite one so far */
     size_t candidates;
     /* What the candidates share, so it is worked out once and not once
-     * per (algorithm, k): the accumulator acc_init sets up for the call
+     * per (algorithm, k): the call's setup (its T_sm_X at p and the keys
+     * the terms read), the accumulator acc_init sets up for the call
      * (the params' α, β, l and n's pages), and the full model's copy base
      * of the algorithm being visited, which holds for all its k and is
-     * made again when the visit moves on to the next algorithm
-     * (measured: -1 not known yet, 0 no base). Both live in this
+     * made again when the visit moves on to the next algorithm (none
+     * without the probe's copy measurements). All live in this
      * context, on the stack of one rank, select or find_nonfinite call:
      * nothing is shared between calls or threads. */
+    kcal_call_setup setup;
     acc call;
-    int measured;
     const kcal_algorithm *base_alg;
     kcal_copy_base base;
 } rank_ctx;
@@ -190,17 +228,13 @@ static void ctx_init(rank_ctx *ctx, kcal_model_kind model,
     ctx->p = p;
     ctx->n = n;
     ctx->in_place = in_place;
-    ctx->measured = -1;
-    acc_init(&ctx->call, prm, n, in_place);
+    kcal_model_call_setup(&ctx->setup, prm, model, p);
+    acc_init(&ctx->call, &ctx->setup, n, in_place);
 }
 
 static const kcal_copy_base *base_of(rank_ctx *ctx, const kcal_algorithm *alg)
 {
-    if (ctx->model != KCAL_MODEL_FULL)
-        return NULL;
-    if (ctx->measured < 0)
-        ctx->measured = kcal_model_full_measured(ctx->prm);
-    if (!ctx->measured)
+    if (ctx->model != KCAL_MODEL_FULL || !ctx->setup.measured)
         return NULL;
     if (ctx->base_alg != alg) {
         kcal_model_copy_base(ctx->prm, ctx->c, alg, ctx->p, ctx->n,
@@ -262,15 +296,43 @@ struct kcal_rank_key {
     size_t index; /* in model.md order */
 };
 
-/* Sorts v[0..n) stably by time, tmp[0..n) as room; returns whichever of
- * the two holds the result. */
+/* Sorts v[0..n) stably by time, tmp[0..n) as room and runs[0..n] for
+ * where runs start; returns whichever of v and tmp holds the result.
+ * Candidates come in runs: a throttled family's times fall where
+ * ⌈(p−1)/k⌉ falls with every k, and rise with k within each stair of
+ * equal step counts: about 30 runs at p = 1024, each rising, or falling
+ * without two equal times (so turning it round keeps ties in order).
+ * Merging those, left run first on ties, takes 5 passes where merging
+ * runs of 1, 2, 4, ... took 11, and the sort was the largest part of a
+ * ranking after the candidates' times (scripts/bench-predict). */
 static struct kcal_rank_key *sort_keys(struct kcal_rank_key *v,
-                                       struct kcal_rank_key *tmp, size_t n)
+                                       struct kcal_rank_key *tmp,
+                                       size_t *runs, size_t n)
 {
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo > w ? lo + w : n;
-            size_t hi = n - mid > w ? mid + w : n;
+    size_t nr = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        if (j < n && v[j].seconds < v[i].seconds) {
+            while (j < n && v[j].seconds < v[j - 1].seconds)
+                j++;
+            for (size_t a = i, b = j - 1; a < b; a++, b--) {
+                struct kcal_rank_key t = v[a];
+                v[a] = v[b];
+                v[b] = t;
+            }
+        } else {
+            while (j < n && !(v[j].seconds < v[j - 1].seconds))
+                j++;
+        }
+        runs[nr++] = i;
+        i = j;
+    }
+    runs[nr] = n;
+    while (nr > 1) {
+        size_t merged = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t lo = runs[r], mid = r + 1 < nr ? runs[r + 1] : n;
+            size_t hi = r + 1 < nr ? runs[r + 2] : n;
             size_t i = lo, j = mid, o = lo;
             while (i < mid && j < hi) /* the left run first on ties */
                 tmp[o++] = v[j].seconds < v[i].seconds ? v[j++] : v[i++];
@@ -278,7 +340,10 @@ static struct kcal_rank_key *sort_keys(struct kcal_rank_key *v,
                 tmp[o++] = v[i++];
             while (j < hi)
                 tmp[o++] = v[j++];
+            runs[merged++] = lo;
         }
+        runs[merged] = n;
+        nr = merged;
         struct kcal_rank_key *t = v;
         v = tmp;
         tmp = t;
@@ -292,9 +357,9 @@ static int args_ok(kcal_model_kind model, kcal_coll c, int p)
 }
 
 /* out[0..count), the candidates in model.md order, sorted fastest first
- * (by_time) and ranked; keys has room for 2·count. */
+ * (by_time) and ranked; keys has room for 2·count, runs for count + 1. */
 static void sort_and_rank(kcal_prediction *out, size_t count,
-                          struct kcal_rank_key *keys)
+                          struct kcal_rank_key *keys, size_t *runs)
 {
     int nan = 0;
     for (size_t i = 0; i < count; i++) {
@@ -304,7 +369,7 @@ static void sort_and_rank(kcal_prediction *out, size_t count,
     if (nan) {
         qsort(out, count, sizeof *out, by_time);
     } else {
-        struct kcal_rank_key *k = sort_keys(keys, keys + count, count);
+        struct kcal_rank_key *k = sort_keys(keys, keys + count, runs, count);
         /* out[i] = the old out[k[i].index], in place: each cycle of the
          * permutation with one prediction put aside (k[j].index = j marks
          * a place done). */
@@ -365,9 +430,14 @@ long kcal_model_rank_into(kcal_model_kind model, const kcal_params *prm,
     if (!keys)
         return -1;
     r->keys = keys;
+    size_t *runs = kcal_grow_to(r->runs, &r->runs_cap, count + 1,
+                                sizeof *runs, 1);
+    if (!runs)
+        return -1;
+    r->runs = runs;
     ctx.out = pred + off;
     for_each_candidate(c, p, only_k, NULL, collect, &ctx);
-    sort_and_rank(pred + off, count, keys);
+    sort_and_rank(pred + off, count, keys, runs);
     return (long)(off + count);
 }
 
@@ -375,6 +445,7 @@ void kcal_ranking_free(kcal_ranking *r)
 {
     free(r->pred);
     free(r->keys);
+    free(r->runs);
     *r = (kcal_ranking){0};
 }
 

@@ -34,6 +34,7 @@
  *                      c_i = 0)
  */
 #include "model/two_level.h"
+#include "model/model_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,14 +56,6 @@ int kcal_net_get(const kcal_params *prm, kcal_net *net)
 int kcal_two_level_layout_ok(long p, long ppn)
 {
     return ppn >= 1 && ppn < p && p % ppn == 0;
-}
-
-static void terms_add(kcal_terms *dst, const kcal_terms *src)
-{
-    dst->startup += src->startup;
-    dst->copy += src->copy;
-    dst->lock += src->lock;
-    dst->sync += src->sync;
 }
 
 static double terms_sum(const kcal_terms *t)
@@ -140,17 +133,18 @@ static void flat(const kcal_params *prm, const kcal_net *net, kcal_coll c,
 }
 
 /* two_level:<alg>: 0, or -1 when a node row is invalid; NaN/inf times
- * pass through. */
+ * pass through. node: the setup of the node rows at ppn, or NULL. */
 static int two_level(kcal_model_kind model, const kcal_params *prm,
                      const kcal_net *net, kcal_coll c,
                      const kcal_algorithm *alg, int k, int p, int ppn,
-                     uint64_t n, int in_place, kcal_tl_prediction *o)
+                     uint64_t n, int in_place, kcal_tl_prediction *o,
+                     const kcal_call_setup *node)
 {
     int nodes = p / ppn, lg = kcal_ceil_log2(nodes);
     double nb = (double)n, block = (double)ppn * nb;
     int node_in_place = c == KCAL_COLL_ALLTOALL ? 0 : in_place;
-    if (kcal_model_time(model, prm, c, alg, k, ppn, n, node_in_place,
-                        &o->node_terms) < 0)
+    if (kcal_model_time_with(model, prm, c, alg, k, ppn, n, node_in_place,
+                             &o->node_terms, NULL, node) < 0)
         return -1;
     switch (c) {
     case KCAL_COLL_GATHER:
@@ -179,10 +173,12 @@ static int two_level(kcal_model_kind model, const kcal_params *prm,
     return 0;
 }
 
-double kcal_two_level_time(kcal_model_kind model, const kcal_params *prm,
-                           const kcal_net *net, kcal_coll c,
-                           const kcal_algorithm *node, int k, int p, int ppn,
-                           uint64_t n, int in_place, kcal_tl_prediction *out)
+/* kcal_two_level_time with the node rows' setup (NULL: made per row). */
+static double row_time(kcal_model_kind model, const kcal_params *prm,
+                       const kcal_net *net, kcal_coll c,
+                       const kcal_algorithm *node, int k, int p, int ppn,
+                       uint64_t n, int in_place, kcal_tl_prediction *out,
+                       const kcal_call_setup *setup)
 {
     kcal_tl_prediction o;
     memset(&o, 0, sizeof o);
@@ -194,7 +190,7 @@ double kcal_two_level_time(kcal_model_kind model, const kcal_params *prm,
     if (!node)
         flat(prm, net, c, p, ppn, n, &o);
     else if (two_level(model, prm, net, c, node, k, p, ppn, n, in_place,
-                       &o) < 0)
+                       &o, setup) < 0)
         return -1;
     double in = terms_sum(&o.node_terms), between = o.net_startup + o.net_copy;
     o.seconds = o.overlap ? (in > between ? in : between) : in + between;
@@ -203,6 +199,15 @@ double kcal_two_level_time(kcal_model_kind model, const kcal_params *prm,
     if (out)
         *out = o;
     return o.seconds;
+}
+
+double kcal_two_level_time(kcal_model_kind model, const kcal_params *prm,
+                           const kcal_net *net, kcal_coll c,
+                           const kcal_algorithm *node, int k, int p, int ppn,
+                           uint64_t n, int in_place, kcal_tl_prediction *out)
+{
+    return row_time(model, prm, net, c, node, k, p, ppn, n, in_place, out,
+                    NULL);
 }
 
 /* Fastest first; equal times: the registry's order, then smaller k, then
@@ -234,6 +239,8 @@ long kcal_two_level_rank(kcal_model_kind model, const kcal_params *prm,
     kcal_tl_prediction *rows = calloc(cap, sizeof *rows);
     if (!rows)
         return -1;
+    kcal_call_setup node; /* every row's node step: one call at ppn */
+    kcal_model_call_setup(&node, prm, model, ppn);
     for (size_t i = 0; i < na; i++) {
         const kcal_algorithm *a = &algs[i];
         int lo = 0, hi = 0; /* the k to list */
@@ -246,12 +253,12 @@ long kcal_two_level_rank(kcal_model_kind model, const kcal_params *prm,
                 continue;
         }
         for (int k = lo; k <= hi; k++)
-            if (!(kcal_two_level_time(model, prm, net, c, a, k, p, ppn, n,
-                                      in_place, &rows[count]) < 0))
+            if (!(row_time(model, prm, net, c, a, k, p, ppn, n, in_place,
+                           &rows[count], &node) < 0))
                 count++; /* NaN and inf rows stay: the caller refuses them */
     }
-    kcal_two_level_time(model, prm, net, c, NULL, 0, p, ppn, n, in_place,
-                        &rows[count++]);
+    row_time(model, prm, net, c, NULL, 0, p, ppn, n, in_place,
+             &rows[count++], NULL);
     qsort(rows, count, sizeof *rows, by_time);
     for (size_t i = 0; i < count; i++)
         rows[i].rank = i > 0 && rows[i].seconds == rows[i - 1].seconds

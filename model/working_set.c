@@ -215,18 +215,12 @@ void kcal_model_copy_base(const kcal_params *prm, kcal_coll c,
     }
 }
 
-/* The copies (alg, k) runs at once at p (the registry's conc; 1 without
- * a row, at p = 1 or for a k < 0) and their δ(c) = 1 + conc·(c − 1), 1
- * without the conc keys or for one copy at a time. */
-static double delta_of(const kcal_copy_base *b, kcal_coll c,
-                       const kcal_algorithm *alg, int p, int k,
-                       int *concurrent)
+/* δ(c) = 1 + conc·(c − 1) of c copies at once: 1 without the conc keys
+ * or for one copy at a time. */
+static double delta_at(const kcal_copy_base *b, int concurrent)
 {
-    *concurrent = p > 1 && k >= 0 && alg && kcal_model_is_row_of(c, alg)
-                      ? kcal_model_copies_at_once(alg, p, k)
-                      : 1;
-    return b->has_conc && *concurrent > 1 ? 1 + b->conc * (*concurrent - 1)
-                                          : 1;
+    return b->has_conc && concurrent > 1 ? 1 + b->conc * (concurrent - 1)
+                                         : 1;
 }
 
 void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
@@ -234,25 +228,22 @@ void kcal_model_copy_finish(const kcal_copy_base *b, kcal_coll c,
                             kcal_full_copy *out)
 {
     *out = b->fc;
-    out->delta = delta_of(b, c, alg, p, k, &out->concurrent);
+    /* the registry's conc; 1 without a row, at p = 1 or for a k < 0 */
+    out->concurrent = p > 1 && k >= 0 && alg && kcal_model_is_row_of(c, alg)
+                          ? kcal_model_copies_at_once(alg, p, k)
+                          : 1;
+    out->delta = delta_at(b, out->concurrent);
     if (b->has_conc && out->concurrent > 1)
         out->conc = b->conc;
     kcal_model_copy_rates(b, out->delta, &out->beta, &out->beta_local);
 }
 
-void kcal_model_copy_rates(const kcal_copy_base *b, double delta,
-                           double *beta, double *beta_local)
-{
-    double local = b->fc.beta_local > 0 ? b->fc.beta_local : b->fc.beta;
-    *beta_local = local * delta; /* a process's own copies: no write */
-    *beta = b->fc.beta * (delta * b->fc.write_scale);
-}
-
-double kcal_model_copy_delta(const kcal_copy_base *b, kcal_coll c,
+double kcal_model_copy_delta(const kcal_copy_base *b,
                              const kcal_algorithm *alg, int p, int k)
 {
-    int concurrent;
-    return delta_of(b, c, alg, p, k, &concurrent);
+    return b->has_conc && p > 1 && k >= 0
+               ? delta_at(b, kcal_model_copies_at_once(alg, p, k))
+               : 1;
 }
 
 void kcal_model_full_copy(const kcal_params *prm, kcal_coll c,

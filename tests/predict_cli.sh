@@ -34,6 +34,13 @@ bad "MIN is above MAX" predict --coll scatter --p 4 --sizes 8M:1K
 bad "unknown option '--bogus'" predict --coll scatter --p 4 --bogus
 bad "needs a value" predict --coll scatter --p
 bad "--coll and --p are required" predict --p 4
+# A list names its bad item, whatever it is: unknown, empty, repeated.
+bad "--coll 'scatter,reduce': item 2 'reduce': unknown collective" predict --coll scatter,reduce --p 4
+bad "--coll 'scatter,,gather': item 2 '': an empty name" predict --coll scatter,,gather --p 4
+bad "--coll 'bcast,': item 2 '': an empty name" predict --coll bcast, --p 4
+bad "--coll 'gather,gather': item 2 'gather': named twice" predict --coll gather,gather --p 4
+bad "--coll 'scatter,all': item 2 'all': stands alone" predict --coll scatter,all --p 4
+bad "--k: allgather has no throttle factor" predict --coll all --p 8 --k 2
 bad "unknown model 'fancy'" predict --coll scatter --p 4 --model fancy
 bad "unknown format 'xml'" predict --coll scatter --p 4 --format xml
 bad "out of range" predict --coll scatter --p 8 --k 8
@@ -107,6 +114,37 @@ grep -q '<- best' "$tmp/table" && grep -q 'more rows' "$tmp/table" && grep -q 'f
 "$KCAL" predict --coll bcast --p 64 --size 4M --explain 2>/dev/null | grep -q 'startup_us.*copy_us.*lock_us.*sync_us' && ok || no "--explain columns"
 "$KCAL" predict --coll bcast --p 64 --sizes 1K:8M 2>/dev/null | grep -q 'crossovers' && ok || no "crossover summary"
 "$KCAL" predict --coll gather --p 1 --size 1K --format csv 2>/dev/null | tail -n +2 | awk -F, '$7 != 1 { bad = 1 } END { exit bad }' && ok || no "p=1 all tie"
+
+# --coll all (and a list): one process prints what the eight runs print,
+# one after the other: the table as it is; CSV with one header; JSON as
+# one array of every run's records.
+colls=$("$KCAL" predict --help | sed -n 's/^  \([a-z]*, .*\),$/\1/p' | tr -d ,)
+[ "$(echo $colls | wc -w)" -eq 8 ] && ok || no "predict --help lists the eight collectives: '$colls'"
+for fmt in table csv; do
+  for extra in "" "--params $(dirname "$0")/data/probed-quick.params --explain"; do
+    : >"$tmp/cat"
+    for c in $colls; do
+      "$KCAL" predict --coll "$c" --p 64 --sizes 1K:8M --format $fmt $extra 2>/dev/null >"$tmp/one" || no "--coll $c $fmt"
+      if [ $fmt = csv ] && [ -s "$tmp/cat" ]; then tail -n +2 "$tmp/one" >>"$tmp/cat"; else cat "$tmp/one" >>"$tmp/cat"; fi
+    done
+    "$KCAL" predict --coll all --p 64 --sizes 1K:8M --format $fmt $extra >"$tmp/all" 2>"$tmp/err"
+    [ $? -eq 0 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] && cmp -s "$tmp/all" "$tmp/cat" && ok ||
+      no "--coll all --format $fmt $extra is not the five runs one after the other: $(diff "$tmp/all" "$tmp/cat" | head -3)"
+  done
+done
+"$KCAL" predict --coll gather,scatter --p 64 --sizes 1K:8M --format csv >"$tmp/two" 2>/dev/null
+{ "$KCAL" predict --coll gather --p 64 --sizes 1K:8M --format csv; "$KCAL" predict --coll scatter --p 64 --sizes 1K:8M --format csv | tail -n +2; } 2>/dev/null |
+  cmp -s - "$tmp/two" && ok || no "--coll gather,scatter: gather's rows, then scatter's"
+if command -v python3 >/dev/null; then
+  "$KCAL" predict --coll all --p 6 --size 1M --format json >"$tmp/alljson" 2>/dev/null
+  for c in $colls; do "$KCAL" predict --coll "$c" --p 6 --size 1M --format json >"$tmp/json.$c" 2>/dev/null; done
+  python3 -c "
+import json,sys
+every=json.load(open('$tmp/alljson'))
+each=[r for c in sys.argv[1:] for r in json.load(open('$tmp/json.'+c))]
+assert every==each and len(each) > 20, (len(every), len(each))
+" $colls && ok || no "--coll all --format json: one array of the five runs' records"
+fi
 
 # --model full: the same CSV columns and rows; without its keys (the
 # embedded params have none) it says on stderr which terms fall back to the

@@ -35,7 +35,7 @@ bad "unknown option '--bogus'" predict --coll scatter --p 4 --bogus
 bad "needs a value" predict --coll scatter --p
 bad "--coll and --p are required" predict --p 4
 # A list names its bad item, whatever it is: unknown, empty, repeated.
-bad "--coll 'scatter,reduce': item 2 'reduce': unknown collective" predict --coll scatter,reduce --p 4
+bad "--coll 'scatter,scan': item 2 'scan': unknown collective" predict --coll scatter,scan --p 4
 bad "--coll 'scatter,,gather': item 2 '': an empty name" predict --coll scatter,,gather --p 4
 bad "--coll 'bcast,': item 2 '': an empty name" predict --coll bcast, --p 4
 bad "--coll 'gather,gather': item 2 'gather': named twice" predict --coll gather,gather --p 4

@@ -87,7 +87,32 @@ static int op_classes(MPI_Op op)
     return -1;
 }
 
+/* The last predefined (type, op) asked, per thread: a loop of the same
+ * reduction asks once. Predefined handles are never freed, so the entry
+ * stays right; a user's type or op is asked every time (its handle may be
+ * freed and reused for another). */
+static _Thread_local struct {
+    MPI_Datatype type;
+    MPI_Op op;
+    size_t esize; /* 0: the pair is not one libkcoll reduces */
+    int set;
+} last;
+
+static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize);
+
 int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
+{
+    if (last.set && last.type == type && last.op == op) {
+        *esize = last.esize;
+        return last.esize != 0;
+    }
+    int ok = reducible(type, op, esize);
+    if (type_class(type) && op_classes(op) >= 0)
+        last.type = type, last.op = op, last.esize = *esize, last.set = 1;
+    return ok;
+}
+
+static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
 {
     *esize = 0;
     if (type == MPI_DATATYPE_NULL)

@@ -1,6 +1,7 @@
 /* reduce_op: what libkcoll reduces itself, the fold of one chunk and the
  * MPI library's reductions (reduce.h). */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algos/reduce.h"
@@ -162,6 +163,26 @@ int kcoll_mpi_reduction(kcal_coll coll, const kcoll_args *a, MPI_Comm comm)
     int n = (int)count;
     switch (coll) {
     case KCAL_COLL_REDUCE:
+#ifdef MPICH_VERSION
+        /* MPICH 4.0.2's MPI_Reduce with MPI_IN_PLACE at a root other than 0
+         * reads out of bounds and crashes (pmodels/mpich#6540; ASan:
+         * negative-size-param in its memcpy): the root's input goes from a
+         * copy instead. */
+        if (a->sendbuf == MPI_IN_PLACE && a->root != 0) {
+            int me;
+            MPI_Comm_rank(comm, &me);
+            if (me == a->root) {
+                void *in = malloc(a->n ? a->n : 1);
+                if (!in)
+                    return MPI_ERR_NO_MEM;
+                memcpy(in, a->recvbuf, a->n);
+                int rc = MPI_Reduce(in, a->recvbuf, n, a->type, a->op,
+                                    a->root, comm);
+                free(in);
+                return rc;
+            }
+        }
+#endif
         return MPI_Reduce(a->sendbuf, a->recvbuf, n, a->type, a->op, a->root,
                           comm);
     case KCAL_COLL_ALLREDUCE:

@@ -70,6 +70,10 @@ void kcoll_bytes_type_free(MPI_Datatype *type)
 int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
                    size_t n, int root, MPI_Comm comm)
 {
+    if (kcal_coll_is_reduction(coll)) {
+        kcoll_args a = kcoll_bytes_reduction(sendbuf, recvbuf, n, root);
+        return kcoll_mpi_reduction(coll, &a, comm);
+    }
     MPI_Datatype t;
     int count, rc = MPI_ERR_ARG;
     KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, &t,
@@ -94,15 +98,6 @@ int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
         break;
     }
     kcoll_bytes_type_free(&t);
-    if (kcal_coll_is_reduction(coll)) {
-        /* n bytes of doubles summed (the benchmark's and the probe's
-         * reductions), or of bytes OR'd when n is not a multiple of 8. */
-        int dbl = n % sizeof(double) == 0;
-        kcoll_args a = {sendbuf, recvbuf, n, root, 0,
-                        dbl ? MPI_DOUBLE : MPI_BYTE, dbl ? MPI_SUM : MPI_BOR,
-                        dbl ? sizeof(double) : 1};
-        rc = kcoll_mpi_reduction(coll, &a, comm);
-    }
     return rc;
 }
 

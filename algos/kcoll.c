@@ -274,9 +274,7 @@ int kcoll_coll_bytes(kcal_coll coll, const void *sendbuf, void *recvbuf,
 {
     if (!kcal_coll_is_reduction(coll))
         return data_entry(coll, sendbuf, recvbuf, n, root, comm, algorithm);
-    int dbl = n % sizeof(double) == 0;
-    size_t esize = dbl ? sizeof(double) : 1;
-    return reduction(coll, sendbuf, recvbuf, n / esize,
-                     dbl ? MPI_DOUBLE : MPI_BYTE, dbl ? MPI_SUM : MPI_BOR,
-                     root, comm, algorithm);
+    kcoll_args a = kcoll_bytes_reduction(sendbuf, recvbuf, n, root);
+    return reduction(coll, sendbuf, recvbuf, n / a.esize, a.type, a.op, root,
+                     comm, algorithm);
 }

@@ -299,8 +299,8 @@ int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
  * whole message for bcast, whose buffer is recvbuf), the (count, type) of
  * kcoll_bytes_type on both sides. A reduction's n bytes are doubles
  * summed (MPI_DOUBLE, MPI_SUM), or bytes OR'd where n is not a multiple
- * of 8: the benchmark's and the probe's reductions; kcoll_coll_bytes is
- * libkcoll's call of the same. */
+ * of 8 (kcoll_bytes_reduction, reduce.h): the benchmark's and the probe's
+ * reductions; kcoll_coll_bytes is libkcoll's call of the same. */
 int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
                    size_t n, int root, MPI_Comm comm);
 

@@ -147,6 +147,23 @@ static int exchange_inputs(kcoll_comm *c, const kcoll_args *a,
     return exchange(c, &mine, 1, src);
 }
 
+/* Every rank's input and recvbuf addresses: rank r's at (*addr)[2r] and
+ * [2r + 1], and the inputs alone in *src (what the fold reads). */
+static int exchange_both(kcoll_comm *c, const kcoll_args *a, uint64_t **addr,
+                         uint64_t **src)
+{
+    uint64_t mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
+    KCOLL_TRY(exchange(c, mine, 2, addr));
+    *src = malloc(sizeof **src * (size_t)c->size);
+    if (!*src) {
+        free(*addr);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int r = 0; r < c->size; r++)
+        (*src)[r] = (*addr)[2 * r];
+    return MPI_SUCCESS;
+}
+
 int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_args *a)
 {
     int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
@@ -171,16 +188,9 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS, status;
     red_scratch s;
-    uint64_t *addr, mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
+    uint64_t *addr, *src;
     KCOLL_TRY(get_scratch(c, a, 0, &s));
-    KCOLL_TRY(exchange(c, mine, 2, &addr));
-    uint64_t *src = malloc(sizeof *src * (size_t)p);
-    if (!src) {
-        free(addr);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < p; r++)
-        src[r] = addr[2 * r];
+    KCOLL_TRY(exchange_both(c, a, &addr, &src));
     size_t lo, hi;
     slice(count(a), p, me, &lo, &hi);
     /* Slice me of recvbuf: nobody else reads it in this phase; in place
@@ -230,16 +240,9 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank, root = a->root, rc = MPI_SUCCESS;
     red_scratch s;
-    uint64_t *addr, mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
+    uint64_t *addr, *src;
     KCOLL_TRY(get_scratch(c, a, 0, &s));
-    KCOLL_TRY(exchange(c, mine, 2, &addr));
-    uint64_t *src = malloc(sizeof *src * (size_t)p);
-    if (!src) {
-        free(addr);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < p; r++)
-        src[r] = addr[2 * r];
+    KCOLL_TRY(exchange_both(c, a, &addr, &src));
     size_t lo, hi;
     slice(count(a), p, me, &lo, &hi);
     int failed;

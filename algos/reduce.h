@@ -45,6 +45,11 @@ int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
                    const uint64_t *src, const void *own, size_t e0, size_t m,
                    void *acc, void *tmp, int *rc);
 
+/* n bytes as the benchmark's and the probe's reductions take them:
+ * doubles summed, or bytes OR'd when n is not a multiple of 8. */
+kcoll_args kcoll_bytes_reduction(const void *sendbuf, void *recvbuf,
+                                 size_t n, int root);
+
 /* The MPI library's reduction coll (a reduction of kcal_coll) of a->n /
  * a->esize elements of a->type under a->op, on comm. MPI_ERR_COUNT above
  * INT_MAX elements. */

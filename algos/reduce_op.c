@@ -155,6 +155,15 @@ int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
     return failed;
 }
 
+kcoll_args kcoll_bytes_reduction(const void *sendbuf, void *recvbuf,
+                                 size_t n, int root)
+{
+    int dbl = n % sizeof(double) == 0;
+    return (kcoll_args){sendbuf, recvbuf, n, root, 0,
+                        dbl ? MPI_DOUBLE : MPI_BYTE, dbl ? MPI_SUM : MPI_BOR,
+                        dbl ? sizeof(double) : 1};
+}
+
 int kcoll_mpi_reduction(kcal_coll coll, const kcoll_args *a, MPI_Comm comm)
 {
     size_t count = a->esize ? a->n / a->esize : 0;

@@ -15,7 +15,7 @@
 #include "algos/stats.h"
 
 typedef struct {
-    const char *coll; /* a collective's name: static storage */
+    kcal_coll coll;
     char name[KCOLL_STATS_NAME];
     unsigned long long calls, bytes;
     double seconds;
@@ -83,12 +83,6 @@ static void add_to(stats_row *r, uint64_t bytes, double seconds)
 void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
                      double seconds)
 {
-    kcoll_stats_add_named(kcal_coll_name(coll), name, k, bytes, seconds);
-}
-
-void kcoll_stats_add_named(const char *coll, const char *name, int k,
-                           uint64_t bytes, double seconds)
-{
     char full[KCOLL_STATS_NAME];
     if (k > 0)
         snprintf(full, sizeof full, "%s:%d", name, k);
@@ -99,7 +93,7 @@ void kcoll_stats_add_named(const char *coll, const char *name, int k,
         set_hook();
     int i;
     for (i = 0; i < nrows; i++)
-        if (strcmp(rows[i].coll, coll) == 0 && strcmp(rows[i].name, full) == 0)
+        if (rows[i].coll == coll && strcmp(rows[i].name, full) == 0)
             break;
     if (i == nrows && nrows < KCOLL_STATS_ROWS) {
         rows[i].coll = coll;
@@ -157,7 +151,7 @@ size_t kcoll_stats_format(char *buf, size_t len)
     PUT("%-10s %-32s %10s %16s %12s\n", "collective", "algorithm", "calls",
         "bytes", "seconds");
     for (int i = 0; i < nrows; i++)
-        PUT("%-10s %-32s %10llu %16llu %12.6f\n", rows[i].coll,
+        PUT("%-10s %-32s %10llu %16llu %12.6f\n", kcal_coll_name(rows[i].coll),
             rows[i].name, rows[i].calls, rows[i].bytes, rows[i].seconds);
     if (overflowed)
         PUT("%-10s %-32s %10llu %16llu %12.6f\n", "(any)", other.name,

@@ -38,6 +38,14 @@ static void add_reduce(acc *a, double bytes, double times)
     a->t.copy += times * bytes * (rho > 0 ? rho : a->beta_local);
 }
 
+/* The fold of `bytes` over p processes: p − 1 chunked reads, c readers
+ * of one source at once, each read folded in, (p−1)·(Xc + R). */
+static void add_fold(acc *a, double bytes, int p, int c)
+{
+    add_chunked(a, bytes, p - 1, c);
+    add_reduce(a, bytes, p - 1);
+}
+
 /* One rank's slice of n bytes in p near-equal slices (the largest). */
 static double slice(const acc *a, int p)
 {
@@ -59,8 +67,7 @@ void kcal_t_allreduce_read_all(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_chunked(a, (double)a->n, p - 1, p - 1);
-    add_reduce(a, (double)a->n, p - 1);
+    add_fold(a, (double)a->n, p, p - 1);
     add_staged(a);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
@@ -73,8 +80,7 @@ void kcal_t_allreduce_rs_allgather(acc *a, int p, int k)
     (void)k;
     double s = slice(a, p);
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_chunked(a, s, p - 1, p - 1);
-    add_reduce(a, s, p - 1);
+    add_fold(a, s, p, p - 1);
     add_flag(a, KCAL_SM_BARRIER, p);
     a->t.startup += (p - 1) * a->alpha;
     a->t.copy += (p - 1) * s * a->beta;
@@ -89,8 +95,7 @@ void kcal_t_reduce_root_read(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_chunked(a, (double)a->n, p - 1, 1);
-    add_reduce(a, (double)a->n, p - 1);
+    add_fold(a, (double)a->n, p, 1);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
@@ -102,8 +107,7 @@ void kcal_t_reduce_scatter_write(acc *a, int p, int k)
     (void)k;
     double s = slice(a, p);
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_chunked(a, s, p - 1, p - 1);
-    add_reduce(a, s, p - 1);
+    add_fold(a, s, p, p - 1);
     add_chunked(a, s, 1, p - 1);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
@@ -115,8 +119,7 @@ void kcal_t_reduce_scatter_read(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_chunked(a, (double)a->n, p - 1, p - 1);
-    add_reduce(a, (double)a->n, p - 1);
+    add_fold(a, (double)a->n, p, p - 1);
     add_staged(a);
     add_flag(a, KCAL_SM_BARRIER, p);
 }

@@ -110,6 +110,14 @@ $(BUILD)/tests/%: tests/%.c $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
 # The fit's tests share their synthetic samples (one header, no object).
 $(addprefix $(BUILD)/tests/,test_fit test_fit_full test_fit_handoff): tests/fit_samples.h
 
+# test_model is two files and a header (tests/test_model.h says which holds
+# what), compiled in the one command that links them; the second file is
+# not named test_*.c, which would make it a test of its own.
+TEST_MODEL_SRCS := tests/test_model.c tests/model_shape_select.c
+$(BUILD)/tests/test_model: $(TEST_MODEL_SRCS) tests/test_model.h $(KCAL_ASAN_OBJS) tests/check.h | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $(TEST_MODEL_SRCS) $(KCAL_ASAN_OBJS) $(PKG_LIBS)
+
 -include algos/module.mk
 -include bench/module.mk
 -include reports/module.mk

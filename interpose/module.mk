@@ -24,10 +24,13 @@ lib: $(PMPI_LIB)
 
 # The test program calls MPI_* only (and PMPI_* for its reference results),
 # like an application that knows nothing of kcoll: no libkcoll, no ASan (it
-# runs with the interposer preloaded).
-$(MPI_BUILD)/tests/interpose_check: tests/interpose_check.c | $(STAMP)
+# runs with the interposer preloaded). It is three files and a header
+# (tests/interpose_check.h says which holds what), compiled in the one
+# command that links them.
+INTERPOSE_CHECK_SRCS := $(addprefix tests/interpose_check,.c _reduce.c _errors.c)
+$(MPI_BUILD)/tests/interpose_check: $(INTERPOSE_CHECK_SRCS) tests/interpose_check.h | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
+	$(CC) -I. $(MPI_CFLAGS) $(CFLAGS) -o $@ $(INTERPOSE_CHECK_SRCS) $(MPI_LIBS)
 
 # The same library with AddressSanitizer + UBSan, for tests/interpose.sh,
 # which preloads the sanitizer runtimes before it (the program itself is

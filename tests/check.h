@@ -8,7 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A test of several files keeps one count: each of its files defines
+ * CHECK_SHARED_COUNTS before it includes this, and the file with main
+ * defines the two counts (tests/test_model.h). */
+#ifdef CHECK_SHARED_COUNTS
+extern int check_pass_count, check_fail_count;
+#else
 static int check_pass_count, check_fail_count;
+#endif
 
 #define CHECK(cond)                                                          \
     do {                                                                     \

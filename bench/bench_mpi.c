@@ -340,7 +340,7 @@ static int run(const options *o, const variant *v, buffers *b, size_t n)
     double t0 = kcoll_verify_clock();
     int rc = call(o, v, b, n);
     kcoll_plan mpi = {.kind = KCOLL_PLAN_MPI};
-    kcoll_test_slow(o->coll, &mpi, n, t0);
+    kcoll_test_slow(MPI_COMM_WORLD, o->coll, &mpi, n, t0);
     return rc;
 }
 

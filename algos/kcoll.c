@@ -133,9 +133,11 @@ static int call(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
     a.k = plan.k;
     if (plan.sync)
         KCOLL_TRY(MPI_Barrier(c->comm));
-    double t0 = plan.timed || KCOLL_TEST_HOOKS_ON ? kcoll_verify_clock() : 0;
+    int slowed = kcoll_test_slowed(coll, &plan);
+    double t0 = plan.timed || slowed ? kcoll_verify_clock() : 0;
     int rc = execute(c, coll, &plan, &a);
-    kcoll_test_slow(c->comm, coll, &plan, a.n, t0);
+    if (slowed)
+        kcoll_test_slow(c->comm, coll, &plan, a.n, t0);
     if (plan.slot) {
         double t1 = plan.timed ? kcoll_verify_clock() : t0;
         int orc = kcoll_choice_observe(c, &plan, t0, t1, rc);

@@ -464,20 +464,36 @@ void kcoll_test_slow_rules(const char *rules)
  * slowed algorithm still measured fastest in 3 of 10 launches. A rule for
  * one rank keeps that rank's own duration (the others make no
  * reduction). */
-void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
-                     size_t n, double t0)
+static int rule_applies(const slow_rule *r, kcal_coll coll, const char *id)
 {
-    pthread_once(&slow_once, read_slow);
-    if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
-        return;
     static int world = -2;
     if (world == -2 && PMPI_Comm_rank(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         world = -1;
+    return r->coll == (int)coll && !strcmp(r->id, id) &&
+           (r->rank < 0 || r->rank == world);
+}
+
+int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
+{
+    pthread_once(&slow_once, read_slow);
+    if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
+        return 0;
+    const char *id = kcoll_plan_name(plan);
+    for (int i = 0; i < nslow; i++)
+        if (rule_applies(&slow[i], coll, id))
+            return 1;
+    return 0;
+}
+
+void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
+                     size_t n, double t0)
+{
+    if (!kcoll_test_slowed(coll, plan))
+        return;
     const char *id = kcoll_plan_name(plan);
     for (int i = 0; i < nslow; i++) {
         slow_rule *r = &slow[i];
-        if (r->coll != (int)coll || strcmp(r->id, id) ||
-            (r->rank >= 0 && r->rank != world))
+        if (!rule_applies(r, coll, id))
             continue;
         double took = clock_now() - t0;
         if (r->rank < 0 &&

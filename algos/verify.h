@@ -116,12 +116,19 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
  * must be on every rank). Without the define it is nothing. */
 #ifdef KCOLL_TEST_HOOKS
 #define KCOLL_TEST_HOOKS_ON 1
+/* Whether a rule slows this call (then it is timed from its start). */
+int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan);
 void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
                      size_t n, double t0);
 /* Replace the rules (the same syntax; "" for none), counts from 0. */
 void kcoll_test_slow_rules(const char *rules);
 #else
 #define KCOLL_TEST_HOOKS_ON 0
+static inline int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
+{
+    (void)coll, (void)plan;
+    return 0;
+}
 static inline void kcoll_test_slow(MPI_Comm comm, kcal_coll coll,
                                    const kcoll_plan *plan, size_t n, double t0)
 {

@@ -22,7 +22,7 @@ struct kcoll_verify_slot {
     int failed[KCOLL_VERIFY_MAX]; /* a call of it failed here */
     /* Decided. Every count below is the same on every rank. */
     int chosen;
-    double agreed[KCOLL_VERIFY_MAX]; /* median spans: what decides */
+    double agreed[KCOLL_VERIFY_MAX]; /* spans' lower quartile: decides */
     double decided; /* the chosen one's slowest own median: what the
                      * ring's own times are checked against */
     double baseline; /* the first check's agreed median (0: none yet) */
@@ -214,6 +214,24 @@ static double median(const double *v, unsigned n)
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
+/* The lower quartile of v[0..n) (n <= KCOLL_VERIFY_SAMPLES): the
+ * smallest of 3 or 4, the second of 6 or 8. Not the median: on a loaded
+ * machine a rank descheduled for a time slice adds milliseconds to any
+ * call, and a span counts every rank's; with 4 samples two such calls
+ * made the median (MPI_Alltoall of 1 MiB, p = 2: 0.41 ms unloaded, a
+ * 28 ms median) worse than a candidate slowed 10x (verify_check
+ * --mode opposite failed 1 run in 7 at load 9). Such noise only ever
+ * adds. */
+static double lower_quartile(const double *v, unsigned n)
+{
+    double tmp[KCOLL_VERIFY_SAMPLES];
+    if (n == 0)
+        return 0;
+    memcpy(tmp, v, n * sizeof *v);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    return tmp[(n - 1) / 4];
+}
+
 static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
 {
     if (!kcoll_stats_on())
@@ -284,7 +302,8 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
         for (int j = 0; j < e; j++)
             span[j] = all[nc + 2 * (i * e + j)] + all[nc + 2 * (i * e + j) + 1];
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
-        s->agreed[i] = isfinite(own[i]) ? median(span, (unsigned)e) : INFINITY;
+        s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, (unsigned)e)
+                                      : INFINITY;
     }
     int before = s->explorations ? s->chosen : -1, best = 0;
     for (int i = 1; i < s->ncand; i++)

@@ -23,8 +23,9 @@
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
- *               candidate of the least median span (ties: the model's
- *               order). Not each rank's own duration: where the root
+ *               candidate whose spans' lower quartile is least (ties:
+ *               the model's order; the quartile, not the median: a
+ *               descheduled rank only adds time, to any rank's span). Not each rank's own duration: where the root
  *               does not wait (bcast's and scatter's copy_in_out) it
  *               leaves first, and its part of the call is in no rank's
  *               own time; and a rank's own time in a run of calls holds

@@ -206,7 +206,7 @@ static int parse(kcal_coll coll, const char *spec, int p,
 static void set_plan(kcoll_plan *plan, kcoll_plan_kind kind,
                      const kcal_algorithm *alg, int k, kcoll_why why)
 {
-    *plan = (kcoll_plan){kind, alg, k, why, NULL, 0};
+    *plan = (kcoll_plan){kind, alg, k, why, NULL, 0, 0};
 }
 
 /* The model's best k for a throttled algorithm named without one. */
@@ -321,10 +321,10 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
     return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
 }
 
-int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan,
-                         double seconds, int call_rc)
+int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
+                         double t1, int call_rc)
 {
-    return plan->slot ? kcoll_verify_observe(c, plan, seconds, call_rc)
+    return plan->slot ? kcoll_verify_observe(c, plan, t0, t1, call_rc)
                       : MPI_SUCCESS;
 }
 

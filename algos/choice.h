@@ -63,6 +63,10 @@ typedef struct {
      * whether to time it, and what to do after it. NULL: nothing. */
     kcoll_verify_slot *slot;
     int timed;
+    /* An exploring call that is timed: the ranks start it together
+     * (a barrier on the communicator) and the call counts as its span,
+     * as kcal bench times its rows. */
+    int sync;
 } kcoll_plan;
 
 /* One candidate of the verified choice (verify.h): alg is a registry
@@ -91,13 +95,13 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
 int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
                  size_t n, int in_place, kcoll_plan *plan);
 
-/* After the call ran, with its local duration when plan->timed and its
- * result here: the verification's bookkeeping, which may end with one
- * small reduction over c (at the same call on every rank, so it must be
- * called whatever the call returned). MPI_SUCCESS or the reduction's
- * error. */
-int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan,
-                         double seconds, int call_rc);
+/* After the call ran, with its start and end on kcoll_verify_clock when
+ * plan->timed and its result here: the verification's bookkeeping, which
+ * may end with one small reduction over c (at the same call on every
+ * rank, so it must be called whatever the call returned). MPI_SUCCESS or
+ * the reduction's error. */
+int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
+                         double t1, int call_rc);
 
 /* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
 const char *kcoll_plan_name(const kcoll_plan *plan);

@@ -131,12 +131,16 @@ static int call(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
                       &plan));
     kcoll_args a = *in;
     a.k = plan.k;
-    double t0 = plan.timed || KCOLL_TEST_HOOKS_ON ? kcoll_verify_clock() : 0;
+    if (plan.sync)
+        KCOLL_TRY(MPI_Barrier(c->comm));
+    int slowed = kcoll_test_slowed(coll, &plan);
+    double t0 = plan.timed || slowed ? kcoll_verify_clock() : 0;
     int rc = execute(c, coll, &plan, &a);
-    kcoll_test_slow(coll, &plan, a.n, t0);
+    if (slowed)
+        kcoll_test_slow(c->comm, coll, &plan, a.n, t0);
     if (plan.slot) {
-        double dt = plan.timed ? kcoll_verify_clock() - t0 : 0;
-        int orc = kcoll_choice_observe(c, &plan, dt, rc);
+        double t1 = plan.timed ? kcoll_verify_clock() : t0;
+        int orc = kcoll_choice_observe(c, &plan, t0, t1, rc);
         if (rc == MPI_SUCCESS)
             rc = orc;
     }

@@ -158,7 +158,7 @@ size_t kcoll_stats_format(char *buf, size_t len)
             other.calls, other.bytes, other.seconds);
     if (ndecisions)
         PUT("kcoll decisions (rank 0 of MPI_COMM_WORLD; candidates with the "
-            "slowest rank's median in us):\n");
+            "spans' lower quartile in us):\n");
     for (int i = 0; i < ndecisions; i++) {
         const kcoll_stats_decision *d = &decisions[i];
         char sz[32];

@@ -15,11 +15,16 @@ struct kcoll_verify_slot {
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     /* Exploring: candidate cur's turn-th call (0: the untimed one). */
     int exploring, cur, turn;
+    /* Each timed call's own duration, start and end (the node's clock). */
     double t[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
+    double t0[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
+    double t1[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
     int failed[KCOLL_VERIFY_MAX]; /* a call of it failed here */
     /* Decided. Every count below is the same on every rank. */
     int chosen;
-    double agreed[KCOLL_VERIFY_MAX], decided;
+    double agreed[KCOLL_VERIFY_MAX]; /* spans' lower quartile: decides */
+    double decided; /* the chosen one's slowest own median: what the
+                     * ring's own times are checked against */
     double baseline; /* the first check's agreed median (0: none yet) */
     uint64_t calls; /* since the last exploration ended */
     uint64_t sample_every; /* a power of two */
@@ -153,6 +158,7 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
 static void plan_of(kcoll_plan *plan, const kcoll_candidate *cd,
                     kcoll_why why, kcoll_verify_slot *s, int timed)
 {
+    plan->sync = 0;
     plan->kind = kcal_model_is_mpi(cd->alg) ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG;
     plan->alg = cd->alg;
     plan->k = cd->k;
@@ -177,6 +183,7 @@ int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
     }
     if (s->exploring) {
         plan_of(plan, &s->cand[s->cur], KCOLL_WHY_EXPLORING, s, 1);
+        plan->sync = s->turn > 0;
         return MPI_SUCCESS;
     }
     /* The decided call: a counter and two compares; the slot goes with
@@ -205,6 +212,24 @@ static double median(const double *v, unsigned n)
     memcpy(tmp, v, n * sizeof *v);
     qsort(tmp, n, sizeof *tmp, cmp_double);
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* The lower quartile of v[0..n) (n <= KCOLL_VERIFY_SAMPLES): the
+ * smallest of 3 or 4, the second of 6 or 8. Not the median: on a loaded
+ * machine a rank descheduled for a time slice adds milliseconds to any
+ * call, and a span counts every rank's; with 4 samples two such calls
+ * made the median (MPI_Alltoall of 1 MiB, p = 2: 0.41 ms unloaded, a
+ * 28 ms median) worse than a candidate slowed 10x (verify_check
+ * --mode opposite failed 1 run in 7 at load 9). Such noise only ever
+ * adds. */
+static double lower_quartile(const double *v, unsigned n)
+{
+    double tmp[KCOLL_VERIFY_SAMPLES];
+    if (n == 0)
+        return 0;
+    memcpy(tmp, v, n * sizeof *v);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    return tmp[(n - 1) / 4];
 }
 
 static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
@@ -236,9 +261,10 @@ static void schedule(kcoll_verify_slot *s, int kept)
     double per_ms = ceil(1e-3 / t);
     s->check_every = per_ms > (double)ring ? (uint64_t)fmin(per_ms, 1 << 20)
                                            : ring;
-    double extra = 0;
+    double extra = 0; /* the exploration's cost beyond the chosen one */
     for (int i = 0; i < s->ncand; i++)
-        extra += (1 + s->samples) * fmax(s->agreed[i] - s->decided, 0);
+        extra += (1 + s->samples) *
+                 fmax(s->agreed[i] - s->agreed[s->chosen], 0);
     double every = ceil(KCOLL_VERIFY_BUDGET * extra / t);
     uint64_t base = every > (double)s->check_every
                         ? (uint64_t)fmin(every, 1e12)
@@ -255,13 +281,30 @@ static void schedule(kcoll_verify_slot *s, int kept)
     s->nring = s->ring_at = 0;
 }
 
+/* One MAX reduction: per candidate the slowest rank's own median, then
+ * per timed call the latest end and (negated) the earliest start. */
 static int decide(kcoll_comm *c, kcoll_verify_slot *s)
 {
-    double mine[KCOLL_VERIFY_MAX];
-    for (int i = 0; i < s->ncand; i++)
-        mine[i] = s->failed[i] ? INFINITY : median(s->t[i], (unsigned)s->samples);
-    int rc = MPI_Allreduce(mine, s->agreed, s->ncand, MPI_DOUBLE, MPI_MAX,
-                           c->comm);
+    enum { W = KCOLL_VERIFY_MAX * (1 + 2 * KCOLL_VERIFY_SAMPLES) };
+    double mine[W] = {0}, all[W];
+    int nc = s->ncand, e = s->samples, w = nc * (1 + 2 * e);
+    for (int i = 0; i < nc; i++) {
+        mine[i] = s->failed[i] ? INFINITY : median(s->t[i], (unsigned)e);
+        for (int j = 0; j < e; j++) {
+            mine[nc + 2 * (i * e + j)] = -s->t0[i][j];
+            mine[nc + 2 * (i * e + j) + 1] = s->t1[i][j];
+        }
+    }
+    int rc = MPI_Allreduce(mine, all, w, MPI_DOUBLE, MPI_MAX, c->comm);
+    double own[KCOLL_VERIFY_MAX];
+    for (int i = 0; i < nc; i++) {
+        double span[KCOLL_VERIFY_SAMPLES];
+        for (int j = 0; j < e; j++)
+            span[j] = all[nc + 2 * (i * e + j)] + all[nc + 2 * (i * e + j) + 1];
+        own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
+        s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, (unsigned)e)
+                                      : INFINITY;
+    }
     int before = s->explorations ? s->chosen : -1, best = 0;
     for (int i = 1; i < s->ncand; i++)
         if (s->agreed[i] < s->agreed[best])
@@ -271,7 +314,7 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
             if (kcal_model_is_mpi(s->cand[i].alg))
                 best = i;
     s->chosen = best;
-    s->decided = s->agreed[best];
+    s->decided = own[best];
     s->exploring = 0;
     s->explorations++;
     memset(s->failed, 0, sizeof s->failed);
@@ -292,17 +335,21 @@ static void explore_again(kcoll_verify_slot *s, const char *why)
     s->turn = 0;
 }
 
-int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan,
-                         double seconds, int call_rc)
+int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
+                         double t1, int call_rc)
 {
     kcoll_verify_slot *s = plan->slot;
+    double seconds = t1 - t0;
     if (!s)
         return MPI_SUCCESS;
     if (s->exploring) {
         if (call_rc != MPI_SUCCESS)
             s->failed[s->cur] = 1;
-        if (s->turn > 0)
+        if (s->turn > 0) {
             s->t[s->cur][s->turn - 1] = seconds;
+            s->t0[s->cur][s->turn - 1] = t0;
+            s->t1[s->cur][s->turn - 1] = t1;
+        }
         if (++s->turn <= s->samples)
             return MPI_SUCCESS;
         s->turn = 0;
@@ -426,25 +473,52 @@ void kcoll_test_slow_rules(const char *rules)
 }
 
 /* The call takes factor times as long as the fastest call of the rule's
- * algorithm at this size class on this rank: its own duration would
- * include waiting for other ranks' slowed calls, and ranks taking turns
- * would then slow each other without end. */
-void kcoll_test_slow(kcal_coll coll, const kcoll_plan *plan, size_t n,
-                     double t0)
+ * algorithm at this size class: its own duration would include waiting
+ * for other ranks' slowed calls, and ranks taking turns would then slow
+ * each other without end. A rule for every rank takes the slowest rank's
+ * duration of each call (one MAX reduction, inside the timed call), so
+ * every rank spins alike and the collective, not one rank's part of it,
+ * is factor times slower: a root that does not wait (bcast's
+ * copy_in_out) spun a multiple of its own fraction of a µs, and the
+ * slowed algorithm still measured fastest in 3 of 10 launches. A rule for
+ * one rank keeps that rank's own duration (the others make no
+ * reduction). */
+static int rule_applies(const slow_rule *r, kcal_coll coll, const char *id)
 {
-    pthread_once(&slow_once, read_slow);
-    if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
-        return;
     static int world = -2;
     if (world == -2 && PMPI_Comm_rank(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         world = -1;
+    return r->coll == (int)coll && !strcmp(r->id, id) &&
+           (r->rank < 0 || r->rank == world);
+}
+
+int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
+{
+    pthread_once(&slow_once, read_slow);
+    if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
+        return 0;
+    const char *id = kcoll_plan_name(plan);
+    for (int i = 0; i < nslow; i++)
+        if (rule_applies(&slow[i], coll, id))
+            return 1;
+    return 0;
+}
+
+void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
+                     size_t n, double t0)
+{
+    if (!kcoll_test_slowed(coll, plan))
+        return;
     const char *id = kcoll_plan_name(plan);
     for (int i = 0; i < nslow; i++) {
         slow_rule *r = &slow[i];
-        if (r->coll != (int)coll || strcmp(r->id, id) ||
-            (r->rank >= 0 && r->rank != world))
+        if (!rule_applies(r, coll, id))
             continue;
         double took = clock_now() - t0;
+        if (r->rank < 0 &&
+            PMPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX,
+                           comm) != MPI_SUCCESS)
+            continue;
         double *fast = &r->fastest[kcoll_verify_size_class(n)];
         if (*fast == 0 || took < *fast)
             *fast = took;

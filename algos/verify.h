@@ -18,10 +18,18 @@
  *   explore     the class's first calls run each candidate in turn: one
  *               untimed call (first-touch, windows, caches), then E timed
  *               ones (E from the predicted time: more for short calls,
- *               whose times are noisier). After the last, one MAX
- *               reduction of the ranks' median per candidate (the slowest
- *               rank counts) gives every rank the same times, and every
- *               rank keeps the same fastest one (ties: the model's order).
+ *               whose times are noisier), each started together (a
+ *               barrier) and timed on the node's one clock. After the
+ *               last, one MAX reduction of the ranks' starts and ends
+ *               gives every rank the same spans, first start to last end,
+ *               as kcal bench times its rows; every rank keeps the
+ *               candidate whose spans' lower quartile is least (ties:
+ *               the model's order; the quartile, not the median: a
+ *               descheduled rank only adds time, to any rank's span). Not each rank's own duration: where the root
+ *               does not wait (bcast's and scatter's copy_in_out) it
+ *               leaves first, and its part of the call is in no rank's
+ *               own time; and a rank's own time in a run of calls holds
+ *               its wait for the others' previous call.
  *   decided     a call costs what it cost before, plus a counter; every
  *               S-th call is timed into a ring of local times (S so the
  *               clock stays well under 1 % of the call).
@@ -67,11 +75,11 @@ int kcoll_verify_size_class(uint64_t n);
 int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
                       int in_place, kcoll_plan *plan);
 
-/* After the call of plan (see kcoll_choice_observe): its local duration
+/* After the call of plan (see kcoll_choice_observe): its start and end
  * (when plan->timed) and its result here (a candidate that failed on any
  * rank is never chosen). */
-int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan,
-                         double seconds, int call_rc);
+int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
+                         double t1, int call_rc);
 
 /* The clock of the timed calls (CLOCK_MONOTONIC, seconds). */
 double kcoll_verify_clock(void);
@@ -103,20 +111,29 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
  * algorithm slow, "coll:id:factor[:rank][:after]" (several, comma
  * separated): each call of id (or "mpi") of coll, on that world rank only
  * if given, from the after-th such call of this process on, spins for
- * factor − 1 times the fastest such call this process has made at that
- * size class. Without the define it is nothing. */
+ * factor − 1 times the fastest such call at that size class: the call's
+ * slowest rank (one MAX reduction per call) for a rule of every rank,
+ * this process's own for a rule of one rank (so a rule for every rank
+ * must be on every rank). Without the define it is nothing. */
 #ifdef KCOLL_TEST_HOOKS
 #define KCOLL_TEST_HOOKS_ON 1
-void kcoll_test_slow(kcal_coll coll, const kcoll_plan *plan, size_t n,
-                     double t0);
+/* Whether a rule slows this call (then it is timed from its start). */
+int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan);
+void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
+                     size_t n, double t0);
 /* Replace the rules (the same syntax; "" for none), counts from 0. */
 void kcoll_test_slow_rules(const char *rules);
 #else
 #define KCOLL_TEST_HOOKS_ON 0
-static inline void kcoll_test_slow(kcal_coll coll, const kcoll_plan *plan,
-                                   size_t n, double t0)
+static inline int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
 {
-    (void)coll, (void)plan, (void)n, (void)t0;
+    (void)coll, (void)plan;
+    return 0;
+}
+static inline void kcoll_test_slow(MPI_Comm comm, kcal_coll coll,
+                                   const kcoll_plan *plan, size_t n, double t0)
+{
+    (void)comm, (void)coll, (void)plan, (void)n, (void)t0;
 }
 #endif
 

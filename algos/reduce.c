@@ -32,6 +32,15 @@
  *     Total cost = S + (p−1)·(X(n/p) + R(n/p)) + S  (n: the whole vector,
  *     p blocks) Rank r folds block r. In place its result waits in scratch
  *     until the others have read the block 0 of its buffer it lands on.
+ *   copy_in_out (reduce, allreduce, reduce_scatter_block; staged_fold
+ *   below): no CMA, every chunk through the staging areas, with L the
+ *   local copy's cost per byte and P(c, m) m chunks of c bytes passed from
+ *   the core that wrote them (model/reduction.c):
+ *     reduce, allreduce: Total cost = 2·n·L + (p−1)·(R(n) + P(c, m)) + F
+ *     reduce_scatter_block (n: one block): every rank copies its p blocks
+ *     in, the folding rank its own block's p chunks out:
+ *     Total cost = (p + 1)·n·L + (p−1)·(R(n) + P(c, m)) + F
+ *     F: the areas' flags (allgather's, for reduce gather's).
  * Every algorithm ends with a closing S in which every rank learns whether
  * any read, write or op failed, so all return the same result, and no rank
  * returns while another may still read its buffers. */
@@ -280,33 +289,40 @@ int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_args *a)
     return rc;
 }
 
-/* copy_in_out (allreduce; reduce, root_only): no system call. In round
- * i every process copies chunk i of its vector into its staging area
- * (staging.c) and says so (KCOLL_HALF_IN); each process that folds
- * (every one, or the root) waits for every chunk i to be in and folds
- * them in rank order straight out of the areas into its recvbuf, then
- * says it has read them (KCOLL_HALF_OUT), which frees slot i for chunk
- * i + SLOTS. Chunks are the largest whole number of elements in a slot.
- * In place the input chunk is in the area before the result overwrites
- * it. */
-static int staged_fold(kcoll_comm *c, const kcoll_args *a, int root_only)
+/* copy_in_out (allreduce, reduce, reduce_scatter_block): no system call.
+ * Every process's stream is its input (reduce_scatter_block: its p
+ * blocks). In round i every process copies chunk i of its stream into its
+ * staging area (staging.c) and says so (KCOLL_HALF_IN); a process whose
+ * result lies in chunk i (allreduce: every one, reduce: the root, for the
+ * whole vector; reduce_scatter_block: rank r for block r) waits for every
+ * chunk i to be in and folds its part of them in rank order straight out
+ * of the areas into its recvbuf; every process then says it has read them
+ * (KCOLL_HALF_OUT), which frees slot i for chunk i + SLOTS. Chunks are the
+ * largest whole number of elements in a slot, so a block's edge is an
+ * element's. In place the input chunk is in the area before the result
+ * overwrites it (reduce_scatter_block: the result of the bytes at offset
+ * x of block r lands at x, which an earlier or this round copied in). */
+static int staged_fold(kcoll_comm *c, const kcoll_args *a, kcal_coll coll)
 {
     size_t ce = KCAL_STAGING_CHUNK / a->esize * a->esize;
     if (ce == 0) /* an element larger than a slot */
-        return kcoll_mpi_reduction(root_only ? KCAL_COLL_REDUCE
-                                             : KCAL_COLL_ALLREDUCE,
-                                   a, c->comm);
-    uint64_t chunks = a->n / ce + (a->n % ce != 0), m, last, seq = c->seq;
+        return kcoll_mpi_reduction(coll, a, c->comm);
+    int p = c->size, me = c->rank, rc = MPI_SUCCESS;
+    int root_only = coll == KCAL_COLL_REDUCE;
+    int blocks = coll == KCAL_COLL_REDUCE_SCATTER_BLOCK;
+    /* The stream's bytes, and the part [lo, hi) of it this rank folds. */
+    size_t total = blocks ? (size_t)p * a->n : a->n;
+    size_t lo = blocks ? (size_t)me * a->n : 0;
+    size_t hi = root_only && me != a->root ? lo : lo + a->n;
+    uint64_t chunks = total / ce + (total % ce != 0), m, last, seq = c->seq;
     /* the areas count slots of KCAL_STAGING_CHUNK: as many as chunks */
     KCOLL_TRY(kcoll_staging_enter(c, (size_t)chunks * KCAL_STAGING_CHUNK, 2,
                                   2, &m, &last));
-    int p = c->size, me = c->rank, rc = MPI_SUCCESS;
-    int folds = !root_only || me == a->root;
     const uint64_t slots = KCAL_STAGING_SLOTS;
     const char *own = input(a);
     kcoll_staging_wait_free(c, last);
     for (uint64_t i = 0; i < chunks; i++) {
-        size_t off = (size_t)i * ce, len = a->n - off < ce ? a->n - off : ce;
+        size_t off = (size_t)i * ce, len = total - off < ce ? total - off : ce;
         if (i >= slots) /* chunk i − slots has been folded where it is */
             for (int r = 0; r < p; r++)
                 if (r != me && (!root_only || r == a->root))
@@ -314,15 +330,18 @@ static int staged_fold(kcoll_comm *c, const kcoll_args *a, int root_only)
                                              KCOLL_HALF_OUT(i - slots));
         kcal_copy(kcoll_staging_slot(c, me, i), own + off, len);
         kcoll_flag_progress(c, KCOLL_HALF_IN(i));
-        if (folds) {
+        size_t from = off > lo ? off : lo;
+        size_t to = off + len < hi ? off + len : hi;
+        if (from < to) {
             for (int r = 0; r < p; r++)
                 if (r != me)
                     kcoll_flag_wait_progress(c, r, seq, KCOLL_HALF_IN(i));
-            char *acc = (char *)a->recvbuf + off;
-            memcpy(acc, kcoll_staging_slot(c, p - 1, i), len);
+            size_t at = from - off, bytes = to - from;
+            char *acc = (char *)a->recvbuf + (from - lo);
+            memcpy(acc, kcoll_staging_slot(c, p - 1, i) + at, bytes);
             for (int r = p - 2; r >= 0 && rc == MPI_SUCCESS; r--)
-                rc = MPI_Reduce_local(kcoll_staging_slot(c, r, i), acc,
-                                      (int)(len / a->esize), a->type, a->op);
+                rc = MPI_Reduce_local(kcoll_staging_slot(c, r, i) + at, acc,
+                                      (int)(bytes / a->esize), a->type, a->op);
         }
         kcoll_flag_progress(c, KCOLL_HALF_OUT(i));
     }
@@ -332,10 +351,15 @@ static int staged_fold(kcoll_comm *c, const kcoll_args *a, int root_only)
 
 int kcoll_allreduce_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    return staged_fold(c, a, 0);
+    return staged_fold(c, a, KCAL_COLL_ALLREDUCE);
 }
 
 int kcoll_reduce_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    return staged_fold(c, a, 1);
+    return staged_fold(c, a, KCAL_COLL_REDUCE);
+}
+
+int kcoll_reduce_scatter_block_copy_in_out(kcoll_comm *c, const kcoll_args *a)
+{
+    return staged_fold(c, a, KCAL_COLL_REDUCE_SCATTER_BLOCK);
 }

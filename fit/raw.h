@@ -117,7 +117,7 @@
 #define KCAL_PATTERN_MPI "mpi"
 
 typedef struct {
-    char phase[24];
+    char phase[32]; /* "kcoll_reduce_scatter_block" is 26 */
     char pattern[24];
     int readers;
     long pages;

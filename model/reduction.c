@@ -124,19 +124,22 @@ void kcal_t_reduce_scatter_read(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
-/* copy_in_out (reduce, allreduce): m chunks of c bytes (KCAL_STAGING_CHUNK
- * whole elements) copied into the staging areas by every process, all at
- * once; a folding process (every one, or the root) copies the last
- * rank's chunk into its result and folds the other p − 1 out of the
- * areas, chunks their owners' cores wrote in the same round:
+/* copy_in_out (reduce, allreduce, reduce_scatter_block): m chunks of c
+ * bytes (KCAL_STAGING_CHUNK whole elements) copied into the staging areas
+ * by every process, all at once; a folding process (every one, or the
+ * root) copies the last rank's chunk into its result and folds the other
+ * p − 1 out of the areas, chunks their owners' cores wrote in the same
+ * round:
  * Total cost = 2·m·c·β_local + (p−1)·(m·c·ρ + pass(c, m)) + F_X
- * (F_allgather for allreduce, F_gather for reduce). No system call. */
-static void staged(acc *a, int p, kcal_sm_op op)
+ * (F_allgather for allreduce, F_gather for reduce). No system call.
+ * reduce_scatter_block (n one block): every process copies its p blocks
+ * in, so (p + 1)·m·c·β_local, the rest as allreduce's. */
+static void staged(acc *a, int p, kcal_sm_op op, int copied_in)
 {
     uint64_t chunk = KCAL_STAGING_CHUNK;
     uint64_t m = a->n / chunk + (a->n % chunk != 0);
     uint64_t c = a->n < chunk ? a->n : chunk;
-    a->t.copy += 2.0 * (double)a->n * a->beta_local;
+    a->t.copy += (double)(copied_in + 1) * (double)a->n * a->beta_local;
     add_reduce(a, (double)a->n, p - 1);
     add_pass(a, c, m, p - 1);
     add_flag(a, op, p);
@@ -145,11 +148,17 @@ static void staged(acc *a, int p, kcal_sm_op op)
 void kcal_t_allreduce_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    staged(a, p, KCAL_SM_ALLGATHER);
+    staged(a, p, KCAL_SM_ALLGATHER, 1);
 }
 
 void kcal_t_reduce_copy_in_out(acc *a, int p, int k)
 {
     (void)k;
-    staged(a, p, KCAL_SM_GATHER);
+    staged(a, p, KCAL_SM_GATHER, 1);
+}
+
+void kcal_t_reduce_scatter_copy_in_out(acc *a, int p, int k)
+{
+    (void)k;
+    staged(a, p, KCAL_SM_ALLGATHER, p);
 }

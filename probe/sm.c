@@ -43,8 +43,8 @@ static void on_line(void *ctx, const char *line)
     char spec[32];
     /* A launcher of another MPI library than the helper's starts p
      * singletons: their samples say p = 1 and are not T_sm at p. */
-    if ((sscanf(line, "kcal-kcoll %15s %31s %d", op, spec, &np) == 3 ||
-         sscanf(line, "kcal-mpi %15s %d", op, &np) == 2 ||
+    if ((sscanf(line, "kcal-kcoll %31s %31s %d", op, spec, &np) == 3 ||
+         sscanf(line, "kcal-mpi %31s %d", op, &np) == 2 ||
          sscanf(line, "kcal-sm %31s %d", op, &np) == 2) &&
         np != o->p) {
         o->other_p = np;
@@ -54,13 +54,13 @@ static void on_line(void *ctx, const char *line)
     if (red != 0) {
         if (red < 0)
             o->bad_reduce = 1;
-    } else if (sscanf(line, "kcal-kcoll %15s %31s %d %ld %d %lg", op, spec, &np,
+    } else if (sscanf(line, "kcal-kcoll %31s %31s %d %ld %d %lg", op, spec, &np,
                &bytes, &rep, &sec) == 6) {
         char phase[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_KCOLL_PREFIX "%s", op);
         if (kcal_raw_add(o->raw, phase, spec, np, 0, bytes, rep, sec) == 0)
             o->got++;
-    } else if (sscanf(line, "kcal-mpi %15s %d %ld %d %lg", op, &np, &bytes,
+    } else if (sscanf(line, "kcal-mpi %31s %d %ld %d %lg", op, &np, &bytes,
                       &rep, &sec) == 5) {
         char phase[48];
         snprintf(phase, sizeof phase, KCAL_PHASE_MPI_PREFIX "%s", op);

@@ -71,6 +71,17 @@ nonneg "$(val reduce_beta_stderr)" || fail "reduce_beta_stderr = '$(val reduce_b
   fail "raw file has reduce hot samples at fewer than 2 sizes"
 grep -q '^reduce,cold,1,0,' "$tmp/raw.csv" || fail "raw file has no reduce cold samples"
 grep -q '^# reduce fit: t = a + rho\*b over ' "$tmp/p.params" || fail "no reduce fit line in the header"
+# The hand-off measurement (kcal-sm-bench) of every collective: the MPI
+# library's samples and libkcoll's in the raw file, the MPI library's line
+# in the params (a 20-character name such as reduce_scatter_block's once
+# fell out of the launch's output unread).
+for c in scatter gather bcast allgather alltoall reduce allreduce reduce_scatter_block; do
+  grep -q "^mpi_$c,mpi,2," "$tmp/raw.csv" || fail "raw file has no mpi_$c samples"
+  grep -q "^kcoll_$c," "$tmp/raw.csv" || fail "raw file has no kcoll_$c samples"
+  for k in mpi_${c}_a mpi_${c}_b; do
+    nonneg "$(val $k)" || fail "$k = '$(val $k)' is not finite and >= 0"
+  done
+done
 # Concurrent copies: all six patterns in the raw file; conc_hot and
 # conc_cold (when there were c >= 2 copiers to fit) from the own_* ones.
 for pat in own_hot own_cold distinct_hot distinct_cold same_hot same_cold; do

@@ -2,9 +2,10 @@
  * directly under any launcher (mpirun, srun):
  *
  *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID[,ID...]]
- *                  [--type T] [--op O] [--iterations N] [--warmup N] [--cold] [--check]
- *                  [--root R] [--no-auto-limit] [--quiet] [--progress]
- *                  [--mpi NAME] [--expect-p P] [--library]
+ *                  [--type T] [--op O] [--iterations N] [--warmup N]
+ *                  [--cold] [--check] [--root R] [--no-auto-limit]
+ *                  [--quiet] [--progress] [--mpi NAME] [--expect-p P]
+ *                  [--library]
  *
  * Measures every algorithm of the collective (every throttle factor k;
  * ring_neighbor with j = 1 unless --algorithm names another j), the MPI

@@ -133,10 +133,11 @@ void bench_parse(int argc, char **argv, options *o)
             if (world_rank() == 0)
                 printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
                        "[--algorithm ID[,ID...]]\n"
-                       "       [--type T] [--op O] [--iterations N] [--warmup N] [--cold] "
-                       "[--check] [--root R] [--no-auto-limit] [--loop]\n"
-                       "       [--quiet] [--progress] [--mpi NAME] [--expect-p P] "
-                       "[--library]\n"
+                       "       [--type T] [--op O] [--iterations N] "
+                       "[--warmup N] [--cold] [--check] [--root R]\n"
+                       "       [--no-auto-limit] [--loop] "
+                       "[--quiet] [--progress] [--mpi NAME] [--expect-p P]\n"
+                       "       [--library]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
                        "`kcal bench --help`).\n");
             MPI_Finalize();

@@ -80,12 +80,14 @@ fi
 # Reductions of every --type (bench/reduce_names.c), each case an op MPI
 # defines on it, so that every op runs and each type meets a bitwise or
 # logical op and min or max where MPI defines them: --check compares every
-# algorithm's, auto's result with the MPI library's byte for byte, which
-# holds only if the data keep every order of folding exact
-# (bench/reduce_fill.h: no overflow, uint8 sums below 256, no rounding),
-# at p = 2 and 3 (oversubscribed here: the MPI library's fold order then
-# differs from libkcoll's). Sizes: not a multiple of p elements, and one
-# above the 256 KiB chunk.
+# algorithm's, auto's result with the MPI library's byte for byte, at p =
+# 2 and 3 (3 oversubscribed here). The data keep every order of folding
+# exact (bench/reduce_fill.h: no overflow, uint8 sums below 256, no
+# rounding). Open MPI 4.1.4 and MPICH 4.0.2 folded in libkcoll's own order
+# here: with sums that round (doubles up to 2^55) they still gave its bytes
+# at p = 3-5 (2026-11-27), so these runs catch a wrong op, type or byte,
+# and the exact data keep --check true where a library folds otherwise.
+# Sizes: not a multiple of p elements, and one above the 256 KiB chunk.
 red_cases=(
   "allreduce double prod" "reduce double min" "reduce_scatter_block double sum"
   "allreduce float sum" "reduce_scatter_block float max"

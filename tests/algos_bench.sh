@@ -85,7 +85,7 @@ fi
 # exact (bench/reduce_fill.h: no overflow, uint8 sums below 256, no
 # rounding). Open MPI 4.1.4 and MPICH 4.0.2 folded in libkcoll's own order
 # here: with sums that round (doubles up to 2^55) they still gave its bytes
-# at p = 3-5 (2026-11-27), so these runs catch a wrong op, type or byte,
+# (Open MPI at p = 3-5, MPICH at 3 and 4; 2026-11-27), so these runs catch a wrong op, type or byte,
 # and the exact data keep --check true where a library folds otherwise.
 # Sizes: not a multiple of p elements, and one above the 256 KiB chunk.
 red_cases=(

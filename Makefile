@@ -2,8 +2,8 @@
 #
 # Layout (docs/layout.md): cmd/ holds the `kcal` commands (cmd/kcal.c
 # holds main), and with every common/*.c, model/*.c, fit/*.c, probe/*.c,
-# reports/*.c, tune/*.c and the benchmark driver's bench/perf_classes.c
-# and bench/capacity.c makes up the `kcal` binary; algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark
+# reports/*.c, tune/*.c and the benchmark driver's bench/perf_classes.c,
+# bench/capacity.c and bench/reduce_names.c make up the `kcal` binary; algos/ builds libkcoll (algos/module.mk), bench/ the MPI benchmark
 # program `kcal bench` launches (bench/module.mk). Tests are tests/test_*.c (one binary
 # each, built with AddressSanitizer + UBSan) and tests/*.sh (run with $KCAL
 # pointing at the sanitized kcal). Dependencies are installed first, by
@@ -31,7 +31,7 @@ CFLAGS    += -std=gnu11 $(WARN)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # kcal's objects without main (cmd/kcal.c): the fuzz targets link these.
-KCAL_SRCS := $(filter-out cmd/kcal.c,$(wildcard cmd/*.c common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c)) bench/perf_classes.c bench/capacity.c
+KCAL_SRCS := $(filter-out cmd/kcal.c,$(wildcard cmd/*.c common/*.c model/*.c fit/*.c probe/*.c reports/*.c tune/*.c)) bench/perf_classes.c bench/capacity.c bench/reduce_names.c
 GEN_SRCS  := $(BUILD)/gen/embedded_params.c
 PARAMS_FILES := $(wildcard data/knl.params data/broadwell.params data/power8.params)
 

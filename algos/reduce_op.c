@@ -5,55 +5,26 @@
 #include <string.h>
 
 #include "algos/reduce.h"
+#include "algos/reduce_types.h"
 
-/* The classes of predefined types of MPI 4.0 §6.9.2, as bits. */
-enum {
-    C_INT = 1 << 0,   /* C integer */
-    F_INT = 1 << 1,   /* Fortran integer */
-    FLOATING = 1 << 2,
-    LOGICAL = 1 << 3,
-    COMPLEX = 1 << 4,
-    BYTE = 1 << 5,
-    PAIR = 1 << 6     /* MINLOC and MAXLOC's (value, index) pairs */
-};
-
-/* The class of a predefined type (0: not one libkcoll reduces). Types a
- * build lacks are MPI_DATATYPE_NULL here, which no caller passes. */
+/* The class of a predefined type (KCOLL_RC_*; 0: none the reductions
+ * know). A padded pair has its class too: reducible() refuses it for its
+ * holes. Types a build lacks are MPI_DATATYPE_NULL here, which no caller
+ * passes. */
 static unsigned type_class(MPI_Datatype t)
 {
-    static const MPI_Datatype c_int[] = {
-        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
-        MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
-        MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T,
-        MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-        MPI_UINT64_T};
-    static const MPI_Datatype floating[] = {MPI_FLOAT, MPI_DOUBLE, MPI_REAL,
-                                            MPI_DOUBLE_PRECISION};
-    static const MPI_Datatype complex[] = {MPI_C_FLOAT_COMPLEX,
-                                           MPI_C_DOUBLE_COMPLEX, MPI_COMPLEX,
-                                           MPI_DOUBLE_COMPLEX};
-    static const MPI_Datatype pair[] = {MPI_2INT, MPI_FLOAT_INT, MPI_2REAL,
-                                        MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
     static const struct {
-        const MPI_Datatype *t;
-        size_t n;
+        MPI_Datatype t;
         unsigned cls;
-    } classes[] = {
-        {c_int, sizeof c_int / sizeof *c_int, C_INT},
-        {floating, sizeof floating / sizeof *floating, FLOATING},
-        {complex, sizeof complex / sizeof *complex, COMPLEX},
-        {pair, sizeof pair / sizeof *pair, PAIR},
+    } types[] = {
+#define KCOLL_RTYPE(handle, cls) {handle, cls},
+#define KCOLL_RTYPE_NAMED(name, handle, ctype, cls) {handle, cls},
+#define KCOLL_RTYPE_PAIR(name, handle, vtype) {handle, KCOLL_RC_PAIR},
+#include "algos/reduce_types.def"
     };
-    if (t == MPI_INTEGER)
-        return F_INT;
-    if (t == MPI_C_BOOL || t == MPI_LOGICAL)
-        return LOGICAL;
-    if (t == MPI_BYTE)
-        return BYTE;
-    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
-        for (size_t j = 0; j < classes[i].n; j++)
-            if (t == classes[i].t[j])
-                return classes[i].cls;
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (t == types[i].t)
+            return types[i].cls;
     return 0;
 }
 
@@ -66,21 +37,9 @@ static int op_classes(MPI_Op op)
         MPI_Op op;
         unsigned cls;
     } ops[] = {
-        {MPI_MAX, C_INT | F_INT | FLOATING},
-        {MPI_MIN, C_INT | F_INT | FLOATING},
-        {MPI_SUM, C_INT | F_INT | FLOATING | COMPLEX},
-        {MPI_PROD, C_INT | F_INT | FLOATING | COMPLEX},
-        {MPI_LAND, C_INT | LOGICAL},
-        {MPI_LOR, C_INT | LOGICAL},
-        {MPI_LXOR, C_INT | LOGICAL},
-        {MPI_BAND, C_INT | F_INT | BYTE},
-        {MPI_BOR, C_INT | F_INT | BYTE},
-        {MPI_BXOR, C_INT | F_INT | BYTE},
-        {MPI_MAXLOC, PAIR},
-        {MPI_MINLOC, PAIR},
-        {MPI_REPLACE, 0},
-        {MPI_NO_OP, 0},
-        {MPI_OP_NULL, 0},
+#define KCOLL_ROP(name, handle, classes) {handle, classes},
+#define KCOLL_ROP_NONE(handle) {handle, 0},
+#include "algos/reduce_types.def"
     };
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (op == ops[i].op)

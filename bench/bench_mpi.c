@@ -2,9 +2,10 @@
  * directly under any launcher (mpirun, srun):
  *
  *   kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] [--algorithm ID[,ID...]]
- *                  [--iterations N] [--warmup N] [--cold] [--check]
- *                  [--root R] [--no-auto-limit] [--quiet] [--progress]
- *                  [--mpi NAME] [--expect-p P] [--library]
+ *                  [--type T] [--op O] [--iterations N] [--warmup N]
+ *                  [--cold] [--check] [--root R] [--no-auto-limit]
+ *                  [--quiet] [--progress] [--mpi NAME] [--expect-p P]
+ *                  [--library]
  *
  * Measures every algorithm of the collective (every throttle factor k;
  * ring_neighbor with j = 1 unless --algorithm names another j), the MPI
@@ -58,6 +59,10 @@
  * every iteration, so no call reads what the previous one left behind.
  * --check compares every result with the MPI built-in on patterned data and
  * exits 1 on a mismatch (no CSV then).
+ * The reductions reduce doubles summed, or with --type and --op
+ * (bench/reduce_names.h, checked as kcal bench checks them) that type
+ * under that op, on data exact in every order of folding
+ * (bench/reduce_fill.h); their limit applies the same op.
  *
  * Rank 0 prints CSV on stdout (model.md columns of measurements):
  * collective,p,size_bytes,algorithm,k,median_s,min_s,max_s,iterations,oversubscribed,
@@ -87,11 +92,13 @@
 #include "bench/bench_opts.h"
 #include "bench/bench_stats.h"
 #include "bench/capacity.h"
+#include "bench/reduce_fill.h"
 #include "common/columns.h"
 #include "common/copy.h"
 #include "common/cores.h"
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
+#include "algos/reduce.h"
 #include "algos/verify.h"
 #include "model/model.h"
 #include "common/mpi_flavor.h"
@@ -146,6 +153,10 @@ static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
                      "its buffers' size overflows", sz,
                      kcal_coll_name(o->coll), p);
             bad = 1;
+        } else if (o->type &&
+                   kcal_reduce_check_size(o->type, sizes[i], msg,
+                                          sizeof msg) != 0) {
+            bad = 1;
         } else if (mem && total > mem) {
             snprintf(msg, sizeof msg, "size %s needs %s of buffers on this "
                      "node, more than its %s of memory", sz,
@@ -160,19 +171,13 @@ static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
         bench_usage_error(bad ? msg : "a size does not fit on another node", NULL);
 }
 
-static void fill(unsigned char *b, size_t n, unsigned seed, int doubles)
+/* Random bytes, or with t the values of reduce_fill.h, exact under op in
+ * every order. */
+static void fill(unsigned char *b, size_t n, unsigned seed,
+                 const kcal_reduce_type *t, const kcal_reduce_op *op)
 {
-    if (doubles && n % sizeof(double) == 0) {
-        /* Whole numbers below 2^20 as doubles: every order of summing p of
-         * them is exact, so --check can compare libkcoll's result with the
-         * MPI library's byte for byte, and no denormal or NaN slows an op
-         * the way random bytes read as doubles would. */
-        uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)me;
-        for (size_t i = 0; i < n; i += sizeof(double)) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            double d = (double)(x & 0xfffff);
-            memcpy(b + i, &d, sizeof d);
-        }
+    if (t) {
+        kcal_reduce_fill(b, n, t, op, seed, me, p);
         return;
     }
     uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)me * 0x632be59bd9b4e019ULL;
@@ -195,7 +200,18 @@ typedef struct {
 
 static pid_t *pids;
 
-/* A reduction's limit (doubles summed): each process reads its slice of
+/* A reduction's n bytes as kcoll_args: --type and --op, or without them
+ * doubles summed (bytes OR'd where n is not a multiple of 8), as the
+ * benchmark has always reduced and the probe reduces. */
+static kcoll_args reduction_args(const options *o, buffers *b, size_t n)
+{
+    if (!o->type)
+        return kcoll_bytes_reduction(b->send, b->recv, n, o->root);
+    return (kcoll_args){b->send, b->recv, n, o->root, 0, o->mpi_type,
+                        o->mpi_op, o->type->size};
+}
+
+/* A reduction's limit (its type and op): each process reads its slice of
  * the vector (its block, reduce_scatter_block) from every other one and
  * folds it in, as fast as it can (MPI_Reduce_local on what it read, in
  * cache-sized pieces); for allreduce it then reads the other slices, for
@@ -204,14 +220,15 @@ static pid_t *pids;
  * failed). */
 static int limit_reduction(const options *o, buffers *b, size_t n)
 {
+    kcoll_args a = reduction_args(o, b, n);
+    size_t es = a.esize;
     size_t vec = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)p : n;
     size_t per = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK
                      ? n
-                     : (vec / sizeof(double) + (size_t)p - 1) / (size_t)p *
-                           sizeof(double);
+                     : (vec / es + (size_t)p - 1) / (size_t)p * es;
     size_t lo = (size_t)me * per;
     size_t len = lo >= vec ? 0 : vec - lo < per ? vec - lo : per;
-    size_t chunk = KCAL_REDUCE_CHUNK;
+    size_t chunk = KCAL_REDUCE_CHUNK / es * es;
     unsigned char *acc = o->coll == KCAL_COLL_REDUCE_SCATTER_BLOCK
                              ? b->recv
                              : b->recv + lo;
@@ -226,8 +243,8 @@ static int limit_reduction(const options *o, buffers *b, size_t n)
             int q = (me + t) % p;
             failed = kcoll_cma_read(pids[q], tmp, b->at[2 * q] + lo + off, m);
             if (!failed)
-                MPI_Reduce_local(tmp, acc + off, (int)(m / sizeof(double)),
-                                 MPI_DOUBLE, MPI_SUM);
+                MPI_Reduce_local(tmp, acc + off, (int)(m / es), a.type,
+                                 a.op);
         }
         if (!failed && o->coll == KCAL_COLL_REDUCE && me != o->root)
             failed = kcoll_cma_write(pids[o->root], acc + off,
@@ -305,11 +322,20 @@ static int call(const options *o, const variant *v, buffers *b, size_t n)
     int mpi = v->kind == V_MPI;
     if (v->kind == V_LIMIT)
         return limit_copies(o, b, n);
-    if (kcal_coll_is_reduction(o->coll)) /* doubles summed */
-        return mpi ? kcoll_mpi_coll(o->coll, b->send, b->recv, n, o->root,
-                                    MPI_COMM_WORLD)
-                   : kcoll_coll_bytes(o->coll, b->send, b->recv, n, o->root,
-                                      MPI_COMM_WORLD, alg);
+    if (kcal_coll_is_reduction(o->coll)) {
+        kcoll_args a = reduction_args(o, b, n);
+        size_t count = n / a.esize;
+        if (mpi)
+            return kcoll_mpi_reduction(o->coll, &a, MPI_COMM_WORLD);
+        if (o->coll == KCAL_COLL_REDUCE)
+            return kcoll_reduce(a.sendbuf, a.recvbuf, count, a.type, a.op,
+                                a.root, MPI_COMM_WORLD, alg);
+        if (o->coll == KCAL_COLL_ALLREDUCE)
+            return kcoll_allreduce(a.sendbuf, a.recvbuf, count, a.type, a.op,
+                                   MPI_COMM_WORLD, alg);
+        return kcoll_reduce_scatter_block(a.sendbuf, a.recvbuf, count, a.type,
+                                          a.op, MPI_COMM_WORLD, alg);
+    }
     switch (o->coll) {
     case KCAL_COLL_SCATTER:
         return mpi ? kcoll_mpi_scatter(b->send, b->recv, n, o->root, MPI_COMM_WORLD)
@@ -376,9 +402,16 @@ static long settle_auto(const options *o, const variant *v, int nv,
  * built-in's result for it in b->ref. */
 static void prepare_data(const options *o, buffers *b, size_t n, unsigned seed)
 {
-    fill(b->send, b->slen, seed, kcal_coll_is_reduction(o->coll));
+    const kcal_reduce_type *t = o->type;
+    const kcal_reduce_op *op = o->op;
+    char err[8];
+    /* Without --type and --op: doubles summed, where the buffer holds
+     * whole doubles (the same whole numbers as ever); else random bytes. */
+    if (!t && kcal_coll_is_reduction(o->coll) && b->slen % sizeof(double) == 0)
+        kcal_reduce_choose(o->coll, NULL, NULL, &t, &op, err, sizeof err);
+    fill(b->send, b->slen, seed, t, op);
     if (o->coll == KCAL_COLL_BCAST && me == o->root)
-        fill(b->recv, b->rlen, seed, 0);
+        fill(b->recv, b->rlen, seed, NULL, NULL);
     if (o->check) {
         variant mpi = {"", "mpi", -1, V_MPI};
         unsigned char *keep = b->recv;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include "algos/reduce.h"
 #include "common/mpi_flavor.h"
 #include "common/sizes.h"
 
@@ -43,6 +44,37 @@ static long num(const char *s, long lo, long hi, const char *opt)
     return v;
 }
 
+/* --type and --op: their rows (reduce_names.h, the check kcal bench makes
+ * too) and handles, row i of algos/reduce_types.def's named types and ops.
+ * libkcoll must reduce the pair itself at the row's size (else every row
+ * but mpi would time the MPI library): kcoll_reducible decides that. */
+static void choose_reduction(options *o)
+{
+    static const MPI_Datatype types[] = {
+#define KCOLL_RTYPE_NAMED(name, handle, ctype, cls) handle,
+#define KCOLL_RTYPE_PAIR(name, handle, vtype) handle,
+#include "algos/reduce_types.def"
+    };
+    static const MPI_Op ops[] = {
+#define KCOLL_ROP(name, handle, classes) handle,
+#include "algos/reduce_types.def"
+    };
+    char err[600];
+    if (kcal_reduce_choose(o->coll, o->type_name, o->op_name, &o->type,
+                           &o->op, err, sizeof err) != 0)
+        bench_usage_error(err, NULL);
+    o->mpi_type = types[o->type - kcal_reduce_types];
+    o->mpi_op = ops[o->op - kcal_reduce_ops];
+    size_t esize = 0;
+    if (!kcoll_reducible(o->mpi_type, o->mpi_op, &esize) ||
+        esize != o->type->size) {
+        snprintf(err, sizeof err, "--type %s --op %s: libkcoll does not "
+                 "reduce it itself here (element size %zu, want %zu)",
+                 o->type->name, o->op->name, esize, o->type->size);
+        bench_usage_error(err, NULL);
+    }
+}
+
 void bench_parse(int argc, char **argv, options *o)
 {
     int p = world_size();
@@ -68,6 +100,12 @@ void bench_parse(int argc, char **argv, options *o)
             i++;
         } else if (!strcmp(a, "--root")) {
             o->root = (int)num(v, 0, p - 1, a);
+            i++;
+        } else if (!strcmp(a, "--type")) {
+            o->type_name = v ? v : "";
+            i++;
+        } else if (!strcmp(a, "--op")) {
+            o->op_name = v ? v : "";
             i++;
         } else if (!strcmp(a, "--cold")) {
             o->cold = 1;
@@ -95,10 +133,11 @@ void bench_parse(int argc, char **argv, options *o)
             if (world_rank() == 0)
                 printf("usage: kcal-bench-mpi --coll C [--sizes LIST|MIN:MAX] "
                        "[--algorithm ID[,ID...]]\n"
-                       "       [--iterations N] [--warmup N] [--cold] "
-                       "[--check] [--root R] [--no-auto-limit] [--loop]\n"
-                       "       [--quiet] [--progress] [--mpi NAME] [--expect-p P] "
-                       "[--library]\n"
+                       "       [--type T] [--op O] [--iterations N] "
+                       "[--warmup N] [--cold] [--check] [--root R]\n"
+                       "       [--no-auto-limit] [--loop] "
+                       "[--quiet] [--progress] [--mpi NAME] [--expect-p P]\n"
+                       "       [--library]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
                        "`kcal bench --help`).\n");
             MPI_Finalize();
@@ -109,6 +148,8 @@ void bench_parse(int argc, char **argv, options *o)
     }
     if (o->coll == KCAL_COLL_COUNT && !o->library)
         bench_usage_error("--coll is required", NULL);
+    if ((o->type_name || o->op_name) && o->coll != KCAL_COLL_COUNT)
+        choose_reduction(o);
     if (o->loop && !o->algorithm)
         bench_usage_error("--loop needs --algorithm", NULL);
     if (o->loop && o->check)

@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
+#include "bench/reduce_names.h"
 #include "model/model.h"
 
 typedef enum {
@@ -34,6 +37,14 @@ typedef struct {
     const char *mpi; /* the MPI family kcal bench built this for, or NULL */
     long expect_p;   /* the world size kcal bench launched, or 0 */
     int library;     /* print the library and exit */
+    /* A reduction's --type and --op (reduce_names.h), or NULL for both
+     * when neither was given: then n bytes are doubles summed, or bytes
+     * OR'd when n is not a multiple of 8 (kcoll_bytes_reduction). */
+    const char *type_name, *op_name;
+    const kcal_reduce_type *type;
+    const kcal_reduce_op *op;
+    MPI_Datatype mpi_type; /* their handles */
+    MPI_Op mpi_op;
 } options;
 
 /* Rank 0 prints "kcal-bench-mpi: MSG[: ARG]"; every rank exits 2. */

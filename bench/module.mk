@@ -5,10 +5,12 @@
 # linked against $(KCOLL_LIB).a, bench/capacity.c (the size checks, which
 # kcal bench makes too, so both decide alike) and the common/ modules:
 # cores (the core count, with hwloc) and mpi_flavor (with exe), which
-# names the MPI library it runs with.
+# names the MPI library it runs with; bench/reduce_names.c (the reductions'
+# --type and --op, which kcal bench checks too) and bench/reduce_fill.c.
 HWLOC_LIBS = $(shell pkg-config --libs hwloc)
 KCOLL_BENCH := $(MPI_BUILD)/kcal-bench-mpi
-BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe quantile) $(MPI_BUILD)/kcoll/bench/capacity.o
+BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe quantile) $(MPI_BUILD)/kcoll/bench/capacity.o \
+                     $(MPI_BUILD)/kcoll/bench/reduce_names.o $(MPI_BUILD)/kcoll/bench/reduce_fill.o
 
 lib: $(KCOLL_BENCH)
 

@@ -1,7 +1,7 @@
 /* bench_cmd: `kcal bench`, the launcher of the MPI benchmark program.
  *
  *   kcal bench --coll C --p P [--sizes LIST|MIN:MAX] [--algorithm ID]
- *              [--iterations N] [--warmup N] [--cold] [--check]
+ *              [--type T] [--op O] [--iterations N] [--warmup N] [--cold] [--check]
  *              [--format table|csv] [--mpi NAME] [--mpirun CMD]
  *              [--timeout S] [-q] [-v]
  *   kcal bench --library [--mpi NAME] [--mpirun CMD]
@@ -26,6 +26,7 @@
 
 #include "cmd/bench_run.h"
 #include "bench/capacity.h"
+#include "bench/reduce_names.h"
 #include "cmd/cli.h"
 #include "common/cores.h"
 #include "common/grow.h"
@@ -45,7 +46,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kcal bench --coll C --p P [--sizes LIST|MIN:MAX] "
             "[--algorithm ID]\n"
-            "                  [--iterations N] [--warmup N] [--cold] "
+            "                  [--type T] [--op O] [--iterations N] [--warmup N] [--cold] "
             "[--check]\n"
             "                  [--format table|csv] [--mpi NAME] "
             "[--mpirun CMD]\n"
@@ -58,8 +59,7 @@ static void usage(FILE *f)
             "iterations), plus libkcoll's own choice (`auto`) and the copy "
             "limit\n(`limit`: the busiest process's copies alone).\n\n"
             "  --coll C          scatter, gather, bcast, allgather, alltoall,\n"
-            "                    reduce, allreduce or reduce_scatter_block (the\n"
-            "                    reductions on doubles summed)\n"
+            "                    reduce, allreduce or reduce_scatter_block\n"
             "  --p P             processes (on this node; at most %d per core "
             "and what the\n"
             "                    process limits leave room for)\n"
@@ -70,6 +70,15 @@ static void usage(FILE *f)
             "  --algorithm ID    only this algorithm (id or id:k; `mpi` for "
             "the built-in only;\n"
             "                    mpi, auto and limit are always measured)\n"
+            "  --type T          a reduction's elements (default double): double, "
+            "float, int,\n"
+            "                    unsigned, long, short, int64, uint64, uint8, "
+            "byte, 2int,\n"
+            "                    float_int; every size a whole number of them\n"
+            "  --op O            a reduction's op (default sum): sum, prod, min, "
+            "max, band, bor,\n"
+            "                    bxor, land, lor, lxor, minloc, maxloc (where "
+            "MPI defines it)\n"
             "  --iterations N    timed iterations per size (default 50)\n"
             "  --warmup N        untimed iterations first (default 5)\n"
             "  --cold            new send data before every iteration\n"
@@ -102,7 +111,8 @@ static void usage(FILE *f)
 }
 
 static void print_table(const char *csv, const char *coll, int p, int cores,
-                        long warmup, const char *library)
+                        long warmup, const char *library,
+                        const kcal_reduce_type *type, const kcal_reduce_op *op)
 {
     kcal_bench_row *rows = NULL;
     size_t n = 0, cap = 0;
@@ -126,6 +136,9 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
            coll, p, n ? rows[0].iters : 0L, warmup);
     if (*library)
         printf("# MPI library: %s (`mpi` is its collective)\n", library);
+    if (type)
+        printf("# elements: %s (%zu bytes) under %s; limit applies the same "
+               "op (docs/bench.md)\n", type->name, type->size, op->name);
     if (over)
         printf("# OVERSUBSCRIBED: %d processes on %d cores: these times are "
                "not contention measurements\n", p, cores);
@@ -160,6 +173,7 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
 
 typedef struct {
     const char *coll_s, *sizes, *alg, *format;
+    const char *type, *op; /* --type, --op: NULL when not given */
     int cold, check, library;
     kcal_launch_opts launch; /* --p, --iterations, --warmup, --mpi, ... */
 } options;
@@ -175,6 +189,8 @@ static const struct option longopts[] = {
     {"check", no_argument, 0, 'K'},
     {"format", required_argument, 0, 'f'},
     {"library", no_argument, 0, 'L'},
+    {"type", required_argument, 0, 'T'},
+    {"op", required_argument, 0, 'O'},
     KCAL_LONGOPTS_LAUNCH_END};
 
 /* kcal bench's own options (kcal_cli_option_fn). */
@@ -189,6 +205,8 @@ static int bench_option(int c, const char *arg, void *ctx)
     case 'C': o->cold = 1; return 0;
     case 'K': o->check = 1; return 0;
     case 'L': o->library = 1; return 0;
+    case 'T': o->type = arg; return 0;
+    case 'O': o->op = arg; return 0;
     default: return KCAL_CLI_NOT_MINE;
     }
 }
@@ -223,15 +241,20 @@ static int check_algorithm(const options *o, kcal_coll coll)
     return 0;
 }
 
-/* Every size's buffers (all p ranks of kcal-bench-mpi) fit in this
- * machine's memory, and no product overflows. 0 or -1. */
+/* Every size is whole elements of a reduction's --type, and its buffers
+ * (all p ranks of kcal-bench-mpi) fit in this machine's memory, and no
+ * product overflows. 0 or -1. */
 static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
-                       size_t nsizes)
+                       size_t nsizes, const kcal_reduce_type *type)
 {
     uint64_t mem = kcal_capacity_memory();
     for (size_t i = 0; i < nsizes; i++) {
         uint64_t per_rank, total;
-        char sz[32], a[32], b[32], m[32];
+        char sz[32], a[32], b[32], m[32], err[256];
+        if (type && kcal_reduce_check_size(type, list[i], err, sizeof err)) {
+            kcal_cli_error(CMD, "%s", err);
+            return -1;
+        }
         kcal_sizes_format(list[i], sz, sizeof sz);
         if (kcal_capacity_bench_bytes(coll, (uint64_t)o->launch.p,
                                       (uint64_t)o->launch.p, list[i],
@@ -280,11 +303,20 @@ int kcal_bench_main(int argc, char **argv)
     if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0 ||
         kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
-    char err[256];
+    char err[512];
     uint64_t *list;
     size_t nsizes;
     if (kcal_sizes_parse(o.sizes, &list, &nsizes, err, sizeof err) != 0) {
         kcal_cli_error(CMD, "--sizes: %s", err);
+        return KCAL_EXIT_USAGE;
+    }
+    const kcal_reduce_type *type = NULL;
+    const kcal_reduce_op *op = NULL;
+    if ((o.type || o.op) &&
+        kcal_reduce_choose(coll, o.type, o.op, &type, &op, err,
+                           sizeof err) != 0) {
+        kcal_cli_error(CMD, "%s", err);
+        free(list);
         return KCAL_EXIT_USAGE;
     }
     if (check_algorithm(&o, coll) != 0) {
@@ -296,7 +328,7 @@ int kcal_bench_main(int argc, char **argv)
         free(list);
         return KCAL_EXIT_USAGE;
     }
-    int fits = check_sizes(&o, coll, list, nsizes);
+    int fits = check_sizes(&o, coll, list, nsizes, type);
     free(list);
     if (fits != 0)
         return KCAL_EXIT_USAGE;
@@ -319,6 +351,12 @@ int kcal_bench_main(int argc, char **argv)
     if (o.alg) {
         args[na++] = "--algorithm";
         args[na++] = (char *)o.alg;
+    }
+    if (type) { /* both, the defaults filled in; kcal-bench-mpi checks again */
+        args[na++] = "--type";
+        args[na++] = (char *)type->name;
+        args[na++] = "--op";
+        args[na++] = (char *)op->name;
     }
     if (o.cold)
         args[na++] = "--cold";
@@ -349,7 +387,7 @@ int kcal_bench_main(int argc, char **argv)
         fputs(csv, stdout);
     else
         print_table(csv, kcal_coll_name(coll), (int)o.launch.p, cores,
-                    o.launch.warmup, library);
+                    o.launch.warmup, library, type, op);
     free(csv);
     return KCAL_EXIT_OK;
 }

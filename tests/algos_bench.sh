@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kcal bench: option errors (exit 2, one line, nothing on stdout), a real
 # checked run (CSV columns, one row per size and variant, the oversubscribed
-# flag), the table, a result that differs from the MPI built-in (exit 1,
+# flag), the reductions' --type and --op checked at p = 2 and 3, the
+# table, a result that differs from the MPI built-in (exit 1,
 # nothing on stdout), the launcher override, and the MPI program run directly.
 # Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh; kcal bench
 # reads it too): the table and --library name that library, and the other
@@ -74,6 +75,68 @@ if "$KCAL" bench --coll scatter --p $p --sizes 4K,65549 --iterations 3 --warmup 
   grep -q 'kcal bench: \[scatter' "$tmp/err" || { echo "FAIL: no progress on stderr"; fail=1; }
 else
   echo "FAIL: checked run failed:"; cat "$tmp/err"; fail=1
+fi
+
+# Reductions of every --type (bench/reduce_names.c), each case an op MPI
+# defines on it, so that every op runs and each type meets a bitwise or
+# logical op and min or max where MPI defines them: --check compares every
+# algorithm's, auto's result with the MPI library's byte for byte, at p =
+# 2 and 3 (3 oversubscribed here). The data keep every order of folding
+# exact (bench/reduce_fill.h: no overflow, uint8 sums below 256, no
+# rounding). Open MPI 4.1.4 and MPICH 4.0.2 folded in libkcoll's own order
+# here: with sums that round (doubles up to 2^55) they still gave its bytes
+# (Open MPI at p = 3-5, MPICH at 3 and 4; 2026-11-27), so these runs catch a wrong op, type or byte,
+# and the exact data keep --check true where a library folds otherwise.
+# Sizes: not a multiple of p elements, and one above the 256 KiB chunk.
+red_cases=(
+  "allreduce double prod" "reduce double min" "reduce_scatter_block double sum"
+  "allreduce float sum" "reduce_scatter_block float max"
+  "reduce int sum" "allreduce int land"
+  "reduce_scatter_block unsigned band" "allreduce unsigned min"
+  "allreduce long max" "reduce long prod"
+  "reduce_scatter_block short lxor" "reduce short sum"
+  "allreduce int64 bxor" "reduce_scatter_block int64 lor"
+  "reduce uint64 bor" "allreduce uint64 prod"
+  "allreduce uint8 sum" "reduce uint8 max" "reduce_scatter_block uint8 bxor"
+  "reduce byte band" "allreduce byte bor"
+  "allreduce 2int minloc" "reduce_scatter_block 2int maxloc"
+  "reduce float_int maxloc" "allreduce float_int minloc"
+)
+for rp in 2 3; do
+  for c in "${red_cases[@]}"; do
+    set -- $c
+    if "$KCAL" bench -q --coll "$1" --p $rp --type "$2" --op "$3" --sizes 4120,300K \
+         --iterations 1 --warmup 0 --check --format csv >"$tmp/red" 2>"$tmp/err"; then
+      # each size: mpi, at least one algorithm, auto and limit
+      awk -F, -v c="$1" -v p=$rp 'NR > 1 { n[$3]++; if ($1 != c || $2 != p) bad = 1
+                                            if ($4 == "mpi" || $4 == "auto" || $4 == "limit") r[$3 $4]++ }
+        END { for (s in n) if (n[s] < 4 || r[s "mpi"] != 1 || r[s "auto"] != 1 || r[s "limit"] != 1) bad = 1
+              if (length(n) != 2) bad = 1; exit bad }' "$tmp/red" ||
+        { echo "FAIL: kcal bench --coll $1 --p $rp --type $2 --op $3: rows"; cat "$tmp/red"; fail=1; }
+    else
+      echo "FAIL: kcal bench --coll $1 --p $rp --type $2 --op $3 --check:"; cat "$tmp/err"; fail=1
+    fi
+  done
+done
+# The table names a reduction's type and op; without --type and --op it is
+# the table it always was (doubles summed; a size that is not whole
+# doubles, bytes OR'd) and says nothing of them.
+if "$KCAL" bench -q --coll allreduce --p 2 --type int64 --op bxor --sizes 4K --iterations 1 --warmup 0 >"$tmp/tab" 2>"$tmp/err"; then
+  grep -qx '# elements: int64 (8 bytes) under bxor; limit applies the same op (docs/bench.md)' "$tmp/tab" ||
+    { echo "FAIL: the table does not name the type and op"; cat "$tmp/tab"; fail=1; }
+else
+  echo "FAIL: typed table run failed"; cat "$tmp/err"; fail=1
+fi
+if "$KCAL" bench -q --coll reduce --p 2 --sizes 4K,1001 --iterations 1 --warmup 0 --check >"$tmp/tab" 2>"$tmp/err"; then
+  ! grep -q '^# elements' "$tmp/tab" && grep -q '^ *1001  limit ' "$tmp/tab" ||
+    { echo "FAIL: the default reduction table"; cat "$tmp/tab"; fail=1; }
+else
+  echo "FAIL: default reduction run failed"; cat "$tmp/err"; fail=1
+fi
+# kcal-bench-mpi run directly makes the same checks (one line, exit 2).
+"$mpi_launcher" -np 2 "$mpi_build/kcal-bench-mpi" --coll allreduce --type double --op bxor --sizes 1K >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q '^kcal-bench-mpi: --op bxor is not defined on --type double (MPI' "$tmp/err"; then
+  echo "FAIL: kcal-bench-mpi --type double --op bxor: exit $rc (want 2)"; cat "$tmp/err"; fail=1
 fi
 
 # Table: says when it is oversubscribed and which library `mpi` is; -q

@@ -30,10 +30,14 @@ const kcal_reduce_op kcal_reduce_ops[] = {
 const size_t kcal_reduce_nops = sizeof kcal_reduce_ops / sizeof *kcal_reduce_ops;
 
 /* "a, b, c": the named types (of classes cls, and reduced by libkcoll), or
- * with types == 0 the ops, into buf. */
-static const char *list(int types, unsigned cls, char *buf, size_t len)
+ * with types == 0 the ops, into buf; with indent > 0 a new line of indent
+ * blanks where the next name would pass 80 columns, the first line taken
+ * to start there too. */
+static const char *list(int types, unsigned cls, int indent, char *buf,
+                        size_t len)
 {
     size_t n = types ? kcal_reduce_ntypes : kcal_reduce_nops, at = 0;
+    int col = indent;
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const char *name = types ? kcal_reduce_types[i].name
@@ -41,12 +45,21 @@ static const char *list(int types, unsigned cls, char *buf, size_t len)
         if (types && (!(kcal_reduce_types[i].cls & cls) ||
                       kcal_reduce_types[i].padded))
             continue;
-        int w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", name);
+        int wrap = indent > 0 && at && col + 2 + (int)strlen(name) > 79;
+        int w = snprintf(buf + at, len - at, "%s%s%*s%s", at ? "," : "",
+                         wrap ? "\n" : at ? " " : "", wrap ? indent : 0, "",
+                         name);
         if (w < 0 || (size_t)w >= len - at)
             break;
         at += (size_t)w;
+        col = wrap ? indent + (int)strlen(name) : col + w;
     }
     return buf;
+}
+
+const char *kcal_reduce_names(int types, int indent, char *buf, size_t len)
+{
+    return list(types, ~0u, indent, buf, len);
 }
 
 int kcal_reduce_choose(kcal_coll coll, const char *type, const char *op,
@@ -71,12 +84,12 @@ int kcal_reduce_choose(kcal_coll coll, const char *type, const char *op,
             *o = &kcal_reduce_ops[i];
     if (!*t) {
         snprintf(err, len, "--type: '%s' is not a type (%s)", tn,
-                 list(1, ~0u, names, sizeof names));
+                 list(1, ~0u, 0, names, sizeof names));
         return -1;
     }
     if (!*o) {
         snprintf(err, len, "--op: '%s' is not an op (%s)", on,
-                 list(0, 0, names, sizeof names));
+                 list(0, 0, 0, names, sizeof names));
         return -1;
     }
     if ((*t)->padded) {
@@ -87,14 +100,14 @@ int kcal_reduce_choose(kcal_coll coll, const char *type, const char *op,
                  "library (%zu bytes with padding for %zu of data), so every "
                  "row would time the MPI library; the pairs libkcoll reduces: "
                  "%s", tn, (*t)->size, (*t)->vsize + sizeof(int),
-                 list(1, KCOLL_RC_PAIR, names, sizeof names));
+                 list(1, KCOLL_RC_PAIR, 0, names, sizeof names));
         return -1;
     }
     if (!((*o)->classes & (*t)->cls)) {
         snprintf(err, len, "--op %s%s is not defined on --type %s%s (MPI "
                  "4.0 §6.9.2; types it takes: %s)", on, op ? "" : " (the "
                  "default)", tn, type ? "" : " (the default)",
-                 list(1, (*o)->classes, names, sizeof names));
+                 list(1, (*o)->classes, 0, names, sizeof names));
         return -1;
     }
     return 0;

@@ -37,6 +37,11 @@ extern const size_t kcal_reduce_nops;
 #define KCAL_REDUCE_DEFAULT_TYPE "double"
 #define KCAL_REDUCE_DEFAULT_OP "sum"
 
+/* The names kcal bench takes, "a, b, c" into buf: the types (the padded
+ * pairs left out) or, with types == 0, the ops; with indent > 0 broken
+ * into lines of 80 columns, each but the first after indent blanks. */
+const char *kcal_reduce_names(int types, int indent, char *buf, size_t len);
+
 /* The choice of --type and --op (NULL: the default, double and sum) for
  * collective coll: 0 and the rows, or -1 and one line in err (without the
  * program's name) when an option names nothing, coll is no reduction,

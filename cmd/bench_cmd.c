@@ -1,8 +1,8 @@
 /* bench_cmd: `kcal bench`, the launcher of the MPI benchmark program.
  *
  *   kcal bench --coll C --p P [--sizes LIST|MIN:MAX] [--algorithm ID]
- *              [--type T] [--op O] [--iterations N] [--warmup N] [--cold] [--check]
- *              [--format table|csv] [--mpi NAME] [--mpirun CMD]
+ *              [--type T] [--op O] [--iterations N] [--warmup N] [--cold]
+ *              [--check] [--format table|csv] [--mpi NAME] [--mpirun CMD]
  *              [--timeout S] [-q] [-v]
  *   kcal bench --library [--mpi NAME] [--mpirun CMD]
  *
@@ -43,12 +43,13 @@
 
 static void usage(FILE *f)
 {
+    char types[512], ops[512];
     fprintf(f,
             "usage: kcal bench --coll C --p P [--sizes LIST|MIN:MAX] "
             "[--algorithm ID]\n"
-            "                  [--type T] [--op O] [--iterations N] [--warmup N] [--cold] "
-            "[--check]\n"
-            "                  [--format table|csv] [--mpi NAME] "
+            "                  [--type T] [--op O] [--iterations N] "
+            "[--warmup N] [--cold]\n"
+            "                  [--check] [--format table|csv] [--mpi NAME] "
             "[--mpirun CMD]\n"
             "                  [--timeout S] [-q] [-v]\n"
             "       kcal bench --library [--mpi NAME] [--mpirun CMD]\n\n"
@@ -70,15 +71,13 @@ static void usage(FILE *f)
             "  --algorithm ID    only this algorithm (id or id:k; `mpi` for "
             "the built-in only;\n"
             "                    mpi, auto and limit are always measured)\n"
-            "  --type T          a reduction's elements (default double): double, "
-            "float, int,\n"
-            "                    unsigned, long, short, int64, uint64, uint8, "
-            "byte, 2int,\n"
-            "                    float_int; every size a whole number of them\n"
-            "  --op O            a reduction's op (default sum): sum, prod, min, "
-            "max, band, bor,\n"
-            "                    bxor, land, lor, lxor, minloc, maxloc (where "
-            "MPI defines it)\n"
+            "  --type T          a reduction's elements (default %s; every "
+            "size a whole\n"
+            "                    number of them):\n"
+            "                    %s\n"
+            "  --op O            a reduction's op (default %s; where MPI "
+            "defines it on T):\n"
+            "                    %s\n"
             "  --iterations N    timed iterations per size (default 50)\n"
             "  --warmup N        untimed iterations first (default 5)\n"
             "  --cold            new send data before every iteration\n"
@@ -107,7 +106,11 @@ static void usage(FILE *f)
             "                    is one line naming a file that keeps them)\n"
             "Exit: 0 ok, 1 the run failed, 2 bad option or a run that cannot "
             "fit here,\n3 CMA forbidden here.\n",
-            KCAL_CAPACITY_OVERSUB, KCAL_DEFAULT_SIZES, DEFAULT_TIMEOUT);
+            KCAL_CAPACITY_OVERSUB, KCAL_DEFAULT_SIZES,
+            KCAL_REDUCE_DEFAULT_TYPE,
+            kcal_reduce_names(1, 20, types, sizeof types),
+            KCAL_REDUCE_DEFAULT_OP,
+            kcal_reduce_names(0, 20, ops, sizeof ops), DEFAULT_TIMEOUT);
 }
 
 static void print_table(const char *csv, const char *coll, int p, int cores,

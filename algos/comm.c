@@ -255,6 +255,11 @@ static int build_state(MPI_Comm comm, kcoll_comm **out)
     return MPI_SUCCESS;
 }
 
+unsigned long kcoll_comm_generation(void)
+{
+    return atomic_load_explicit(&generation, memory_order_acquire);
+}
+
 int kcoll_comm_get(MPI_Comm comm, kcoll_comm **out)
 {
     if (comm == MPI_COMM_NULL)

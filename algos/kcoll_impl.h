@@ -120,6 +120,9 @@ typedef struct kcoll_comm {
  * A state that could not be built is not an error: *out is then marked
  * no_state (MPI_ERR_NO_MEM only when not even that could be allocated). */
 int kcoll_comm_get(MPI_Comm comm, kcoll_comm **out);
+/* Bumped whenever a state is freed: a state (and its verification's
+ * slots) found while it had one value is still alive while it keeps it. */
+unsigned long kcoll_comm_generation(void);
 
 /* States built so far, no_state ones included: for the tests (a failed one
  * is not built again). */

@@ -35,6 +35,10 @@
  * the same on every rank (MPI's rule), so is this answer. */
 int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize);
 
+/* Whether type and op are both predefined handles, which MPI never frees
+ * (a handle of a user's may be freed and come back as another). */
+int kcoll_red_predefined(MPI_Datatype type, MPI_Op op);
+
 /* The fold of elements [e0, e0 + m) over every rank, m·esize at most
  * KCAL_REDUCE_CHUNK (or one element): acc gets x_0 ⊕ (x_1 ⊕ (… ⊕ x_{p−1})) of those
  * elements, where x_r lies at src[r] in rank r (this rank's at own),

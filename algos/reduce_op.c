@@ -72,6 +72,11 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
     return ok;
 }
 
+int kcoll_red_predefined(MPI_Datatype type, MPI_Op op)
+{
+    return type_class(type) && op_classes(op) >= 0;
+}
+
 static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
 {
     *esize = 0;

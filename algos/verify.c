@@ -176,15 +176,28 @@ int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
         return MPI_ERR_NO_MEM;
     if (!*ref)
         KCOLL_TRY(make_slot(c, coll, n, in_place, ref));
-    kcoll_verify_slot *s = *ref;
+    kcoll_verify_plan_slot(*ref, plan);
+    return MPI_SUCCESS;
+}
+
+kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
+                                        uint64_t n, int in_place)
+{
+    kcoll_verify_slot **ref =
+        slot_ref(c, coll, kcoll_verify_size_class(n), in_place, 0);
+    return ref ? *ref : NULL;
+}
+
+void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
+{
     if (s->fixed) {
         plan_of(plan, &s->cand[0], KCOLL_WHY_VERIFIED, NULL, 0);
-        return MPI_SUCCESS;
+        return;
     }
     if (s->exploring) {
         plan_of(plan, &s->cand[s->cur], KCOLL_WHY_EXPLORING, s, 1);
         plan->sync = s->turn > 0;
-        return MPI_SUCCESS;
+        return;
     }
     /* The decided call: a counter and two compares; the slot goes with
      * the plan only where the call is timed or an event is due, so the
@@ -194,7 +207,6 @@ int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
     int due = s->calls == s->next_check || s->calls >= s->explore_at;
     plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED,
             timed || due ? s : NULL, timed);
-    return MPI_SUCCESS;
 }
 
 static int cmp_double(const void *a, const void *b)

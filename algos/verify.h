@@ -75,6 +75,14 @@ int kcoll_verify_size_class(uint64_t n);
 int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
                       int in_place, kcoll_plan *plan);
 
+/* The same in two halves, for a caller that keeps the slot of a call it
+ * repeats (kcoll.c): the slot of (coll, n's class, in_place) on c, NULL
+ * before kcoll_verify_plan made it; and the plan from a slot (never
+ * collective). A slot lives as long as c's state. */
+kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
+                                        uint64_t n, int in_place);
+void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan);
+
 /* After the call of plan (see kcoll_choice_observe): its start and end
  * (when plan->timed) and its result here (a candidate that failed on any
  * rank is never chosen). */

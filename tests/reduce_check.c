@@ -14,9 +14,11 @@
  *     libkcoll and from the MPI library;
  *   - a type with padding (MPI_DOUBLE_INT, MAXLOC) goes to the MPI library
  *     and is right.
- * Then the errors: an unknown algorithm (MPI_ERR_ARG), a bad root
+ * Then the same call repeated on communicators freed and made anew, and
+ * the errors: an unknown algorithm (MPI_ERR_ARG), a bad root
  * (MPI_ERR_ROOT), on every rank alike. With --few-roots, reduce runs at
- * roots 0, p/2 and p − 1 only (the first, a middle and the last slice). Prints one line per failure and
+ * roots 0, p/2 and p − 1 only (the first, a middle and the last slice).
+ * Prints one line per failure and
  * "reduce_check p=P: N cases, F failed"; exit 1 on a failure. */
 #include <stdint.h>
 #include <stdio.h>
@@ -277,6 +279,27 @@ int main(int argc, char **argv)
             if (got[i].v != best || got[i].i != at)
                 fail("double_int maxloc value", "allreduce", NULL, 3, 0, 0);
         }
+    }
+    /* The same call again on communicators freed and made anew (libkcoll
+     * remembers a repeated reduction's state, algos/kcoll.c): a handle
+     * that comes back as a communicator of another size must get its own
+     * state. Rank r adds r + 1; each call three times. */
+    for (int round = 0; round < 4; round++) {
+        MPI_Comm sub;
+        MPI_Comm_split(MPI_COMM_WORLD, round % 2 ? rank % 2 : 0, rank, &sub);
+        int subsize, want = 0, mine = rank + 1, got;
+        MPI_Comm_size(sub, &subsize);
+        MPI_Allreduce(&mine, &want, 1, MPI_INT, MPI_SUM, sub);
+        for (int i = 0; i < 3; i++) {
+            cases++;
+            got = -1;
+            if (kcoll_allreduce(&mine, &got, 1, MPI_INT, MPI_SUM, sub, NULL) !=
+                    MPI_SUCCESS ||
+                got != want)
+                fail("repeated call on a new communicator", "allreduce", NULL,
+                     1, 0, 0);
+        }
+        MPI_Comm_free(&sub);
     }
     /* Errors, the same on every rank. */
     double x = 1, y;

@@ -210,10 +210,10 @@ static int quick(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
     kcoll_plan plan;
     int in_place = choice_in_place(coll, in);
     *rc = kcoll_verify_plan(c, coll, (uint64_t)in->n, in_place, &plan);
-    if (*rc == MPI_SUCCESS)
+    if (*rc == MPI_SUCCESS) {
         remember(coll, in, comm, c, in_place, gen);
-    if (*rc == MPI_SUCCESS)
         *rc = run(c, coll, &plan, in);
+    }
     return 0;
 }
 

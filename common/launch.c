@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,6 +673,8 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
         else
             pump(s, &out, &errs, r, 50);
     }
+    /* All of it when the job ended by itself. */
+    size_t before_end = r->timed_out || got_signal ? errs.len : SIZE_MAX;
     if (r->timed_out || got_signal)
         end_job(s, pid, &out, &errs, r);
     else if (!r->exec_errno)
@@ -687,6 +690,7 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
     if (errs.fd >= 0)
         close(errs.fd);
     free(out.buf);
+    r->err_before_end = before_end < errs.len ? before_end : errs.len;
     if (errs.len) {
         r->err = errs.buf;
         r->err_len = errs.len;
@@ -742,7 +746,7 @@ const char *kcal_launch_err_line(const kcal_launch_result *r,
 int kcal_launch_save_err(const kcal_launch_result *r, const char *tag,
                          char *path, size_t len)
 {
-    if (!r->err || !r->err_len)
+    if (!r->err || !r->err_len || !r->err_before_end)
         return -1;
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)

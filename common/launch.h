@@ -78,6 +78,11 @@ typedef struct {
     char *err;      /* the job's stderr, '\0'-terminated; NULL when empty */
     size_t err_len;
     size_t err_dropped; /* bytes beyond KCAL_LAUNCH_ERR_KEEP, not kept */
+    /* Of err_len, the bytes the job wrote before kcal ended it (timeout or
+     * signal): what a hung job said for itself, as opposed to the launcher's
+     * own words about being ended, which come and go with timing. Equal to
+     * err_len when the job ended by itself. */
+    size_t err_before_end;
     /* Bytes the job wrote on the streams kcal read (on_line's stdout, the
      * kept stderr, and with tee the ones it passed through). */
     unsigned long long printed;
@@ -104,7 +109,10 @@ const char *kcal_launch_err_line(const kcal_launch_result *r,
 
 /* Keep the job's stderr in a new file $TMPDIR/kcal-<tag>-XXXXXX.log (/tmp
  * without TMPDIR); its path into path. 0, or -1 (nothing kept, or the file
- * could not be written). */
+ * could not be written). A job that kcal ended (timeout, signal) gets a
+ * file only when it wrote something before it was ended: the launcher's
+ * words about being ended come or not with timing, and a message naming a
+ * file of them alone would tell the user nothing. */
 int kcal_launch_save_err(const kcal_launch_result *r, const char *tag,
                          char *path, size_t len);
 

@@ -302,6 +302,21 @@ int main(void)
         CHECK(gone(atol(g.lines[i])));
     kcal_launch_result_free(&r);
 
+    /* A job ended by the timeout: what it wrote on stderr before the end is
+     * worth a file; what it writes on being ended (mpirun's words, which
+     * come or not with timing) alone is not. */
+    CHECK(run_sh("trap 'echo ended >&2; exit 1' TERM; "
+                 "while :; do sleep 0.05; done", 1, &g, &r) == 0);
+    CHECK(r.timed_out && r.err_len > 0 && r.err_before_end == 0);
+    CHECK(kcal_launch_save_err(&r, "test", log, sizeof log) < 0);
+    kcal_launch_result_free(&r);
+    CHECK(run_sh("echo 'job: stuck' >&2; trap 'echo ended >&2; exit 1' TERM; "
+                 "while :; do sleep 0.05; done", 1, &g, &r) == 0);
+    CHECK(r.timed_out && r.err_before_end == strlen("job: stuck\n"));
+    CHECK(kcal_launch_save_err(&r, "test", log, sizeof log) == 0);
+    unlink(log);
+    kcal_launch_result_free(&r);
+
     /* SIGTERM to kcal while the job runs: the job is ended first, then the
      * signal is delivered as it would have been (here: to our handler). */
     signal(SIGTERM, note);

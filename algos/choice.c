@@ -316,9 +316,15 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
     if (algorithm)
         return plan->k < 0 ? best_k(c, coll, (uint64_t)n, in_place, plan)
                            : MPI_SUCCESS;
-    if (p == 1 || n == 0 || !kcoll_config_number(KCOLL_CFG_VERIFY))
+    if (!kcoll_choice_verified(c, n))
         return pure_choice(c, coll, (uint64_t)n, in_place, plan);
     return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
+}
+
+int kcoll_choice_verified(const kcoll_comm *c, size_t n)
+{
+    return !c->no_state && !c->spans_nodes && c->cma_ok && c->size >= 2 &&
+           n > 0 && kcoll_config_number(KCOLL_CFG_VERIFY);
 }
 
 int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,

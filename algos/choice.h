@@ -95,6 +95,11 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
 int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
                  size_t n, int in_place, kcoll_plan *plan);
 
+/* Whether kcoll_choose ends a NULL call of n bytes on c in the verified
+ * choice (kcoll_verify_plan): one node, CMA working, p >= 2, n > 0,
+ * verification on. kcoll.c's quick path asks the same. */
+int kcoll_choice_verified(const kcoll_comm *c, size_t n);
+
 /* After the call ran, with its start and end on kcoll_verify_clock when
  * plan->timed and its result here: the verification's bookkeeping, which
  * may end with one small reduction over c (at the same call on every

@@ -149,14 +149,16 @@ static int choice_in_place(kcal_coll coll, const kcoll_args *in)
            in->sendbuf == MPI_IN_PLACE;
 }
 
-/* The last reduction quick() ran, per thread, when its type and op are
- * predefined: the same call again (a loop) with algorithm NULL and no
- * KCOLL_STATS, while no state was freed (kcoll_comm_generation), is the
- * same verified slot on the same state; reduction() then compares the
- * arguments with these and runs the slot's plan: on the Zen 5 guest that
- * took libkcoll's part of a reduction handed to the MPI library from ~520
- * to ~220 instructions (callgrind) and auto from a median 0.95x to 0.97x
- * of the MPI library's call at 8-256 B (docs/machine.md). */
+/* The last call quick() ran, per thread (a reduction's only when its type
+ * and op are predefined): the same call again (a loop) with algorithm
+ * NULL and no KCOLL_STATS, while no state was freed
+ * (kcoll_comm_generation), is the same verified slot on the same state,
+ * and runs the slot's plan (repeat) without looking up the communicator,
+ * its size class or, for a reduction, the type and op. On the Zen 5 guest
+ * that took libkcoll's part of a reduction handed to the MPI library from
+ * ~520 to ~220 instructions (callgrind) and auto from a median 0.95x to
+ * 0.97x of the MPI library's call at 8-256 B (docs/machine.md). A data
+ * collective keys on n with type MPI_BYTE and op MPI_OP_NULL. */
 static _Thread_local struct {
     int set, root, in_place;
     kcal_coll coll;
@@ -173,39 +175,61 @@ static void remember(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
                      kcoll_comm *c, int in_place, unsigned long gen)
 {
     memo.set = 0;
-    if (!kcal_coll_is_reduction(coll) ||
-        !kcoll_red_predefined(in->type, in->op))
+    int red = kcal_coll_is_reduction(coll);
+    if (red && !kcoll_red_predefined(in->type, in->op))
         return;
     kcoll_verify_slot *s =
         kcoll_verify_slot_of(c, coll, (uint64_t)in->n, in_place);
     if (!s)
         return;
     memo = (__typeof__(memo)){1, in->root, in->sendbuf == MPI_IN_PLACE, coll,
-                              comm, in->n / in->esize, in->n, in->esize,
-                              in->type, in->op, gen, c, s};
+                              comm, red ? in->n / in->esize : in->n, in->n,
+                              in->esize, red ? in->type : MPI_BYTE,
+                              red ? in->op : MPI_OP_NULL, gen, c, s};
+}
+
+/* Whether a NULL call repeats the one memo holds (count elements of type
+ * under op; a data collective: n, MPI_BYTE, MPI_OP_NULL). */
+static int repeats(kcal_coll coll, MPI_Comm comm, size_t count,
+                   MPI_Datatype type, MPI_Op op, int root,
+                   const void *sendbuf)
+{
+    return memo.set && memo.comm == comm && memo.coll == coll &&
+           memo.count == count && memo.type == type && memo.op == op &&
+           memo.root == root && memo.in_place == (sendbuf == MPI_IN_PLACE) &&
+           memo.gen == kcoll_comm_generation() && !kcoll_stats_on();
+}
+
+/* The memo's slot's plan, run with these buffers. */
+static int repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
+{
+    kcoll_plan plan;
+    kcoll_args a = {sendbuf, recvbuf, memo.n, memo.root, 0, memo.type,
+                    memo.op, memo.esize};
+    kcoll_verify_plan_slot(memo.slot, &plan);
+    return run(memo.c, coll, &plan, &a);
 }
 
 /* A call of algorithm NULL that KCOLL_STATS does not record, on a
  * communicator whose state the last call found (kcoll_comm_get's cache)
- * and where kcoll_choose would end in the verified choice: on one node,
- * CMA working, p >= 2, n > 0, verification on. It goes straight to the
- * verified choice's slot; any other call, or one whose arguments prepare
- * would refuse, returns -1 and takes the whole path (call). Below a few
- * KiB, where the verified choice is the MPI library's call, the checks
- * and steps of the whole path were 5-10 % of the call on the Zen 5 guest
+ * and where kcoll_choose would end in the verified choice
+ * (kcoll_choice_verified). It goes straight to the verified choice's
+ * slot; any other call, or one whose arguments prepare would refuse,
+ * returns -1 and takes the whole path (call). Below a few KiB, where the
+ * verified choice is the MPI library's call, the checks and steps of the
+ * whole path were 5-10 % of the call on the Zen 5 guest
  * (docs/machine.md). */
 static int quick(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
                  int *rc)
 {
     unsigned long gen = kcoll_comm_generation();
     kcoll_comm *c;
-    if (kcoll_comm_get(comm, &c) != MPI_SUCCESS || c->no_state ||
-        c->spans_nodes || !c->cma_ok || c->size < 2 || in->n == 0 ||
+    if (kcoll_comm_get(comm, &c) != MPI_SUCCESS ||
+        !kcoll_choice_verified(c, in->n) ||
         in->n > SIZE_MAX / (size_t)c->size ||
         ((coll == KCAL_COLL_SCATTER || coll == KCAL_COLL_GATHER ||
           coll == KCAL_COLL_BCAST || coll == KCAL_COLL_REDUCE) &&
-         (in->root < 0 || in->root >= c->size)) ||
-        !kcoll_config_number(KCOLL_CFG_VERIFY))
+         (in->root < 0 || in->root >= c->size)))
         return -1;
     kcoll_plan plan;
     int in_place = choice_in_place(coll, in);
@@ -259,6 +283,9 @@ static int data_entry(kcal_coll coll, const void *sendbuf, void *recvbuf,
                       size_t n, int root, MPI_Comm comm,
                       const char *algorithm)
 {
+    if (!algorithm &&
+        repeats(coll, comm, n, MPI_BYTE, MPI_OP_NULL, root, sendbuf))
+        return repeat(coll, sendbuf, recvbuf);
     kcoll_args a = {sendbuf, recvbuf, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
     return entry(coll, &a, comm, algorithm, coll != KCAL_COLL_BCAST);
 }
@@ -306,16 +333,8 @@ static int reduction(kcal_coll coll, const void *sendbuf, void *recvbuf,
                      size_t count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm, const char *algorithm)
 {
-    if (!algorithm && memo.set && memo.comm == comm && memo.coll == coll &&
-        memo.count == count && memo.type == type && memo.op == op &&
-        memo.root == root && memo.in_place == (sendbuf == MPI_IN_PLACE) &&
-        memo.gen == kcoll_comm_generation() && !kcoll_stats_on()) {
-        kcoll_plan plan;
-        kcoll_args a = {sendbuf, recvbuf, memo.n, root, 0, type, op,
-                        memo.esize};
-        kcoll_verify_plan_slot(memo.slot, &plan);
-        return run(memo.c, coll, &plan, &a);
-    }
+    if (!algorithm && repeats(coll, comm, count, type, op, root, sendbuf))
+        return repeat(coll, sendbuf, recvbuf);
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
     if (op == MPI_OP_NULL)

@@ -13,8 +13,7 @@
 struct kcoll_verify_slot {
     int ncand, samples; /* candidates, E */
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
-    /* Exploring: round turn's call of candidate cur (round 0 untimed);
-     * each round calls every candidate once, in order. */
+    /* Exploring: candidate cur's turn-th call (0: the untimed one). */
     int exploring, cur, turn;
     /* Each timed call's own duration, start and end (the node's clock). */
     double t[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
@@ -363,12 +362,12 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
             s->t0[s->cur][s->turn - 1] = t0;
             s->t1[s->cur][s->turn - 1] = t1;
         }
-        if (++s->cur < s->ncand)
-            return MPI_SUCCESS;
-        s->cur = 0;
         if (++s->turn <= s->samples)
             return MPI_SUCCESS;
         s->turn = 0;
+        if (++s->cur < s->ncand)
+            return MPI_SUCCESS;
+        s->cur = 0;
         return decide(c, s);
     }
     if (plan->timed) {

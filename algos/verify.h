@@ -15,12 +15,10 @@
  *               the MPI library's own collective, always. Rank 0 proposes
  *               and broadcasts them, so every rank runs the same list
  *               whatever its environment says.
- *   explore     the class's first calls run the candidates in rounds,
- *               one call of each per round (a host that changes state
- *               mid-exploration changes all alike): one untimed round
- *               (first-touch, windows, caches), then E timed ones (E from
- *               the predicted time: more for short calls, whose times
- *               are noisier), each call started together (a
+ *   explore     the class's first calls run each candidate in turn: one
+ *               untimed call (first-touch, windows, caches), then E timed
+ *               ones (E from the predicted time: more for short calls,
+ *               whose times are noisier), each started together (a
  *               barrier) and timed on the node's one clock. After the
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,

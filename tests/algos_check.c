@@ -6,7 +6,9 @@
  *   sub-communicator (reversed rank order), buffers at odd offsets; each
  *   case runs kcoll and the MPI built-in from identical initial buffers and
  *   compares every buffer byte for byte. Also: bad algorithm ids, NULL
- *   (model-chosen) algorithms, communicators freed and re-created.
+ *   (model-chosen) algorithms, NULL calls that repeat the last one but for
+ *   the root, in place or the communicator, communicators freed and
+ *   re-created.
  * --mode fallback: run under KCOLL_SIMULATE_NO_CMA=1: results still right.
  * --mode strict: under KCOLL_SIMULATE_NO_CMA=1 KCOLL_STRICT=1: every call
  *   returns an error.

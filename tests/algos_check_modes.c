@@ -54,6 +54,27 @@ void full(void)
             run_case(GATHER, "throttled_write", 65549, 0, 0, MPI_COMM_WORLD,
                      "world");
     }
+    /* NULL calls that repeat the last one but for the root, for in place,
+     * or for the communicator: libkcoll remembers the last NULL call's
+     * arguments and runs a repeat without looking them up again
+     * (algos/kcoll.c), so each of these must be told from a repeat. */
+    MPI_Comm rev;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -world_rank, &rev);
+    for (int coll = 0; coll < NCOLL; coll++)
+        for (int i = 0; i < 2; i++) {
+            size_t n = (size_t[]){1, 4097}[i];
+            int rooted = coll == SCATTER || coll == GATHER || coll == BCAST;
+            for (int r = 0; r < 4; r++)
+                run_case(coll, NULL, n, rooted ? r % p : 0,
+                         0, MPI_COMM_WORLD, "world");
+            if (coll != BCAST) {
+                run_case(coll, NULL, n, 0, 1, MPI_COMM_WORLD, "world");
+                run_case(coll, NULL, n, 0, 0, MPI_COMM_WORLD, "world");
+            }
+            run_case(coll, NULL, n, 0, 0, rev, "reversed");
+            run_case(coll, NULL, n, 0, 0, MPI_COMM_WORLD, "world");
+        }
+    MPI_Comm_free(&rev);
     /* Communicators freed and re-created: the cached state goes with them. */
     for (int i = 0; i < 3; i++) {
         MPI_Comm d;

@@ -673,12 +673,13 @@ int kcal_launch_run(const kcal_launch_spec *s, kcal_launch_result *r,
         else
             pump(s, &out, &errs, r, 50);
     }
-    /* All of it when the job ended by itself. */
-    size_t before_end = r->timed_out || got_signal ? errs.len : SIZE_MAX;
-    if (r->timed_out || got_signal)
+    size_t before_end = SIZE_MAX; /* all of it when the job ended itself */
+    if (r->timed_out || got_signal) {
+        before_end = errs.len;
         end_job(s, pid, &out, &errs, r);
-    else if (!r->exec_errno)
+    } else if (!r->exec_errno) {
         kill(-pid, SIGKILL); /* anything the launcher left in its group */
+    }
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;

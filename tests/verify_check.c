@@ -9,7 +9,7 @@
  *   decision, the MPI library's collective among the candidates.
  * --mode opposite: ranks that see opposite timings (allgather and
  *   alltoall at 64 KiB and 1 MiB): rank 0 finds the class's first
- *   candidate 10x slow (1000x oversubscribed), rank 1 its second;
+ *   candidate 10x slow (100x oversubscribed), rank 1 its second;
  *   every rank must still decide alike, on neither (the slowest rank
  *   counts).
  * --mode leave: once decided, the decision made 4x slow on every rank (20x

@@ -321,6 +321,34 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
     return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
 }
 
+int kcoll_choice_irregular(kcoll_comm *c, kcal_coll regular, int user_named,
+                           uint64_t *below, int *use_mpi)
+{
+    *below = 0;
+    *use_mpi = 1;
+    if (c->no_state || c->spans_nodes)
+        return MPI_SUCCESS;
+    if (!c->cma_ok) {
+        if (kcoll_config_on(KCOLL_CFG_STRICT))
+            return MPI_ERR_OTHER;
+        warn_no_cma();
+        return MPI_SUCCESS;
+    }
+    if (!user_named && !get_params())
+        return MPI_SUCCESS;
+    *use_mpi = 0;
+    if (!user_named) {
+        handoff(c, regular, 0); /* loads the crossover */
+        *below = c->handoff[regular];
+    }
+    return MPI_SUCCESS;
+}
+
+int kcoll_choice_handed_off(kcoll_comm *c, kcal_coll regular, uint64_t n)
+{
+    return handoff(c, regular, n);
+}
+
 int kcoll_choice_verified(const kcoll_comm *c, size_t n)
 {
     return !c->no_state && !c->spans_nodes && c->cma_ok && c->size >= 2 &&

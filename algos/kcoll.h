@@ -102,6 +102,38 @@ KCOLL_API int kcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                          MPI_Op op, MPI_Comm comm,
                                          const char *algorithm);
 
+/* The irregular collectives: MPI_Scatterv, MPI_Gatherv, MPI_Allgatherv
+ * and MPI_Alltoallv with MPI_BYTE semantics, every count and displacement
+ * in bytes (size_t). MPI_IN_PLACE as MPI defines it: scatterv's recvbuf
+ * and gatherv's sendbuf at the root, allgatherv's sendbuf (the own block
+ * is already at recvbuf + displs[rank]) and alltoallv's sendbuf (the data
+ * to send are read from recvbuf with recvcounts and rdispls). Arguments a
+ * process ignores under MPI's rules (scatterv's send side and gatherv's
+ * receive side at non-roots; the send side in place) are never read.
+ * Counts that do not match between a sender and its receiver are
+ * MPI_ERR_TRUNCATE at the receiver. Receive regions that overlap (MPI
+ * forbids them) are MPI_ERR_ARG at that process, which still takes its
+ * part in the collective (into scratch, its recvbuf untouched), so the
+ * others neither wait nor fail. `algorithm`: an id of algos/irregular.def
+ * ("parallel_read", "pairwise", ...), "mpi", or NULL (docs/libkcoll.md
+ * "Irregular collectives" says what NULL runs). */
+KCOLL_API int kcoll_scatterv(const void *sendbuf, const size_t *sendcounts,
+                             const size_t *displs, void *recvbuf,
+                             size_t recvcount, int root, MPI_Comm comm,
+                             const char *algorithm);
+KCOLL_API int kcoll_gatherv(const void *sendbuf, size_t sendcount,
+                            void *recvbuf, const size_t *recvcounts,
+                            const size_t *displs, int root, MPI_Comm comm,
+                            const char *algorithm);
+KCOLL_API int kcoll_allgatherv(const void *sendbuf, size_t sendcount,
+                               void *recvbuf, const size_t *recvcounts,
+                               const size_t *displs, MPI_Comm comm,
+                               const char *algorithm);
+KCOLL_API int kcoll_alltoallv(const void *sendbuf, const size_t *sendcounts,
+                              const size_t *sdispls, void *recvbuf,
+                              const size_t *recvcounts, const size_t *rdispls,
+                              MPI_Comm comm, const char *algorithm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,10 +42,9 @@
 /* libkcoll's own calls of the collectives it implements (its control
  * messages, and the MPI built-ins of fallback.c) go to the MPI library's
  * profiling entry points. In libkcoll_pmpi.so (interpose/) the names
- * MPI_Bcast ... MPI_Alltoall and the reductions' are the interposer's,
- * which call kcoll: an MPI_Bcast of a control word there would recurse
- * into kcoll. The same in
- * every build, so no file of libkcoll depends on who defines the MPI_
+ * MPI_Bcast ... MPI_Alltoall, the reductions' and the v-collectives' are
+ * the interposer's, which call kcoll: an MPI_Bcast of a control word there
+ * would recurse into kcoll. The same in every build, so no file of libkcoll depends on who defines the MPI_
  * names; tests/interpose.sh checks that no libkcoll object still
  * references them. */
 #define MPI_Bcast PMPI_Bcast
@@ -56,6 +55,10 @@
 #define MPI_Reduce PMPI_Reduce
 #define MPI_Allreduce PMPI_Allreduce
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
+#define MPI_Scatterv PMPI_Scatterv
+#define MPI_Gatherv PMPI_Gatherv
+#define MPI_Allgatherv PMPI_Allgatherv
+#define MPI_Alltoallv PMPI_Alltoallv
 
 /* One remembered choice of the model (choice.c): for calls of `coll` with n
  * bytes and in_place, among every algorithm (only = NULL, the user's

@@ -15,7 +15,7 @@
 #include "algos/stats.h"
 
 typedef struct {
-    kcal_coll coll;
+    const char *coll; /* a static string: kcal_coll_name's, or a v name */
     char name[KCOLL_STATS_NAME];
     unsigned long long calls, bytes;
     double seconds;
@@ -83,6 +83,12 @@ static void add_to(stats_row *r, uint64_t bytes, double seconds)
 void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
                      double seconds)
 {
+    kcoll_stats_add_named(kcal_coll_name(coll), name, k, bytes, seconds);
+}
+
+void kcoll_stats_add_named(const char *coll, const char *name, int k,
+                           uint64_t bytes, double seconds)
+{
     char full[KCOLL_STATS_NAME];
     if (k > 0)
         snprintf(full, sizeof full, "%s:%d", name, k);
@@ -93,7 +99,8 @@ void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
         set_hook();
     int i;
     for (i = 0; i < nrows; i++)
-        if (rows[i].coll == coll && strcmp(rows[i].name, full) == 0)
+        if (strcmp(rows[i].coll, coll) == 0 &&
+            strcmp(rows[i].name, full) == 0)
             break;
     if (i == nrows && nrows < KCOLL_STATS_ROWS) {
         rows[i].coll = coll;
@@ -151,7 +158,7 @@ size_t kcoll_stats_format(char *buf, size_t len)
     PUT("%-10s %-32s %10s %16s %12s\n", "collective", "algorithm", "calls",
         "bytes", "seconds");
     for (int i = 0; i < nrows; i++)
-        PUT("%-10s %-32s %10llu %16llu %12.6f\n", kcal_coll_name(rows[i].coll),
+        PUT("%-10s %-32s %10llu %16llu %12.6f\n", rows[i].coll,
             rows[i].name, rows[i].calls, rows[i].bytes, rows[i].seconds);
     if (overflowed)
         PUT("%-10s %-32s %10llu %16llu %12.6f\n", "(any)", other.name,

@@ -30,6 +30,10 @@ double kcoll_stats_now(void);
 #define KCOLL_STATS_ROWS 64
 void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
                      double seconds);
+/* The same for a collective named by a static string (the v-collectives,
+ * which are not kcal_coll). */
+void kcoll_stats_add_named(const char *coll, const char *name, int k,
+                           uint64_t bytes, double seconds);
 
 /* One decision of the verified choice (verify.h): the class's first size,
  * the candidates with their agreed times (seconds) and what was kept. */

@@ -1,0 +1,97 @@
+/* alltoallv: rank s's block for d (sendcounts[d] bytes at sendbuf +
+ * sdispls[d]) lands at recvbuf + rdispls[s] of rank d (recvcounts[s]
+ * bytes). Cost as model.md's pairwise with n_sd per pair (the model has
+ * no v rows yet):
+ *
+ *   pairwise  T_addr + Σ_s (X(n_sd) + l·pages(n_sd)) at the busiest
+ *             receiver d, + one done message per pair
+ *     Every sender posts to each receiver the address and count of its
+ *     block (a message per pair, not an alltoall: a pair with nothing to
+ *     move sends nothing, so a sparse exchange costs what it moves); each
+ *     receiver reads its blocks with process_vm_readv in pairwise order
+ *     (r XOR t for p a power of two, else r − t: one reader per source
+ *     per step), then tells each source it is done, and returns when its
+ *     own sources are done with it. With `below` (algorithm NULL) a block
+ *     shorter than the measured crossover goes as one MPI message
+ *     instead: sender and receiver decide alike from the count both know,
+ *     so no agreement is needed, and an exchange of small blocks is the
+ *     MPI library's own linear exchange on libkcoll's communicator. */
+#include <stdlib.h>
+
+#include "algos/irregular.h"
+
+int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
+{
+    int p = c->size, me = c->rank, status = 0, bad = MPI_SUCCESS;
+    /* out[d]: what goes to d; in[s]: s's address message; done[2p]. */
+    kcoll_vmsg *msg = malloc(sizeof *msg * 4 * (size_t)p);
+    int *at = malloc(sizeof *at * (size_t)p);
+    kcoll_vreqs q;
+    if (!msg || !at || kcoll_vreqs_init(&q, 4 * p) != MPI_SUCCESS) {
+        free(msg);
+        free(at);
+        return MPI_ERR_NO_MEM;
+    }
+    kcoll_vmsg *out = msg, *in = msg + p, *done = msg + 2 * p;
+    int rc = MPI_SUCCESS;
+    for (int s = 0; s < p && rc == MPI_SUCCESS; s++) {
+        size_t n = a->rcounts[s];
+        at[s] = -1;
+        if (s == me || n == 0)
+            continue;
+        if (kcoll_v_by_message(a, n)) {
+            rc = kcoll_vreqs_recv(c, &q, a->recvbuf + a->rdispls[s], n, s,
+                                  KCOLL_VTAG_DATA);
+        } else {
+            at[s] = q.n;
+            rc = kcoll_vreqs_recv(c, &q, &in[s], sizeof *in, s,
+                                  KCOLL_VTAG_ADDR);
+        }
+    }
+    for (int d = 0; d < p && rc == MPI_SUCCESS; d++) {
+        size_t n = a->scounts[d];
+        const char *block = a->sendbuf + a->sdispls[d];
+        if (d == me || n == 0)
+            continue;
+        if (kcoll_v_by_message(a, n)) {
+            rc = kcoll_vreqs_send(c, &q, block, n, d, KCOLL_VTAG_DATA);
+            continue;
+        }
+        out[d] = (kcoll_vmsg){kcoll_addr(block), n, 0};
+        rc = kcoll_vreqs_send(c, &q, &out[d], sizeof *out, d,
+                              KCOLL_VTAG_ADDR);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_vreqs_recv(c, &q, &done[d], sizeof *done, d,
+                                  KCOLL_VTAG_DONE);
+    }
+    int pow2 = (p & (p - 1)) == 0;
+    for (int t = 1; t < p && rc == MPI_SUCCESS; t++) {
+        int s = pow2 ? me ^ t : (me - t + p) % p;
+        if (at[s] < 0)
+            continue;
+        rc = MPI_Wait(&q.req[at[s]], MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            break;
+        int rrc = kcoll_v_read(c, s, &in[s], a->recvbuf + a->rdispls[s],
+                               a->rcounts[s], &status);
+        if (bad == MPI_SUCCESS)
+            bad = rrc;
+        done[p + s] = (kcoll_vmsg){0, a->rcounts[s], 0};
+        rc = kcoll_vreqs_send(c, &q, &done[p + s], sizeof *done, s,
+                              KCOLL_VTAG_DONE);
+    }
+    if (!a->in_place && a->rcounts[me] != a->scounts[me]) {
+        if (bad == MPI_SUCCESS)
+            bad = MPI_ERR_TRUNCATE;
+    } else if (!a->in_place) {
+        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf + a->sdispls[me],
+                  a->rcounts[me]);
+    }
+    /* Returns once every reader of this rank's blocks is done. */
+    rc = kcoll_vreqs_finish(&q, rc);
+    free(msg);
+    free(at);
+    KCOLL_TRY(rc);
+    KCOLL_TRY(bad);
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}

@@ -1,0 +1,504 @@
+/* irregular: the public entry points of the v-collectives (kcoll.h) and
+ * what they share. A call gets the communicator's state, checks its
+ * arguments, resolves MPI_IN_PLACE and overlapping receive regions into
+ * the plain arguments the algorithms take (irregular.h), asks choice.c
+ * what may run, and runs the algorithm (algos/irregular.def: scatterv.c,
+ * gatherv.c, allgatherv.c, alltoallv.c) or the MPI library's v-collective.
+ *
+ * What algorithm NULL runs, decided alike on every rank without a message
+ * of its own (a scatterv's non-root knows only its own count, an
+ * alltoallv's rank only its row and column):
+ *   - scatterv, gatherv, alltoallv: the collective's first row, with each
+ *     pair deciding for itself: a block shorter than the regular
+ *     collective's measured crossover (mpi_<coll>_below) goes as one MPI
+ *     message, a longer one by CMA. Both ends of a pair know its count,
+ *     so they agree, and a call of small blocks costs the MPI library's
+ *     linear exchange on libkcoll's communicator.
+ *   - allgatherv: every rank knows every count, so the whole call goes to
+ *     the MPI library when its largest block is below allgather's
+ *     crossover, else source_read.
+ * Neither $KCOLL_TABLE nor the run-time verification (verify.h) applies
+ * to them yet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/choice.h"
+#include "algos/irregular.h"
+#include "algos/stats.h"
+
+static const char *const vnames[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = #name,
+#include "algos/irregular.def"
+};
+
+static const kcal_coll regular[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
+#include "algos/irregular.def"
+};
+
+typedef struct {
+    kcoll_vcoll coll;
+    const char *id;
+    kcoll_valgorithm_fn fn;
+} valgorithm;
+
+static const valgorithm valgorithms[] = {
+#define KCOLL_VALGORITHM(VCOLL, id, fn) {KCOLL_VCOLL_##VCOLL, #id, fn},
+#include "algos/irregular.def"
+};
+#define NVALG (sizeof valgorithms / sizeof valgorithms[0])
+
+/* The row of a user's id (NULL: the collective's first), or NULL for
+ * "mpi"; MPI_ERR_ARG for an unknown id. */
+static int find(kcoll_vcoll v, const char *id, const valgorithm **out)
+{
+    *out = NULL;
+    if (id && strcmp(id, "mpi") == 0)
+        return MPI_SUCCESS;
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v &&
+            (!id || strcmp(valgorithms[i].id, id) == 0)) {
+            *out = &valgorithms[i];
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_ARG;
+}
+
+/* ---- the point-to-point steps (irregular.h) ----------------------------- */
+
+int kcoll_vreqs_init(kcoll_vreqs *r, int cap)
+{
+    r->n = 0;
+    r->cap = cap;
+    r->req = malloc(sizeof *r->req * (size_t)(cap > 0 ? cap : 1));
+    return r->req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static int post(kcoll_comm *c, kcoll_vreqs *r, const void *buf, size_t len,
+                int peer, int phase, int send)
+{
+    if (r->n >= r->cap)
+        return MPI_ERR_INTERN;
+    if (len > (size_t)INT32_MAX)
+        return MPI_ERR_COUNT; /* messages carry blocks below the crossover */
+    MPI_Request *q = &r->req[r->n];
+    int rc = send ? MPI_Isend(buf, (int)len, MPI_BYTE, peer,
+                              kcoll_tag(c, phase), c->comm, q)
+                  : MPI_Irecv((void *)buf, (int)len, MPI_BYTE, peer,
+                              kcoll_tag(c, phase), c->comm, q);
+    if (rc == MPI_SUCCESS)
+        r->n++;
+    return rc;
+}
+
+int kcoll_vreqs_send(kcoll_comm *c, kcoll_vreqs *r, const void *buf,
+                     size_t len, int peer, int phase)
+{
+    return post(c, r, buf, len, peer, phase, 1);
+}
+
+int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
+                     int peer, int phase)
+{
+    return post(c, r, buf, len, peer, phase, 0);
+}
+
+int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
+{
+    /* Posted requests are waited for even after an error: their buffers
+     * go away with the call. */
+    int wrc = kcoll_waitall(r->n, r->req);
+    free(r->req);
+    r->req = NULL;
+    r->n = r->cap = 0;
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+int kcoll_v_read(kcoll_comm *c, int peer, const kcoll_vmsg *msg, void *to,
+                 size_t want, int *status)
+{
+    if (msg->count != want)
+        return MPI_ERR_TRUNCATE;
+    if (want && kcoll_cma_read(c->pids[peer], to, msg->addr, want) != 0)
+        *status = 1;
+    return MPI_SUCCESS;
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+/* Whether any two of the p regions (displs[i], counts[i]) with bytes in
+ * them overlap, or one's end overflows. */
+static int overlapping(const size_t *counts, const size_t *displs, int p)
+{
+    size_t *order = malloc(sizeof *order * 2 * (size_t)p);
+    if (!order)
+        return -1;
+    int m = 0;
+    for (int i = 0; i < p; i++) {
+        size_t end;
+        if (!counts[i])
+            continue;
+        if (__builtin_add_overflow(displs[i], counts[i], &end)) {
+            free(order);
+            return 1;
+        }
+        order[2 * m] = displs[i];
+        order[2 * m + 1] = end;
+        m++;
+    }
+    /* Insertion sort by start: p is a communicator's size. */
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && order[2 * j] < order[2 * (j - 1)]; j--) {
+            size_t s = order[2 * j], e = order[2 * j + 1];
+            order[2 * j] = order[2 * (j - 1)];
+            order[2 * j + 1] = order[2 * (j - 1) + 1];
+            order[2 * (j - 1)] = s;
+            order[2 * (j - 1) + 1] = e;
+        }
+    int bad = 0;
+    for (int i = 1; i < m && !bad; i++)
+        bad = order[2 * i] < order[2 * (i - 1) + 1];
+    free(order);
+    return bad;
+}
+
+/* Room for one call's own arrays (packed displacements of a substitute
+ * receive buffer, a set-aside send side), freed at its end. */
+typedef struct {
+    size_t *displs;
+    char *buf;
+} vspare;
+
+static void spare_free(vspare *s)
+{
+    free(s->displs);
+    free(s->buf);
+}
+
+/* Packed displacements of the p counts into *displs (malloc'ed); their
+ * total in *total; MPI_ERR_COUNT on overflow. */
+static int packed(const size_t *counts, int p, size_t **displs, size_t *total)
+{
+    size_t *d = malloc(sizeof *d * (size_t)p), t = 0;
+    if (!d)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p; i++) {
+        d[i] = t;
+        if (__builtin_add_overflow(t, counts[i], &t)) {
+            free(d);
+            return MPI_ERR_COUNT;
+        }
+    }
+    *displs = d;
+    *total = t;
+    return MPI_SUCCESS;
+}
+
+/* Overlapping receive regions: this process receives into a packed
+ * scratch buffer instead (its recvbuf untouched) and will return
+ * MPI_ERR_ARG; *bad says so. */
+static int divert(kcoll_vargs *a, int p, vspare *s, int *bad)
+{
+    int o = overlapping(a->rcounts, a->rdispls, p);
+    if (o < 0)
+        return MPI_ERR_NO_MEM;
+    if (!o)
+        return MPI_SUCCESS;
+    size_t total;
+    KCOLL_TRY(packed(a->rcounts, p, &s->displs, &total));
+    if (!(s->buf = malloc(total ? total : 1)))
+        return MPI_ERR_NO_MEM;
+    a->recvbuf = s->buf;
+    a->rdispls = s->displs;
+    *bad = MPI_ERR_ARG;
+    return MPI_SUCCESS;
+}
+
+/* ---- one call ----------------------------------------------------------- */
+
+/* The MPI library's v-collective on c->comm: counts and displacements
+ * must fit an int (MPI's own), else MPI_ERR_COUNT at this process. The
+ * in-place forms go back to MPI_IN_PLACE. */
+static int to_int(const size_t *v, int p, int *out)
+{
+    for (int i = 0; i < p; i++) {
+        if (v[i] > (size_t)INT32_MAX)
+            return MPI_ERR_COUNT;
+        out[i] = (int)v[i];
+    }
+    return MPI_SUCCESS;
+}
+
+static int run_mpi(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
+{
+    int p = c->size, me = c->rank, rc = MPI_SUCCESS;
+    int *iv = malloc(sizeof *iv * 4 * (size_t)p);
+    if (!iv)
+        return MPI_ERR_NO_MEM;
+    int *sc = iv, *sd = iv + p, *rcn = iv + 2 * p, *rd = iv + 3 * p;
+    int one_s = a->scount <= (size_t)INT32_MAX ? (int)a->scount : -1;
+    int one_r = a->rcount <= (size_t)INT32_MAX ? (int)a->rcount : -1;
+    if (a->scounts && rc == MPI_SUCCESS)
+        rc = to_int(a->scounts, p, sc);
+    if (a->sdispls && rc == MPI_SUCCESS)
+        rc = to_int(a->sdispls, p, sd);
+    if (a->rcounts && rc == MPI_SUCCESS)
+        rc = to_int(a->rcounts, p, rcn);
+    if (a->rdispls && rc == MPI_SUCCESS)
+        rc = to_int(a->rdispls, p, rd);
+    if (rc == MPI_SUCCESS && (one_s < 0 || one_r < 0))
+        rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) {
+        free(iv);
+        return rc;
+    }
+    const void *sb = a->in_place ? MPI_IN_PLACE : a->sendbuf;
+    switch (v) {
+    case KCOLL_VCOLL_SCATTERV:
+        rc = MPI_Scatterv(a->sendbuf, sc, sd, MPI_BYTE,
+                          me == a->root && a->in_place ? MPI_IN_PLACE
+                                                       : a->recvbuf,
+                          one_r, MPI_BYTE, a->root, c->comm);
+        break;
+    case KCOLL_VCOLL_GATHERV:
+        rc = MPI_Gatherv(me == a->root ? sb : a->sendbuf, one_s, MPI_BYTE,
+                         a->recvbuf, rcn, rd, MPI_BYTE, a->root, c->comm);
+        break;
+    case KCOLL_VCOLL_ALLGATHERV:
+        rc = MPI_Allgatherv(sb, one_s, MPI_BYTE, a->recvbuf, rcn, rd,
+                            MPI_BYTE, c->comm);
+        break;
+    default:
+        rc = MPI_Alltoallv(a->sendbuf, sc, sd, MPI_BYTE, a->recvbuf, rcn, rd,
+                           MPI_BYTE, c->comm);
+    }
+    free(iv);
+    return rc;
+}
+
+/* At p = 1: the own block, copied unless in place. */
+static int run_local(kcoll_vcoll v, const kcoll_vargs *a)
+{
+    if (a->in_place)
+        return MPI_SUCCESS;
+    size_t sn = v == KCOLL_VCOLL_SCATTERV || v == KCOLL_VCOLL_ALLTOALLV
+                    ? a->scounts[0]
+                    : a->scount;
+    size_t rn = v == KCOLL_VCOLL_SCATTERV ? a->rcount : a->rcounts[0];
+    const char *from = a->sendbuf + (a->sdispls ? a->sdispls[0] : 0);
+    char *to = a->recvbuf + (a->rdispls ? a->rdispls[0] : 0);
+    if (sn != rn)
+        return MPI_ERR_TRUNCATE;
+    kcal_copy(to, from, rn);
+    return MPI_SUCCESS;
+}
+
+/* Bytes of the call at this process, for KCOLL_STATS: the p-block side's
+ * total where this process has one, else its own block. */
+static uint64_t stats_bytes(kcoll_vcoll v, const kcoll_vargs *a, int p,
+                            int me)
+{
+    const size_t *many = v == KCOLL_VCOLL_SCATTERV ? a->scounts : a->rcounts;
+    if (v == KCOLL_VCOLL_SCATTERV && me != a->root)
+        return a->rcount;
+    if (v == KCOLL_VCOLL_GATHERV && me != a->root)
+        return a->scount;
+    uint64_t t = 0;
+    for (int i = 0; i < p; i++)
+        t += many[i];
+    return t;
+}
+
+/* A checked call: a's arrays are those this process uses, its in-place
+ * forms resolved; bad is this process's own error to return after taking
+ * part (overlapping receive regions). */
+static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
+                 kcoll_vargs *a, int bad)
+{
+    double t0 = kcoll_stats_on() ? kcoll_stats_now() : 0;
+    const valgorithm *alg;
+    int rc = find(v, algorithm, &alg), use_mpi = 0;
+    char name[KCOLL_STATS_NAME];
+    KCOLL_TRY(rc);
+    if (c->size == 1 && !c->no_state) {
+        rc = run_local(v, a);
+        snprintf(name, sizeof name, "local");
+    } else {
+        uint64_t below = 0;
+        if (alg)
+            KCOLL_TRY(kcoll_choice_irregular(c, regular[v], algorithm != NULL,
+                                             &below, &use_mpi));
+        else
+            use_mpi = 1;
+        if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
+            uint64_t most = 0;
+            for (int i = 0; i < c->size; i++)
+                most = a->rcounts[i] > most ? a->rcounts[i] : most;
+            use_mpi = kcoll_choice_handed_off(c, regular[v], most);
+            below = 0;
+        }
+        a->below = below;
+        if (use_mpi) {
+            rc = run_mpi(c, v, a);
+            snprintf(name, sizeof name, "mpi");
+        } else {
+            c->seq++;
+            rc = alg->fn(c, a);
+            if (below)
+                snprintf(name, sizeof name, "%s (messages < %llu)", alg->id,
+                         (unsigned long long)below);
+            else
+                snprintf(name, sizeof name, "%s", alg->id);
+        }
+    }
+    if (kcoll_stats_on())
+        kcoll_stats_add_named(vnames[v], name, 0,
+                              stats_bytes(v, a, c->size, c->rank),
+                              kcoll_stats_now() - t0);
+    return rc != MPI_SUCCESS ? rc : bad;
+}
+
+/* The state of comm and, for a rooted call, its root checked. */
+static int state(MPI_Comm comm, int rooted, int root, kcoll_comm **c)
+{
+    KCOLL_TRY(kcoll_comm_get(comm, c));
+    if (rooted && (root < 0 || root >= (*c)->size))
+        return MPI_ERR_ROOT;
+    return MPI_SUCCESS;
+}
+
+int kcoll_scatterv(const void *sendbuf, const size_t *sendcounts,
+                   const size_t *displs, void *recvbuf, size_t recvcount,
+                   int root, MPI_Comm comm, const char *algorithm)
+{
+    kcoll_comm *c;
+    KCOLL_TRY(state(comm, 1, root, &c));
+    int is_root = c->rank == root;
+    if (is_root && (!sendcounts || !displs || sendbuf == MPI_IN_PLACE))
+        return MPI_ERR_ARG;
+    if (!is_root && recvbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    int in_place = is_root && recvbuf == MPI_IN_PLACE;
+    kcoll_vargs a = {is_root ? sendbuf : NULL,
+                     is_root ? sendcounts : NULL,
+                     is_root ? displs : NULL,
+                     0,
+                     in_place ? NULL : recvbuf,
+                     NULL,
+                     NULL,
+                     in_place ? sendcounts[root] : recvcount,
+                     root,
+                     in_place,
+                     0};
+    return vcall(c, KCOLL_VCOLL_SCATTERV, algorithm, &a, MPI_SUCCESS);
+}
+
+int kcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                  const size_t *recvcounts, const size_t *displs, int root,
+                  MPI_Comm comm, const char *algorithm)
+{
+    kcoll_comm *c;
+    KCOLL_TRY(state(comm, 1, root, &c));
+    int is_root = c->rank == root, bad = MPI_SUCCESS;
+    if (is_root && (!recvcounts || !displs))
+        return MPI_ERR_ARG;
+    if (!is_root && sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    int in_place = is_root && sendbuf == MPI_IN_PLACE;
+    kcoll_vargs a = {in_place ? (const char *)recvbuf + displs[root]
+                              : sendbuf,
+                     NULL,
+                     NULL,
+                     in_place ? recvcounts[root] : sendcount,
+                     is_root ? recvbuf : NULL,
+                     is_root ? recvcounts : NULL,
+                     is_root ? displs : NULL,
+                     0,
+                     root,
+                     in_place,
+                     0};
+    vspare s = {NULL, NULL};
+    int rc = is_root ? divert(&a, c->size, &s, &bad) : MPI_SUCCESS;
+    if (bad != MPI_SUCCESS)
+        a.in_place = 0; /* the own block goes into the scratch too */
+    if (rc == MPI_SUCCESS)
+        rc = vcall(c, KCOLL_VCOLL_GATHERV, algorithm, &a, bad);
+    spare_free(&s);
+    return rc;
+}
+
+int kcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                     const size_t *recvcounts, const size_t *displs,
+                     MPI_Comm comm, const char *algorithm)
+{
+    kcoll_comm *c;
+    KCOLL_TRY(state(comm, 0, 0, &c));
+    if (!recvcounts || !displs)
+        return MPI_ERR_ARG;
+    int me = c->rank, bad = MPI_SUCCESS;
+    int in_place = sendbuf == MPI_IN_PLACE;
+    kcoll_vargs a = {in_place ? (const char *)recvbuf + displs[me] : sendbuf,
+                     NULL,
+                     NULL,
+                     in_place ? recvcounts[me] : sendcount,
+                     recvbuf,
+                     recvcounts,
+                     displs,
+                     0,
+                     0,
+                     in_place,
+                     0};
+    vspare s = {NULL, NULL};
+    int rc = divert(&a, c->size, &s, &bad);
+    if (bad != MPI_SUCCESS)
+        a.in_place = 0;
+    if (rc == MPI_SUCCESS)
+        rc = vcall(c, KCOLL_VCOLL_ALLGATHERV, algorithm, &a, bad);
+    spare_free(&s);
+    return rc;
+}
+
+int kcoll_alltoallv(const void *sendbuf, const size_t *sendcounts,
+                    const size_t *sdispls, void *recvbuf,
+                    const size_t *recvcounts, const size_t *rdispls,
+                    MPI_Comm comm, const char *algorithm)
+{
+    kcoll_comm *c;
+    KCOLL_TRY(state(comm, 0, 0, &c));
+    int in_place = sendbuf == MPI_IN_PLACE, p = c->size, bad = MPI_SUCCESS;
+    if (!recvcounts || !rdispls || (!in_place && (!sendcounts || !sdispls)))
+        return MPI_ERR_ARG;
+    kcoll_vargs a = {sendbuf,   sendcounts, sdispls, 0, recvbuf,
+                     recvcounts, rdispls,   0,       0, 0,
+                     0};
+    vspare s = {NULL, NULL};
+    size_t *aside_displs = NULL;
+    int rc = MPI_SUCCESS;
+    if (in_place && p > 1) {
+        /* Peers read the blocks to send while this rank overwrites
+         * recvbuf: they go aside first, packed. */
+        size_t total;
+        rc = packed(recvcounts, p, &aside_displs, &total);
+        char *aside = rc == MPI_SUCCESS ? kcoll_scratch(c, total ? total : 1)
+                                        : NULL;
+        if (rc == MPI_SUCCESS && !aside)
+            rc = MPI_ERR_NO_MEM;
+        for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+            kcal_copy(aside + aside_displs[i],
+                      (const char *)recvbuf + rdispls[i], recvcounts[i]);
+        a.sendbuf = aside;
+        a.scounts = recvcounts;
+        a.sdispls = aside_displs;
+    } else if (in_place) {
+        a.in_place = 1; /* p = 1: the one block is where it belongs */
+        a.scounts = recvcounts;
+        a.sdispls = rdispls;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = divert(&a, p, &s, &bad);
+    if (rc == MPI_SUCCESS)
+        rc = vcall(c, KCOLL_VCOLL_ALLTOALLV, algorithm, &a, bad);
+    spare_free(&s);
+    free(aside_displs);
+    return rc;
+}

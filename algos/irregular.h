@@ -1,0 +1,81 @@
+/* irregular: what the v-collectives' files share (not installed): the
+ * arguments of one call as their algorithms see them, the algorithms'
+ * prototypes (from algos/irregular.def) and the point-to-point steps of
+ * the pairs that go as MPI messages.
+ *
+ * Every count and displacement is in bytes. irregular.c has already
+ * resolved MPI_IN_PLACE and overlapping receive regions: an algorithm's
+ * sendbuf is a real buffer (the set-aside copy, or the own block in
+ * recvbuf), and in_place only says the own block is already where it
+ * belongs. */
+#ifndef KCOLL_IRREGULAR_H
+#define KCOLL_IRREGULAR_H
+
+#include "algos/kcoll_impl.h"
+
+typedef enum {
+#define KCOLL_VCOLL(ID, name, REGULAR) KCOLL_VCOLL_##ID,
+#include "algos/irregular.def"
+    KCOLL_VCOLL_COUNT
+} kcoll_vcoll;
+
+typedef struct {
+    const char *sendbuf;
+    const size_t *scounts, *sdispls; /* the p-block send side, or NULL */
+    size_t scount;                   /* the one-block send side */
+    char *recvbuf;
+    const size_t *rcounts, *rdispls; /* the p-block receive side, or NULL */
+    size_t rcount;                   /* the one-block receive side */
+    int root;
+    int in_place; /* the own block is already in place */
+    /* A pair whose block is shorter than this goes as one MPI message on
+     * the private communicator instead of a CMA copy (0: every pair by
+     * CMA): algorithm NULL's per-pair hand-off, which both ends of a pair
+     * decide alike from the count they both know. */
+    uint64_t below;
+} kcoll_vargs;
+
+typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
+
+#define KCOLL_VALGORITHM(VCOLL, id, fn)                                      \
+    int fn(kcoll_comm *c, const kcoll_vargs *a);
+#include "algos/irregular.def"
+
+/* Tags of the v-collectives' messages in the current call (kcoll_tag). */
+enum { KCOLL_VTAG_DATA = 1, KCOLL_VTAG_ADDR, KCOLL_VTAG_DONE };
+
+/* One pair's control message: where the block is (or goes) in the peer,
+ * its bytes as the peer counts them, and a status (1: the peer's copy or
+ * its counts were bad). */
+typedef struct {
+    uint64_t addr, count, status;
+} kcoll_vmsg;
+
+/* Whether a pair's block of n bytes moves as an MPI message (0 < n <
+ * below), by CMA (n >= below) or not at all (0). */
+static inline int kcoll_v_by_message(const kcoll_vargs *a, size_t n)
+{
+    return n > 0 && n < a->below;
+}
+
+/* Non-blocking sends and receives of one call, waited for together. */
+typedef struct {
+    MPI_Request *req;
+    int n, cap;
+} kcoll_vreqs;
+
+int kcoll_vreqs_init(kcoll_vreqs *r, int cap);
+/* MPI_Isend / MPI_Irecv of len bytes with the call's tag of `phase`. */
+int kcoll_vreqs_send(kcoll_comm *c, kcoll_vreqs *r, const void *buf,
+                     size_t len, int peer, int phase);
+int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
+                     int peer, int phase);
+/* Waits for every request, frees them; returns rc if it is an error. */
+int kcoll_vreqs_finish(kcoll_vreqs *r, int rc);
+
+/* A read of msg->count bytes into `to` (want bytes expected): a count
+ * that differs is MPI_ERR_TRUNCATE, a failed copy sets *status. */
+int kcoll_v_read(kcoll_comm *c, int peer, const kcoll_vmsg *msg, void *to,
+                 size_t want, int *status);
+
+#endif

@@ -111,7 +111,8 @@ KCOLL_API int kcoll_reduce_scatter_block(const void *sendbuf, void *recvbuf,
  * process ignores under MPI's rules (scatterv's send side and gatherv's
  * receive side at non-roots; the send side in place) are never read.
  * Counts that do not match between a sender and its receiver are
- * MPI_ERR_TRUNCATE at the receiver. Receive regions that overlap (MPI
+ * MPI_ERR_TRUNCATE where both ends move bytes by CMA (erroneous, as MPI
+ * says, where one end counts none). Receive regions that overlap (MPI
  * forbids them) are MPI_ERR_ARG at that process, which still takes its
  * part in the collective (into scratch, its recvbuf untouched), so the
  * others neither wait nor fail. `algorithm`: an id of algos/irregular.def

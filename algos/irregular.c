@@ -43,7 +43,7 @@ typedef struct {
 } valgorithm;
 
 static const valgorithm valgorithms[] = {
-#define KCOLL_VALGORITHM(VCOLL, id, fn) {KCOLL_VCOLL_##VCOLL, #id, fn},
+#define KCOLL_VALGORITHM(VCOLL, id, fn, ...) {KCOLL_VCOLL_##VCOLL, #id, fn},
 #include "algos/irregular.def"
 };
 #define NVALG (sizeof valgorithms / sizeof valgorithms[0])

@@ -37,7 +37,7 @@ typedef struct {
 
 typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
 
-#define KCOLL_VALGORITHM(VCOLL, id, fn)                                      \
+#define KCOLL_VALGORITHM(VCOLL, id, fn, ...)                                 \
     int fn(kcoll_comm *c, const kcoll_vargs *a);
 #include "algos/irregular.def"
 

@@ -17,7 +17,9 @@
 #include "cmd/cli.h"
 #include "common/columns.h"
 #include "common/numfmt.h"
+#include "model/irregular.h"
 #include "model/model.h"
+#include "cmd/predict_irregular.h"
 #include "cmd/predict_ppn.h"
 #include "common/sizes.h"
 #include "model/two_level.h"
@@ -39,6 +41,8 @@ typedef struct {
     kcal_model_kind model;
     int model_named; /* --model given; else kcal_model_default */
     const char *params_file, *machine;
+    const char *vcoll;  /* --coll of a v-collective (alone): predict_irregular */
+    const char *counts; /* --counts, for a v-collective */
 } options;
 
 static const char *const CMD = "predict";
@@ -51,6 +55,7 @@ static void usage(FILE *f)
         "                    [--k K] [--in-place] [--model paper|full]\n"
         "                    [--format table|csv|json] [--top N] [--explain]\n"
         "                    [--params FILE | --machine knl|broadwell|power8]\n"
+        "       kcal predict --coll V --p P [--sizes LIST] [--counts DIST] ...\n"
         "\n"
         "Rank the reference algorithms of collective C for P processes on one\n"
         "node, by the cost model of docs/model.md. C is one of\n"
@@ -80,8 +85,14 @@ static void usage(FILE *f)
         "               and shared-memory sync terms\n"
         "  --format     table (default), csv (collective,p,size_bytes,algorithm,\n"
         "               k,predicted_s,rank), json (the same records)\n"
+        "V, a v-collective (%s), takes\n"
+        "  --counts     the distribution of its blocks, each size the mean block:\n"
+        "               uniform (default), skew:F (rank 1's blocks F times),\n"
+        "               random:SEED (0..2n), sparse (a quarter of the pairs,\n"
+        "               4n each) or file:PATH (p lines of p byte counts,\n"
+        "               row s = what rank s sends to each rank; docs/model.md)\n"
         "params: --params FILE, else --machine NAME, else $KCAL_PARAMS, else knl.\n",
-        kcal_coll_list());
+        kcal_coll_list(), kcal_model_vcoll_list());
 }
 
 /* --coll: one collective, a comma-separated list of them (each once), or
@@ -90,6 +101,11 @@ static void usage(FILE *f)
 static int parse_colls(const char *arg, options *o)
 {
     o->n_colls = 0;
+    o->vcoll = NULL;
+    if (kcal_model_is_vcoll(arg)) {
+        o->vcoll = arg;
+        return 0;
+    }
     if (!strcmp(arg, "all")) {
         for (int c = 0; c < KCAL_COLL_COUNT; c++)
             o->colls[o->n_colls++] = (kcal_coll)c;
@@ -111,10 +127,13 @@ static int parse_colls(const char *arg, options *o)
             seen++;
         if (c == KCAL_COLL_COUNT || seen < o->n_colls) {
             const char *why = c != KCAL_COLL_COUNT ? "named twice"
-                              : !strcmp(name, "all") ? "stands alone, not in a list"
+                              : !strcmp(name, "all") ||
+                                      kcal_model_is_vcoll(name)
+                                  ? "stands alone, not in a list"
                               : len == 0 ? "an empty name"
                                          : "unknown collective";
-            int unknown = c == KCAL_COLL_COUNT && strcmp(name, "all");
+            int unknown = c == KCAL_COLL_COUNT && strcmp(name, "all") &&
+                          !kcal_model_is_vcoll(name);
             if (list)
                 kcal_cli_error(CMD, "--coll '%s': item %zu '%.*s': %s%s%s%s",
                                arg, o->n_colls + 1, (int)len, s, why,
@@ -150,6 +169,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"explain", no_argument, 0, 'e'},
         {"params", required_argument, 0, 'P'},
         {"machine", required_argument, 0, 'M'},
+        {"counts", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *size_spec = NULL, *size_opt = NULL;
@@ -224,14 +244,28 @@ static int parse_options(int argc, char **argv, options *o)
         case 'M':
             o->machine = optarg;
             break;
+        case 'C':
+            o->counts = optarg;
+            break;
         default:
             return kcal_cli_other_option(CMD, c, argv, usage);
         }
     }
     if (kcal_cli_no_operands(CMD, argc, argv, optind) != 0)
         return -1;
-    if (!o->n_colls || o->p < 0) {
+    if ((!o->n_colls && !o->vcoll) || o->p < 0) {
         kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
+        return -1;
+    }
+    if (o->counts && !o->vcoll) {
+        kcal_cli_error(CMD, "--counts is for a v-collective (%s)",
+                       kcal_model_vcoll_list());
+        return -1;
+    }
+    if (o->vcoll && (o->ppn || o->only_k || o->in_place || o->top)) {
+        kcal_cli_error(CMD, "--coll %s takes none of --ppn, --k, --in-place, "
+                       "--top (the v-collectives' model has one node, no k)",
+                       o->vcoll);
         return -1;
     }
     if (o->ppn && !kcal_two_level_layout_ok(o->p, o->ppn)) {
@@ -670,6 +704,36 @@ static int print_coll(FILE *f, const options *o, kcal_coll c,
     return rc;
 }
 
+/* A v-collective (predict_irregular.h): checked, then printed. */
+static int predict_v(const options *o, kcal_predict_format format,
+                     const kcal_params *prm, const char *chosen)
+{
+    kcal_vpredict_request r = {o->vcoll, o->p, o->sizes, o->n_sizes,
+                               {0}, o->explain, format, o->model};
+    char err[KCAL_ERRLEN];
+    if (kcal_vcounts_parse(o->counts ? o->counts : "uniform", &r.counts, err,
+                           sizeof err) < 0) {
+        kcal_cli_error(CMD, "%s", err);
+        return KCAL_EXIT_USAGE;
+    }
+    if (kcal_predict_irregular_check(CMD, &r, prm) < 0)
+        return KCAL_EXIT_USAGE;
+    kcal_cli_say_params(CMD, prm, chosen);
+    int first = 1;
+    if (format == KCAL_PREDICT_CSV)
+        fputs(KCAL_CSV_PREDICTED_HEADER "\n", stdout);
+    else if (format == KCAL_PREDICT_JSON)
+        fputc('[', stdout);
+    int rc = kcal_predict_irregular_print(CMD, &r, prm, &first);
+    if (rc == KCAL_EXIT_OK && format == KCAL_PREDICT_JSON)
+        fputs("\n]\n", stdout);
+    if (fflush(stdout) != 0 && rc == KCAL_EXIT_OK) {
+        kcal_cli_error(CMD, "writing the output failed");
+        rc = KCAL_EXIT_FAIL;
+    }
+    return rc;
+}
+
 int kcal_predict_main(int argc, char **argv)
 {
     options o;
@@ -694,6 +758,12 @@ int kcal_predict_main(int argc, char **argv)
     static const kcal_predict_format formats[] = {
         [FMT_TABLE] = KCAL_PREDICT_TABLE, [FMT_CSV] = KCAL_PREDICT_CSV,
         [FMT_JSON] = KCAL_PREDICT_JSON};
+    if (o.vcoll) {
+        rc = predict_v(&o, formats[o.format], &prm, chosen);
+        free(o.sizes);
+        kcal_params_free(&prm);
+        return rc;
+    }
     kcal_ppn_request across[KCAL_COLL_COUNT];
     for (size_t c = 0; c < o.n_colls; c++) {
         across[c] = (kcal_ppn_request){o.colls[c], o.p, o.ppn, o.only_k,

@@ -235,5 +235,37 @@ grep -q "embedded power8 (--machine)" "$tmp/err" && ok || no "--machine beats \$
 # kcal works from any directory (embedded defaults).
 (cd / && "$KCAL" predict --coll scatter --p 4 --size 1K --machine broadwell >/dev/null 2>&1) && ok || no "runs from /"
 
+# The v-collectives (model/irregular.h): --counts and its errors, and
+# uniform counts predicting exactly the regular row (the same formula per
+# pair, the pairs adding up to it).
+bad "--counts: 'lumpy': not uniform" predict --coll alltoallv --p 4 --counts lumpy
+bad "skew:F takes a factor" predict --coll alltoallv --p 4 --counts skew:0
+bad "--counts is for a v-collective" predict --coll alltoall --p 4 --counts uniform
+bad "takes none of --ppn, --k, --in-place, --top" predict --coll scatterv --p 4 --k 2
+bad "--p must be 2 or more" predict --coll gatherv --p 1
+bad "item 2 'alltoallv': stands alone" predict --coll bcast,alltoallv --p 4
+printf '0 5\n7\n' >"$tmp/m2"
+bad "3 byte counts, where p = 2 needs 4" predict --coll alltoallv --p 2 --counts "file:$tmp/m2"
+printf '0 5\n7 1.5\n' >"$tmp/m2"
+bad "m2:2: '1.5' is not a byte count" predict --coll alltoallv --p 2 --counts "file:$tmp/m2"
+bad "/nonexistent: cannot open" predict --coll alltoallv --p 2 --counts file:/nonexistent
+params=$(dirname "$0")/data/probed-quick.params
+for vc in scatterv:scatter:parallel_read gatherv:gather:parallel_write \
+          allgatherv:allgather:ring_source_read alltoallv:alltoall:pairwise; do
+  IFS=: read -r v r row <<<"$vc"
+  "$KCAL" predict --coll "$v" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/v.csv"
+  "$KCAL" predict --coll "$r" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/r.csv"
+  # The collective's first row (the one algos/irregular.def prices with
+  # the regular row named here) against that row, at every size.
+  vid=$(awk -F, -v v="$v" 'NR > 1 && $1 == v { print $4; exit }' "$tmp/v.csv")
+  [ -n "$vid" ] || { no "$v: no rows"; continue; }
+  join -t, <(awk -F, -v a="$vid" 'NR > 1 && $4 == a { print $3 "," $6 }' "$tmp/v.csv" | sort) \
+           <(awk -F, -v a="$row" 'NR > 1 && $4 == a { print $3 "," $6 }' "$tmp/r.csv" | sort) |
+    awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * $3) bad = 1; n++ }
+             END { exit bad || n != 11 }' && ok || no "$v $vid uniform = $r $row"
+done
+"$KCAL" predict --coll alltoallv --p 4 --sizes 64K --counts skew:16 --params "$params" --explain >"$tmp/skew" 2>/dev/null &&
+  grep -q 'counts skew:16' "$tmp/skew" && grep -q 'pairwise .*<- best' "$tmp/skew" && ok || no "skew table: $(cat "$tmp/skew")"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

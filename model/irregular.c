@@ -1,0 +1,259 @@
+/* irregular: the model of the v-collectives (irregular.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/irregular.h"
+
+typedef struct {
+    const char *coll, *id, *regular_id;
+    kcal_coll regular;
+    kcal_vpath path;
+} vrow;
+
+static const vrow rows[] = {
+#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path)                       \
+    {NULL, #id, #regular, 0, KCAL_VPATH_##path},
+#include "algos/irregular.def"
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* Which v-collective each row is of, and its regular collective. */
+static const struct {
+    const char *name;
+    kcal_coll regular;
+} vcolls[] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) {#name, KCAL_COLL_##REGULAR},
+#include "algos/irregular.def"
+};
+#define NVCOLLS (sizeof vcolls / sizeof vcolls[0])
+
+static const char *const row_coll[] = {
+#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path) #VCOLL,
+#include "algos/irregular.def"
+};
+
+static kcal_valgorithm table[NROWS];
+static int built;
+
+/* The table, once: the rows with their collective's name and regular
+ * row resolved (the .def names them as C identifiers). */
+static void build(void)
+{
+    if (built)
+        return;
+    for (size_t i = 0; i < NROWS; i++) {
+        size_t v = 0;
+        while (v < NVCOLLS && strcasecmp(vcolls[v].name, row_coll[i]) != 0)
+            v++;
+        table[i] = (kcal_valgorithm){
+            v < NVCOLLS ? vcolls[v].name : "?", rows[i].id,
+            v < NVCOLLS ? vcolls[v].regular : KCAL_COLL_COUNT,
+            v < NVCOLLS ? kcal_model_find_algorithm(vcolls[v].regular,
+                                                    rows[i].regular_id)
+                        : NULL,
+            rows[i].path};
+    }
+    built = 1;
+}
+
+int kcal_model_is_vcoll(const char *name)
+{
+    for (size_t v = 0; v < NVCOLLS; v++)
+        if (strcmp(vcolls[v].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+const char *kcal_model_vcoll_list(void)
+{
+    static char list[128];
+    if (!list[0])
+        for (size_t v = 0; v < NVCOLLS; v++) {
+            strcat(list, v ? ", " : "");
+            strcat(list, vcolls[v].name);
+        }
+    return list;
+}
+
+const kcal_valgorithm *kcal_model_valgorithms(const char *name, size_t *n)
+{
+    build();
+    *n = 0;
+    const kcal_valgorithm *first = NULL;
+    for (size_t i = 0; i < NROWS; i++)
+        if (strcmp(table[i].coll, name) == 0) {
+            if (!first)
+                first = &table[i];
+            (*n)++;
+        }
+    return first;
+}
+
+void kcal_model_vblocks(kcal_coll regular, int p, const uint64_t *m,
+                        uint64_t *b)
+{
+    size_t pp = (size_t)p * (size_t)p;
+    memset(b, 0, sizeof *b * pp);
+    for (int s = 0; s < p; s++)
+        for (int d = 0; d < p; d++) {
+            size_t i = (size_t)s * (size_t)p + (size_t)d;
+            switch (regular) {
+            case KCAL_COLL_SCATTER: /* root 0's row */
+                b[i] = s == 0 ? m[i] : 0;
+                break;
+            case KCAL_COLL_GATHER: /* column 0, to root 0 */
+                b[i] = d == 0 ? m[i] : 0;
+                break;
+            case KCAL_COLL_ALLGATHER: /* rank s's block: M[s][0], to all */
+                b[i] = m[(size_t)s * (size_t)p];
+                break;
+            default:
+                b[i] = m[i];
+            }
+        }
+}
+
+/* One pair's price: the regular row's terms at n with its start-up, copy
+ * and lock divided among the copies on its critical path (`copies`), and
+ * its synchronisation (the call's, not the pair's) apart. Remembered for
+ * the last distinct sizes: a generated matrix repeats a few. */
+typedef struct {
+    uint64_t n;
+    kcal_terms pair;
+    double sync;
+} priced;
+
+#define MEMO 32
+
+typedef struct {
+    kcal_model_kind model;
+    const kcal_params *prm;
+    const kcal_valgorithm *a;
+    int p;
+    double copies;
+    priced memo[MEMO];
+    int used, next;
+} pricer;
+
+static const priced *price(pricer *pr, uint64_t n)
+{
+    for (int i = 0; i < pr->used; i++)
+        if (pr->memo[i].n == n)
+            return &pr->memo[i];
+    priced *e = &pr->memo[pr->next];
+    pr->next = (pr->next + 1) % MEMO;
+    if (pr->used < MEMO)
+        pr->used++;
+    kcal_terms t = {0, 0, 0, 0};
+    int k = pr->a->row->kind == KCAL_PARAM_STRIDE ? 1 : 0;
+    kcal_model_time(pr->model, pr->prm, pr->a->regular, pr->a->row, k, pr->p,
+                    n, 0, &t);
+    e->n = n;
+    e->sync = t.sync;
+    e->pair = (kcal_terms){t.startup / pr->copies, t.copy / pr->copies,
+                           t.lock / pr->copies, 0};
+    return e;
+}
+
+static double sum(const kcal_terms *t)
+{
+    return t->startup + t->copy + t->lock + t->sync;
+}
+
+double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
+                        const kcal_valgorithm *a, int p, const uint64_t *m,
+                        kcal_terms *terms)
+{
+    if (p < 2 || !a || !a->row)
+        return -1;
+    size_t pp = (size_t)p * (size_t)p;
+    uint64_t *b = malloc(sizeof *b * pp);
+    pricer *pr = calloc(1, sizeof *pr);
+    if (!b || !pr) {
+        free(b);
+        free(pr);
+        return -1;
+    }
+    kcal_model_vblocks(a->regular, p, m, b);
+    *pr = (pricer){model, prm, a, p,
+                   a->path == KCAL_VPATH_ROOT_MAX ? 1.0 : (double)(p - 1),
+                   {{0, {0, 0, 0, 0}, 0}}, 0, 0};
+    /* The busiest process: each process's pairs (ROOT_*: the root's
+     * row or column; the others: each rank's sources) added up along
+     * the path, the largest kept. */
+    kcal_terms best = {0, 0, 0, 0};
+    double sync = 0;
+    int processes = a->path == KCAL_VPATH_ROOT_MAX ||
+                            a->path == KCAL_VPATH_ROOT_SUM
+                        ? 1
+                        : p;
+    for (int d = 0; d < processes; d++) {
+        kcal_terms mine = {0, 0, 0, 0};
+        for (int s = 0; s < p; s++) {
+            /* Pair (s -> d) of a receiver d; rooted: the root's peer s. */
+            uint64_t n;
+            if (processes == 1)
+                n = s == 0 ? 0
+                    : a->regular == KCAL_COLL_SCATTER
+                        ? b[(size_t)s]
+                        : b[(size_t)s * (size_t)p];
+            else
+                n = s == d ? 0 : b[(size_t)s * (size_t)p + (size_t)d];
+            if (!n)
+                continue;
+            const priced *e = price(pr, n);
+            if (e->sync > sync)
+                sync = e->sync;
+            if (a->path == KCAL_VPATH_ROOT_MAX) {
+                if (sum(&e->pair) > sum(&mine))
+                    mine = e->pair;
+            } else {
+                mine.startup += e->pair.startup;
+                mine.copy += e->pair.copy;
+                mine.lock += e->pair.lock;
+            }
+        }
+        if (sum(&mine) > sum(&best))
+            best = mine;
+    }
+    if (sync == 0) /* nothing moves: the call's synchronisation alone */
+        sync = price(pr, 1)->sync;
+    best.sync = sync;
+    free(b);
+    free(pr);
+    if (terms)
+        *terms = best;
+    return sum(&best);
+}
+
+double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
+                            const uint64_t *m)
+{
+    size_t v = 0;
+    while (v < NVCOLLS && strcmp(vcolls[v].name, vcoll) != 0)
+        v++;
+    if (v == NVCOLLS || p < 2)
+        return -1;
+    kcal_coll c = vcolls[v].regular;
+    size_t pp = (size_t)p * (size_t)p;
+    uint64_t *b = malloc(sizeof *b * pp), most = 0;
+    if (!b)
+        return -1;
+    kcal_model_vblocks(c, p, m, b);
+    /* Bytes each process sends to and receives from the others. */
+    for (int r = 0; r < p; r++) {
+        uint64_t out = 0, in = 0;
+        for (int q = 0; q < p; q++)
+            if (q != r) {
+                out += b[(size_t)r * (size_t)p + (size_t)q];
+                in += b[(size_t)q * (size_t)p + (size_t)r];
+            }
+        if (out > most)
+            most = out;
+        if (in > most)
+            most = in;
+    }
+    free(b);
+    return kcal_model_mpi_time(prm, c, p, (most + (uint64_t)p - 2) /
+                                              (uint64_t)(p - 1));
+}

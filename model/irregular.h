@@ -1,0 +1,70 @@
+/* irregular: the model of the v-collectives (docs/model.md "Irregular
+ * collectives"), for `kcal predict --counts`.
+ *
+ * A v-collective moves a different block per pair, given as the p × p
+ * matrix M of bytes (common/vcounts.h: M[s·p + d] from s to d). Each of
+ * its algorithms (algos/irregular.def) is a regular algorithm with a size
+ * per pair, so the model prices one pair's block of n bytes with that
+ * regular row's formula (model/algorithms.def, either model) at the same
+ * p: its start-up, copy and lock terms, divided among the copies the row
+ * charges on its critical path, are the pair's; its synchronisation is
+ * the call's, once. The pairs then add up along the algorithm's critical
+ * path (irregular.def's path column), where the busiest process decides:
+ * the longest pair when the root's peers copy at once (the contention of
+ * p − 1 copies, as the regular row charges, even where some pairs are
+ * empty), the sum over the root's pairs when it copies them in turn, the
+ * largest sum over one rank's sources (allgatherv) or one column of M
+ * (alltoallv). A pair of 0 bytes costs nothing: libkcoll moves nothing
+ * and sends nothing for it. */
+#ifndef KCAL_MODEL_IRREGULAR_H
+#define KCAL_MODEL_IRREGULAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+typedef enum {
+    KCAL_VPATH_ROOT_MAX = 0,
+    KCAL_VPATH_ROOT_SUM,
+    KCAL_VPATH_SOURCES_SUM,
+    KCAL_VPATH_COLUMN_SUM
+} kcal_vpath;
+
+/* One row of algos/irregular.def as the model sees it. */
+typedef struct {
+    const char *coll; /* "alltoallv" */
+    const char *id;   /* "pairwise" */
+    kcal_coll regular;
+    const kcal_algorithm *row; /* the regular row that prices a pair */
+    kcal_vpath path;
+} kcal_valgorithm;
+
+/* Whether name is a v-collective ("scatterv" ... "alltoallv"), and the
+ * list of them for messages. */
+int kcal_model_is_vcoll(const char *name);
+const char *kcal_model_vcoll_list(void);
+
+/* The rows of v-collective `name` in irregular.def's order (*n of them),
+ * or NULL for a name that is none. */
+const kcal_valgorithm *kcal_model_valgorithms(const char *name, size_t *n);
+
+/* The blocks the collective uses of M (vcounts.h says which): into b
+ * (p·p entries, 0 where unused), so a prediction and a benchmark read
+ * the same ones. */
+void kcal_model_vblocks(kcal_coll regular, int p, const uint64_t *m,
+                        uint64_t *b);
+
+/* Predicted seconds of a at p >= 2 for the matrix m, terms split as
+ * kcal_model_time's (terms may be NULL); negative for p < 2. */
+double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
+                        const kcal_valgorithm *a, int p, const uint64_t *m,
+                        kcal_terms *terms);
+
+/* The MPI library's row (kcal_model_mpi_time of the regular collective)
+ * at the block that gives the busiest process's bytes, (its bytes moved
+ * in or out) / (p − 1): -1 where the params have no such row. */
+double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
+                            const uint64_t *m);
+
+#endif

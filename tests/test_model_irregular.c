@@ -1,0 +1,199 @@
+/* The v-collectives' model (model/irregular.c) and the count
+ * distributions (common/vcounts.c): uniform counts give exactly the
+ * regular row's prediction, empty pairs cost nothing, skew and sparse
+ * move the busiest process as they should, every spec parses or is
+ * refused with a message naming it, a matrix file reads or says where it
+ * is wrong. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tests/check.h"
+#include "common/vcounts.h"
+#include "model/irregular.h"
+
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b) + 1e-15;
+}
+
+static kcal_vcounts spec(const char *s)
+{
+    kcal_vcounts v;
+    char err[256];
+    CHECK(kcal_vcounts_parse(s, &v, err, sizeof err) == 0);
+    return v;
+}
+
+static void bad_spec(const char *s, const char *want)
+{
+    kcal_vcounts v;
+    char err[256] = "";
+    CHECK(kcal_vcounts_parse(s, &v, err, sizeof err) < 0);
+    CHECK(strstr(err, want) != NULL);
+}
+
+static void distributions(void)
+{
+    enum { P = 5 };
+    uint64_t m[P * P], m2[P * P];
+    char err[256], name[64];
+    kcal_vcounts u = spec("uniform");
+    CHECK(kcal_vcounts_matrix(&u, P, 100, m, err, sizeof err) == 0);
+    for (int i = 0; i < P * P; i++)
+        CHECK(m[i] == 100);
+    kcal_vcounts sk = spec("skew:16");
+    CHECK_STR(kcal_vcounts_name(&sk, name, sizeof name), "skew:16");
+    CHECK(kcal_vcounts_matrix(&sk, P, 100, m, err, sizeof err) == 0);
+    for (int s = 0; s < P; s++)
+        for (int d = 0; d < P; d++)
+            CHECK(m[s * P + d] == (s == 1 || d == 1 ? 1600u : 100u));
+    kcal_vcounts r = spec("random:7");
+    CHECK(kcal_vcounts_matrix(&r, P, 100, m, err, sizeof err) == 0);
+    CHECK(kcal_vcounts_matrix(&r, P, 100, m2, err, sizeof err) == 0);
+    int differ = 0;
+    for (int i = 0; i < P * P; i++) {
+        CHECK(m[i] <= 200 && m[i] == m2[i]);
+        differ |= m[i] != m[0];
+    }
+    CHECK(differ);
+    kcal_vcounts r8 = spec("random:8");
+    CHECK(kcal_vcounts_matrix(&r8, P, 100, m2, err, sizeof err) == 0);
+    CHECK(memcmp(m, m2, sizeof m) != 0);
+    kcal_vcounts sp = spec("sparse");
+    CHECK(kcal_vcounts_matrix(&sp, P, 100, m, err, sizeof err) == 0);
+    for (int s = 0; s < P; s++)
+        for (int d = 0; d < P; d++)
+            CHECK(m[s * P + d] == ((s + d) % 4 == 0 ? 400u : 0u));
+    bad_spec("", "empty");
+    bad_spec("skew", "not uniform");
+    bad_spec("skew:0", "factor F of 1 to 1000000");
+    bad_spec("skew:x", "factor");
+    bad_spec("random:", "seed");
+    bad_spec("random:-1", "seed");
+    bad_spec("file:", "not uniform");
+    bad_spec("Uniform", "'Uniform'");
+    CHECK(kcal_vcounts_matrix(&sk, P, UINT64_MAX / 4, m, err, sizeof err) <
+              0 &&
+          strstr(err, "overflow"));
+
+    char path[] = "/tmp/kcal-test-vcounts-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# s -> d\n0 1 2\n3 4 5 # end\n6 7 8\n", f);
+    fclose(f);
+    char arg[64];
+    snprintf(arg, sizeof arg, "file:%s", path);
+    kcal_vcounts fl = spec(arg);
+    CHECK(kcal_vcounts_matrix(&fl, 3, 999, m, err, sizeof err) == 0);
+    for (int i = 0; i < 9; i++)
+        CHECK(m[i] == (uint64_t)i);
+    CHECK(kcal_vcounts_matrix(&fl, 2, 1, m, err, sizeof err) < 0 &&
+          strstr(err, "9 byte counts, where p = 2 needs 4"));
+    f = fopen(path, "w");
+    fputs("0 1\n2 3e4\n", f);
+    fclose(f);
+    CHECK(kcal_vcounts_matrix(&fl, 2, 1, m, err, sizeof err) < 0 &&
+          strstr(err, ":2: '3e4' is not a byte count"));
+    unlink(path);
+    CHECK(kcal_vcounts_matrix(&fl, 2, 1, m, err, sizeof err) < 0 &&
+          strstr(err, "cannot open"));
+}
+
+/* Uniform counts: every v-algorithm is its regular row. */
+static void uniform_is_regular(const kcal_params *prm, kcal_model_kind model)
+{
+    const char *v[] = {"scatterv", "gatherv", "allgatherv", "alltoallv"};
+    for (size_t c = 0; c < 4; c++) {
+        size_t na;
+        const kcal_valgorithm *a = kcal_model_valgorithms(v[c], &na);
+        CHECK(a && na >= 1);
+        for (size_t i = 0; i < na; i++) {
+            CHECK(a[i].row != NULL);
+            for (int p = 2; p <= 9; p += 7)
+                for (uint64_t n = 64; n <= (1u << 22); n *= 64) {
+                    uint64_t *m = malloc(sizeof *m * (size_t)(p * p));
+                    for (int j = 0; j < p * p; j++)
+                        m[j] = n;
+                    kcal_terms t;
+                    double tv = kcal_model_vtime(model, prm, &a[i], p, m, &t);
+                    double tr = kcal_model_time(model, prm, a[i].regular,
+                                                a[i].row, 0, p, n, 0, NULL);
+                    CHECK(tr > 0 && close_to(tv, tr));
+                    CHECK(close_to(t.startup + t.copy + t.lock + t.sync, tv));
+                    double mpi = kcal_model_vmpi_time(prm, v[c], p, m);
+                    CHECK(close_to(mpi, kcal_model_mpi_time(prm, a[i].regular,
+                                                            p, n)));
+                    free(m);
+                }
+        }
+    }
+}
+
+/* What moves the busiest process moves the prediction. */
+static void shapes(const kcal_params *prm)
+{
+    enum { P = 4 };
+    uint64_t m[P * P];
+    size_t na;
+    const kcal_valgorithm *a = kcal_model_valgorithms("alltoallv", &na);
+    CHECK(a && na == 1 && kcal_model_valgorithms("bcastv", &na) == NULL);
+    kcal_model_kind full = KCAL_MODEL_FULL;
+    for (int i = 0; i < P * P; i++)
+        m[i] = 65536;
+    double uniform = kcal_model_vtime(full, prm, a, P, m, NULL);
+    m[1 * P + 2] = 0; /* one empty pair: the other columns still full */
+    CHECK(close_to(kcal_model_vtime(full, prm, a, P, m, NULL), uniform));
+    for (int d = 0; d < P; d++) /* rank 1 moves nothing: every column */
+        m[1 * P + d] = m[d * P + 1] = 0; /* has a pair less */
+    CHECK(kcal_model_vtime(full, prm, a, P, m, NULL) < uniform);
+    for (int s = 0; s < P; s++) /* rank 2 receives 16x: dearer */
+        m[s * P + 2] = 16 * 65536;
+    CHECK(kcal_model_vtime(full, prm, a, P, m, NULL) > 4 * uniform);
+    memset(m, 0, sizeof m); /* nothing moves: the synchronisation alone */
+    kcal_terms t;
+    double none = kcal_model_vtime(full, prm, a, P, m, &t);
+    CHECK(none > 0 && t.copy == 0 && t.lock == 0 && t.startup == 0 &&
+          none == t.sync);
+    /* scatterv reads row 0 only, gatherv column 0 only. */
+    const kcal_valgorithm *sc = kcal_model_valgorithms("scatterv", &na);
+    const kcal_valgorithm *ga = kcal_model_valgorithms("gatherv", &na);
+    for (int i = 0; i < P * P; i++)
+        m[i] = i / P == 0 ? 4096 : 1 << 20;
+    double row_small = kcal_model_vtime(full, prm, sc, P, m, NULL);
+    for (int i = 0; i < P * P; i++)
+        m[i] = 4096;
+    CHECK(close_to(row_small, kcal_model_vtime(full, prm, sc, P, m, NULL)));
+    for (int i = 0; i < P * P; i++)
+        m[i] = i % P == 0 ? 4096 : 1 << 20;
+    double column_small = kcal_model_vtime(full, prm, ga, P, m, NULL);
+    for (int i = 0; i < P * P; i++)
+        m[i] = 4096;
+    CHECK(close_to(column_small, kcal_model_vtime(full, prm, ga, P, m, NULL)));
+    CHECK(kcal_model_vtime(full, prm, a, 1, m, NULL) < 0);
+    CHECK(kcal_model_is_vcoll("alltoallv") && !kcal_model_is_vcoll("alltoall"));
+    CHECK_STR(kcal_model_vcoll_list(),
+              "scatterv, gatherv, allgatherv, alltoallv");
+}
+
+int main(void)
+{
+    distributions();
+    kcal_params knl, zen;
+    char err[512];
+    CHECK(kcal_params_load_embedded("knl", &knl, err, sizeof err) == 0);
+    uniform_is_regular(&knl, KCAL_MODEL_PAPER);
+    uniform_is_regular(&knl, KCAL_MODEL_FULL);
+    /* Measured params, with the MPI library's rows. */
+    kcal_params_init(&zen);
+    CHECK(kcal_params_read("tests/data/probed-quick.params", &zen, err,
+                           sizeof err) == 0);
+    uniform_is_regular(&zen, KCAL_MODEL_FULL);
+    uniform_is_regular(&zen, KCAL_MODEL_PAPER);
+    shapes(&zen);
+    kcal_params_free(&zen);
+    kcal_params_free(&knl);
+    return check_report();
+}

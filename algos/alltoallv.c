@@ -39,7 +39,7 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
         at[s] = -1;
         if (s == me || n == 0)
             continue;
-        if (kcoll_v_by_message(a, n)) {
+        if (kcoll_v_by_message(a, s, n)) {
             rc = kcoll_vreqs_recv(c, &q, a->recvbuf + a->rdispls[s], n, s,
                                   KCOLL_VTAG_DATA);
         } else {
@@ -53,7 +53,7 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
         const char *block = a->sendbuf + a->sdispls[d];
         if (d == me || n == 0)
             continue;
-        if (kcoll_v_by_message(a, n)) {
+        if (kcoll_v_by_message(a, d, n)) {
             rc = kcoll_vreqs_send(c, &q, block, n, d, KCOLL_VTAG_DATA);
             continue;
         }
@@ -72,7 +72,7 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
         rc = MPI_Wait(&q.req[at[s]], MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             break;
-        int rrc = kcoll_v_read(c, s, &in[s], a->recvbuf + a->rdispls[s],
+        int rrc = kcoll_v_read(a, s, &in[s], a->recvbuf + a->rdispls[s],
                                a->rcounts[s], &status);
         if (bad == MPI_SUCCESS)
             bad = rrc;

@@ -326,9 +326,11 @@ int kcoll_choice_irregular(kcoll_comm *c, kcal_coll regular, int user_named,
 {
     *below = 0;
     *use_mpi = 1;
-    if (c->no_state || c->spans_nodes)
+    if (c->no_state)
         return MPI_SUCCESS;
-    if (!c->cma_ok) {
+    /* Across nodes each node's state knows whether CMA works there; the
+     * pairs it does not reach go as messages (irregular.h). */
+    if (!c->spans_nodes && !c->cma_ok) {
         if (kcoll_config_on(KCOLL_CFG_STRICT))
             return MPI_ERR_OTHER;
         warn_no_cma();

@@ -110,9 +110,9 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
 
 /* The irregular collectives' choice (irregular.c), from what every
  * process of the call knows alike: *use_mpi = 1 runs the MPI library's
- * v-collective (no state, CMA forbidden, a communicator across nodes:
- * no two-level v-collectives yet; or, for a user's NULL, params that do
- * not read); else the algorithm runs, and for NULL (user_named 0) *below
+ * v-collective (no state, CMA forbidden on a one-node communicator; or,
+ * for a user's NULL, params that do not read; across nodes the pairs CMA
+ * does not reach go as messages instead); else the algorithm runs, and for NULL (user_named 0) *below
  * is `regular`'s measured crossover, mpi_<coll>_below: the pairs whose
  * block is shorter go as MPI messages (0: none). MPI_ERR_OTHER where CMA
  * is forbidden under KCOLL_STRICT=1. */

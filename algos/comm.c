@@ -79,6 +79,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     if (!finalizing && !c->no_state && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c->pids);
+    free(c->reach);
     free(c->scratch);
     free(c);
     return MPI_SUCCESS;

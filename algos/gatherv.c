@@ -41,7 +41,7 @@ static int dones_rc(const kcoll_vargs *a, int p, const kcoll_vmsg *m)
     int rc = MPI_SUCCESS;
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++)
         if (r != a->root && a->rcounts[r] &&
-            !kcoll_v_by_message(a, a->rcounts[r]))
+            !kcoll_v_by_message(a, r, a->rcounts[r]))
             rc = done_rc(&m[p + r]);
     return rc;
 }
@@ -56,7 +56,7 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
             return MPI_SUCCESS;
         KCOLL_TRY(kcoll_vreqs_init(&q, 1));
         kcoll_vmsg m;
-        int by_msg = kcoll_v_by_message(a, n);
+        int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_send(c, &q, a->sendbuf, n, root,
                                        KCOLL_VTAG_DATA)
                     : kcoll_vreqs_recv(c, &q, &m, sizeof m, root,
@@ -67,7 +67,7 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
         kcoll_vmsg done = {0, n, 0};
         if (m.count != n)
             done.status = 2;
-        else if (kcoll_cma_write(c->pids[root], a->sendbuf, m.addr, n) != 0)
+        else if (kcoll_cma_write(a->pids[root], a->sendbuf, m.addr, n) != 0)
             done.status = 1;
         KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
                            kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
@@ -82,7 +82,7 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
         char *block = a->recvbuf + a->rdispls[r];
         if (r == root || n == 0)
             continue;
-        if (kcoll_v_by_message(a, n)) {
+        if (kcoll_v_by_message(a, r, n)) {
             rc = kcoll_vreqs_recv(c, &q, block, n, r, KCOLL_VTAG_DATA);
             continue;
         }
@@ -111,7 +111,7 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
             return MPI_SUCCESS;
         KCOLL_TRY(kcoll_vreqs_init(&q, 2));
         kcoll_vmsg m = {kcoll_addr(a->sendbuf), n, 0}, done;
-        int by_msg = kcoll_v_by_message(a, n);
+        int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_send(c, &q, a->sendbuf, n, root,
                                        KCOLL_VTAG_DATA)
                     : kcoll_vreqs_send(c, &q, &m, sizeof m, root,
@@ -131,7 +131,7 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->rcounts[r];
         if (r == root || n == 0)
             continue;
-        rc = kcoll_v_by_message(a, n)
+        rc = kcoll_v_by_message(a, r, n)
                  ? kcoll_vreqs_recv(c, &q, a->recvbuf + a->rdispls[r], n, r,
                                     KCOLL_VTAG_DATA)
                  : kcoll_vreqs_recv(c, &q, &m[r], sizeof *m, r,
@@ -144,9 +144,9 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
         size_t n = a->rcounts[r];
-        if (n == 0 || kcoll_v_by_message(a, n))
+        if (n == 0 || kcoll_v_by_message(a, r, n))
             continue;
-        int rrc = kcoll_v_read(c, r, &m[r], a->recvbuf + a->rdispls[r], n,
+        int rrc = kcoll_v_read(a, r, &m[r], a->recvbuf + a->rdispls[r], n,
                                &status);
         if (bad == MPI_SUCCESS)
             bad = rrc;

@@ -17,13 +17,17 @@
  *   - allgatherv: every rank knows every count, so the whole call goes to
  *     the MPI library when its largest block is below allgather's
  *     crossover, else source_read.
- * Neither $KCOLL_TABLE nor the run-time verification (verify.h) applies
- * to them yet. */
+ * Across nodes (or virtual nodes) the pairs whose ends share a node where
+ * CMA works move as above; the others go as MPI messages whatever their
+ * size (irregular.h's kcoll_v_by_message): both ends know whether they
+ * share one. Neither $KCOLL_TABLE nor the run-time verification
+ * (verify.h) applies to them yet. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/choice.h"
 #include "algos/irregular.h"
+#include "algos/nodes.h"
 #include "algos/stats.h"
 
 static const char *const vnames[KCOLL_VCOLL_COUNT] = {
@@ -114,12 +118,12 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-int kcoll_v_read(kcoll_comm *c, int peer, const kcoll_vmsg *msg, void *to,
-                 size_t want, int *status)
+int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
+                 void *to, size_t want, int *status)
 {
     if (msg->count != want)
         return MPI_ERR_TRUNCATE;
-    if (want && kcoll_cma_read(c->pids[peer], to, msg->addr, want) != 0)
+    if (want && kcoll_cma_read(a->pids[peer], to, msg->addr, want) != 0)
         *status = 1;
     return MPI_SUCCESS;
 }
@@ -276,6 +280,34 @@ static int run_mpi(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
     return rc;
 }
 
+/* Each rank's pid where CMA reaches it, else 0 (irregular.h): c->pids on
+ * one node; across nodes this node's ranks' pids from the node's own
+ * state, made once per communicator (collective over c->comm and the
+ * node's communicator: every rank of the call gets here alike). */
+static int reach(kcoll_comm *c, const pid_t **out)
+{
+    if (!c->spans_nodes) {
+        *out = c->pids;
+        return MPI_SUCCESS;
+    }
+    if (!c->reach) {
+        kcoll_nodes *nd;
+        kcoll_comm *node;
+        KCOLL_TRY(kcoll_nodes_get(c, &nd));
+        KCOLL_TRY(kcoll_comm_get(c->node, &node));
+        pid_t *r = calloc((size_t)c->size, sizeof *r);
+        if (!r)
+            return MPI_ERR_NO_MEM;
+        int usable = !node->no_state && node->cma_ok && node->pids;
+        for (int q = 0; q < c->size && usable; q++)
+            if (nd->node_of[q] == nd->my_node)
+                r[q] = node->pids[nd->local_of[q]];
+        c->reach = r;
+    }
+    *out = c->reach;
+    return MPI_SUCCESS;
+}
+
 /* At p = 1: the own block, copied unless in place. */
 static int run_local(kcoll_vcoll v, const kcoll_vargs *a)
 {
@@ -338,6 +370,8 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             below = 0;
         }
         a->below = below;
+        if (!use_mpi)
+            KCOLL_TRY(reach(c, &a->pids));
         if (use_mpi) {
             rc = run_mpi(c, v, a);
             snprintf(name, sizeof name, "mpi");
@@ -379,17 +413,13 @@ int kcoll_scatterv(const void *sendbuf, const size_t *sendcounts,
     if (!is_root && recvbuf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
     int in_place = is_root && recvbuf == MPI_IN_PLACE;
-    kcoll_vargs a = {is_root ? sendbuf : NULL,
-                     is_root ? sendcounts : NULL,
-                     is_root ? displs : NULL,
-                     0,
-                     in_place ? NULL : recvbuf,
-                     NULL,
-                     NULL,
-                     in_place ? sendcounts[root] : recvcount,
-                     root,
-                     in_place,
-                     0};
+    kcoll_vargs a = {.sendbuf = is_root ? sendbuf : NULL,
+                     .scounts = is_root ? sendcounts : NULL,
+                     .sdispls = is_root ? displs : NULL,
+                     .recvbuf = in_place ? NULL : recvbuf,
+                     .rcount = in_place ? sendcounts[root] : recvcount,
+                     .root = root,
+                     .in_place = in_place};
     return vcall(c, KCOLL_VCOLL_SCATTERV, algorithm, &a, MPI_SUCCESS);
 }
 
@@ -405,18 +435,15 @@ int kcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
     if (!is_root && sendbuf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
     int in_place = is_root && sendbuf == MPI_IN_PLACE;
-    kcoll_vargs a = {in_place ? (const char *)recvbuf + displs[root]
-                              : sendbuf,
-                     NULL,
-                     NULL,
-                     in_place ? recvcounts[root] : sendcount,
-                     is_root ? recvbuf : NULL,
-                     is_root ? recvcounts : NULL,
-                     is_root ? displs : NULL,
-                     0,
-                     root,
-                     in_place,
-                     0};
+    kcoll_vargs a = {.sendbuf = in_place ? (const char *)recvbuf +
+                                               displs[root]
+                                         : sendbuf,
+                     .scount = in_place ? recvcounts[root] : sendcount,
+                     .recvbuf = is_root ? recvbuf : NULL,
+                     .rcounts = is_root ? recvcounts : NULL,
+                     .rdispls = is_root ? displs : NULL,
+                     .root = root,
+                     .in_place = in_place};
     vspare s = {NULL, NULL};
     int rc = is_root ? divert(&a, c->size, &s, &bad) : MPI_SUCCESS;
     if (bad != MPI_SUCCESS)
@@ -437,17 +464,13 @@ int kcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
         return MPI_ERR_ARG;
     int me = c->rank, bad = MPI_SUCCESS;
     int in_place = sendbuf == MPI_IN_PLACE;
-    kcoll_vargs a = {in_place ? (const char *)recvbuf + displs[me] : sendbuf,
-                     NULL,
-                     NULL,
-                     in_place ? recvcounts[me] : sendcount,
-                     recvbuf,
-                     recvcounts,
-                     displs,
-                     0,
-                     0,
-                     in_place,
-                     0};
+    kcoll_vargs a = {.sendbuf = in_place ? (const char *)recvbuf + displs[me]
+                                         : sendbuf,
+                     .scount = in_place ? recvcounts[me] : sendcount,
+                     .recvbuf = recvbuf,
+                     .rcounts = recvcounts,
+                     .rdispls = displs,
+                     .in_place = in_place};
     vspare s = {NULL, NULL};
     int rc = divert(&a, c->size, &s, &bad);
     if (bad != MPI_SUCCESS)
@@ -468,9 +491,12 @@ int kcoll_alltoallv(const void *sendbuf, const size_t *sendcounts,
     int in_place = sendbuf == MPI_IN_PLACE, p = c->size, bad = MPI_SUCCESS;
     if (!recvcounts || !rdispls || (!in_place && (!sendcounts || !sdispls)))
         return MPI_ERR_ARG;
-    kcoll_vargs a = {sendbuf,   sendcounts, sdispls, 0, recvbuf,
-                     recvcounts, rdispls,   0,       0, 0,
-                     0};
+    kcoll_vargs a = {.sendbuf = sendbuf,
+                     .scounts = sendcounts,
+                     .sdispls = sdispls,
+                     .recvbuf = recvbuf,
+                     .rcounts = recvcounts,
+                     .rdispls = rdispls};
     vspare s = {NULL, NULL};
     size_t *aside_displs = NULL;
     int rc = MPI_SUCCESS;

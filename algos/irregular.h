@@ -28,6 +28,10 @@ typedef struct {
     size_t rcount;                   /* the one-block receive side */
     int root;
     int in_place; /* the own block is already in place */
+    /* Each rank's pid where CMA reaches it (this node's processes), 0
+     * where it does not (another node, a node where CMA is forbidden):
+     * such a pair goes as MPI messages whatever its size. */
+    const pid_t *pids;
     /* A pair whose block is shorter than this goes as one MPI message on
      * the private communicator instead of a CMA copy (0: every pair by
      * CMA): algorithm NULL's per-pair hand-off, which both ends of a pair
@@ -51,11 +55,14 @@ typedef struct {
     uint64_t addr, count, status;
 } kcoll_vmsg;
 
-/* Whether a pair's block of n bytes moves as an MPI message (0 < n <
- * below), by CMA (n >= below) or not at all (0). */
-static inline int kcoll_v_by_message(const kcoll_vargs *a, size_t n)
+/* Whether the block of n bytes between this rank and `peer` moves as an
+ * MPI message (0 < n < below, or CMA does not reach the peer), by CMA or
+ * not at all (0). Both ends decide alike: they know n and whether they
+ * share a node where CMA works. */
+static inline int kcoll_v_by_message(const kcoll_vargs *a, int peer,
+                                     size_t n)
 {
-    return n > 0 && n < a->below;
+    return n > 0 && (n < a->below || !a->pids[peer]);
 }
 
 /* Non-blocking sends and receives of one call, waited for together. */
@@ -75,7 +82,7 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc);
 
 /* A read of msg->count bytes into `to` (want bytes expected): a count
  * that differs is MPI_ERR_TRUNCATE, a failed copy sets *status. */
-int kcoll_v_read(kcoll_comm *c, int peer, const kcoll_vmsg *msg, void *to,
-                 size_t want, int *status);
+int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
+                 void *to, size_t want, int *status);
 
 #endif

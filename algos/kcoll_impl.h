@@ -94,6 +94,9 @@ typedef struct kcoll_comm {
     int spans_nodes; /* some processes do not share this node */
     MPI_Comm node;   /* spans_nodes: the processes of this one (nodes.c) */
     kcoll_nodes *nodes; /* spans_nodes: the layout, once a call needs it */
+    pid_t *reach;    /* spans_nodes: each rank's pid where CMA reaches it
+                      * (this node's, CMA working), else 0; made by the
+                      * first v-collective (irregular.c) */
     int cma_ok;      /* a real 1-byte read worked on every process */
     uint64_t seq;    /* collective calls so far (same on every rank) */
     void *scratch;   /* temporary space of the algorithms that need it */

@@ -77,3 +77,11 @@ $(MPI_BUILD)/tests/reduce_check: tests/reduce_check.c $(KCOLL_ASAN_OBJS) $(KCOLL
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/reduce_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/reduce_check
+
+# The irregular collectives' correctness test (tests/algos_vcoll.sh).
+$(MPI_BUILD)/tests/vcoll_check: tests/vcoll_check.c algos/irregular.def $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $(filter-out %.def,$^) $(MPI_LIBS) -lm
+
+TEST_EXTRA_BINS += $(MPI_BUILD)/tests/vcoll_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/vcoll_check

@@ -26,13 +26,13 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
             return MPI_SUCCESS;
         KCOLL_TRY(kcoll_vreqs_init(&q, 1));
         kcoll_vmsg m;
-        rc = kcoll_v_by_message(a, n)
+        rc = kcoll_v_by_message(a, root, n)
                  ? kcoll_vreqs_recv(c, &q, a->recvbuf, n, root, KCOLL_VTAG_DATA)
                  : kcoll_vreqs_recv(c, &q, &m, sizeof m, root, KCOLL_VTAG_ADDR);
         KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
-        if (kcoll_v_by_message(a, n))
+        if (kcoll_v_by_message(a, root, n))
             return MPI_SUCCESS;
-        int rrc = kcoll_v_read(c, root, &m, a->recvbuf, n, &status);
+        int rrc = kcoll_v_read(a, root, &m, a->recvbuf, n, &status);
         kcoll_vmsg done = {0, 0, (uint64_t)(status || rrc != MPI_SUCCESS)};
         KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
                            kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
@@ -48,7 +48,7 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
         const char *block = a->sendbuf + a->sdispls[r];
         if (r == root || n == 0)
             continue;
-        if (kcoll_v_by_message(a, n)) {
+        if (kcoll_v_by_message(a, r, n)) {
             rc = kcoll_vreqs_send(c, &q, block, n, r, KCOLL_VTAG_DATA);
             continue;
         }
@@ -80,7 +80,7 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
             return MPI_SUCCESS;
         KCOLL_TRY(kcoll_vreqs_init(&q, 2));
         kcoll_vmsg m = {kcoll_addr(a->recvbuf), n, 0}, done;
-        int by_msg = kcoll_v_by_message(a, n);
+        int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_recv(c, &q, a->recvbuf, n, root,
                                        KCOLL_VTAG_DATA)
                     : kcoll_vreqs_send(c, &q, &m, sizeof m, root,
@@ -103,7 +103,7 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->scounts[r];
         if (r == root || n == 0)
             continue;
-        rc = kcoll_v_by_message(a, n)
+        rc = kcoll_v_by_message(a, r, n)
                  ? kcoll_vreqs_send(c, &q, a->sendbuf + a->sdispls[r], n, r,
                                     KCOLL_VTAG_DATA)
                  : kcoll_vreqs_recv(c, &q, &m[r], sizeof *m, r,
@@ -116,12 +116,12 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
         size_t n = a->scounts[r];
-        if (n == 0 || kcoll_v_by_message(a, n))
+        if (n == 0 || kcoll_v_by_message(a, r, n))
             continue;
         m[p + r] = (kcoll_vmsg){0, n, 0};
         if (m[r].count != n)
             m[p + r].status = 2; /* the receiver's count differs */
-        else if (kcoll_cma_write(c->pids[r], a->sendbuf + a->sdispls[r],
+        else if (kcoll_cma_write(a->pids[r], a->sendbuf + a->sdispls[r],
                                  m[r].addr, n) != 0)
             m[p + r].status = 1;
         rc = kcoll_vreqs_send(c, &q, &m[p + r], sizeof *m, r,

@@ -106,58 +106,94 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+int kcal_vcounts_parse_buf(const char *data, size_t len, const char *name,
+                           int p, uint64_t *m, char *err, size_t errlen)
+{
+    size_t want = (size_t)p * (size_t)p, got = 0, i = 0;
+    int line = 1;
+    while (i < len) {
+        char c = data[i];
+        if (c == '#') {
+            while (i < len && data[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            line += c == '\n';
+            i++;
+            continue;
+        }
+        /* A token: up to the next blank, newline or comment. */
+        size_t start = i;
+        while (i < len && data[i] != ' ' && data[i] != '\t' &&
+               data[i] != '\r' && data[i] != '\n' && data[i] != '#')
+            i++;
+        char tok[32];
+        size_t tl = i - start;
+        uint64_t x;
+        if (tl < sizeof tok) {
+            memcpy(tok, data + start, tl);
+            tok[tl] = '\0';
+        }
+        if (tl >= sizeof tok || strlen(tok) != tl || number(tok, 0, &x) ||
+            x > MAX_BLOCK) {
+            snprintf(err, errlen, "%s:%d: '%.*s' is not a byte count (0 to "
+                                  "2^48)",
+                     name, line, (int)(tl < 24 ? tl : 24), data + start);
+            return -1;
+        }
+        if (got < want)
+            m[got] = x;
+        got++;
+    }
+    if (got != want) {
+        snprintf(err, errlen,
+                 "%s: %zu byte counts, where p = %d needs %zu (p lines of p)",
+                 name, got, p, want);
+        return -1;
+    }
+    return 0;
+}
+
+/* Files above this are not a matrix of byte counts kcal can use. */
+#define MAX_FILE ((size_t)64 << 20)
+
 static int read_file(const kcal_vcounts *v, int p, uint64_t *m, char *err,
                      size_t errlen)
 {
     FILE *f = kcal_infile_open(v->path, err, errlen);
     if (!f)
         return -1;
-    size_t want = (size_t)p * (size_t)p, got = 0;
-    int line = 1, rc = 0, c;
-    char tok[32];
-    size_t tl = 0;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc = 0;
     for (;;) {
-        c = fgetc(f);
-        if (c == '#') {
-            while ((c = fgetc(f)) != EOF && c != '\n')
-                ;
-        }
-        if (c == EOF || isspace(c)) {
-            if (tl) {
-                tok[tl] = '\0';
-                uint64_t x;
-                if (number(tok, 0, &x) || x > MAX_BLOCK) {
-                    snprintf(err, errlen,
-                             "%s:%d: '%s' is not a byte count (0 to 2^48)",
-                             v->path, line, tok);
-                    rc = -1;
-                    break;
-                }
-                if (got < want)
-                    m[got] = x;
-                got++;
-                tl = 0;
-            }
-            if (c == '\n')
-                line++;
-            if (c == EOF)
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 4096;
+            char *nb = ncap <= MAX_FILE ? realloc(buf, ncap) : NULL;
+            if (!nb) {
+                snprintf(err, errlen, "%s: larger than %zu MiB, or out of "
+                                      "memory",
+                         v->path, MAX_FILE >> 20);
+                rc = -1;
                 break;
-            continue;
+            }
+            buf = nb;
+            cap = ncap;
         }
-        if (tl + 1 >= sizeof tok) {
-            snprintf(err, errlen, "%s:%d: a number too long", v->path, line);
-            rc = -1;
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
             break;
-        }
-        tok[tl++] = (char)c;
     }
-    fclose(f);
-    if (rc == 0 && got != want) {
-        snprintf(err, errlen,
-                 "%s: %zu byte counts, where p = %d needs %zu (p lines of p)",
-                 v->path, got, p, want);
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", v->path);
         rc = -1;
     }
+    fclose(f);
+    if (rc == 0)
+        rc = kcal_vcounts_parse_buf(buf, len, v->path, p, m, err, errlen);
+    free(buf);
     return rc;
 }
 

@@ -53,4 +53,10 @@ const char *kcal_vcounts_name(const kcal_vcounts *v, char *buf, size_t len);
 int kcal_vcounts_matrix(const kcal_vcounts *v, int p, uint64_t n,
                         uint64_t *m, char *err, size_t errlen);
 
+/* The matrix of a file's text: len bytes from `name` (for messages), p
+ * lines of p byte counts. 0, or -1 with "name:LINE: ..." or "name: N
+ * byte counts, where p = P needs P*P" in err. */
+int kcal_vcounts_parse_buf(const char *data, size_t len, const char *name,
+                           int p, uint64_t *m, char *err, size_t errlen);
+
 #endif

@@ -16,6 +16,7 @@
 #include "algos/config.h"
 #include "algos/tuned.h"
 #include "algos/verify.h"
+#include "model/irregular.h"
 #include "model/params.h"
 
 atomic_ulong kcoll_handoffs;
@@ -321,8 +322,8 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
     return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
 }
 
-int kcoll_choice_irregular(kcoll_comm *c, kcal_coll regular, int user_named,
-                           uint64_t *below, int *use_mpi)
+int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
+                           int user_named, uint64_t *below, int *use_mpi)
 {
     *below = 0;
     *use_mpi = 1;
@@ -339,16 +340,28 @@ int kcoll_choice_irregular(kcoll_comm *c, kcal_coll regular, int user_named,
     if (!user_named && !get_params())
         return MPI_SUCCESS;
     *use_mpi = 0;
-    if (!user_named) {
-        handoff(c, regular, 0); /* loads the crossover */
-        *below = c->handoff[regular];
+    if (user_named)
+        return MPI_SUCCESS;
+    if (!(c->vbelow_known & (1u << v))) {
+        /* The larger of the regular collective's crossover and the model's
+         * for a pair (kcal_model_vcrossover): on the Zen 5 guest the first
+         * is 256-512 B, where the regular collectives' copy_in_out wins,
+         * but one CMA pair cost 3.7-5 us against 1.1-1.5 us for the MPI
+         * library's v-collective at 1-2 KiB (scripts/bench-irregular). */
+        const kcal_params *prm = get_params();
+        size_t na;
+        const kcal_valgorithm *a = kcal_model_valgorithms(vname, &na);
+        uint64_t x = a ? kcal_model_vcrossover(kcal_model_default(prm), prm,
+                                               a, c->size)
+                       : 0;
+        if (a)
+            handoff(c, a->regular, 0); /* loads the crossover */
+        uint64_t h = a ? c->handoff[a->regular] : 0;
+        c->vbelow[v] = x > h ? x : h;
+        c->vbelow_known |= 1u << v;
     }
+    *below = c->vbelow[v];
     return MPI_SUCCESS;
-}
-
-int kcoll_choice_handed_off(kcoll_comm *c, kcal_coll regular, uint64_t n)
-{
-    return handoff(c, regular, n);
 }
 
 int kcoll_choice_verified(const kcoll_comm *c, size_t n)

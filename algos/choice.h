@@ -108,21 +108,18 @@ int kcoll_choice_verified(const kcoll_comm *c, size_t n);
 int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                          double t1, int call_rc);
 
-/* The irregular collectives' choice (irregular.c), from what every
- * process of the call knows alike: *use_mpi = 1 runs the MPI library's
- * v-collective (no state, CMA forbidden on a one-node communicator; or,
- * for a user's NULL, params that do not read; across nodes the pairs CMA
- * does not reach go as messages instead); else the algorithm runs, and for NULL (user_named 0) *below
- * is `regular`'s measured crossover, mpi_<coll>_below: the pairs whose
- * block is shorter go as MPI messages (0: none). MPI_ERR_OTHER where CMA
- * is forbidden under KCOLL_STRICT=1. */
-int kcoll_choice_irregular(kcoll_comm *c, kcal_coll regular, int user_named,
-                           uint64_t *below, int *use_mpi);
-
-/* Whether NULL hands a call of `regular` with n bytes to the MPI library
- * below the measured crossover (the pure choice's rule, mask included):
- * allgatherv asks it for its largest block, which every rank knows. */
-int kcoll_choice_handed_off(kcoll_comm *c, kcal_coll regular, uint64_t n);
+/* The irregular collectives' choice (irregular.c) for v-collective v
+ * (irregular.def's index and name), from what every process of the call
+ * knows alike: *use_mpi = 1 runs the MPI library's v-collective (no
+ * state, CMA forbidden on a one-node communicator; or, for a user's
+ * NULL, params that do not read); else the algorithm runs, and for NULL
+ * (user_named 0) *below is the block below which a pair goes as an MPI
+ * message: the larger of the regular collective's measured crossover
+ * (mpi_<coll>_below) and the model's for one pair
+ * (kcal_model_vcrossover), kept per communicator. MPI_ERR_OTHER where
+ * CMA is forbidden under KCOLL_STRICT=1. */
+int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
+                           int user_named, uint64_t *below, int *use_mpi);
 
 /* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
 const char *kcoll_plan_name(const kcoll_plan *plan);

@@ -35,10 +35,8 @@ static const char *const vnames[KCOLL_VCOLL_COUNT] = {
 #include "algos/irregular.def"
 };
 
-static const kcal_coll regular[KCOLL_VCOLL_COUNT] = {
-#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
-#include "algos/irregular.def"
-};
+/* kcoll_comm keeps a crossover per v-collective (vbelow). */
+_Static_assert(KCOLL_VCOLL_COUNT <= 8, "kcoll_comm.vbelow holds 8");
 
 typedef struct {
     kcoll_vcoll coll;
@@ -358,15 +356,17 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     } else {
         uint64_t below = 0;
         if (alg)
-            KCOLL_TRY(kcoll_choice_irregular(c, regular[v], algorithm != NULL,
-                                             &below, &use_mpi));
+            KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
+                                             algorithm != NULL, &below,
+                                             &use_mpi));
         else
             use_mpi = 1;
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
+            /* Every rank knows every count: the whole call's rule. */
             uint64_t most = 0;
             for (int i = 0; i < c->size; i++)
                 most = a->rcounts[i] > most ? a->rcounts[i] : most;
-            use_mpi = kcoll_choice_handed_off(c, regular[v], most);
+            use_mpi = most < below;
             below = 0;
         }
         a->below = below;

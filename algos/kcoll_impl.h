@@ -122,6 +122,11 @@ typedef struct kcoll_comm {
     uint64_t handoff[KCAL_COLL_COUNT];
     double handoff_mask[KCAL_COLL_COUNT]; /* mpi_<coll>_mask, 0 for none */
     unsigned handoff_known;
+    /* Per v-collective (algos/irregular.def's order), the block below
+     * which algorithm NULL sends a pair as an MPI message, once
+     * vbelow_known has its bit (choice.c). */
+    uint64_t vbelow[8];
+    unsigned vbelow_known;
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code.

@@ -226,6 +226,29 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
     return sum(&best);
 }
 
+uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
+                               const kcal_valgorithm *a, int p)
+{
+    if (p < 2 || !a || !a->row)
+        return 0;
+    const kcal_param *la =
+        kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_a, a->regular));
+    const kcal_param *lb =
+        kcal_params_find_key(prm, KCAL_PK_MEMBER(mpi_b, a->regular));
+    if (!la || !lb || la->is_text || lb->is_text)
+        return 0;
+    uint64_t n = 64;
+    for (; n < ((uint64_t)1 << 30); n *= 2) {
+        double line = la->value + lb->value * (double)(p - 1) * (double)n;
+        double t = kcal_model_time(model, prm, a->regular, a->row,
+                                   a->row->kind == KCAL_PARAM_STRIDE, p, n,
+                                   0, NULL);
+        if (t >= 0 && t < line)
+            break;
+    }
+    return n;
+}
+
 double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
                             const uint64_t *m)
 {

@@ -67,4 +67,14 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
 double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
                             const uint64_t *m);
 
+/* Where algorithm NULL stops sending a's blocks as MPI messages: the
+ * smallest power of two n (64 B to 1 GiB) at which a's regular row, every
+ * block n, is predicted faster than the MPI library's measured line
+ * mpi_<regular>_a + mpi_<regular>_b·(p − 1)·n, read past the collective's
+ * own crossover (a v-collective has no copy_in_out below it: its MPI
+ * library's side is one message per pair). 0 where the params lack the
+ * line; 2^30 where the row never wins below it. */
+uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
+                               const kcal_valgorithm *a, int p);
+
 #endif

@@ -46,3 +46,13 @@ COHERENCE_SRCS := bench/coherence_bench.c common/copy.c probe/topo.c common/core
 $(COHERENCE_BENCH): $(COHERENCE_SRCS) common/copy.h probe/topo.h common/cores.h | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $(COHERENCE_SRCS) $(HWLOC_LIBS)
+
+# kcal-vcoll-bench: the irregular collectives (kcoll_scatterv, gatherv,
+# allgatherv, alltoallv) against the MPI library's own, one collective and
+# one count distribution per launch (scripts/bench-irregular, which builds
+# it); linked as kcal-bench-mpi is, against $(KCOLL_LIB).a and
+# bench/bench_stats.c and common/vcounts.c (the distributions kcal
+# predict --counts reads). Not part of `make`.
+VCOLL_BENCH := $(MPI_BUILD)/kcal-vcoll-bench
+$(VCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/vcoll_bench.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/common/quantile.o $(MPI_BUILD)/kcoll/common/vcounts.o $(KCOLL_LIB).a
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) -lm

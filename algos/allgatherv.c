@@ -19,12 +19,10 @@
 int kcoll_allgatherv_source_read(kcoll_comm *c, const kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, status = 0, bad = MPI_SUCCESS;
-    kcoll_vmsg *m = malloc(sizeof *m * (size_t)p);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * (size_t)p);
     kcoll_vreqs q;
-    if (!m || kcoll_vreqs_init(&q, 2 * p) != MPI_SUCCESS) {
-        free(m);
+    if (!m || kcoll_vreqs_init(c, &q, 2 * p) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
-    }
     kcoll_vmsg mine = {kcoll_addr(a->sendbuf), a->scount, 0};
     int rc = MPI_Allgather(&mine, 3, MPI_UINT64_T, m, 3, MPI_UINT64_T,
                            c->comm);
@@ -59,7 +57,6 @@ int kcoll_allgatherv_source_read(kcoll_comm *c, const kcoll_vargs *a)
     else if (!a->in_place)
         kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf, a->scount);
     int frc = kcoll_vreqs_finish(&q, MPI_SUCCESS);
-    free(m);
     if (bad == MPI_SUCCESS && frc != MPI_SUCCESS)
         bad = frc; /* this rank's own: the others still meet below */
     /* Sources must stay valid until every reader is done. */

@@ -24,14 +24,12 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, status = 0, bad = MPI_SUCCESS;
     /* out[d]: what goes to d; in[s]: s's address message; done[2p]. */
-    kcoll_vmsg *msg = malloc(sizeof *msg * 4 * (size_t)p);
-    int *at = malloc(sizeof *at * (size_t)p);
+    kcoll_vmsg *msg = kcoll_v_work(c, KCOLL_VWORK_MSG,
+                                   sizeof *msg * 4 * (size_t)p);
+    int *at = kcoll_v_work(c, KCOLL_VWORK_INT, sizeof *at * (size_t)p);
     kcoll_vreqs q;
-    if (!msg || !at || kcoll_vreqs_init(&q, 4 * p) != MPI_SUCCESS) {
-        free(msg);
-        free(at);
+    if (!msg || !at || kcoll_vreqs_init(c, &q, 4 * p) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
-    }
     kcoll_vmsg *out = msg, *in = msg + p, *done = msg + 2 * p;
     int rc = MPI_SUCCESS;
     for (int s = 0; s < p && rc == MPI_SUCCESS; s++) {
@@ -89,8 +87,6 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
     }
     /* Returns once every reader of this rank's blocks is done. */
     rc = kcoll_vreqs_finish(&q, rc);
-    free(msg);
-    free(at);
     KCOLL_TRY(rc);
     KCOLL_TRY(bad);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;

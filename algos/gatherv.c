@@ -54,7 +54,7 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->scount;
         if (n == 0)
             return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(&q, 1));
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 1));
         kcoll_vmsg m;
         int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_send(c, &q, a->sendbuf, n, root,
@@ -73,10 +73,10 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
                            kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
         return done_rc(&done);
     }
-    kcoll_vmsg *m = malloc(sizeof *m * 2 * (size_t)p);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
     if (!m)
         return MPI_ERR_NO_MEM;
-    rc = kcoll_vreqs_init(&q, 2 * p);
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
         size_t n = a->rcounts[r];
         char *block = a->recvbuf + a->rdispls[r];
@@ -96,7 +96,6 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
     rc = kcoll_vreqs_finish(&q, rc);
     if (rc == MPI_SUCCESS)
         rc = dones_rc(a, p, m);
-    free(m);
     KCOLL_TRY(rc);
     return own;
 }
@@ -109,7 +108,7 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->scount;
         if (n == 0)
             return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(&q, 2));
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
         kcoll_vmsg m = {kcoll_addr(a->sendbuf), n, 0}, done;
         int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_send(c, &q, a->sendbuf, n, root,
@@ -123,10 +122,10 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
         /* The root read it: only a count that differs is this rank's. */
         return by_msg || done.status != 2 ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
     }
-    kcoll_vmsg *m = malloc(sizeof *m * 2 * (size_t)p);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
     if (!m)
         return MPI_ERR_NO_MEM;
-    rc = kcoll_vreqs_init(&q, 2 * p);
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
         size_t n = a->rcounts[r];
         if (r == root || n == 0)
@@ -139,7 +138,7 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
     }
     rc = kcoll_vreqs_finish(&q, rc);
     if (rc == MPI_SUCCESS)
-        rc = kcoll_vreqs_init(&q, p);
+        rc = kcoll_vreqs_init(c, &q, p);
     int status = 0, bad = MPI_SUCCESS;
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
@@ -156,7 +155,6 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
     }
     int own = own_block(a);
     rc = kcoll_vreqs_finish(&q, rc);
-    free(m);
     KCOLL_TRY(rc);
     KCOLL_TRY(bad);
     KCOLL_TRY(own);

@@ -68,11 +68,22 @@ static int find(kcoll_vcoll v, const char *id, const valgorithm **out)
 
 /* ---- the point-to-point steps (irregular.h) ----------------------------- */
 
-int kcoll_vreqs_init(kcoll_vreqs *r, int cap)
+void *kcoll_v_work(kcoll_comm *c, int which, size_t len)
+{
+    if (len > c->vwork_len[which]) {
+        free(c->vwork[which]); /* nothing in it outlives a call */
+        c->vwork[which] = malloc(len);
+        c->vwork_len[which] = c->vwork[which] ? len : 0;
+    }
+    return c->vwork[which];
+}
+
+int kcoll_vreqs_init(kcoll_comm *c, kcoll_vreqs *r, int cap)
 {
     r->n = 0;
     r->cap = cap;
-    r->req = malloc(sizeof *r->req * (size_t)(cap > 0 ? cap : 1));
+    r->req = kcoll_v_work(c, KCOLL_VWORK_REQ,
+                          sizeof *r->req * (size_t)(cap > 0 ? cap : 1));
     return r->req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
@@ -110,9 +121,7 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
     /* Posted requests are waited for even after an error: their buffers
      * go away with the call. */
     int wrc = kcoll_waitall(r->n, r->req);
-    free(r->req);
-    r->req = NULL;
-    r->n = r->cap = 0;
+    r->n = 0;
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
@@ -132,6 +141,19 @@ int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
  * them overlap, or one's end overflows. */
 static int overlapping(const size_t *counts, const size_t *displs, int p)
 {
+    /* Regions in ascending order, each ending before the next begins (the
+     * usual layout): no sort, no allocation. */
+    size_t end = 0;
+    int i = 0;
+    for (; i < p; i++) {
+        if (!counts[i])
+            continue;
+        if (displs[i] < end ||
+            __builtin_add_overflow(displs[i], counts[i], &end))
+            break;
+    }
+    if (i == p)
+        return 0;
     size_t *order = malloc(sizeof *order * 2 * (size_t)p);
     if (!order)
         return -1;
@@ -234,7 +256,7 @@ static int to_int(const size_t *v, int p, int *out)
 static int run_mpi(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS;
-    int *iv = malloc(sizeof *iv * 4 * (size_t)p);
+    int *iv = kcoll_v_work(c, KCOLL_VWORK_INT, sizeof *iv * 4 * (size_t)p);
     if (!iv)
         return MPI_ERR_NO_MEM;
     int *sc = iv, *sd = iv + p, *rcn = iv + 2 * p, *rd = iv + 3 * p;
@@ -250,10 +272,8 @@ static int run_mpi(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
         rc = to_int(a->rdispls, p, rd);
     if (rc == MPI_SUCCESS && (one_s < 0 || one_r < 0))
         rc = MPI_ERR_COUNT;
-    if (rc != MPI_SUCCESS) {
-        free(iv);
+    if (rc != MPI_SUCCESS)
         return rc;
-    }
     const void *sb = a->in_place ? MPI_IN_PLACE : a->sendbuf;
     switch (v) {
     case KCOLL_VCOLL_SCATTERV:
@@ -274,7 +294,6 @@ static int run_mpi(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
         rc = MPI_Alltoallv(a->sendbuf, sc, sd, MPI_BYTE, a->recvbuf, rcn, rd,
                            MPI_BYTE, c->comm);
     }
-    free(iv);
     return rc;
 }
 

@@ -65,19 +65,26 @@ static inline int kcoll_v_by_message(const kcoll_vargs *a, int peer,
     return n > 0 && (n < a->below || !a->pids[peer]);
 }
 
-/* Non-blocking sends and receives of one call, waited for together. */
+/* A call's working arrays, kept with the communicator between calls:
+ * at least len bytes of slot `which` (one array of each kind at a time;
+ * NULL out of memory). */
+enum { KCOLL_VWORK_REQ, KCOLL_VWORK_MSG, KCOLL_VWORK_INT };
+void *kcoll_v_work(kcoll_comm *c, int which, size_t len);
+
+/* Non-blocking sends and receives of one call, waited for together (the
+ * requests in c's KCOLL_VWORK_REQ array: one set at a time). */
 typedef struct {
     MPI_Request *req;
     int n, cap;
 } kcoll_vreqs;
 
-int kcoll_vreqs_init(kcoll_vreqs *r, int cap);
+int kcoll_vreqs_init(kcoll_comm *c, kcoll_vreqs *r, int cap);
 /* MPI_Isend / MPI_Irecv of len bytes with the call's tag of `phase`. */
 int kcoll_vreqs_send(kcoll_comm *c, kcoll_vreqs *r, const void *buf,
                      size_t len, int peer, int phase);
 int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
                      int peer, int phase);
-/* Waits for every request, frees them; returns rc if it is an error. */
+/* Waits for every request; returns rc if it is an error. */
 int kcoll_vreqs_finish(kcoll_vreqs *r, int rc);
 
 /* A read of msg->count bytes into `to` (want bytes expected): a count

@@ -127,6 +127,11 @@ typedef struct kcoll_comm {
      * vbelow_known has its bit (choice.c). */
     uint64_t vbelow[8];
     unsigned vbelow_known;
+    /* The v-collectives' working arrays (irregular.h's kcoll_v_work),
+     * kept between calls: a malloc and free of each per call were a
+     * tenth of a 1 KiB alltoallv at p = 2. */
+    void *vwork[3];
+    size_t vwork_len[3];
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code.

@@ -24,7 +24,7 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->rcount;
         if (n == 0)
             return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(&q, 1));
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 1));
         kcoll_vmsg m;
         rc = kcoll_v_by_message(a, root, n)
                  ? kcoll_vreqs_recv(c, &q, a->recvbuf, n, root, KCOLL_VTAG_DATA)
@@ -39,10 +39,10 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
         KCOLL_TRY(rrc);
         return status ? MPI_ERR_OTHER : MPI_SUCCESS;
     }
-    kcoll_vmsg *m = malloc(sizeof *m * 2 * (size_t)p);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
     if (!m)
         return MPI_ERR_NO_MEM;
-    rc = kcoll_vreqs_init(&q, 2 * p);
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
         size_t n = a->scounts[r];
         const char *block = a->sendbuf + a->sdispls[r];
@@ -64,7 +64,6 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
     else if (!a->in_place)
         kcal_copy(a->recvbuf, a->sendbuf + a->sdispls[root], a->rcount);
     rc = kcoll_vreqs_finish(&q, rc);
-    free(m);
     /* A reader's failed copy spoils only its own result. */
     KCOLL_TRY(rc);
     return own;
@@ -78,7 +77,7 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
         size_t n = a->rcount;
         if (n == 0)
             return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(&q, 2));
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
         kcoll_vmsg m = {kcoll_addr(a->recvbuf), n, 0}, done;
         int by_msg = kcoll_v_by_message(a, root, n);
         rc = by_msg ? kcoll_vreqs_recv(c, &q, a->recvbuf, n, root,
@@ -95,10 +94,10 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
                : done.status != 0 ? MPI_ERR_OTHER
                                   : MPI_SUCCESS;
     }
-    kcoll_vmsg *m = malloc(sizeof *m * 2 * (size_t)p);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
     if (!m)
         return MPI_ERR_NO_MEM;
-    rc = kcoll_vreqs_init(&q, 2 * p);
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
         size_t n = a->scounts[r];
         if (r == root || n == 0)
@@ -111,7 +110,7 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
     }
     rc = kcoll_vreqs_finish(&q, rc);
     if (rc == MPI_SUCCESS)
-        rc = kcoll_vreqs_init(&q, p);
+        rc = kcoll_vreqs_init(c, &q, p);
     /* The writes one after another, from the rank after the root. */
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
@@ -133,7 +132,6 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
     else if (!a->in_place)
         kcal_copy(a->recvbuf, a->sendbuf + a->sdispls[root], a->rcount);
     rc = kcoll_vreqs_finish(&q, rc);
-    free(m);
     KCOLL_TRY(rc);
     return own;
 }

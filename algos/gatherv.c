@@ -136,10 +136,12 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
                  : kcoll_vreqs_recv(c, &q, &m[r], sizeof *m, r,
                                     KCOLL_VTAG_ADDR);
     }
-    rc = kcoll_vreqs_finish(&q, rc);
-    if (rc == MPI_SUCCESS)
-        rc = kcoll_vreqs_init(c, &q, p);
-    int status = 0, bad = MPI_SUCCESS;
+    /* A message that failed (a count that differs) spoils that block
+     * alone: the reads and their done messages still go to every other
+     * rank, which waits for them. */
+    int bad = kcoll_vreqs_finish(&q, MPI_SUCCESS), status = 0;
+    KCOLL_TRY(rc);
+    rc = kcoll_vreqs_init(c, &q, p);
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
         size_t n = a->rcounts[r];

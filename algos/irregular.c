@@ -80,11 +80,23 @@ void *kcoll_v_work(kcoll_comm *c, int which, size_t len)
 
 int kcoll_vreqs_init(kcoll_comm *c, kcoll_vreqs *r, int cap)
 {
+    size_t k = (size_t)(cap > 0 ? cap : 1);
+    /* One array: statuses, then requests, then the checks (each part's
+     * size a multiple of the next one's alignment). */
+    char *w = kcoll_v_work(c, KCOLL_VWORK_REQ,
+                           k * (sizeof(MPI_Status) + sizeof(MPI_Request) +
+                                sizeof(int)) +
+                               2 * sizeof(void *));
     r->n = 0;
     r->cap = cap;
-    r->req = kcoll_v_work(c, KCOLL_VWORK_REQ,
-                          sizeof *r->req * (size_t)(cap > 0 ? cap : 1));
-    return r->req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (!w)
+        return MPI_ERR_NO_MEM;
+    r->st = (MPI_Status *)w;
+    uintptr_t q = (uintptr_t)(w + k * sizeof(MPI_Status));
+    q = (q + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
+    r->req = (MPI_Request *)q;
+    r->want = (int *)(r->req + k);
+    return MPI_SUCCESS;
 }
 
 static int post(kcoll_comm *c, kcoll_vreqs *r, const void *buf, size_t len,
@@ -100,7 +112,7 @@ static int post(kcoll_comm *c, kcoll_vreqs *r, const void *buf, size_t len,
                   : MPI_Irecv((void *)buf, (int)len, MPI_BYTE, peer,
                               kcoll_tag(c, phase), c->comm, q);
     if (rc == MPI_SUCCESS)
-        r->n++;
+        r->want[r->n++] = !send && phase == KCOLL_VTAG_DATA ? (int)len : -1;
     return rc;
 }
 
@@ -118,11 +130,23 @@ int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
 
 int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
 {
-    /* Posted requests are waited for even after an error: their buffers
-     * go away with the call. */
-    int wrc = kcoll_waitall(r->n, r->req);
+    int n = r->n, wrc = n ? MPI_Waitall(n, r->req, r->st) : MPI_SUCCESS;
     r->n = 0;
-    return rc != MPI_SUCCESS ? rc : wrc;
+    if (wrc != MPI_SUCCESS) {
+        /* MPI_ERR_IN_STATUS may leave some pending: wait for each. */
+        for (int i = 0; i < n; i++)
+            if (r->req[i] != MPI_REQUEST_NULL)
+                MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
+        return rc != MPI_SUCCESS ? rc : wrc;
+    }
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        int got = 0;
+        if (r->want[i] >= 0 &&
+            (MPI_Get_count(&r->st[i], MPI_BYTE, &got) != MPI_SUCCESS ||
+             got != r->want[i]))
+            rc = MPI_ERR_TRUNCATE;
+    }
+    return rc;
 }
 
 int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
@@ -398,7 +422,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             c->seq++;
             rc = alg->fn(c, a);
             if (below)
-                snprintf(name, sizeof name, "%s (messages < %llu)", alg->id,
+                snprintf(name, sizeof name, "%s+msg<%llu", alg->id,
                          (unsigned long long)below);
             else
                 snprintf(name, sizeof name, "%s", alg->id);

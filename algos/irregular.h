@@ -75,6 +75,8 @@ void *kcoll_v_work(kcoll_comm *c, int which, size_t len);
  * requests in c's KCOLL_VWORK_REQ array: one set at a time). */
 typedef struct {
     MPI_Request *req;
+    MPI_Status *st;
+    int *want; /* a data receive's bytes, to check; -1: nothing to check */
     int n, cap;
 } kcoll_vreqs;
 
@@ -84,7 +86,10 @@ int kcoll_vreqs_send(kcoll_comm *c, kcoll_vreqs *r, const void *buf,
                      size_t len, int peer, int phase);
 int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
                      int peer, int phase);
-/* Waits for every request; returns rc if it is an error. */
+/* Waits for every request, also after one failed (a request left
+ * pending would write into the next call's arrays); returns rc if it is
+ * an error, else the first failure: a request's, or MPI_ERR_TRUNCATE for
+ * a data message shorter than its receive (MPI reports a longer one). */
 int kcoll_vreqs_finish(kcoll_vreqs *r, int rc);
 
 /* A read of msg->count bytes into `to` (want bytes expected): a count

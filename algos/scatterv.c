@@ -108,9 +108,11 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
                  : kcoll_vreqs_recv(c, &q, &m[r], sizeof *m, r,
                                     KCOLL_VTAG_ADDR);
     }
-    rc = kcoll_vreqs_finish(&q, rc);
-    if (rc == MPI_SUCCESS)
-        rc = kcoll_vreqs_init(c, &q, p);
+    /* A failed message spoils that pair alone: the writes and their done
+     * messages still go to every other rank, which waits for them. */
+    int sent = kcoll_vreqs_finish(&q, MPI_SUCCESS);
+    KCOLL_TRY(rc);
+    rc = kcoll_vreqs_init(c, &q, p);
     /* The writes one after another, from the rank after the root. */
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
@@ -133,5 +135,6 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
         kcal_copy(a->recvbuf, a->sendbuf + a->sdispls[root], a->rcount);
     rc = kcoll_vreqs_finish(&q, rc);
     KCOLL_TRY(rc);
+    KCOLL_TRY(sent);
     return own;
 }

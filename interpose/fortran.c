@@ -7,7 +7,8 @@
  * can arrive by (MPI_BCAST, mpi_bcast, mpi_bcast_, mpi_bcast__ for the four
  * name manglings, ompi_bcast_f for mpi_f08), converts the handles
  * (MPI_Comm_f2c, MPI_Type_f2c, MPI_Op_f2c) and the buffers, and calls the same
- * kcoll_ip_* as the C names. The error code goes to ierr.
+ * kcoll_ip_* as the C names (the v-collectives' INTEGER arrays as int
+ * arrays). The error code goes to ierr.
  *
  * Fortran's MPI_IN_PLACE and MPI_BOTTOM are not C's: they are common
  * blocks (mpi_fortran_in_place_, mpi_fortran_bottom_ ...), and a Fortran
@@ -160,6 +161,64 @@ static void f_reduce_scatter_block(void *sendbuf, void *recvbuf,
                        PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
 }
 
+/* The v-collectives: their counts and displacements are INTEGER arrays,
+ * C's int arrays where MPI_Fint is int (Open MPI's and MPICH's default
+ * builds, checked below); a build with another INTEGER would need them
+ * converted, as the MPI library's own bindings do. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int),
+               "the v-collectives' Fortran arrays are passed as int arrays");
+
+static void f_scatterv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                       MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_scatterv(
+                       f2c_buffer(sendbuf), (const int *)sendcounts,
+                       (const int *)displs, PMPI_Type_f2c(*sendtype),
+                       f2c_buffer(recvbuf), (int)*recvcount,
+                       PMPI_Type_f2c(*recvtype), (int)*root,
+                       PMPI_Comm_f2c(*comm)));
+}
+
+static void f_gatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                      void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                      MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_gatherv(
+                       f2c_buffer(sendbuf), (int)*sendcount,
+                       PMPI_Type_f2c(*sendtype), f2c_buffer(recvbuf),
+                       (const int *)recvcounts, (const int *)displs,
+                       PMPI_Type_f2c(*recvtype), (int)*root,
+                       PMPI_Comm_f2c(*comm)));
+}
+
+static void f_allgatherv(void *sendbuf, MPI_Fint *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Fint *recvcounts, MPI_Fint *displs,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_allgatherv(
+                       f2c_buffer(sendbuf), (int)*sendcount,
+                       PMPI_Type_f2c(*sendtype), f2c_buffer(recvbuf),
+                       (const int *)recvcounts, (const int *)displs,
+                       PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm)));
+}
+
+static void f_alltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
+                        MPI_Fint *sendtype, void *recvbuf,
+                        MPI_Fint *recvcounts, MPI_Fint *rdispls,
+                        MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    set_ierr(ierr, kcoll_ip_alltoallv(
+                       f2c_buffer(sendbuf), (const int *)sendcounts,
+                       (const int *)sdispls, PMPI_Type_f2c(*sendtype),
+                       f2c_buffer(recvbuf), (const int *)recvcounts,
+                       (const int *)rdispls, PMPI_Type_f2c(*recvtype),
+                       PMPI_Comm_f2c(*comm)));
+}
+
 /* Every name of one Fortran binding: the four manglings of mpi_<coll>
  * (mpif.h, `use mpi`) and Open MPI's ompi_<coll>_f (`use mpi_f08`). */
 #define FORTRAN_NAMES(fn, upper, coll)                                       \
@@ -182,3 +241,7 @@ FORTRAN_NAMES(f_reduce, MPI_REDUCE, reduce);
 FORTRAN_NAMES(f_allreduce, MPI_ALLREDUCE, allreduce);
 FORTRAN_NAMES(f_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
               reduce_scatter_block);
+FORTRAN_NAMES(f_scatterv, MPI_SCATTERV, scatterv);
+FORTRAN_NAMES(f_gatherv, MPI_GATHERV, gatherv);
+FORTRAN_NAMES(f_allgatherv, MPI_ALLGATHERV, allgatherv);
+FORTRAN_NAMES(f_alltoallv, MPI_ALLTOALLV, alltoallv);

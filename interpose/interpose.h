@@ -3,15 +3,18 @@
  * libkcoll_pmpi.so is the LD_PRELOAD interposer: it defines MPI_Bcast,
  * MPI_Scatter, MPI_Gather, MPI_Allgather and MPI_Alltoall (wrap.c),
  * MPI_Reduce, MPI_Allreduce and MPI_Reduce_scatter_block (wrap_reduce.c),
- * and the Fortran symbols Open MPI's mpif.h, `use mpi` and `use mpi_f08`
- * bindings call (fortran.c), and hands each call to libkcoll (algorithm NULL: its
- * own choice, table, model or MPI library) or, where kcoll does not apply,
- * to the MPI library's PMPI_ entry point unchanged. The rules, and why they
- * are the same on every process: docs/interpose.md.
+ * MPI_Scatterv, MPI_Gatherv, MPI_Allgatherv and MPI_Alltoallv
+ * (wrap_irregular.c), and the Fortran symbols Open MPI's mpif.h, `use mpi`
+ * and `use mpi_f08` bindings call (fortran.c), and hands each call to
+ * libkcoll (algorithm NULL: its own choice, table, model or MPI library)
+ * or, where kcoll does not apply, to the MPI library's PMPI_ entry point
+ * unchanged. The rules, and why they are the same on every process:
+ * docs/interpose.md.
  *
- *   - kcoll_ip_* (wrap.c, wrap_reduce.c): one function per collective with
- *     the MPI signature, for the C and the Fortran entry points alike, and
- *     what decides their path (kcoll or the MPI library), in wrap.c.
+ *   - kcoll_ip_* (wrap.c, wrap_reduce.c, wrap_irregular.c): one function
+ *     per collective with the MPI signature, for the C and the Fortran
+ *     entry points alike, and what decides their path (kcoll or the MPI
+ *     library), in wrap.c; the packing buffers (kcoll_ip_scratch).
  *   - kcoll_layout_* (layout.c): where the data of (count, datatype) lie,
  *     and packing them into / out of a contiguous buffer for a process
  *     whose datatype is not contiguous.
@@ -48,6 +51,23 @@ int kcoll_ip_allreduce(const void *sendbuf, void *recvbuf, int count,
 int kcoll_ip_reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                   int recvcount, MPI_Datatype type, MPI_Op op,
                                   MPI_Comm comm);
+int kcoll_ip_scatterv(const void *sendbuf, const int *sendcounts,
+                      const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm);
+int kcoll_ip_gatherv(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm);
+int kcoll_ip_allgatherv(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        const int *recvcounts, const int *displs,
+                        MPI_Datatype recvtype, MPI_Comm comm);
+int kcoll_ip_alltoallv(const void *sendbuf, const int *sendcounts,
+                       const int *sdispls, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts,
+                       const int *rdispls, MPI_Datatype recvtype,
+                       MPI_Comm comm);
 
 /* The MPI names' definitions: the objects are built -fvisibility=hidden. */
 #define KCOLL_EXPORT __attribute__((visibility("default")))
@@ -88,6 +108,17 @@ uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
         kcoll_stats_add(coll, why, 0, bytes, kcoll_stats_now() - t0_);                   \
         return rc_;                                                          \
     } while (0)
+
+/* ---- buffers of packed data (wrap.c) ------------------------------------- */
+
+/* This thread's packing buffer `which` (KCOLL_IP_SEND_TMP or
+ * KCOLL_IP_RECV_TMP) of at least len bytes, kept between calls (a fresh
+ * one per call would give peers new, unfaulted pages to copy); NULL when
+ * it cannot be allocated. Its contents do not outlive the call:
+ * kcoll_ip_scratch_done at the call's end frees buffers above 64 MiB. */
+enum { KCOLL_IP_SEND_TMP, KCOLL_IP_RECV_TMP };
+void *kcoll_ip_scratch(int which, size_t len);
+void kcoll_ip_scratch_done(void);
 
 /* ---- datatypes (layout.c) ------------------------------------------------ */
 

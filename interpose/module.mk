@@ -1,13 +1,15 @@
 # interpose/: libkcoll_pmpi.so, the LD_PRELOAD interposer (docs/interpose.md):
 # MPI_Bcast ... MPI_Alltoall, MPI_Reduce, MPI_Allreduce,
-# MPI_Reduce_scatter_block and their Fortran names, over libkcoll's
+# MPI_Reduce_scatter_block, MPI_Scatterv, MPI_Gatherv, MPI_Allgatherv,
+# MPI_Alltoallv and their Fortran names, over libkcoll's
 # objects linked in (hidden: exports.map exports only the MPI names), so it
 # is one file to preload. It lives in $(MPI_BUILD) (build/, or build-mpich/
 # with MPI=mpich: common/mpi_flavor.mk), beside the MPI programs kcal
 # launches, where `kcal run` finds it (common/mpi_flavor.h). The
 # interposer's own test program is built here; tests/interpose*.sh run it.
 PMPI_LIB := $(MPI_BUILD)/libkcoll_pmpi.so
-INTERPOSE_SRCS := interpose/wrap.c interpose/wrap_reduce.c interpose/layout.c \
+INTERPOSE_SRCS := interpose/wrap.c interpose/wrap_reduce.c \
+                  interpose/wrap_irregular.c interpose/layout.c \
                   interpose/fortran.c
 INTERPOSE_OBJS := $(patsubst %.c,$(MPI_BUILD)/kcoll/%.o,$(INTERPOSE_SRCS))
 
@@ -24,10 +26,10 @@ lib: $(PMPI_LIB)
 
 # The test program calls MPI_* only (and PMPI_* for its reference results),
 # like an application that knows nothing of kcoll: no libkcoll, no ASan (it
-# runs with the interposer preloaded). It is three files and a header
+# runs with the interposer preloaded). It is four files and a header
 # (tests/interpose_check.h says which holds what), compiled in the one
 # command that links them.
-INTERPOSE_CHECK_SRCS := $(addprefix tests/interpose_check,.c _reduce.c _errors.c)
+INTERPOSE_CHECK_SRCS := $(addprefix tests/interpose_check,.c _reduce.c _irregular.c _errors.c)
 $(MPI_BUILD)/tests/interpose_check: $(INTERPOSE_CHECK_SRCS) tests/interpose_check.h | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) -I. $(MPI_CFLAGS) $(CFLAGS) -o $@ $(INTERPOSE_CHECK_SRCS) $(MPI_LIBS)

@@ -1,7 +1,8 @@
 /* wrap: MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Allgather and
  * MPI_Alltoall of libkcoll_pmpi.so (see interpose.h; the rules in
- * docs/interpose.md), and the path of a call that wrap_reduce.c's
- * reductions share (kcoll_ip_comm_state ...).
+ * docs/interpose.md), and what wrap_reduce.c's reductions and
+ * wrap_irregular.c's v-collectives share: the path of a call
+ * (kcoll_ip_comm_state ...) and the packing buffers (kcoll_ip_scratch).
  *
  * Every process of a collective must take the same path, kcoll or the MPI
  * library, or they deadlock. So the path depends only on what every
@@ -96,13 +97,12 @@ uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
 #define PASS(coll, why, bytes, call)                                         \
     KCOLL_IP_PASS(coll, why, bytes, call)
 
-/* ---- buffers of the packed data ----------------------------------------- */
+/* ---- buffers of the packed data (interpose.h) ---------------------------- */
 
 /* Kept per thread between calls, as libkcoll keeps its scratch: a fresh
  * buffer per call would give peers new, unfaulted pages to copy. Buffers
  * above SCRATCH_KEEP are freed after their call. */
 #define SCRATCH_KEEP ((size_t)64 << 20)
-enum { SEND_TMP, RECV_TMP };
 
 typedef struct {
     void *buf[2];
@@ -136,7 +136,7 @@ static scratch_set *scratch_mine(void)
     return s;
 }
 
-static void *scratch(int which, size_t len)
+void *kcoll_ip_scratch(int which, size_t len)
 {
     scratch_set *s = scratch_mine();
     if (!s)
@@ -149,7 +149,7 @@ static void *scratch(int which, size_t len)
     return s->buf[which];
 }
 
-static void scratch_done(void)
+void kcoll_ip_scratch_done(void)
 {
     pthread_once(&scratch_once, scratch_init); /* the key, before reading it */
     scratch_set *s = pthread_getspecific(scratch_key);
@@ -214,7 +214,7 @@ int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
     if (l.contiguous || n == 0)
         return kcoll_ip_raise_error(comm,
                                     kcoll_bcast(buf, n, root, comm, NULL));
-    void *tmp = scratch(SEND_TMP, n);
+    void *tmp = kcoll_ip_scratch(KCOLL_IP_SEND_TMP, n);
     if (!tmp)
         return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
     if (c->rank == root)
@@ -222,7 +222,7 @@ int kcoll_ip_bcast(void *buf, int count, MPI_Datatype type, int root,
     rc = first_error(rc, kcoll_bcast(tmp, n, root, comm, NULL));
     if (rc == MPI_SUCCESS && c->rank != root)
         rc = kcoll_layout_unpack(c, &l, tmp, buf);
-    scratch_done();
+    kcoll_ip_scratch_done();
     return kcoll_ip_raise_error(comm, rc);
 }
 
@@ -286,7 +286,7 @@ static int scatter_packed(const rooted_call *k)
     size_t n = k->n, p = (size_t)c->size;
     int rc = MPI_SUCCESS, root = k->root;
     if (c->rank != root) {
-        void *tmp = scratch(RECV_TMP, n);
+        void *tmp = kcoll_ip_scratch(KCOLL_IP_RECV_TMP, n);
         if (!tmp)
             return MPI_ERR_NO_MEM;
         rc = kcoll_scatter(k->sendbuf, tmp, n, root, k->comm, NULL);
@@ -296,7 +296,7 @@ static int scatter_packed(const rooted_call *k)
     }
     const void *sb = k->sendbuf;
     if (!k->s.contiguous) {
-        void *tmp = scratch(SEND_TMP, n * p);
+        void *tmp = kcoll_ip_scratch(KCOLL_IP_SEND_TMP, n * p);
         if (!tmp)
             return MPI_ERR_NO_MEM;
         rc = kcoll_layout_pack(c, &k->s, k->sendbuf, tmp);
@@ -321,7 +321,7 @@ static int gather_packed(const rooted_call *k)
     size_t n = k->n, p = (size_t)c->size;
     int rc = MPI_SUCCESS, root = k->root;
     if (c->rank != root) {
-        void *tmp = scratch(SEND_TMP, n);
+        void *tmp = kcoll_ip_scratch(KCOLL_IP_SEND_TMP, n);
         if (!tmp)
             return MPI_ERR_NO_MEM;
         rc = kcoll_layout_pack(c, &k->s, k->sendbuf, tmp);
@@ -329,7 +329,8 @@ static int gather_packed(const rooted_call *k)
                                             NULL));
     }
     void *rb = k->recvbuf;
-    if (!k->r.contiguous && !(rb = scratch(RECV_TMP, n * p)))
+    if (!k->r.contiguous &&
+        !(rb = kcoll_ip_scratch(KCOLL_IP_RECV_TMP, n * p)))
         return MPI_ERR_NO_MEM;
     void *own = (char *)rb + (size_t)root * n;
     kcoll_layout rblock = one_block(&k->r, (size_t)k->recvcount);
@@ -402,7 +403,7 @@ static int rooted(kcal_coll coll, const void *sendbuf, int sendcount,
                                                            k.n, root, comm,
                                                            NULL));
     rc = scatter ? scatter_packed(&k) : gather_packed(&k);
-    scratch_done();
+    kcoll_ip_scratch_done();
     return kcoll_ip_raise_error(comm, rc);
 }
 
@@ -465,7 +466,7 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
         return kcoll_ip_raise_error(comm, fn(sendbuf, recvbuf, n, comm, NULL));
     void *rb = recvbuf;
     if (!r.contiguous) {
-        if (!(rb = scratch(RECV_TMP, n * p)))
+        if (!(rb = kcoll_ip_scratch(KCOLL_IP_RECV_TMP, n * p)))
             return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
         /* In place, what this process sends is in recvbuf: its own block
          * (allgather) or every block (alltoall). */
@@ -481,9 +482,9 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
     }
     const void *sb = sendbuf;
     if (!in_place && !s.contiguous) {
-        void *tmp = scratch(SEND_TMP, n * send_blocks);
+        void *tmp = kcoll_ip_scratch(KCOLL_IP_SEND_TMP, n * send_blocks);
         if (!tmp) {
-            scratch_done();
+            kcoll_ip_scratch_done();
             return kcoll_ip_raise_error(comm, MPI_ERR_NO_MEM);
         }
         rc = first_error(rc, kcoll_layout_pack(c, &s, sendbuf, tmp));
@@ -492,7 +493,7 @@ static int everyone(kcal_coll coll, everyone_fn fn, const void *sendbuf,
     rc = first_error(rc, fn(sb, rb, n, comm, NULL));
     if (rc == MPI_SUCCESS && !r.contiguous)
         rc = kcoll_layout_unpack(c, &r, rb, recvbuf);
-    scratch_done();
+    kcoll_ip_scratch_done();
     return kcoll_ip_raise_error(comm, rc);
 }
 

@@ -3,7 +3,7 @@
 # tests/interpose_check.c, a program that calls only MPI_* (and PMPI_* for
 # its reference results):
 #   - the library exports exactly the MPI and Fortran names it replaces, and
-#     no object of libkcoll or of the interposer calls the eight MPI_ names
+#     no object of libkcoll or of the interposer calls the twelve MPI_ names
 #     itself (they would recurse into the interposer);
 #   - the matrix at p = 1, 2, 3, 4 without the interposer (the program's own
 #     checks against the MPI library) and with it, every call byte for byte equal to
@@ -16,12 +16,18 @@
 #     interposer: every result element against the program's own rank-order
 #     fold, and the KCOLL_STATS rows of reduce, allreduce and
 #     reduce_scatter_block as the program says (MPI_DOUBLE_INT: mpi(type-op));
+#   - the v-collectives (--mode irregular) at p = 1, 2, 3, 4 without and
+#     with the interposer: every buffer byte for byte equal to PMPI's, and
+#     the KCOLL_STATS rows of scatterv, gatherv, allgatherv and alltoallv as
+#     the program says (vector types packed, still kcoll's); also across
+#     virtual nodes, packed in pieces, sanitized and with no state;
 #   - packing in pieces and through a send to itself (KCOLL_PACK_LIMIT);
 #   - the matrix and the reductions again with the interposer built with
 #     ASan + UBSan;
 #   - a C++ program (mpicxx) calls the same C names;
 #   - errors: MPI_ERRORS_RETURN returns MPI_ERR_ROOT / MPI_ERR_COUNT, and
-#     the reductions' errors (the calls are recorded as mpi(invalid)); the
+#     the reductions' and the v-collectives' errors (the calls are recorded
+#     as mpi(invalid)); the
 #     default handler aborts; an
 #     error of libkcoll itself (KCOLL_STRICT=1 where CMA is "forbidden")
 #     reaches the communicator's own handler once per call and is returned,
@@ -61,17 +67,18 @@ bad() { echo "FAIL $*"; fail=1; }
 . "$(dirname "$0")/interpose_stats.bash"
 
 # ---- the library's symbols ------------------------------------------------
-want=$(for c in bcast scatter gather allgather alltoall reduce allreduce reduce_scatter_block; do
+want=$(for c in bcast scatter gather allgather alltoall reduce allreduce reduce_scatter_block \
+                scatterv gatherv allgatherv alltoallv; do
   C=$(echo "$c" | tr a-z A-Z)
   echo "MPI_${C:0:1}${c:1}" "MPI_$C" "mpi_$c" "mpi_${c}_" "mpi_${c}__" "ompi_${c}_f"
 done | tr ' ' '\n' | sort | xargs)
 got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort | xargs)
-[ "$got" = "$want" ] && echo "ok   $lib exports the 8 C and 40 Fortran names only" \
+[ "$got" = "$want" ] && echo "ok   $lib exports the 12 C and 60 Fortran names only" \
   || bad "$lib exports '$got', want '$want'"
 objs=$(ls "$mpi_build"/kcoll/algos/*.o "$mpi_build"/kcoll/interpose/*.o)
 calls=$(for o in $objs; do nm -u "$o" | awk -v o="$(basename "$o")" \
-  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall|Reduce|Allreduce|Reduce_scatter_block)$/ {print o ": " $2}'; done)
-[ -z "$calls" ] && echo "ok   libkcoll's and the interposer's objects call the eight collectives through PMPI_" \
+  '$2 ~ /^MPI_(Bcast|Scatter|Gather|Allgather|Alltoall|Reduce|Allreduce|Reduce_scatter_block|Scatterv|Gatherv|Allgatherv|Alltoallv)$/ {print o ": " $2}'; done)
+[ -z "$calls" ] && echo "ok   libkcoll's and the interposer's objects call the twelve collectives through PMPI_" \
   || bad "libkcoll calls the interposed names: $calls"
 
 # ---- the matrix ------------------------------------------------------------
@@ -113,6 +120,23 @@ for p in 1 2 3 4; do
   else
     bad "p=$p reductions' KCOLL_STATS do not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
   fi
+  # The v-collectives.
+  if timeout 300 "${mpi[@]}" -np $p "$prog" --mode irregular >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p v-collectives without the interposer: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p v-collectives without the interposer"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+  start=$SECONDS
+  if timeout 300 "${mpi[@]}" -np $p "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode irregular >"$tmp/out" 2>"$tmp/err"; then
+    echo "ok   p=$p v-collectives with the interposer ($((SECONDS - start)) s): $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=$p v-collectives with the interposer"; tail -n 20 "$tmp/out" "$tmp/err"; continue
+  fi
+  if check_stats "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    echo "ok   p=$p v-collectives' KCOLL_STATS: $(awk '$1 == "expect" {printf "%s%s %s %s", s, $2, $3, $4; s = ", "}' "$tmp/out")"
+  else
+    bad "p=$p v-collectives' KCOLL_STATS do not count the calls as expected:"; cat "$tmp/why"; cat "$tmp/err"
+  fi
 done
 
 # Across (virtual) nodes: groups of 2 world ranks count as nodes, so the
@@ -130,16 +154,26 @@ if [ $cma = 1 ]; then
   else
     bad "p=4 across virtual nodes of 2"; tail -n 20 "$tmp/out" "$tmp/err"
   fi
+  # The v-collectives across nodes: libkcoll hands them to the MPI library
+  # (its "mpi" rows, counted as kcoll's), byte for byte the same.
+  if timeout 300 "${mpi[@]}" -np 4 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$prog" --mode irregular >"$tmp/out" 2>"$tmp/err" &&
+     check_stats "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    echo "ok   p=4 v-collectives across virtual nodes of 2: $(tail -n 1 "$tmp/out")"
+  else
+    bad "p=4 v-collectives across virtual nodes of 2"; cat "$tmp/why" 2>/dev/null; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
 fi
 
 # Packing in pieces of at most 100 bytes (several elements per MPI_Pack),
 # and at most 16 (a 24-byte vector element goes through a send to itself).
 for limit in 100 16; do
-  if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_PACK_LIMIT=$limit "$prog" >"$tmp/out" 2>"$tmp/err"; then
-    echo "ok   p=3 KCOLL_PACK_LIMIT=$limit: $(tail -n 1 "$tmp/out")"
-  else
-    bad "p=3 KCOLL_PACK_LIMIT=$limit"; tail -n 20 "$tmp/out" "$tmp/err"
-  fi
+  for mode in matrix irregular; do
+    if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_PACK_LIMIT=$limit "$prog" --mode $mode >"$tmp/out" 2>"$tmp/err"; then
+      echo "ok   p=3 KCOLL_PACK_LIMIT=$limit, --mode $mode: $(tail -n 1 "$tmp/out")"
+    else
+      bad "p=3 KCOLL_PACK_LIMIT=$limit, --mode $mode"; tail -n 20 "$tmp/out" "$tmp/err"
+    fi
+  done
 done
 
 # A KCOLL_TABLE that does not read: one warning line per process, and the
@@ -203,6 +237,17 @@ if [ -e "$asan_lib" ]; then
   else
     bad "p=3 sanitized interposer, reductions:"; tail -n 30 "$tmp/out" "$tmp/err"
   fi
+  for limit in none 16; do
+    extra=() label=
+    [ $limit = none ] || { extra=("$mpi_x" KCOLL_PACK_LIMIT=$limit); label=" (KCOLL_PACK_LIMIT=$limit)"; }
+    if timeout 600 "${mpi[@]}" -np 3 "$mpi_x" ASAN_OPTIONS=detect_leaks=0 "${extra[@]}" \
+         "$mpi_x" LD_PRELOAD="$runtimes:$(realpath "$asan_lib")" "$prog" --mode irregular >"$tmp/out" 2>"$tmp/err" &&
+       ! grep -q 'Sanitizer' "$tmp/err"; then
+      echo "ok   p=3 sanitized interposer, v-collectives$label: $(tail -n 1 "$tmp/out")"
+    else
+      bad "p=3 sanitized interposer, v-collectives$label:"; tail -n 30 "$tmp/out" "$tmp/err"
+    fi
+  done
   for limit in none 16; do
     extra=() label=
     [ $limit = none ] || { extra=("$mpi_x" KCOLL_PACK_LIMIT=$limit); label=" (KCOLL_PACK_LIMIT=$limit)"; }
@@ -299,15 +344,29 @@ if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS
 else
   bad "KCOLL_SIMULATE_NO_STATE=0 stopped the reductions:"; tail -n 20 "$tmp/out" "$tmp/err"
 fi
+# The v-collectives likewise.
+if timeout 300 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_SIMULATE_NO_STATE=0 \
+     "$prog" --mode irregular >"$tmp/out" 2>"$tmp/err"; then
+  awk '$1 == "expect" { n[$2 " " ($3 == "mpi(intercomm)" ? $3 : "mpi(no-state)")] += $4 }
+       END { for (k in n) print "expect", k, n[k] }' "$tmp/out" >"$tmp/out.nostate"
+  if [ "$(grep -c 'kcoll: warning' "$tmp/err")" -eq 3 ] && check_stats "$tmp/out.nostate" "$tmp/err" >"$tmp/why"; then
+    echo "ok   KCOLL_SIMULATE_NO_STATE=0, v-collectives: $(tail -n 1 "$tmp/out" | sed 's/.*: //'), rank 0's calls all the MPI library's"
+  else
+    bad "KCOLL_SIMULATE_NO_STATE=0, v-collectives:"; cat "$tmp/why" "$tmp/err"
+  fi
+else
+  bad "KCOLL_SIMULATE_NO_STATE=0 stopped the v-collectives:"; tail -n 20 "$tmp/out" "$tmp/err"
+fi
 
 # ---- errors ----------------------------------------------------------------
 if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$prog" --mode errors >"$tmp/out" 2>"$tmp/err" &&
    [ "$(grep -c ': 0 wrong' "$tmp/out")" -eq 3 ]; then
-  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class, and the reductions' errors theirs"
+  echo "ok   MPI_ERRORS_RETURN: a bad root and a bad count return their error class, and the reductions' and v-collectives' errors theirs"
 else
   bad "MPI_ERRORS_RETURN"; cat "$tmp/out" "$tmp/err"
 fi
-for c in bcast:1 scatter:1 gather:1 allgather:1 reduce:1 allreduce:3 reduce_scatter_block:1; do
+for c in bcast:1 scatter:1 gather:1 allgather:1 reduce:1 allreduce:3 reduce_scatter_block:1 \
+         scatterv:1 gatherv:1 allgatherv:1 alltoallv:1; do
   grep -Eq "^${c%:*} +mpi\(invalid\) +${c#*:} " "$tmp/err" || bad "errors: no '${c%:*} mpi(invalid) ${c#*:}' row in the stats"
 done
 
@@ -333,7 +392,7 @@ if [ $cma = 1 ]; then
   # libkcoll's own error: KCOLL_STRICT=1 where CMA is "forbidden".
   strict=("$mpi_x" KCOLL_SIMULATE_NO_CMA=1 "$mpi_x" KCOLL_STRICT=1)
   if timeout 120 "${mpi[@]}" -np 3 "$mpi_x" LD_PRELOAD="$lib" "${strict[@]}" "$prog" --mode strict >"$tmp/out" 2>"$tmp/err" &&
-     [ "$(grep -c '^strict: calls 8 errors 8 class MPI_ERR_OTHER handler 8 last same$' "$tmp/out")" -eq 3 ]; then
+     [ "$(grep -c '^strict: calls 12 errors 12 class MPI_ERR_OTHER handler 12 last same$' "$tmp/out")" -eq 3 ]; then
     echo "ok   libkcoll's error reaches the communicator's handler once per call and is returned"
   else
     bad "libkcoll's error through the communicator's handler:"; cat "$tmp/out" "$tmp/err"

@@ -2,7 +2,7 @@
  * only MPI_* (and PMPI_* for its reference results), so run under
  * LD_PRELOAD=libkcoll_pmpi.so its collectives are the interposer's, and
  * without it the MPI library's (tests/interpose.sh runs both). Its modes
- * are in three files (tests/interpose_check.h says which holds what).
+ * are in four files (tests/interpose_check.h says which holds what).
  *
  * --mode matrix: MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Allgather and
  *   MPI_Alltoall with blocks of {0, 48, 4800, 72000} bytes, roots {0, p-1},
@@ -33,6 +33,19 @@
  *   buffer unchanged. Also MPI_Allreduce and MPI_Reduce on an
  *   intercommunicator. Rank 0 prints "expect <coll> <what> <calls>" as
  *   the matrix does, <what> also mpi(type-op).
+ * --mode irregular: MPI_Scatterv, MPI_Gatherv, MPI_Allgatherv and
+ *   MPI_Alltoallv on MPI_COMM_WORLD, a split in reversed rank order and
+ *   MPI_COMM_SELF, with MPI_INT, MPI_DOUBLE, a vector of 3 doubles with
+ *   holes on every process, and per process mixed (send doubles, receive
+ *   vectors, or the other way round); counts uniform, skewed (1 to 9
+ *   times apart) and sparse (most blocks empty), of 5 and 3000 units;
+ *   blocks packed in rank order, in reverse order with gaps, the same
+ *   with negative displacements, and every send block at displacement 0;
+ *   every root (roots 0 and p-1 for the other layouts), in place and not
+ *   (alltoallv in place with counts the same both ways). Also
+ *   MPI_Alltoallv on an intercommunicator. Each call through MPI_* and
+ *   PMPI_* from identical buffers, every byte equal; rank 0 prints
+ *   "expect <coll> <what> <calls>" as the matrix does.
  * --mode errors: with MPI_ERRORS_RETURN a bad root and a negative count
  *   return MPI_ERR_ROOT / MPI_ERR_COUNT instead of aborting; so do the
  *   reductions' bad root, count (Open MPI), op, datatype and recvbuf
@@ -449,6 +462,8 @@ int main(int argc, char **argv)
         bad = matrix();
     else if (!strcmp(mode, "reduce"))
         bad = reductions();
+    else if (!strcmp(mode, "irregular"))
+        bad = irregular();
     else if (!strcmp(mode, "errors"))
         bad = errors();
     else if (!strcmp(mode, "fatal"))

@@ -65,6 +65,36 @@ int errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     rc = MPI_Reduce_scatter_block(iout, ibuf, 1, MPI_INT, MPI_OP_NULL, comm);
     bad += error_class(rc) != MPI_ERR_OP;
+    /* The v-collectives (wrong alike at every process as well). */
+    int cnt[64], dsp[64];
+    for (int i = 0; i < 64; i++) {
+        cnt[i] = 8;
+        dsp[i] = 8 * i;
+    }
+    rc = MPI_Scatterv(all, cnt, dsp, MPI_BYTE, buf, 8, MPI_BYTE, root, comm);
+    bad += error_class(rc) != MPI_ERR_ROOT;
+    rc = MPI_Gatherv(buf, 8, MPI_BYTE, all, cnt, dsp, MPI_BYTE, -2, comm);
+    bad += error_class(rc) != MPI_ERR_ROOT;
+    rc = MPI_Allgatherv(buf, 8, MPI_DATATYPE_NULL, all, cnt, dsp,
+                        MPI_DATATYPE_NULL, comm);
+    bad += error_class(rc) != MPI_ERR_TYPE;
+#ifdef OPEN_MPI
+    rc = MPI_Alltoallv(all, cnt, dsp, MPI_BYTE, all + 2048, cnt, dsp, MPI_BYTE,
+                       comm);
+    bad += rc != MPI_SUCCESS; /* (right, for the table's count) */
+    cnt[0] = -1;
+    rc = MPI_Alltoallv(all, cnt, dsp, MPI_BYTE, all + 2048, cnt, dsp, MPI_BYTE,
+                       comm);
+    bad += error_class(rc) != MPI_ERR_COUNT;
+    cnt[0] = 8;
+#else
+    rc = MPI_Alltoallv(all, cnt, dsp, MPI_BYTE, all + 2048, cnt, dsp,
+                       MPI_BYTE, comm);
+    bad += rc != MPI_SUCCESS;
+    rc = MPI_Alltoallv(all, cnt, dsp, MPI_DATATYPE_NULL, all + 2048, cnt, dsp,
+                       MPI_DATATYPE_NULL, comm);
+    bad += error_class(rc) != MPI_ERR_TYPE;
+#endif
     /* still usable afterwards */
     rc = MPI_Bcast(buf, 8, MPI_BYTE, 0, comm);
     bad += rc != MPI_SUCCESS;
@@ -95,7 +125,12 @@ int strict(int fatal_handler)
     }
     static char sbuf[1 << 16], rbuf[1 << 16];
     int calls = 0, errs = 0, cls = MPI_SUCCESS, n = 1024;
-    int rcs[8];
+    int rcs[12], *cnt = malloc(sizeof(int) * 2 * (size_t)world_size);
+    int *dsp = cnt + world_size;
+    for (int i = 0; i < world_size; i++) {
+        cnt[i] = n / 64;
+        dsp[i] = i * (n / 64);
+    }
     rcs[0] = MPI_Bcast(rbuf, n, MPI_BYTE, 0, comm);
     rcs[1] = MPI_Scatter(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, 0, comm);
     rcs[2] = MPI_Gather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, 0, comm);
@@ -105,7 +140,16 @@ int strict(int fatal_handler)
     rcs[6] = MPI_Allreduce(sbuf, rbuf, n / 4, MPI_INT, MPI_SUM, comm);
     rcs[7] = MPI_Reduce_scatter_block(sbuf, rbuf, n / 32, MPI_INT, MPI_SUM,
                                       comm);
-    for (int i = 0; i < 8; i++) {
+    rcs[8] = MPI_Scatterv(sbuf, cnt, dsp, MPI_BYTE, rbuf, n / 64, MPI_BYTE, 0,
+                          comm);
+    rcs[9] = MPI_Gatherv(sbuf, n / 64, MPI_BYTE, rbuf, cnt, dsp, MPI_BYTE, 0,
+                         comm);
+    rcs[10] = MPI_Allgatherv(sbuf, n / 64, MPI_BYTE, rbuf, cnt, dsp,
+                             MPI_BYTE, comm);
+    rcs[11] = MPI_Alltoallv(sbuf, cnt, dsp, MPI_BYTE, rbuf, cnt, dsp,
+                            MPI_BYTE, comm);
+    free(cnt);
+    for (int i = 0; i < 12; i++) {
         calls++;
         if (rcs[i] != MPI_SUCCESS) {
             errs++;
@@ -115,7 +159,7 @@ int strict(int fatal_handler)
     printf("strict: calls %d errors %d class %s handler %d last %s\n", calls,
            errs, cls == MPI_ERR_OTHER ? "MPI_ERR_OTHER" : "other",
            handler_calls,
-           handler_calls && handler_code == rcs[7] ? "same" : "different");
+           handler_calls && handler_code == rcs[11] ? "same" : "different");
     if (!fatal_handler)
         MPI_Errhandler_free(&eh);
     MPI_Comm_free(&comm);

@@ -7,17 +7,19 @@
 ! 1, 1000 and 20000 elements of DOUBLE PRECISION, INTEGER and a derived
 ! contiguous type (2 DOUBLE PRECISION), roots 0 and p-1, in place and not;
 ! the reductions on DOUBLE PRECISION (MPI_SUM of values every order sums
-! exactly) and INTEGER (MPI_MAX). The closing MPI_ALLREDUCE of the failure
-! counts is counted too.
+! exactly) and INTEGER (MPI_MAX); MPI_ALLTOALLV and MPI_ALLGATHERV of
+! DOUBLE PRECISION with counts that differ by pair (1 to 3 times the
+! block), blocks received in reverse rank order with gaps, in place and
+! not. The closing MPI_ALLREDUCE of the failure counts is counted too.
 ! Rank 0 prints "expect <coll> kcoll <calls>" (p > 1: every call is on
 ! MPI_COMM_WORLD) and "interpose_fortran p=P: N checks, E failed".
 program interpose_fortran
   use mpi
   implicit none
-  integer, parameter :: ncoll = 7
-  character(len=9), parameter :: names(ncoll) = &
-       [character(len=9) :: 'bcast', 'scatter', 'gather', 'allgather', 'alltoall', &
-        'allreduce', 'reduce']
+  integer, parameter :: ncoll = 9
+  character(len=10), parameter :: names(ncoll) = &
+       [character(len=10) :: 'bcast', 'scatter', 'gather', 'allgather', 'alltoall', &
+        'allreduce', 'reduce', 'alltoallv', 'allgatherv']
   integer :: ierr, rank, p, ni, root, ri, ip, pair, kind, c
   integer :: counts(3) = [1, 1000, 20000]
   integer(kind=8) :: calls(ncoll)
@@ -50,6 +52,7 @@ program interpose_fortran
             call doubles(counts(ni), root, ip == 1, kind == 3)
           end if
           if (kind == 1) call sums(counts(ni), root, ip == 1)
+          if (kind == 1 .and. ri == 1) call irregular(counts(ni), ip == 1)
         end do
       end do
     end do
@@ -262,6 +265,98 @@ contains
     end do
     call check(ok, 'reduce')
     deallocate (ds, dr)
+  end subroutine
+
+  ! The v-collectives' block from rank a to rank b: 1 to 3 times n
+  ! elements, the same both ways (alltoallv in place needs it).
+  integer function vcount(n, a, b)
+    integer, intent(in) :: n, a, b
+    vcount = n * (1 + mod(a + b, 3))
+  end function
+
+  ! MPI_ALLTOALLV and MPI_ALLGATHERV of DOUBLE PRECISION: sent blocks in
+  ! rank order, received ones in reverse rank order with gaps of 2
+  ! elements (which must keep their -1), in place and not.
+  subroutine irregular(n, in_place)
+    integer, intent(in) :: n
+    logical, intent(in) :: in_place
+    integer :: scnt(0:p - 1), sdsp(0:p - 1), rcnt(0:p - 1), rdsp(0:p - 1)
+    integer :: i, b, at, rlen
+    logical :: ok, gap
+    double precision, allocatable :: vs(:), vr(:)
+    at = 0
+    do b = 0, p - 1
+      scnt(b) = vcount(n, rank, b)
+      sdsp(b) = at
+      at = at + scnt(b)
+    end do
+    rlen = 0
+    do b = p - 1, 0, -1
+      rcnt(b) = vcount(n, b, rank)
+      rdsp(b) = rlen + 2
+      rlen = rlen + 2 + rcnt(b)
+    end do
+    allocate (vs(max(at, 1)), vr(rlen + 2))
+    ! alltoallv: block b of rank r holds dval(r, b, i)
+    do b = 0, p - 1
+      do i = 1, scnt(b)
+        vs(sdsp(b) + i) = dval(rank, b, i)
+      end do
+    end do
+    vr = -1
+    if (in_place) then
+      do b = 0, p - 1
+        do i = 1, rcnt(b)
+          vr(rdsp(b) + i) = dval(rank, b, i)
+        end do
+      end do
+      call mpi_alltoallv(MPI_IN_PLACE, scnt, sdsp, MPI_DOUBLE_PRECISION, vr, rcnt, rdsp, &
+           MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+    else
+      call mpi_alltoallv(vs, scnt, sdsp, MPI_DOUBLE_PRECISION, vr, rcnt, rdsp, &
+           MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+    end if
+    call count_call(8)
+    ok = ierr == MPI_SUCCESS
+    gap = .true.
+    do b = 0, p - 1
+      do i = 1, rcnt(b)
+        ok = ok .and. vr(rdsp(b) + i) == dval(b, rank, i)
+      end do
+      gap = gap .and. vr(rdsp(b)) == -1 .and. vr(rdsp(b) - 1) == -1
+    end do
+    call check(ok .and. gap, 'alltoallv double precision')
+    ! allgatherv: rank b's block of vcount(n, b, 0) elements dval(b, 0, i)
+    rlen = 0
+    do b = p - 1, 0, -1
+      rcnt(b) = vcount(n, b, 0)
+      rdsp(b) = rlen + 2
+      rlen = rlen + 2 + rcnt(b)
+    end do
+    deallocate (vr)
+    allocate (vr(rlen + 2))
+    vr = -1
+    do i = 1, rcnt(rank)
+      vs(i) = dval(rank, 0, i)
+      if (in_place) vr(rdsp(rank) + i) = vs(i)
+    end do
+    if (in_place) then
+      call mpi_allgatherv(MPI_IN_PLACE, 0, MPI_DOUBLE_PRECISION, vr, rcnt, rdsp, &
+           MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+    else
+      call mpi_allgatherv(vs, rcnt(rank), MPI_DOUBLE_PRECISION, vr, rcnt, rdsp, &
+           MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+    end if
+    call count_call(9)
+    ok = ierr == MPI_SUCCESS
+    do b = 0, p - 1
+      do i = 1, rcnt(b)
+        ok = ok .and. vr(rdsp(b) + i) == dval(b, 0, i)
+      end do
+      ok = ok .and. vr(rdsp(b)) == -1 .and. vr(rdsp(b) - 1) == -1
+    end do
+    call check(ok, 'allgatherv double precision')
+    deallocate (vs, vr)
   end subroutine
 
   ! INTEGER: bcast and allgather, in place for the latter; allreduce (MPI_MAX).

@@ -2,7 +2,8 @@
 # Fortran under the interposer: tests/interpose_fortran.f90 (`use mpi`: the
 # five collectives, MPI_IN_PLACE, DOUBLE PRECISION, INTEGER and a derived
 # contiguous type, roots 0 and p-1; MPI_ALLREDUCE and MPI_REDUCE, in place
-# and not) and tests/interpose_f08.f90 (`use mpi_f08`, whose calls reach
+# and not; MPI_ALLTOALLV and MPI_ALLGATHERV with counts that differ by
+# pair and gaps between the received blocks) and tests/interpose_f08.f90 (`use mpi_f08`, whose calls reach
 # Open MPI by other names; MPI_Allreduce and MPI_Reduce too), built with mpifort
 # (gfortran), run at p = 1 and 3 with libkcoll_pmpi.so preloaded. Their own
 # checks must pass and, at p = 3, the KCOLL_STATS table must count every

@@ -4,7 +4,11 @@ dtypes, checked against the values they must hold, for
 tests/interpose_python.sh, which runs it under the interposer
 (libkcoll_pmpi.so). mpi4py calls MPI_Bcast ... MPI_Alltoall, MPI_Allreduce,
 MPI_Reduce and MPI_Reduce_scatter_block of the C library with the MPI type of
-each dtype. Also comm.allreduce on Python objects, which in mpi4py 3 is no
+each dtype. The v-collectives: a distributed 2-D FFT whose transpose is
+comm.Alltoallv (rows split unevenly, some ranks with none), checked element
+for element against the transposed array and, within rounding, against
+NumPy's fft2; and comm.Allgatherv of blocks of different lengths, in place
+and not. Also comm.allreduce on Python objects, which in mpi4py 3 is no
 MPI_Allreduce (see below).
 
 Rank 0 prints "expect <coll> kcoll <calls>" (p > 1) and
@@ -18,7 +22,8 @@ from mpi4py import MPI
 comm = MPI.COMM_WORLD
 rank, p = comm.Get_rank(), comm.Get_size()
 calls = {c: 0 for c in ("bcast", "scatter", "gather", "allgather", "alltoall",
-                        "allreduce", "reduce", "reduce_scatter_block")}
+                        "allreduce", "reduce", "reduce_scatter_block",
+                        "alltoallv", "allgatherv")}
 checks = failed = 0
 
 
@@ -148,10 +153,93 @@ for dtype in (np.float64, np.float32, np.int32, np.int64, np.uint8, np.complex12
                 calls["reduce_scatter_block"] += 1
                 check(np.array_equal(recv, want), "Reduce_scatter_block " + what)
 
+
+def split(n):
+    """Rows (or columns) [start, stop) of each rank: n split as evenly as it
+    goes, the first ranks one more (ranks beyond n get none)."""
+    q, r = divmod(n, p)
+    starts = [b * q + min(b, r) for b in range(p + 1)]
+    return [(starts[b], starts[b + 1]) for b in range(p)]
+
+
+def global_array(n0, n1, dtype):
+    """The whole array, the same on every rank (exact in any dtype)."""
+    i, j = np.meshgrid(np.arange(n0), np.arange(n1), indexing="ij")
+    a = (i * 1000 + j).astype(np.float64)
+    return (a + 0.25j * (j - i)).astype(dtype) if np.dtype(dtype).kind == "c" else a.astype(dtype)
+
+
+def transpose(local, n0, n1, mpi_type):
+    """Rows [r0, r1) of an n0 x n1 array to columns [c0, c1) of it (all n0
+    rows): block (my rows, rank b's columns) to rank b, by comm.Alltoallv.
+    The send blocks are packed in rank order; the received ones land in
+    reverse rank order with gaps, and are put together from there."""
+    rows, cols = split(n0), split(n1)
+    my_r, my_c = rows[rank], cols[rank]
+    nr, nc = my_r[1] - my_r[0], my_c[1] - my_c[0]
+    send = np.concatenate([local[:, c0:c1].ravel() for c0, c1 in cols] + [np.zeros(0, local.dtype)])
+    scounts = [nr * (c1 - c0) for c0, c1 in cols]
+    sdispls = list(np.cumsum([0] + scounts[:-1]))
+    rcounts = [(r1 - r0) * nc for r0, r1 in rows]
+    rdispls, at = [0] * p, 0
+    for b in reversed(range(p)):
+        rdispls[b] = at + 3
+        at += 3 + rcounts[b]
+    recv = np.full(at + 3, -1, local.dtype)
+    comm.Alltoallv([send, (scounts, sdispls), mpi_type], [recv, (rcounts, rdispls), mpi_type])
+    calls["alltoallv"] += 1
+    gaps = all((recv[rdispls[b] - 3:rdispls[b]] == -1).all() for b in range(p))
+    slab = np.concatenate([recv[rdispls[b]:rdispls[b] + rcounts[b]].reshape(rows[b][1] - rows[b][0], nc)
+                           for b in range(p)])
+    return slab, gaps
+
+
+for dtype, mpi_type in ((np.complex128, MPI.DOUBLE_COMPLEX), (np.float64, MPI.DOUBLE)):
+    for n0, n1 in ((max(p - 1, 1), 5), (37, 53), (256, 200)):
+        what = f"{np.dtype(dtype).name} {n0}x{n1}"
+        whole = global_array(n0, n1, dtype)
+        (r0, r1), (c0, c1) = split(n0)[rank], split(n1)[rank]
+        # The transpose alone: my columns of the whole array, exactly.
+        slab, gaps = transpose(whole[r0:r1], n0, n1, mpi_type)
+        check(slab.shape == (n0, c1 - c0) and np.array_equal(slab, whole[:, c0:c1]) and gaps,
+              "Alltoallv transpose " + what)
+        if np.dtype(dtype).kind != "c":
+            continue
+        # A 2-D FFT: along the rows here, the transpose, along the columns.
+        slab, _ = transpose(np.fft.fft(whole[r0:r1], axis=1), n0, n1, mpi_type)
+        got = np.fft.fft(slab, axis=0)
+        want = np.fft.fft2(whole)[:, c0:c1]
+        check(got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-6 * max(1.0, np.abs(want).max())),
+              "Alltoallv 2-D FFT " + what)
+
+# Allgatherv: rank b's block is 3·b + 1 (times k) elements, at displacements
+# in reverse rank order with gaps.
+for dtype, mpi_type in ((np.float64, MPI.DOUBLE), (np.int32, MPI.INT)):
+    for k in (1, 2000):
+        for in_place in (False, True):
+            what = f"{np.dtype(dtype).name} k={k}{' in place' if in_place else ''}"
+            counts = [(3 * b + 1) * k for b in range(p)]
+            displs, at = [0] * p, 0
+            for b in reversed(range(p)):
+                displs[b] = at + 1
+                at += 1 + counts[b]
+            recv = np.full(at + 1, -1, dtype)
+            mine = values(dtype, rank, 0, counts[rank])
+            if in_place:
+                recv[displs[rank]:displs[rank] + counts[rank]] = mine
+                comm.Allgatherv(MPI.IN_PLACE, [recv, (counts, displs), mpi_type])
+            else:
+                comm.Allgatherv(mine, [recv, (counts, displs), mpi_type])
+            calls["allgatherv"] += 1
+            want = np.full(at + 1, -1, dtype)
+            for b in range(p):
+                want[displs[b]:displs[b] + counts[b]] = values(dtype, b, 0, counts[b])
+            check(np.array_equal(recv, want), "Allgatherv " + what)
+
 # comm.allreduce on Python objects. In mpi4py 3 it is no MPI_Allreduce: with
 # mpi4py.rc.fast_reduce (the default) a tree of point-to-point messages to
 # rank 0, then two MPI_Bcast (the pickle's size, then the pickle); without it
-# an MPI_Allgather of the sizes and an MPI_Allgatherv.
+# an MPI_Allgather of the sizes and an MPI_Allgatherv of the pickles.
 if mpi4py.__version__.split(".")[0] == "3":
     for k in range(3):
         check(comm.allreduce(rank + k, op=MPI.SUM) == p * (p - 1) // 2 + p * k,
@@ -164,6 +252,7 @@ if mpi4py.__version__.split(".")[0] == "3":
             calls["bcast"] += 6
         else:
             calls["allgather"] += 3
+            calls["allgatherv"] += 3
 elif rank == 0:
     print(f"interpose_mpi4py: mpi4py {mpi4py.__version__}: comm.allreduce not checked "
           "(which collectives it calls is known for mpi4py 3 only)", file=sys.stderr)

@@ -2,9 +2,10 @@
 # Python under the interposer: tests/interpose_mpi4py.py (Debian's
 # python3-mpi4py and python3-numpy; the uppercase buffer methods Bcast,
 # Scatter, Gather, Allgather, Alltoall, Allreduce, Reduce and
-# Reduce_scatter_block on arrays of six dtypes, in place and not, and the
-# pickling comm.allreduce, which mpi4py 3 does with MPI_Bcast, not
-# MPI_Allreduce) at p = 1 and 3 with libkcoll_pmpi.so preloaded: its own checks
+# Reduce_scatter_block on arrays of six dtypes, in place and not; a 2-D FFT
+# whose transpose is Alltoallv, and Allgatherv; and the pickling
+# comm.allreduce, which mpi4py 3 does with MPI_Bcast, not MPI_Allreduce) at
+# p = 1 and 3 with libkcoll_pmpi.so preloaded: its own checks
 # pass (p = 3 started by `kcal run`) and, at p = 3, the KCOLL_STATS table counts every call as taken by a
 # libkcoll algorithm. Debian's python3 is /usr/bin/python3 (another python3
 # first in PATH does not see Debian's packages).

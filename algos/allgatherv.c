@@ -1,6 +1,6 @@
 /* allgatherv: rank s's block (its sendcount bytes, recvcounts[s] at every
  * receiver) lands at recvbuf + displs[s] of every rank. Cost as model.md's
- * ring_source_read with n_s per source (the model has no v rows yet):
+ * ring_source_read with n_s per source (model.md "Irregular collectives"):
  *
  *   source_read  T_sm_allgather + Σ_{s≠r} (X(n_s) + l·pages(n_s))
  *                + T_sm_barrier

@@ -1,7 +1,7 @@
 /* alltoallv: rank s's block for d (sendcounts[d] bytes at sendbuf +
  * sdispls[d]) lands at recvbuf + rdispls[s] of rank d (recvcounts[s]
- * bytes). Cost as model.md's pairwise with n_sd per pair (the model has
- * no v rows yet):
+ * bytes). Cost as model.md's pairwise with n_sd per pair (model.md
+ * "Irregular collectives"):
  *
  *   pairwise  T_addr + Σ_s (X(n_sd) + l·pages(n_sd)) at the busiest
  *             receiver d, + one done message per pair

@@ -3,7 +3,8 @@
  * arguments, resolves MPI_IN_PLACE and overlapping receive regions into
  * the plain arguments the algorithms take (irregular.h), asks choice.c
  * what may run, and runs the algorithm (algos/irregular.def: scatterv.c,
- * gatherv.c, allgatherv.c, alltoallv.c) or the MPI library's v-collective.
+ * gatherv.c, allgatherv.c, alltoallv.c; the rooted two's protocols in
+ * vrooted.c) or the MPI library's v-collective.
  *
  * What algorithm NULL runs, decided alike on every rank without a message
  * of its own (a scatterv's non-root knows only its own count, an

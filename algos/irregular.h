@@ -45,6 +45,13 @@ typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
     int fn(kcoll_comm *c, const kcoll_vargs *a);
 #include "algos/irregular.def"
 
+/* The rooted v-collectives' two protocols (vrooted.c), `out` 1 where the
+ * data go out of the root (scatterv), 0 where they come into it
+ * (gatherv): the root's peers copying at once by CMA (parallel), or the
+ * root copying their blocks one after another (sequential). */
+int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out);
+int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out);
+
 /* Tags of the v-collectives' messages in the current call (kcoll_tag). */
 enum { KCOLL_VTAG_DATA = 1, KCOLL_VTAG_ADDR, KCOLL_VTAG_DONE };
 

@@ -14,7 +14,7 @@ done
 [ -n "$so" ] || { [ "$KCAL_MPI" = openmpi ] || mpi_require
                   echo "algos_exports: $mpi_lib.so not found (make lib builds it)"; exit 1; }
 command -v nm >/dev/null || { echo "nm not found"; exit 77; }
-want="kcoll_allgather kcoll_allreduce kcoll_alltoall kcoll_bcast kcoll_gather kcoll_reduce kcoll_reduce_scatter_block kcoll_scatter"
+want="kcoll_allgather kcoll_allgatherv kcoll_allreduce kcoll_alltoall kcoll_alltoallv kcoll_bcast kcoll_gather kcoll_gatherv kcoll_reduce kcoll_reduce_scatter_block kcoll_scatter kcoll_scatterv"
 # What the header marks public must be that list too.
 declared=$(grep -o 'KCOLL_API int kcoll_[a-z_]*' "$here/algos/kcoll.h" | awk '{print $3}' | sort | xargs)
 got=$(nm -D --defined-only "$so" | awk '{print $NF}' | sort | xargs)

@@ -1,0 +1,188 @@
+/* vrooted: the two protocols of the rooted v-collectives, for scatterv.c
+ * (the data go out of the root) and gatherv.c (into it): the root's peers
+ * copying at once, or the root copying the blocks in turn (irregular.h).
+ *
+ * Every peer with bytes to move exchanges one or two small messages with
+ * the root: an address message (where the block is or goes) and a done
+ * message (with a status: 2 the counts differ, 1 the copy failed), or,
+ * below NULL's crossover or where CMA does not reach, the block itself
+ * as one message. A peer with 0 bytes takes no part (irregular.h says
+ * why both ends agree). */
+#include "algos/irregular.h"
+
+/* A done message's status as the receiver of the data returns it. */
+static int status_rc(uint64_t status)
+{
+    return status == 2 ? MPI_ERR_TRUNCATE
+           : status    ? MPI_ERR_OTHER
+                       : MPI_SUCCESS;
+}
+
+/* Rank r's block at the root (r != root): scatterv's send side, gatherv's
+ * receive side. */
+static char *root_block(const kcoll_vargs *a, int r, int out, size_t *n)
+{
+    *n = out ? a->scounts[r] : a->rcounts[r];
+    return out ? (char *)a->sendbuf + a->sdispls[r]
+               : a->recvbuf + a->rdispls[r];
+}
+
+/* A peer's own block: scatterv's receive side, gatherv's send side. */
+static char *own_peer_block(const kcoll_vargs *a, int out, size_t *n)
+{
+    *n = out ? a->rcount : a->scount;
+    return out ? a->recvbuf : (char *)a->sendbuf;
+}
+
+/* The root's own block, unless in place. */
+static int root_own(const kcoll_vargs *a, int out)
+{
+    int root = a->root;
+    size_t from = out ? a->scounts[root] : a->scount;
+    size_t to = out ? a->rcount : a->rcounts[root];
+    if (a->in_place)
+        return MPI_SUCCESS;
+    if (from != to)
+        return MPI_ERR_TRUNCATE;
+    kcal_copy(out ? a->recvbuf : a->recvbuf + a->rdispls[root],
+              out ? a->sendbuf + a->sdispls[root] : a->sendbuf, to);
+    return MPI_SUCCESS;
+}
+
+/* A peer's block as one message: received from the root, or sent to it. */
+static int post_data(kcoll_comm *c, kcoll_vreqs *q, void *buf, size_t n,
+                     int peer, int from_peer)
+{
+    return from_peer
+               ? kcoll_vreqs_recv(c, q, buf, n, peer, KCOLL_VTAG_DATA)
+               : kcoll_vreqs_send(c, q, buf, n, peer, KCOLL_VTAG_DATA);
+}
+
+/* One CMA copy of n bytes between this process's buf and `remote` in
+ * peer: a read when the data come this way. The status of a done
+ * message: 2 the counts differ, 1 the copy failed, else 0. */
+static uint64_t copy_pair(const kcoll_vargs *a, int peer, int read,
+                          char *buf, const kcoll_vmsg *m, size_t n)
+{
+    if (m->count != n)
+        return 2;
+    int e = read ? kcoll_cma_read(a->pids[peer], buf, m->addr, n)
+                 : kcoll_cma_write(a->pids[peer], buf, m->addr, n);
+    return e != 0;
+}
+
+int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    int p = c->size, root = a->root, rc;
+    kcoll_vreqs q;
+    if (c->rank != root) {
+        size_t n;
+        char *buf = own_peer_block(a, out, &n);
+        if (n == 0)
+            return MPI_SUCCESS;
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 1));
+        kcoll_vmsg m;
+        int by_msg = kcoll_v_by_message(a, root, n);
+        rc = by_msg ? post_data(c, &q, buf, n, root, out)
+                    : kcoll_vreqs_recv(c, &q, &m, sizeof m, root,
+                                       KCOLL_VTAG_ADDR);
+        KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
+        if (by_msg)
+            return MPI_SUCCESS;
+        kcoll_vmsg done = {0, n, copy_pair(a, root, out, buf, &m, n)};
+        KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
+                           kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
+        return status_rc(done.status);
+    }
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
+    for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        m[p + r].status = 0;
+        if (r == root || n == 0)
+            continue;
+        if (kcoll_v_by_message(a, r, n)) {
+            rc = post_data(c, &q, block, n, r, !out);
+            continue;
+        }
+        m[r] = (kcoll_vmsg){kcoll_addr(block), n, 0};
+        rc = kcoll_vreqs_send(c, &q, &m[r], sizeof *m, r, KCOLL_VTAG_ADDR);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_vreqs_recv(c, &q, &m[p + r], sizeof *m, r,
+                                  KCOLL_VTAG_DONE);
+    }
+    int own = root_own(a, out);
+    rc = kcoll_vreqs_finish(&q, rc);
+    /* A peer's failed copy spoils the root's result only when the data
+     * came in (gatherv); a scatterv's reader reports its own. */
+    for (int r = 0; r < p && rc == MPI_SUCCESS && !out; r++)
+        rc = status_rc(m[p + r].status);
+    KCOLL_TRY(rc);
+    return own;
+}
+
+int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    int p = c->size, root = a->root, rc;
+    kcoll_vreqs q;
+    if (c->rank != root) {
+        size_t n;
+        char *buf = own_peer_block(a, out, &n);
+        if (n == 0)
+            return MPI_SUCCESS;
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
+        kcoll_vmsg m = {kcoll_addr(buf), n, 0}, done = {0, 0, 0};
+        int by_msg = kcoll_v_by_message(a, root, n);
+        rc = by_msg ? post_data(c, &q, buf, n, root, out)
+                    : kcoll_vreqs_send(c, &q, &m, sizeof m, root,
+                                       KCOLL_VTAG_ADDR);
+        if (rc == MPI_SUCCESS && !by_msg)
+            rc = kcoll_vreqs_recv(c, &q, &done, sizeof done, root,
+                                  KCOLL_VTAG_DONE);
+        KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
+        /* The root copied: its failure spoils this rank's block only when
+         * it wrote it (scatterv); counts that differ are both ends'. */
+        return out || done.status == 2 ? status_rc(done.status)
+                                       : MPI_SUCCESS;
+    }
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
+    for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        if (r == root || n == 0)
+            continue;
+        rc = kcoll_v_by_message(a, r, n)
+                 ? post_data(c, &q, block, n, r, !out)
+                 : kcoll_vreqs_recv(c, &q, &m[r], sizeof *m, r,
+                                    KCOLL_VTAG_ADDR);
+    }
+    /* A failed message spoils that pair alone: the copies and their done
+     * messages still go to every other peer, which waits for them. */
+    int bad = kcoll_vreqs_finish(&q, MPI_SUCCESS);
+    KCOLL_TRY(rc);
+    rc = kcoll_vreqs_init(c, &q, p);
+    /* The copies one after another, from the rank after the root. */
+    for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
+        int r = (root + i) % p;
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        if (n == 0 || kcoll_v_by_message(a, r, n))
+            continue;
+        m[p + r] = (kcoll_vmsg){0, n, copy_pair(a, r, !out, block, &m[r], n)};
+        if (!out && bad == MPI_SUCCESS)
+            bad = status_rc(m[p + r].status);
+        rc = kcoll_vreqs_send(c, &q, &m[p + r], sizeof *m, r,
+                              KCOLL_VTAG_DONE);
+    }
+    int own = root_own(a, out);
+    rc = kcoll_vreqs_finish(&q, rc);
+    KCOLL_TRY(rc);
+    KCOLL_TRY(bad);
+    return own;
+}

@@ -134,7 +134,13 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
     int n = r->n, wrc = n ? MPI_Waitall(n, r->req, r->st) : MPI_SUCCESS;
     r->n = 0;
     if (wrc != MPI_SUCCESS) {
-        /* MPI_ERR_IN_STATUS may leave some pending: wait for each. */
+        /* MPI_ERR_IN_STATUS names the failed request's error in its
+         * status (a longer message: MPI_ERR_TRUNCATE), and may leave
+         * others pending: wait for each. */
+        for (int i = 0; wrc == MPI_ERR_IN_STATUS && i < n; i++)
+            if (r->st[i].MPI_ERROR != MPI_SUCCESS &&
+                r->st[i].MPI_ERROR != MPI_ERR_PENDING)
+                wrc = r->st[i].MPI_ERROR;
         for (int i = 0; i < n; i++)
             if (r->req[i] != MPI_REQUEST_NULL)
                 MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);

@@ -40,10 +40,15 @@
 #include "interpose/interpose.h"
 #include "algos/stats.h"
 
-/* The KCOLL_STATS names of the four (algos/irregular.def's). */
-enum { SCATTERV, GATHERV, ALLGATHERV, ALLTOALLV };
-static const char *const vname[] = {"scatterv", "gatherv", "allgatherv",
-                                    "alltoallv"};
+/* The four and their KCOLL_STATS names, from algos/irregular.def. */
+enum {
+#define KCOLL_VCOLL(ID, name, REGULAR) ID,
+#include "algos/irregular.def"
+};
+static const char *const vname[] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) #name,
+#include "algos/irregular.def"
+};
 
 /* KCOLL_IP_PASS for a collective that is not a kcal_coll. */
 #define VPASS(v, why, bytes, call)                                           \

@@ -168,6 +168,16 @@ int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
 
 /* ---- arguments ---------------------------------------------------------- */
 
+typedef struct {
+    size_t start, end;
+} vregion;
+
+static int by_start(const void *x, const void *y)
+{
+    const vregion *a = x, *b = y;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
 /* Whether any two of the p regions (displs[i], counts[i]) with bytes in
  * them overlap, or one's end overflows. */
 static int overlapping(const size_t *counts, const size_t *displs, int p)
@@ -185,34 +195,24 @@ static int overlapping(const size_t *counts, const size_t *displs, int p)
     }
     if (i == p)
         return 0;
-    size_t *order = malloc(sizeof *order * 2 * (size_t)p);
+    vregion *order = malloc(sizeof *order * (size_t)p);
     if (!order)
         return -1;
     int m = 0;
-    for (int i = 0; i < p; i++) {
-        size_t end;
-        if (!counts[i])
+    for (int r = 0; r < p; r++) {
+        if (!counts[r])
             continue;
-        if (__builtin_add_overflow(displs[i], counts[i], &end)) {
+        order[m].start = displs[r];
+        if (__builtin_add_overflow(displs[r], counts[r], &order[m].end)) {
             free(order);
             return 1;
         }
-        order[2 * m] = displs[i];
-        order[2 * m + 1] = end;
         m++;
     }
-    /* Insertion sort by start: p is a communicator's size. */
-    for (int i = 1; i < m; i++)
-        for (int j = i; j > 0 && order[2 * j] < order[2 * (j - 1)]; j--) {
-            size_t s = order[2 * j], e = order[2 * j + 1];
-            order[2 * j] = order[2 * (j - 1)];
-            order[2 * j + 1] = order[2 * (j - 1) + 1];
-            order[2 * (j - 1)] = s;
-            order[2 * (j - 1) + 1] = e;
-        }
+    qsort(order, (size_t)m, sizeof *order, by_start);
     int bad = 0;
-    for (int i = 1; i < m && !bad; i++)
-        bad = order[2 * i] < order[2 * (i - 1) + 1];
+    for (int r = 1; r < m && !bad; r++)
+        bad = order[r].start < order[r - 1].end;
     free(order);
     return bad;
 }

@@ -99,13 +99,18 @@ uint64_t kcoll_ip_pass_bytes(MPI_Comm comm, const char *why, int count,
 /* Hand the call to the MPI library unchanged (it reports its own errors
  * through comm's handler) and return its code, recorded as why when
  * KCOLL_STATS is on under coll (kcoll_stats_add, algos/stats.h). */
-#define KCOLL_IP_PASS(coll, why, bytes, call)                           \
+#define KCOLL_IP_PASS(coll, why, bytes, call)                                \
+    KCOLL_IP_PASS_NAMED(kcal_coll_name(coll), why, bytes, call)
+
+/* The same for a collective named by a static string (the v-collectives,
+ * which are not kcal_coll: kcoll_stats_add_named). */
+#define KCOLL_IP_PASS_NAMED(name, why, bytes, call)                          \
     do {                                                                     \
         if (!kcoll_stats_on())                                               \
             return call;                                                     \
         double t0_ = kcoll_stats_now();                                      \
         int rc_ = call;                                                      \
-        kcoll_stats_add(coll, why, 0, bytes, kcoll_stats_now() - t0_);                   \
+        kcoll_stats_add_named(name, why, 0, bytes, kcoll_stats_now() - t0_); \
         return rc_;                                                          \
     } while (0)
 

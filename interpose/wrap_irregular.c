@@ -50,17 +50,8 @@ static const char *const vname[] = {
 #include "algos/irregular.def"
 };
 
-/* KCOLL_IP_PASS for a collective that is not a kcal_coll. */
 #define VPASS(v, why, bytes, call)                                           \
-    do {                                                                     \
-        if (!kcoll_stats_on())                                               \
-            return call;                                                     \
-        double t0_ = kcoll_stats_now();                                      \
-        int rc_ = call;                                                      \
-        kcoll_stats_add_named(vname[v], why, 0, bytes,                       \
-                              kcoll_stats_now() - t0_);                      \
-        return rc_;                                                          \
-    } while (0)
+    KCOLL_IP_PASS_NAMED(vname[v], why, bytes, call)
 
 /* The KCOLL_STATS bytes of a call handed on (libkcoll's own measure): the
  * p-block side's total where this process has one (many: its counts,

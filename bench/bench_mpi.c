@@ -91,17 +91,16 @@
 
 #include "bench/bench_opts.h"
 #include "bench/bench_stats.h"
+#include "bench/bench_world.h"
 #include "bench/capacity.h"
 #include "bench/reduce_fill.h"
 #include "common/columns.h"
 #include "common/copy.h"
-#include "common/cores.h"
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
 #include "algos/reduce.h"
 #include "algos/verify.h"
 #include "model/model.h"
-#include "common/mpi_flavor.h"
 #include "common/quantile.h"
 #include "bench/perf_ctl.h"
 #include "common/sizes.h"
@@ -114,26 +113,6 @@ static int me, p;
     "collective,p,size_bytes,algorithm,k,calls,seconds_per_call,"            \
     "oversubscribed"
 
-static int local_ranks(void)
-{
-    MPI_Comm node;
-    int local = 1;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                        &node);
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    return local;
-}
-
-static int oversubscribed(void)
-{
-    int local = local_ranks(), cores = kcal_cores();
-    int over = cores > 0 && local > cores;
-    int any = 0;
-    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any;
-}
-
 /* The same check as kcal bench's, for runs under another launcher: every
  * size's buffers fit in size_t and, for the ranks on this node, in its
  * memory; else exit 2 before allocating anything (a wrapped p*n would time
@@ -141,7 +120,7 @@ static int oversubscribed(void)
 static void check_sizes(const options *o, const uint64_t *sizes, size_t n)
 {
     uint64_t mem = kcal_capacity_memory(), per_rank, total;
-    int local = local_ranks(), bad = 0;
+    int local = kcal_bench_local_ranks(), bad = 0;
     char msg[256] = "";
     for (size_t i = 0; i < n && !bad; i++) {
         char sz[32], a[32], m[32];
@@ -552,18 +531,6 @@ static int say_library(const options *o, const char *library)
 /* Measuring the fallback would label MPI's times as kcoll's: where CMA is
  * forbidden, say so (the caller stops, exit 3, as kcal's CMA-forbidden).
  * 1 when CMA works between these processes. */
-static int cma_permitted(void)
-{
-    setenv("KCOLL_STRICT", "1", 1);
-    unsigned char probe = 0;
-    if (kcoll_bcast(&probe, 1, 0, MPI_COMM_WORLD, "direct_read") == MPI_SUCCESS)
-        return 1;
-    if (me == 0)
-        fprintf(stderr, "kcal-bench-mpi: process_vm_readv is not permitted "
-                        "between these processes: nothing to measure\n");
-    return 0;
-}
-
 /* What the sizes of a run share: the variants, the times of one size's
  * iterations, and the rows kept until the end (a failed run prints no
  * half table). */
@@ -798,12 +765,12 @@ int main(int argc, char **argv)
     check_sizes(&o, sizes, nsizes);
     int nv;
     variant *v = bench_variants(&o, &nv);
-    if (!cma_permitted()) {
+    if (!kcal_bench_cma_permitted("kcal-bench-mpi")) {
         MPI_Finalize();
         return 3;
     }
     session s = {.o = &o, .v = v, .nv = nv, .coll = kcal_coll_name(o.coll),
-                 .over = oversubscribed(), .iters = o.iterations};
+                 .over = kcal_bench_oversubscribed(), .iters = o.iterations};
     pids = malloc(sizeof *pids * (size_t)p);
     pid_t mine = getpid();
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "algos/reduce.h"
+#include "bench/bench_world.h"
 #include "common/mpi_flavor.h"
 #include "common/sizes.h"
 
@@ -164,27 +165,10 @@ void bench_parse(int argc, char **argv, options *o)
  * so, which is the message kcal bench shows. */
 void bench_check_library(const options *o, char *library, size_t len)
 {
-    int p = world_size();
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int vlen = 0;
-    MPI_Get_library_version(version, &vlen);
-    kcal_mpi_flavor_describe_version(version, library, len);
-    const kcal_mpi_flavor *want = o->mpi ? kcal_mpi_flavor_find(o->mpi) : NULL;
-    const kcal_mpi_flavor *got = kcal_mpi_flavor_of_version(version);
     char msg[512];
-    if (want && got != want) {
-        snprintf(msg, sizeof msg, "this program runs with %s, not %s (--mpi "
-                 "%s): build it with %s", library, want->title, want->name,
-                 want->make_hint);
+    if (kcal_bench_world_check(o->mpi, o->expect_p, library, len, msg,
+                               sizeof msg) != 0)
         bench_usage_error(msg, NULL);
-    }
-    if (o->expect_p && p != o->expect_p) {
-        snprintf(msg, sizeof msg, "MPI_COMM_WORLD has %d process%s, not "
-                 "%ld: the launcher started them as separate jobs (a "
-                 "launcher of another MPI library than this program's %s?)",
-                 p, p == 1 ? "" : "es", o->expect_p, library);
-        bench_usage_error(msg, NULL);
-    }
 }
 
 /* One item of --algorithm: an id (or mpi) and k, 0 for every k. */

@@ -9,7 +9,7 @@
 # --type and --op, which kcal bench checks too) and bench/reduce_fill.c.
 HWLOC_LIBS = $(shell pkg-config --libs hwloc)
 KCOLL_BENCH := $(MPI_BUILD)/kcal-bench-mpi
-BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe quantile) $(MPI_BUILD)/kcoll/bench/capacity.o \
+BENCH_COMMON_OBJS := $(patsubst %,$(MPI_BUILD)/kcoll/common/%.o,cores mpi_flavor exe quantile) $(MPI_BUILD)/kcoll/bench/capacity.o $(MPI_BUILD)/kcoll/bench/bench_world.o \
                      $(MPI_BUILD)/kcoll/bench/reduce_names.o $(MPI_BUILD)/kcoll/bench/reduce_fill.o
 
 lib: $(KCOLL_BENCH)

@@ -49,10 +49,12 @@ $(COHERENCE_BENCH): $(COHERENCE_SRCS) common/copy.h probe/topo.h common/cores.h 
 
 # kcal-vcoll-bench: the irregular collectives (kcoll_scatterv, gatherv,
 # allgatherv, alltoallv) against the MPI library's own, one collective and
-# one count distribution per launch (scripts/bench-irregular, which builds
-# it); linked as kcal-bench-mpi is, against $(KCOLL_LIB).a and
-# bench/bench_stats.c and common/vcounts.c (the distributions kcal
-# predict --counts reads). Not part of `make`.
+# one count distribution per launch: what `kcal bench --coll V --counts D`
+# launches (so part of `make`, as kcal-bench-mpi is) and
+# scripts/bench-irregular runs directly; linked as kcal-bench-mpi is,
+# against $(KCOLL_LIB).a, bench_world (the same job checks) and
+# common/vcounts.c (the distributions kcal predict --counts reads).
 VCOLL_BENCH := $(MPI_BUILD)/kcal-vcoll-bench
-$(VCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/vcoll_bench.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/common/quantile.o $(MPI_BUILD)/kcoll/common/vcounts.o $(KCOLL_LIB).a
-	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+$(VCOLL_BENCH): $(MPI_BUILD)/kcoll/bench/vcoll_bench.o $(MPI_BUILD)/kcoll/bench/bench_stats.o $(MPI_BUILD)/kcoll/bench/bench_world.o $(MPI_BUILD)/kcoll/common/cores.o $(MPI_BUILD)/kcoll/common/mpi_flavor.o $(MPI_BUILD)/kcoll/common/exe.o $(MPI_BUILD)/kcoll/common/quantile.o $(MPI_BUILD)/kcoll/common/vcounts.o $(KCOLL_LIB).a
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) $(HWLOC_LIBS) -lm
+lib: $(VCOLL_BENCH)

@@ -1,27 +1,38 @@
 /* kcal-vcoll-bench: the irregular collectives (kcoll_scatterv, gatherv,
  * allgatherv, alltoallv: algos/irregular.def) against the MPI library's
- * own v-collective, for scripts/bench-irregular; it runs under any
- * launcher:
+ * own v-collective: the program `kcal bench --coll V --counts D` launches
+ * (cmd/bench_cmd.c), and scripts/bench-irregular directly; it runs under
+ * any launcher:
  *
  *   kcal-vcoll-bench --coll C --counts D [--sizes LIST|MIN:MAX]
- *                    [--iterations MAX] [--min-iterations N]
- *                    [--budget SECONDS] [--warmup N] [--root R] [--quiet]
+ *                    [--algorithm ID[,ID...]] [--iterations MAX]
+ *                    [--min-iterations N] [--budget SECONDS] [--warmup N]
+ *                    [--root R] [--quiet] [--progress] [--mpi NAME]
+ *                    [--expect-p P]
  *   kcal-vcoll-bench --library     (the MPI library's version line)
  *
  * One launch measures one collective and one count distribution over the
  * sizes, each size's rows interleaved: `mpi` (MPI_Scatterv, ... with
  * MPI_BYTE), every id of algos/irregular.def for the collective (made
  * from the .def's X-macros, so a new row is measured without a change
- * here) and `auto` (algorithm NULL: its per-pair hand-off comes from
- * $KCAL_PARAMS, algos/irregular.c). The timing is
- * kcal-bench-mpi's (bench/bench_mpi.c says why): each iteration runs every
- * row once, in an order drawn anew for the iteration (the same on every
- * rank: bench/bench_stats.h), so the host's drift hits all rows alike;
- * each timed call comes right after an untimed call of the same row (it
- * starts from the state its own calls leave) and a barrier; its time is
- * its span, from the first process's start to the last process's end on
- * the node's one clock (CLOCK_MONOTONIC), i.e. at least the slowest
- * process's own time. A row's time is the median of the spans.
+ * here; --algorithm keeps only the ids it names), `auto` (algorithm NULL:
+ * its per-pair hand-off comes from $KCAL_PARAMS, algos/irregular.c) and
+ * `limit`. The timing is kcal-bench-mpi's (bench/bench_mpi.c says why):
+ * each iteration runs every row once, in an order drawn anew for the
+ * iteration (the same on every rank: bench/bench_stats.h), so the host's
+ * drift hits all rows alike; each timed call comes right after an
+ * untimed call of the same row (it starts from the state its own calls
+ * leave) and a barrier; its time is its span, from the first process's
+ * start to the last process's end on the node's one clock
+ * (CLOCK_MONOTONIC), i.e. at least the slowest process's own time.
+ *
+ * limit, as kcal-bench-mpi's: the copies alone, each charged to the
+ * process that receives the data, all processes at once with no
+ * synchronisation but the barrier before: every process copies its own
+ * block locally (kcal_copy) and reads every block it receives from the
+ * process that holds it, one process_vm_readv per block that has bytes,
+ * into the collective's own buffer; timed as the slowest process's own
+ * duration. Under skewed counts it is the busiest process's bytes.
  *
  * Sizes: SIZE is the mean block, in bytes (a list "4K,1M" or "MIN:MAX"
  * doubling: common/sizes.h). --counts D is the distribution of the
@@ -37,27 +48,38 @@
  * Iterations, adaptively: --warmup rounds (default 5) first, untimed; the
  * slowest rank's time of a warm-up round then sets this size's timed
  * iterations to --budget (default 1.5 s) over it, within --min-iterations
- * (20) and --iterations (300), the same on every rank. The first warm-up
- * round also checks every row's result against the pattern the senders
- * wrote (a mismatch: exit 1, no CSV).
+ * (20) and --iterations (300), the same on every rank (kcal bench gives
+ * both its --iterations: a fixed count). The first warm-up round also
+ * checks every row's result against the pattern the senders wrote (a
+ * mismatch: exit 1, no CSV).
  *
- * Rank 0 prints, when every call succeeded, CSV on stdout:
- *   coll,dist,p,size,row,median_us,ratio_to_mpi
- * ratio_to_mpi = median(mpi) / median(row): above 1 the row is faster than
- * the MPI library. With no --quiet, one line per size on stderr gives its
+ * Rank 0 prints, when every call succeeded, kcal-bench-mpi's CSV on
+ * stdout (common/columns.h: KCAL_CSV_MEASURED_HEADER, k empty, the
+ * collective's name in the first column; the distribution is the
+ * command line's). --progress, --mpi and --expect-p are kcal bench's, as
+ * for kcal-bench-mpi (a "#library" line first, "#progress DONE TOTAL
+ * WHAT" lines per size unless --quiet; a run of another library's build
+ * or under another library's launcher stops with one line, exit 2).
+ * Without --progress and --quiet, one line per size on stderr gives its
  * iterations. Exit 0; 1 a call failed or a result was wrong; 2 bad
- * options. */
+ * options; 3 CMA is forbidden between the ranks. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
 #include "algos/irregular.h"
 #include "algos/kcoll.h"
+#include "algos/kcoll_impl.h"
 #include "bench/bench_stats.h"
+#include "bench/bench_world.h"
+#include "common/columns.h"
+#include "common/copy.h"
+#include "common/quantile.h"
 #include "common/sizes.h"
 #include "common/vcounts.h"
 
@@ -78,12 +100,15 @@ static const struct {
 };
 #define NVROWS (sizeof vrows / sizeof vrows[0])
 
-/* A row: its name in the CSV and the algorithm passed to kcoll ("mpi" is
- * the MPI library's collective, called directly; auto passes NULL). */
+/* A row: its name in the CSV and the algorithm passed to kcoll (auto
+ * passes NULL); mpi is the MPI library's collective, called directly, and
+ * limit the copies alone. */
+typedef enum { ROW_KCOLL, ROW_MPI, ROW_LIMIT } row_kind;
+
 typedef struct {
     const char *name;
     const char *algorithm;
-    int mpi;
+    row_kind kind;
 } row;
 
 typedef struct {
@@ -91,11 +116,11 @@ typedef struct {
     kcal_vcounts dist;
     char dist_name[64];
     int have_dist;
-    const char *sizes;
-    long max_iters, min_iters, warmup;
+    const char *sizes, *algorithm, *mpi;
+    long max_iters, min_iters, warmup, expect_p;
     double budget;
     int root;
-    int quiet;
+    int quiet, progress, library;
 } options;
 
 /* One size's arguments: counts (c[i*p+j]: bytes rank i sends rank j; the
@@ -108,7 +133,10 @@ typedef struct {
     int *iscounts, *isdispls, *ircounts, *irdispls;
     size_t scount, rcount, slen, rlen;
     unsigned char *send, *recv;
+    uint64_t *at; /* rank r's send buffer at at[2r], its receive at[2r+1] */
 } call;
+
+static pid_t *pids; /* every rank's, for the limit */
 
 static void usage(const char *msg)
 {
@@ -120,7 +148,8 @@ static void usage(const char *msg)
                 "alltoallv --counts uniform|skew:F|random:SEED|sparse|file:PATH\n"
                 "       [--sizes LIST|MIN:MAX] [--iterations MAX] "
                 "[--min-iterations N] [--budget S] [--warmup N] [--root R] "
-                "[--quiet]\n       kcal-vcoll-bench --library\n");
+                "[--quiet]\n       [--algorithm ID[,ID...]] [--progress] [--mpi NAME] "
+                "[--expect-p P]\n       kcal-vcoll-bench --library\n");
     }
     MPI_Finalize();
     exit(msg ? 2 : 0);
@@ -148,18 +177,15 @@ static void parse(int argc, char **argv, options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             usage(NULL);
         if (!strcmp(a, "--library")) {
-            /* The MPI library's own words, first line (scripts name it). */
-            char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-            int len;
-            MPI_Get_library_version(lib, &len);
-            lib[strcspn(lib, "\n,")] = '\0';
-            if (me == 0)
-                printf("%s\n", lib);
-            MPI_Finalize();
-            exit(0);
+            o->library = 1;
+            continue;
         }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--progress")) {
+            o->progress = 1;
             continue;
         }
         if (!v) {
@@ -190,6 +216,12 @@ static void parse(int argc, char **argv, options *o)
             o->warmup = whole(v, a);
         else if (!strcmp(a, "--root"))
             o->root = (int)whole(v, a);
+        else if (!strcmp(a, "--algorithm"))
+            o->algorithm = v;
+        else if (!strcmp(a, "--mpi"))
+            o->mpi = v;
+        else if (!strcmp(a, "--expect-p"))
+            o->expect_p = whole(v, a);
         else if (!strcmp(a, "--budget")) {
             char *end;
             o->budget = strtod(v, &end);
@@ -201,6 +233,8 @@ static void parse(int argc, char **argv, options *o)
             usage(m);
         }
     }
+    if (o->library)
+        return;
     if (o->coll == KCOLL_VCOLL_COUNT || !o->have_dist)
         usage("--coll and --counts are required");
     if (o->max_iters < 1 || o->min_iters < 1 || o->warmup < 1)
@@ -337,6 +371,12 @@ static void call_setup(const options *o, call *k, size_t n)
         for (size_t i = 0; i < k->scount; i++)
             k->send[i] = pattern(me, dst, i);
     }
+    /* Where every rank's buffers are, for the limit's reads. */
+    uint64_t mine[2] = {(uint64_t)(uintptr_t)k->send,
+                        (uint64_t)(uintptr_t)k->recv};
+    k->at = alloc(sizeof(uint64_t) * 2 * pp);
+    MPI_Allgather(mine, 2, MPI_UINT64_T, k->at, 2, MPI_UINT64_T,
+                  MPI_COMM_WORLD);
 }
 
 static void call_free(call *k)
@@ -344,36 +384,87 @@ static void call_free(call *k)
     free(k->c), free(k->b);
     free(k->scounts), free(k->sdispls), free(k->rcounts), free(k->rdispls);
     free(k->iscounts), free(k->isdispls), free(k->ircounts), free(k->irdispls);
-    free(k->send), free(k->recv);
+    free(k->send), free(k->recv), free(k->at);
+}
+
+/* The limit (the top of this file): this process's own copy, then one
+ * process_vm_readv per block it receives with bytes, from the holder's
+ * buffer into where the collective puts it. MPI_SUCCESS or
+ * MPI_ERR_OTHER. */
+static int limit(const options *o, call *k)
+{
+    size_t pp = (size_t)p;
+    int failed = 0;
+#define SEND_AT(q) (k->at[2 * (size_t)(q)])
+    switch (o->coll) {
+    case KCOLL_VCOLL_SCATTERV: /* the root its block, each other its own */
+        if (me == o->root)
+            kcal_copy(k->recv, k->send + k->sdispls[me], k->rcount);
+        else if (k->rcount)
+            failed = kcoll_cma_read(pids[o->root], k->recv,
+                                    SEND_AT(o->root) + k->sdispls[me],
+                                    k->rcount);
+        break;
+    case KCOLL_VCOLL_GATHERV: /* the root: its block, then every other one */
+    case KCOLL_VCOLL_ALLGATHERV: /* every process likewise */
+        if (o->coll == KCOLL_VCOLL_GATHERV && me != o->root)
+            break;
+        kcal_copy(k->recv + k->rdispls[me], k->send, k->scount);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            if (k->rcounts[q])
+                failed = kcoll_cma_read(pids[q], k->recv + k->rdispls[q],
+                                        SEND_AT(q), k->rcounts[q]);
+        }
+        break;
+    default: /* alltoallv: its own block, then each q's block for it, at
+              * q's displacement (the prefix of q's row of M) */
+        kcal_copy(k->recv + k->rdispls[me], k->send + k->sdispls[me],
+                  k->rcounts[me]);
+        for (int t = 1; t < p && !failed; t++) {
+            int q = (me - t + p) % p;
+            uint64_t at = 0;
+            for (int j = 0; j < me; j++)
+                at += k->c[(size_t)q * pp + (size_t)j];
+            if (k->rcounts[q])
+                failed = kcoll_cma_read(pids[q], k->recv + k->rdispls[q],
+                                        SEND_AT(q) + at, k->rcounts[q]);
+        }
+    }
+#undef SEND_AT
+    return failed ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 static int run(const options *o, const row *r, call *k)
 {
     MPI_Comm w = MPI_COMM_WORLD;
+    if (r->kind == ROW_LIMIT)
+        return limit(o, k);
+    int mpi = r->kind == ROW_MPI;
     switch (o->coll) {
     case KCOLL_VCOLL_SCATTERV:
-        return r->mpi ? MPI_Scatterv(k->send, k->iscounts, k->isdispls,
+        return mpi ? MPI_Scatterv(k->send, k->iscounts, k->isdispls,
                                      MPI_BYTE, k->recv, (int)k->rcount,
                                      MPI_BYTE, o->root, w)
                       : kcoll_scatterv(k->send, k->scounts, k->sdispls,
                                        k->recv, k->rcount, o->root, w,
                                        r->algorithm);
     case KCOLL_VCOLL_GATHERV:
-        return r->mpi ? MPI_Gatherv(k->send, (int)k->scount, MPI_BYTE,
+        return mpi ? MPI_Gatherv(k->send, (int)k->scount, MPI_BYTE,
                                     k->recv, k->ircounts, k->irdispls,
                                     MPI_BYTE, o->root, w)
                       : kcoll_gatherv(k->send, k->scount, k->recv,
                                       k->rcounts, k->rdispls, o->root, w,
                                       r->algorithm);
     case KCOLL_VCOLL_ALLGATHERV:
-        return r->mpi ? MPI_Allgatherv(k->send, (int)k->scount, MPI_BYTE,
+        return mpi ? MPI_Allgatherv(k->send, (int)k->scount, MPI_BYTE,
                                        k->recv, k->ircounts, k->irdispls,
                                        MPI_BYTE, w)
                       : kcoll_allgatherv(k->send, k->scount, k->recv,
                                          k->rcounts, k->rdispls, w,
                                          r->algorithm);
     default:
-        return r->mpi ? MPI_Alltoallv(k->send, k->iscounts, k->isdispls,
+        return mpi ? MPI_Alltoallv(k->send, k->iscounts, k->isdispls,
                                       MPI_BYTE, k->recv, k->ircounts,
                                       k->irdispls, MPI_BYTE, w)
                       : kcoll_alltoallv(k->send, k->scounts, k->sdispls,
@@ -439,7 +530,7 @@ static int report(const options *o, const row *r, int rc, size_t n)
  * 0's rows appended to out. Returns 1 when a call or check failed on any
  * rank. */
 static int measure(const options *o, const row *rows, int nr, size_t n,
-                   FILE *out)
+                   int over, FILE *out)
 {
     call k;
     call_setup(o, &k, n);
@@ -486,8 +577,9 @@ static int measure(const options *o, const row *rows, int nr, size_t n,
             if (rc != MPI_SUCCESS)
                 failed = report(o, r, rc, n);
             size_t i = (size_t)order[j] * (size_t)iters + (size_t)it;
-            lead[i] = -t0;
-            tail[i] = t1;
+            int own = r->kind == ROW_LIMIT; /* its own duration */
+            lead[i] = own ? 0 : -t0;
+            tail[i] = own ? t1 - t0 : t1;
         }
     }
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -497,29 +589,65 @@ static int measure(const options *o, const row *rows, int nr, size_t n,
         MPI_Reduce(me == 0 ? MPI_IN_PLACE : tail, tail, (int)per, MPI_DOUBLE,
                    MPI_MAX, 0, MPI_COMM_WORLD);
     }
-    if (me == 0 && !failed) {
-        double *med = alloc(sizeof(double) * (size_t)nr);
-        for (int j = 0; j < nr; j++) {
-            double *x = lead + (size_t)j * (size_t)iters;
-            for (long it = 0; it < iters; it++)
-                x[it] += tail[(size_t)j * (size_t)iters + (size_t)it];
-            med[j] = kcal_bench_median(x, iters);
-        }
-        for (int j = 0; j < nr; j++)
-            fprintf(out, "%s,%s,%d,%zu,%s,%.4f,%.4f\n", vnames[o->coll],
-                    o->dist_name, p, n, rows[j].name, med[j] * 1e6,
-                    med[0] / med[j]);
-        free(med);
-        if (!o->quiet)
-            fprintf(stderr, "kcal-vcoll-bench: %s %s size %zu: %ld "
-                            "iterations\n", vnames[o->coll], o->dist_name,
-                    n, iters);
+    for (int j = 0; me == 0 && !failed && j < nr; j++) {
+        double *x = lead + (size_t)j * (size_t)iters;
+        for (long it = 0; it < iters; it++)
+            x[it] += tail[(size_t)j * (size_t)iters + (size_t)it];
+        double h1, h2;
+        kcal_bench_halves(x, iters, &h1, &h2); /* before the sort */
+        double med = kcal_bench_median(x, iters);
+        fprintf(out, "%s,%d,%zu,%s,,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,%.9g,"
+                     "%.9g,%.9g\n",
+                vnames[o->coll], p, n, rows[j].name, med, x[0],
+                x[iters - 1], iters, over,
+                kcal_quantile_sorted(x, (size_t)iters, 0.25),
+                kcal_quantile_sorted(x, (size_t)iters, 0.75), h1, h2,
+                kcal_quantile_sorted(x, (size_t)iters, 0.05));
     }
+    if (me == 0 && !failed && !o->quiet && !o->progress)
+        fprintf(stderr, "kcal-vcoll-bench: %s %s size %zu: %ld iterations\n",
+                vnames[o->coll], o->dist_name, n, iters);
     free(lead);
     free(tail);
     free(order);
     call_free(&k);
     return failed;
+}
+
+/* The rows: mpi, the .def's ids of the collective (those --algorithm
+ * names, when given), auto, limit; *nr of them. */
+static row *make_rows(const options *o, int *nr)
+{
+    row *rows = alloc(sizeof(row) * (NVROWS + 3));
+    int n = 0;
+    rows[n++] = (row){"mpi", "mpi", ROW_MPI};
+    for (size_t i = 0; i < NVROWS; i++) {
+        if (vrows[i].coll != o->coll)
+            continue;
+        if (o->algorithm) { /* a comma-separated list of ids */
+            size_t len = strlen(vrows[i].id);
+            const char *at = o->algorithm;
+            int named = 0;
+            while (!named && (at = strstr(at, vrows[i].id)) != NULL) {
+                named = (at == o->algorithm || at[-1] == ',') &&
+                        (at[len] == '\0' || at[len] == ',');
+                at += len;
+            }
+            if (!named)
+                continue;
+        }
+        rows[n++] = (row){vrows[i].id, vrows[i].id, ROW_KCOLL};
+    }
+    if (o->algorithm && strcmp(o->algorithm, "mpi") && n == 1) {
+        char m[192];
+        snprintf(m, sizeof m, "--algorithm: '%s' names no algorithm of %s "
+                 "(algos/irregular.def)", o->algorithm, vnames[o->coll]);
+        usage(m);
+    }
+    rows[n++] = (row){"auto", NULL, ROW_KCOLL};
+    rows[n++] = (row){"limit", NULL, ROW_LIMIT};
+    *nr = n;
+    return rows;
 }
 
 int main(int argc, char **argv)
@@ -529,37 +657,60 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     options o;
     parse(argc, argv, &o);
+    char library[256], msg[512];
+    if (kcal_bench_world_check(o.mpi, o.expect_p, library, sizeof library,
+                               msg, sizeof msg) != 0)
+        usage(msg);
+    if (o.library || o.progress) {
+        if (me == 0)
+            printf(o.library ? "%s\n" : "#library %s\n", library);
+        fflush(stdout);
+        if (o.library) {
+            MPI_Finalize();
+            return 0;
+        }
+    }
     uint64_t *sizes;
     size_t nsizes;
     char err[256];
     if (kcal_sizes_parse(o.sizes, &sizes, &nsizes, err, sizeof err) != 0)
         usage(err);
-    /* The rows: mpi first (ratio_to_mpi divides by it), the .def's ids of
-     * the collective, auto. */
-    row rows[NVROWS + 2];
-    int nr = 0;
-    rows[nr++] = (row){"mpi", "mpi", 1};
-    for (size_t i = 0; i < NVROWS; i++)
-        if (vrows[i].coll == o.coll)
-            rows[nr++] = (row){vrows[i].id, vrows[i].id, 0};
-    rows[nr++] = (row){"auto", NULL, 0};
-    /* A row that fell back to the MPI library where CMA is forbidden
-     * would be MPI's time under libkcoll's name. */
-    setenv("KCOLL_STRICT", "1", 1);
+    int nr;
+    row *rows = make_rows(&o, &nr);
+    /* KCOLL_STRICT from here on: a row that fell back to the MPI library
+     * where CMA is forbidden would be MPI's time under libkcoll's name. */
+    if (!kcal_bench_cma_permitted("kcal-vcoll-bench")) {
+        MPI_Finalize();
+        return 3;
+    }
+    int over = kcal_bench_oversubscribed();
+    pids = alloc(sizeof(pid_t) * (size_t)p);
+    pid_t mine = getpid();
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, pids, (int)sizeof mine,
+                  MPI_BYTE, MPI_COMM_WORLD);
     char *buf = NULL;
     size_t blen = 0;
     FILE *out = me == 0 ? open_memstream(&buf, &blen) : NULL;
     int failed = 0;
-    for (size_t si = 0; si < nsizes && !failed; si++)
-        failed = measure(&o, rows, nr, (size_t)sizes[si], out);
+    for (size_t si = 0; si < nsizes && !failed; si++) {
+        failed = measure(&o, rows, nr, (size_t)sizes[si], over, out);
+        if (me == 0 && o.progress && !o.quiet) {
+            char sz[32];
+            printf("#progress %zu %zu %s %s\n", si + 1, nsizes,
+                   vnames[o.coll], kcal_sizes_format(sizes[si], sz, sizeof sz));
+            fflush(stdout);
+        }
+    }
     if (me == 0) {
         fclose(out);
         if (!failed) {
-            printf("coll,dist,p,size,row,median_us,ratio_to_mpi\n%s", buf);
+            printf("%s\n%s", KCAL_CSV_MEASURED_HEADER, buf);
             fflush(stdout);
         }
         free(buf);
     }
+    free(rows);
+    free(pids);
     free(sizes);
     MPI_Finalize();
     return failed ? 1 : 0;

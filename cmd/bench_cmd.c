@@ -1,9 +1,9 @@
 /* bench_cmd: `kcal bench`, the launcher of the MPI benchmark program.
  *
  *   kcal bench --coll C --p P [--sizes LIST|MIN:MAX] [--algorithm ID]
- *              [--type T] [--op O] [--iterations N] [--warmup N] [--cold]
- *              [--check] [--format table|csv] [--mpi NAME] [--mpirun CMD]
- *              [--timeout S] [-q] [-v]
+ *              [--type T] [--op O] [--counts D] [--iterations N]
+ *              [--warmup N] [--cold] [--check] [--format table|csv]
+ *              [--mpi NAME] [--mpirun CMD] [--timeout S] [-q] [-v]
  *   kcal bench --library [--mpi NAME] [--mpirun CMD]
  *
  * Checks the options, and that the run fits this machine (the process count
@@ -19,7 +19,11 @@
  * -v shows them as they come. The benchmark program is $KCAL_BENCH_MPI,
  * else kcal-bench-mpi next to this executable or in its build directory
  * (build/kcal-bench-mpi after `make`, build-mpich/kcal-bench-mpi after
- * `make MPI=mpich`); the table's header names the library it ran with. */
+ * `make MPI=mpich`); the table's header names the library it ran with.
+ * A v-collective (--coll scatterv|gatherv|allgatherv|alltoallv, with
+ * --counts D: common/vcounts.h) runs kcal-vcoll-bench the same way
+ * ($KCAL_VCOLL_BENCH, else found likewise), with the same rows (mpi, the
+ * ids of algos/irregular.def, auto, limit) and the same CSV. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,8 @@
 #include "model/model.h"
 #include "common/mpi_flavor.h"
 #include "common/sizes.h"
+#include "common/vcounts.h"
+#include "model/irregular.h"
 
 #define CMD "bench"
 /* A stopped or deadlocked rank would otherwise hang kcal bench (and make
@@ -47,11 +53,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kcal bench --coll C --p P [--sizes LIST|MIN:MAX] "
             "[--algorithm ID]\n"
-            "                  [--type T] [--op O] [--iterations N] "
-            "[--warmup N] [--cold]\n"
-            "                  [--check] [--format table|csv] [--mpi NAME] "
-            "[--mpirun CMD]\n"
-            "                  [--timeout S] [-q] [-v]\n"
+            "                  [--type T] [--op O] [--counts D] "
+            "[--iterations N] [--warmup N]\n"
+            "                  [--cold] [--check] [--format table|csv] "
+            "[--mpi NAME]\n"
+            "                  [--mpirun CMD] [--timeout S] [-q] [-v]\n"
             "       kcal bench --library [--mpi NAME] [--mpirun CMD]\n\n"
             "Runs the reference collectives (libkcoll) and the MPI library's "
             "own (algorithm\n`mpi`) under its launcher with P processes, "
@@ -60,7 +66,9 @@ static void usage(FILE *f)
             "iterations), plus libkcoll's own choice (`auto`) and the copy "
             "limit\n(`limit`: the busiest process's copies alone).\n\n"
             "  --coll C          scatter, gather, bcast, allgather, alltoall,\n"
-            "                    reduce, allreduce or reduce_scatter_block\n"
+            "                    reduce, allreduce or reduce_scatter_block; or a "
+            "v-collective:\n"
+            "                    scatterv, gatherv, allgatherv or alltoallv\n"
             "  --p P             processes (on this node; at most %d per core "
             "and what the\n"
             "                    process limits leave room for)\n"
@@ -78,6 +86,14 @@ static void usage(FILE *f)
             "  --op O            a reduction's op (default %s; where MPI "
             "defines it on T):\n"
             "                    %s\n"
+            "  --counts D        a v-collective's blocks, each size the mean "
+            "block (default\n"
+            "                    uniform): uniform, skew:F (rank 1's F times "
+            "the others'),\n"
+            "                    random:SEED, sparse or file:PATH (a P x P "
+            "matrix of bytes;\n"
+            "                    docs/model.md); every row's result is "
+            "checked once\n"
             "  --iterations N    timed iterations per size (default 50)\n"
             "  --warmup N        untimed iterations first (default 5)\n"
             "  --cold            new send data before every iteration\n"
@@ -115,7 +131,8 @@ static void usage(FILE *f)
 
 static void print_table(const char *csv, const char *coll, int p, int cores,
                         long warmup, const char *library,
-                        const kcal_reduce_type *type, const kcal_reduce_op *op)
+                        const kcal_reduce_type *type, const kcal_reduce_op *op,
+                        const char *counts)
 {
     kcal_bench_row *rows = NULL;
     size_t n = 0, cap = 0;
@@ -142,6 +159,9 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
     if (type)
         printf("# elements: %s (%zu bytes) under %s; limit applies the same "
                "op (docs/bench.md)\n", type->name, type->size, op->name);
+    if (counts)
+        printf("# counts: %s, each size the mean block (docs/model.md, "
+               "\"Irregular collectives\")\n", counts);
     if (over)
         printf("# OVERSUBSCRIBED: %d processes on %d cores: these times are "
                "not contention measurements\n", p, cores);
@@ -177,6 +197,7 @@ static void print_table(const char *csv, const char *coll, int p, int cores,
 typedef struct {
     const char *coll_s, *sizes, *alg, *format;
     const char *type, *op; /* --type, --op: NULL when not given */
+    const char *counts;    /* --counts: NULL when not given */
     int cold, check, library;
     kcal_launch_opts launch; /* --p, --iterations, --warmup, --mpi, ... */
 } options;
@@ -194,6 +215,7 @@ static const struct option longopts[] = {
     {"library", no_argument, 0, 'L'},
     {"type", required_argument, 0, 'T'},
     {"op", required_argument, 0, 'O'},
+    {"counts", required_argument, 0, 'D'},
     KCAL_LONGOPTS_LAUNCH_END};
 
 /* kcal bench's own options (kcal_cli_option_fn). */
@@ -210,6 +232,7 @@ static int bench_option(int c, const char *arg, void *ctx)
     case 'L': o->library = 1; return 0;
     case 'T': o->type = arg; return 0;
     case 'O': o->op = arg; return 0;
+    case 'D': o->counts = arg; return 0;
     default: return KCAL_CLI_NOT_MINE;
     }
 }
@@ -281,6 +304,82 @@ static int check_sizes(const options *o, kcal_coll coll, const uint64_t *list,
     return 0;
 }
 
+/* A v-collective's options: no reduction's or --cold; --algorithm ids of
+ * its irregular.def rows (or mpi); --counts makes a matrix at every size
+ * and p (a file: p x p), whose buffers fit in this machine's memory. 0, or
+ * -1 after the one line. *dist gets the distribution. */
+static int check_vcoll(const options *o, const uint64_t *list, size_t nsizes,
+                       kcal_vcounts *dist)
+{
+    char err[512];
+    if (o->type || o->op || o->cold) {
+        kcal_cli_error(CMD, "%s is not for a v-collective (%s)",
+                       o->type ? "--type" : o->op ? "--op" : "--cold",
+                       o->coll_s);
+        return -1;
+    }
+    if (o->alg && strcmp(o->alg, "mpi")) {
+        size_t n;
+        const kcal_valgorithm *a = kcal_model_valgorithms(o->coll_s, &n);
+        const char *item = o->alg;
+        while (*item) {
+            size_t len = strcspn(item, ",");
+            int known = len == 3 && !strncmp(item, "mpi", 3);
+            for (size_t i = 0; i < n && !known; i++)
+                known = strlen(a[i].id) == len && !strncmp(a[i].id, item, len);
+            if (!known) {
+                kcal_cli_error(CMD, "--algorithm: '%.*s' is not an algorithm "
+                               "of %s", (int)len, item, o->coll_s);
+                return -1;
+            }
+            item += len + (item[len] == ',');
+        }
+    }
+    if (kcal_vcounts_parse(o->counts ? o->counts : "uniform", dist, err,
+                           sizeof err) != 0) {
+        kcal_cli_error(CMD, "%s", err);
+        return -1;
+    }
+    size_t p = (size_t)o->launch.p;
+    uint64_t *m = malloc(sizeof *m * p * p), mem = kcal_capacity_memory();
+    if (!m) {
+        kcal_cli_error(CMD, "out of memory for a %zu x %zu matrix", p, p);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nsizes && rc == 0; i++) {
+        if (kcal_vcounts_matrix(dist, (int)p, list[i], m, err,
+                                sizeof err) != 0) {
+            kcal_cli_error(CMD, "%s", err);
+            rc = -1;
+            break;
+        }
+        /* Every rank's send and receive buffers (allgatherv: each
+         * receives the whole column): at most the matrix's bytes twice,
+         * or p + 1 times its column for allgatherv. */
+        long double total = 0;
+        for (size_t k = 0; k < p * p; k++)
+            total += (long double)m[k];
+        total *= !strcmp(o->coll_s, "allgatherv") ? (long double)p + 1 : 2;
+        char sz[32], a[32], b[32];
+        if (mem && total > (long double)mem) {
+            kcal_cli_error(CMD, "--sizes: %s with --counts %s needs %s of "
+                           "buffers for %s at p = %zu, more than this "
+                           "machine's %s of memory",
+                           kcal_sizes_format(list[i], sz, sizeof sz),
+                           o->counts ? o->counts : "uniform",
+                           kcal_capacity_format_bytes(
+                               total > 1.8e19L ? UINT64_MAX : (uint64_t)total,
+                               a, sizeof a),
+                           o->coll_s, p,
+                           kcal_capacity_format_bytes(mem, b, sizeof b));
+            rc = -1;
+        }
+    }
+    free(m);
+    return rc;
+}
+
 int kcal_bench_main(int argc, char **argv)
 {
     options o = {.sizes = KCAL_DEFAULT_SIZES, .format = "table",
@@ -302,10 +401,16 @@ int kcal_bench_main(int argc, char **argv)
             printf("%s\n", library);
         return rc;
     }
-    kcal_coll coll;
-    if (kcal_cli_coll_and_p(CMD, o.coll_s, &coll, &o.launch) != 0 ||
+    kcal_coll coll = KCAL_COLL_BCAST;
+    int vcoll;
+    if (kcal_cli_any_coll_and_p(CMD, o.coll_s, &coll, &vcoll, &o.launch) ||
         kcal_cli_table_or_csv(CMD, o.format) != 0)
         return KCAL_EXIT_USAGE;
+    if (o.counts && !vcoll) {
+        kcal_cli_error(CMD, "--counts is for a v-collective (%s)",
+                       kcal_model_vcoll_list());
+        return KCAL_EXIT_USAGE;
+    }
     char err[512];
     uint64_t *list;
     size_t nsizes;
@@ -315,26 +420,35 @@ int kcal_bench_main(int argc, char **argv)
     }
     const kcal_reduce_type *type = NULL;
     const kcal_reduce_op *op = NULL;
-    if ((o.type || o.op) &&
-        kcal_reduce_choose(coll, o.type, o.op, &type, &op, err,
-                           sizeof err) != 0) {
-        kcal_cli_error(CMD, "%s", err);
-        free(list);
-        return KCAL_EXIT_USAGE;
-    }
-    if (check_algorithm(&o, coll) != 0) {
-        free(list);
-        return KCAL_EXIT_USAGE;
-    }
+    kcal_vcounts dist;
+    char dist_name[300] = "";
     int cores;
-    if (kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
+    if (vcoll) {
+        int bad = check_vcoll(&o, list, nsizes, &dist) ||
+                  kcal_cli_launch_fits(CMD, &o.launch, &cores);
         free(list);
-        return KCAL_EXIT_USAGE;
+        if (bad)
+            return KCAL_EXIT_USAGE;
+        kcal_vcounts_name(&dist, dist_name, sizeof dist_name);
+    } else {
+        if ((o.type || o.op) &&
+            kcal_reduce_choose(coll, o.type, o.op, &type, &op, err,
+                               sizeof err) != 0) {
+            kcal_cli_error(CMD, "%s", err);
+            free(list);
+            return KCAL_EXIT_USAGE;
+        }
+        if (check_algorithm(&o, coll) != 0 ||
+            kcal_cli_launch_fits(CMD, &o.launch, &cores) != 0) {
+            free(list);
+            return KCAL_EXIT_USAGE;
+        }
+        int fits = check_sizes(&o, coll, list, nsizes, type);
+        free(list);
+        if (fits != 0)
+            return KCAL_EXIT_USAGE;
     }
-    int fits = check_sizes(&o, coll, list, nsizes, type);
-    free(list);
-    if (fits != 0)
-        return KCAL_EXIT_USAGE;
+    const char *coll_name = vcoll ? o.coll_s : kcal_coll_name(coll);
     int over = cores > 0 && o.launch.p > cores;
 
     /* The program and its options; launch.h puts the launcher before. */
@@ -344,7 +458,7 @@ int kcal_bench_main(int argc, char **argv)
     char *args[24];
     int na = 0;
     args[na++] = "--coll";
-    args[na++] = (char *)kcal_coll_name(coll);
+    args[na++] = (char *)coll_name;
     args[na++] = "--sizes";
     args[na++] = (char *)o.sizes;
     args[na++] = "--iterations";
@@ -361,9 +475,15 @@ int kcal_bench_main(int argc, char **argv)
         args[na++] = "--op";
         args[na++] = (char *)op->name;
     }
+    if (vcoll) { /* a fixed count: its adaptive iterations pinned */
+        args[na++] = "--counts";
+        args[na++] = dist_name;
+        args[na++] = "--min-iterations";
+        args[na++] = it;
+    }
     if (o.cold)
         args[na++] = "--cold";
-    if (o.check)
+    if (o.check && !vcoll) /* kcal-vcoll-bench always checks */
         args[na++] = "--check";
     if (o.launch.quiet) /* bench_run adds --progress, --mpi and --expect-p */
         args[na++] = "--quiet";
@@ -378,7 +498,8 @@ int kcal_bench_main(int argc, char **argv)
     kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
                           o.launch.timeout, o.launch.verbose, o.check,
                           !o.launch.quiet, &pr, 0, 0, o.launch.flavor,
-                          library, NULL, NULL};
+                          library, NULL, NULL,
+                          vcoll ? &kcal_bench_vcoll_program : NULL};
     char *csv;
     int progressed;
     int rc = kcal_bench_run(&job, &csv, &progressed);
@@ -389,8 +510,9 @@ int kcal_bench_main(int argc, char **argv)
     if (!strcmp(o.format, "csv"))
         fputs(csv, stdout);
     else
-        print_table(csv, kcal_coll_name(coll), (int)o.launch.p, cores,
-                    o.launch.warmup, library, type, op);
+        print_table(csv, coll_name, (int)o.launch.p, cores,
+                    o.launch.warmup, library, type, op,
+                    vcoll ? dist_name : NULL);
     free(csv);
     return KCAL_EXIT_OK;
 }

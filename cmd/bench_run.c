@@ -65,6 +65,16 @@ static void on_line(void *ctx, const char *line)
         j->oom = 1;
 }
 
+const kcal_bench_program kcal_bench_mpi_program = {"kcal-bench-mpi",
+                                                   "KCAL_BENCH_MPI"};
+const kcal_bench_program kcal_bench_vcoll_program = {"kcal-vcoll-bench",
+                                                     "KCAL_VCOLL_BENCH"};
+
+static const kcal_bench_program *program_of(const kcal_bench_job *j)
+{
+    return j->program ? j->program : &kcal_bench_mpi_program;
+}
+
 static const kcal_mpi_flavor *flavor_of(const kcal_bench_job *j)
 {
     return j->mpi ? j->mpi : kcal_mpi_flavor_find("openmpi");
@@ -76,8 +86,9 @@ static const kcal_mpi_flavor *flavor_of(const kcal_bench_job *j)
 static int report_failure(const kcal_bench_job *j, const kcal_launch_result *r)
 {
     char line[512], log[PATH_MAX], where[PATH_MAX + 64] = "", dflt[256];
-    const char *own = kcal_launch_err_line(r, "kcal-bench-mpi: ", line,
-                                           sizeof line);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s: ", program_of(j)->name);
+    const char *own = kcal_launch_err_line(r, prefix, line, sizeof line);
     if (!j->verbose && kcal_launch_save_err(r, j->cmd, log, sizeof log) == 0)
         snprintf(where, sizeof where, "; the launcher's output: %s", log);
     if (r->exec_errno) {
@@ -120,11 +131,11 @@ static int report_failure(const kcal_bench_job *j, const kcal_launch_result *r)
 static int find_program(const kcal_bench_job *j, char *prog, size_t len)
 {
     const kcal_mpi_flavor *f = flavor_of(j);
-    if (kcal_mpi_flavor_program(f, "KCAL_BENCH_MPI", "kcal-bench-mpi", prog,
-                                len) == 0)
+    const kcal_bench_program *b = program_of(j);
+    if (kcal_mpi_flavor_program(f, b->env, b->name, prog, len) == 0)
         return 0;
     kcal_cli_error(j->cmd, "benchmark program %s not found (run %s, or set "
-                   "KCAL_BENCH_MPI)", prog, f->make_hint);
+                   "%s)", prog, f->make_hint, b->env);
     return -1;
 }
 

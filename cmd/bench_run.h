@@ -1,9 +1,9 @@
-/* bench_run: one run of the benchmark program kcal-bench-mpi under the
- * launcher, and its CSV rows: what `kcal bench` and `kcal tune` share.
+/* bench_run: one run of a benchmark program (kcal-bench-mpi, or
+ * kcal-vcoll-bench for the v-collectives) under the launcher, and its CSV rows: what `kcal bench` and `kcal tune` share.
  *
  * kcal_bench_run finds the program of the job's MPI library
  * ($KCAL_BENCH_MPI, else kcal-bench-mpi next to kcal or in its build
- * directory: build/, or build-mpich/ for MPICH, common/mpi_flavor.h), runs
+ * directory, and likewise $KCAL_VCOLL_BENCH, kcal-vcoll-bench: build/, or build-mpich/ for MPICH, common/mpi_flavor.h), runs
  * `LAUNCHER -np P [--oversubscribe] PROGRAM ARGS --progress --mpi NAME
  * --expect-p P` through common/launch.h (its own process group, ended at
  * the timeout or when kcal is stopped; the program stops with one line
@@ -23,6 +23,19 @@
 #include "common/mpi_flavor.h"
 
 #define KCAL_BENCH_LIBRARY_LEN 256
+
+/* A benchmark program: its name (beside kcal or in its build directory,
+ * and the prefix of its error lines) and the variable that overrides
+ * where it is. */
+typedef struct {
+    const char *name, *env;
+} kcal_bench_program;
+
+/* kcal-bench-mpi (bench/bench_mpi.c): the regular collectives and the
+ * reductions; kcal-vcoll-bench (bench/vcoll_bench.c): the v-collectives.
+ * Both take the same protocol options and print the same CSV. */
+extern const kcal_bench_program kcal_bench_mpi_program;
+extern const kcal_bench_program kcal_bench_vcoll_program;
 
 typedef struct {
     const char *cmd;      /* the command, for messages: "bench", "tune" */
@@ -46,6 +59,7 @@ typedef struct {
      * (KCAL_CSV_MEASURED_HEADER). */
     char *const *wrapper;
     const char *header;
+    const kcal_bench_program *program; /* NULL: kcal_bench_mpi_program */
 } kcal_bench_job;
 
 /* Run the job. KCAL_EXIT_OK with *csv (malloc'd: the measured CSV, its

@@ -1,5 +1,7 @@
 /* cli: what every kcal subcommand shares (see cli.h). */
 #include "cmd/cli.h"
+
+#include "model/irregular.h"
 #include "bench/capacity.h"
 #include "common/cores.h"
 
@@ -187,6 +189,22 @@ int kcal_cli_coll_and_p(const char *cmd, const char *coll_s, kcal_coll *coll,
         return -1;
     }
     return require_p(cmd, o);
+}
+
+int kcal_cli_any_coll_and_p(const char *cmd, const char *coll_s,
+                            kcal_coll *coll, int *vcoll,
+                            const kcal_launch_opts *o)
+{
+    *vcoll = coll_s && kcal_model_is_vcoll(coll_s);
+    if (!*vcoll && coll_s && kcal_coll_from_name(coll_s, coll) != 0) {
+        kcal_cli_error(cmd, "--coll: unknown collective '%s' (%s, or a "
+                       "v-collective: %s)", coll_s, kcal_coll_list(),
+                       kcal_model_vcoll_list());
+        return -1;
+    }
+    if (*vcoll)
+        return require_p(cmd, o);
+    return kcal_cli_coll_and_p(cmd, coll_s, coll, o);
 }
 
 int kcal_cli_launch_fits(const char *cmd, const kcal_launch_opts *o,

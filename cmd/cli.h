@@ -111,6 +111,12 @@ int kcal_cli_parse_launch(const char *cmd, int argc, char **argv,
 int kcal_cli_coll_and_p(const char *cmd, const char *coll_s, kcal_coll *coll,
                         const kcal_launch_opts *o);
 
+/* As kcal_cli_coll_and_p, and a v-collective's name (model/irregular.h)
+ * as well: *vcoll 1 then, *coll untouched. */
+int kcal_cli_any_coll_and_p(const char *cmd, const char *coll_s,
+                            kcal_coll *coll, int *vcoll,
+                            const kcal_launch_opts *o);
+
 /* --p fits this machine (bench/capacity.h: kcal_capacity_max_ranks);
  * *cores gets its core count. 0, or -1 after the one line. */
 int kcal_cli_launch_fits(const char *cmd, const kcal_launch_opts *o,

@@ -579,7 +579,7 @@ int kcal_tune_main(int argc, char **argv)
         kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p, cores, args,
                               o.launch.timeout, o.launch.verbose, 0,
                               o.launch.verbose, &pr, done_before, total,
-                              o.launch.flavor, NULL, NULL, NULL};
+                              o.launch.flavor, NULL, NULL, NULL, NULL};
         char *csv;
         int brc = kcal_bench_run(&job, &csv, NULL);
         free(list);

@@ -14,7 +14,7 @@ command -v mpicc >/dev/null || { echo "mpicc not found"; exit 77; }
 command -v pkg-config >/dev/null || { echo "pkg-config not found"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset KCAL_PARAMS KCOLL_TABLE KCOLL_STATS KCOLL_STRICT KCOLL_SIMULATE_NO_CMA \
-  KCAL_BENCH_MPI KCAL_SM_BENCH KCAL_PMPI_LIB KCAL_MPIRUN
+  KCAL_BENCH_MPI KCAL_VCOLL_BENCH KCAL_SM_BENCH KCAL_PMPI_LIB KCAL_MPIRUN
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 fail=0
@@ -26,7 +26,7 @@ else
   bad "make install"; cat "$tmp/log"; exit 1
 fi
 for f in bin/kcal lib/libkcoll.a lib/libkcoll.so lib/libkcoll_pmpi.so \
-         lib/pkgconfig/kcoll.pc include/kcoll.h libexec/kcal/kcal-bench-mpi \
+         lib/pkgconfig/kcoll.pc include/kcoll.h libexec/kcal/kcal-bench-mpi libexec/kcal/kcal-vcoll-bench \
          libexec/kcal/kcal-sm-bench share/kcal/reports/times.gp share/kcal/knl.params \
          share/kcal/examples/hpccinf.txt; do
   [ -f "$prefix/$f" ] || bad "not installed: $f"

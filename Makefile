@@ -131,7 +131,7 @@ $(BUILD)/tests/test_model: $(TEST_MODEL_SRCS) tests/test_model.h $(KCAL_ASAN_OBJ
 # MPI=mpich of its own: other flags, other folder) when MPICH is installed;
 # without it they skip (exit 77) and say why. make test-mpich (or make
 # MPI=mpich test) runs them alone.
-MPICH_TESTS := tests/algos_mpi.sh tests/algos_verify.sh tests/algos_reduce.sh tests/algos_vcoll.sh tests/algos_bench.sh tests/algos_example.sh \
+MPICH_TESTS := tests/algos_mpi.sh tests/algos_verify.sh tests/algos_reduce.sh tests/algos_vcoll.sh tests/algos_bench.sh tests/bench_vcoll.sh tests/algos_example.sh \
                tests/algos_exports.sh tests/bench_signals.sh tests/probe_quick.sh \
                tests/report_pipeline.sh tests/tune_cli.sh tests/interpose.sh \
                tests/interpose_fortran.sh tests/run_cli.sh tests/probe_network.sh

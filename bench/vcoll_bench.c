@@ -55,8 +55,9 @@
  *
  * Rank 0 prints, when every call succeeded, kcal-bench-mpi's CSV on
  * stdout (common/columns.h: KCAL_CSV_MEASURED_HEADER, k empty, the
- * collective's name in the first column; the distribution is the
- * command line's). --progress, --mpi and --expect-p are kcal bench's, as
+ * collective's name with its distribution in the first column:
+ * kcal_vcounts_label, "alltoallv" for uniform counts, "alltoallv-skew-16"
+ * for skew:16, as kcal predict --counts writes it). --progress, --mpi and --expect-p are kcal bench's, as
  * for kcal-bench-mpi (a "#library" line first, "#progress DONE TOTAL
  * WHAT" lines per size unless --quiet; a run of another library's build
  * or under another library's launcher stops with one line, exit 2).
@@ -115,6 +116,7 @@ typedef struct {
     kcoll_vcoll coll;
     kcal_vcounts dist;
     char dist_name[64];
+    char label[KCAL_VCOUNTS_LABEL_LEN]; /* the CSV's collective column */
     int have_dist;
     const char *sizes, *algorithm, *mpi;
     long max_iters, min_iters, warmup, expect_p;
@@ -241,6 +243,7 @@ static void parse(int argc, char **argv, options *o)
         usage("--iterations, --min-iterations and --warmup are at least 1");
     if (o->min_iters > o->max_iters)
         o->min_iters = o->max_iters;
+    kcal_vcounts_label(vnames[o->coll], &o->dist, o->label);
     if (o->root >= p)
         usage("--root: a rank of the job");
 }
@@ -598,7 +601,7 @@ static int measure(const options *o, const row *rows, int nr, size_t n,
         double med = kcal_bench_median(x, iters);
         fprintf(out, "%s,%d,%zu,%s,,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,%.9g,"
                      "%.9g,%.9g\n",
-                vnames[o->coll], p, n, rows[j].name, med, x[0],
+                o->label, p, n, rows[j].name, med, x[0],
                 x[iters - 1], iters, over,
                 kcal_quantile_sorted(x, (size_t)iters, 0.25),
                 kcal_quantile_sorted(x, (size_t)iters, 0.75), h1, h2,

@@ -244,13 +244,13 @@ int kcal_bench_library(const kcal_bench_job *j)
 int kcal_bench_parse_row(const char *s, kcal_bench_row *r)
 {
     *r = (kcal_bench_row){0};
-    if (sscanf(s, "%31[^,],%d,%llu,%63[^,],%15[^,],%lf,%lf,%lf,%ld,%d",
+    if (sscanf(s, "%47[^,],%d,%llu,%63[^,],%15[^,],%lf,%lf,%lf,%ld,%d",
                r->coll, &r->p, &r->size, r->alg, r->k, &r->med, &r->min,
                &r->max, &r->iters, &r->over) == 10)
         return 0;
     /* k is empty where it does not apply: read without it. */
     r->k[0] = '\0';
-    if (sscanf(s, "%31[^,],%d,%llu,%63[^,],,%lf,%lf,%lf,%ld,%d", r->coll,
+    if (sscanf(s, "%47[^,],%d,%llu,%63[^,],,%lf,%lf,%lf,%ld,%d", r->coll,
                &r->p, &r->size, r->alg, &r->med, &r->min, &r->max, &r->iters,
                &r->over) == 9)
         return 0;

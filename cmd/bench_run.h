@@ -76,7 +76,7 @@ int kcal_bench_library(const kcal_bench_job *job);
 /* One row of the measured CSV (docs/model.md, columns.h). k is "" where
  * the algorithm takes none; times in seconds. */
 typedef struct {
-    char coll[32], alg[64], k[16];
+    char coll[48], alg[64], k[16]; /* coll: KCAL_VCOUNTS_LABEL_LEN */
     int p;
     unsigned long long size;
     double med, min, max;

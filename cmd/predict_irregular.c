@@ -115,7 +115,9 @@ int kcal_predict_irregular_print(const char *cmd,
 {
     char err[KCAL_ERRLEN], dist[4200], sz[32];
     vrow rows[MAX_ROWS];
+    char label[KCAL_VCOUNTS_LABEL_LEN];
     kcal_vcounts_name(&r->counts, dist, sizeof dist);
+    kcal_vcounts_label(r->vcoll, &r->counts, label);
     FILE *f = stdout;
     if (r->format == KCAL_PREDICT_TABLE)
         fprintf(f, "kcal predict: %s, p = %ld, counts %s, model %s, params "
@@ -157,7 +159,7 @@ int kcal_predict_irregular_print(const char *cmd,
         }
         for (int i = 0; i < count; i++) {
             if (r->format == KCAL_PREDICT_CSV) {
-                fprintf(f, "%s,%ld,%llu,%s,0,%.9g,%d\n", r->vcoll, r->p,
+                fprintf(f, "%s,%ld,%llu,%s,,%.9g,%d\n", label, r->p,
                         (unsigned long long)n, rows[i].id, rows[i].seconds,
                         rows[i].rank);
                 continue;

@@ -231,3 +231,29 @@ int kcal_vcounts_matrix(const kcal_vcounts *v, int p, uint64_t n,
         }
     return 0;
 }
+
+const char *kcal_vcounts_label(const char *coll, const kcal_vcounts *v,
+                               char *buf)
+{
+    char spec[4200];
+    kcal_vcounts_name(v, spec, sizeof spec);
+    if (v->kind == KCAL_VCOUNTS_UNIFORM) {
+        snprintf(buf, KCAL_VCOUNTS_LABEL_LEN, "%s", coll);
+        return buf;
+    }
+    const char *tail = spec;
+    if (v->kind == KCAL_VCOUNTS_FILE) { /* "file:" and the base name */
+        const char *slash = strrchr(v->path, '/');
+        snprintf(spec, sizeof spec, "file:%s", slash ? slash + 1 : v->path);
+    }
+    int at = snprintf(buf, KCAL_VCOUNTS_LABEL_LEN, "%s-", coll);
+    for (; at > 0 && at < KCAL_VCOUNTS_LABEL_LEN - 1 && *tail; tail++) {
+        unsigned char c = (unsigned char)*tail;
+        buf[at++] = isalnum(c) || c == '.' || c == '_' || c == '+' ? (char)c
+                                                                   : '-';
+    }
+    if (at > 0)
+        buf[at < KCAL_VCOUNTS_LABEL_LEN ? at : KCAL_VCOUNTS_LABEL_LEN - 1] =
+            '\0';
+    return buf;
+}

@@ -47,6 +47,18 @@ int kcal_vcounts_parse(const char *spec, kcal_vcounts *out, char *err,
 /* The spec as text ("skew:16"), into buf. */
 const char *kcal_vcounts_name(const kcal_vcounts *v, char *buf, size_t len);
 
+/* The name a measurement or prediction of v-collective `coll` under
+ * these counts goes by in a CSV's collective column (kcal bench, kcal
+ * predict, so kcal report joins them and keeps distributions apart):
+ * the bare name for uniform counts, else the name, '-', and the spec
+ * with every character but letters, digits, '.', '_' and '+' made '-'
+ * ("alltoallv-skew-16", "gatherv-random-7", for a file its base name:
+ * "alltoallv-file-m.txt"), so it is also a safe piece of a file name.
+ * At most KCAL_VCOUNTS_LABEL_LEN - 1 characters (a long file name is cut). */
+#define KCAL_VCOUNTS_LABEL_LEN 48
+const char *kcal_vcounts_label(const char *coll, const kcal_vcounts *v,
+                               char *buf);
+
 /* M for p processes and mean block n into m (p·p entries). 0, or -1 with
  * a message in err: a file that does not read, has other than p × p
  * numbers, or a block past 2^48 bytes; a generated block that overflows. */

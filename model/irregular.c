@@ -56,12 +56,17 @@ static void build(void)
     built = 1;
 }
 
-int kcal_model_is_vcoll(const char *name)
+int kcal_model_vcoll_index(const char *name)
 {
     for (size_t v = 0; v < NVCOLLS; v++)
         if (strcmp(vcolls[v].name, name) == 0)
-            return 1;
-    return 0;
+            return (int)v;
+    return -1;
+}
+
+int kcal_model_is_vcoll(const char *name)
+{
+    return kcal_model_vcoll_index(name) >= 0;
 }
 
 const char *kcal_model_vcoll_list(void)

@@ -43,6 +43,8 @@ typedef struct {
 /* Whether name is a v-collective ("scatterv" ... "alltoallv"), and the
  * list of them for messages. */
 int kcal_model_is_vcoll(const char *name);
+/* Its place in irregular.def's order (0 ...), or -1 for another name. */
+int kcal_model_vcoll_index(const char *name);
 const char *kcal_model_vcoll_list(void);
 
 /* The rows of v-collective `name` in irregular.def's order (*n of them),

@@ -181,7 +181,7 @@ static int explain_series(kcal_sbuf *b, const kcal_report_input *in,
     char a[64], c1[32], c2[32], c3[64];
     double fs = pt->n_small ? fabs(pt->small_signed) : 0;
     double fl = pt->n_large ? fabs(pt->large_signed) : 0;
-    char lab[96];
+    char lab[128];
     snprintf(lab, sizeof lab, "%s `%s`", s->coll, series_label(s, a, sizeof a));
 
     int shape;

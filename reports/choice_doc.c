@@ -35,20 +35,14 @@ static double auto_over_best_again(const kcal_report_input *in,
     return a.auto_choice && b ? a.auto_choice->median_s / b->median_s : NAN;
 }
 
-static int coll_rank(const char *name)
-{
-    kcal_coll c;
-    return kcal_coll_from_name(name, &c) ? KCAL_COLL_COUNT : (int)c;
-}
-
 /* Collective, p, then worst auto/best first, then size. */
 static int cmp_worst(const void *pa, const void *pb)
 {
     const kcal_join_rank *a = *(const kcal_join_rank *const *)pa;
     const kcal_join_rank *b = *(const kcal_join_rank *const *)pb;
-    int ca = coll_rank(a->coll), cb = coll_rank(b->coll);
-    if (ca != cb)
-        return ca - cb;
+    int cc = kcal_join_coll_cmp(a->coll, b->coll);
+    if (cc)
+        return cc;
     if (a->p != b->p)
         return a->p - b->p;
     double x = auto_over_best(a), y = auto_over_best(b);

@@ -83,8 +83,11 @@ char *kcal_report_model_comparison(const kcal_report_input *in)
                   "records the three runs that decided it; this report is "
                   "one more. Per collective, median error paper → full:",
                   ws, conc_len, conc);
-    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
-        const char *name = kcal_coll_name((kcal_coll)c);
+    kcal_join_colls cs = {0};
+    for (size_t i = 0; i < in->table->n; i++)
+        kcal_join_colls_add(&cs, in->table->rows[i].coll);
+    for (int c = 0; c < cs.n; c++) {
+        const char *name = cs.name[c];
         int n1, n2;
         double a = kcal_join_median_ape_of(in->table, name, &n1, NULL);
         double f = kcal_join_median_ape_of(in->full_table, name, &n2, NULL);

@@ -4,12 +4,15 @@
 #include "reports/join.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/columns.h"
 #include "common/err.h"
 #include "common/quantile.h"
+#include "common/vcounts.h"
+#include "model/irregular.h"
 #include "model/model.h"
 
 void kcal_join_init(kcal_join_table *t)
@@ -29,10 +32,37 @@ void kcal_join_free(kcal_join_table *t)
 
 /* ---- the join --------------------------------------------------------- */
 
-static int coll_order(const char *name)
+int kcal_join_coll_order(const char *name)
 {
     kcal_coll c;
-    return kcal_coll_from_name(name, &c) ? KCAL_COLL_COUNT : (int)c;
+    if (kcal_coll_from_name(name, &c) == 0)
+        return (int)c;
+    char base[KCAL_VCOUNTS_LABEL_LEN];
+    snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "-"), name);
+    int v = kcal_model_vcoll_index(base);
+    return v < 0 ? -1 : KCAL_COLL_COUNT + v;
+}
+
+int kcal_join_coll_cmp(const char *a, const char *b)
+{
+    int ca = kcal_join_coll_order(a), cb = kcal_join_coll_order(b);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+void kcal_join_colls_add(kcal_join_colls *s, const char *name)
+{
+    int at = 0;
+    while (at < s->n && kcal_join_coll_cmp(s->name[at], name) < 0)
+        at++;
+    if ((at < s->n && !strcmp(s->name[at], name)) ||
+        s->n == KCAL_JOIN_MAX_COLLS)
+        return;
+    memmove(s->name + at + 1, s->name + at,
+            (size_t)(s->n - at) * sizeof s->name[0]);
+    s->name[at] = name;
+    s->n++;
 }
 
 int kcal_join_is_reference(const char *alg)
@@ -58,9 +88,9 @@ static int reference_order(const char *alg)
 static int cmp_order(const kcal_join_row *a, const kcal_join_row *b,
                      int by_alg)
 {
-    int ca = coll_order(a->coll), cb = coll_order(b->coll);
-    if (ca != cb)
-        return ca < cb ? -1 : 1;
+    int cc = kcal_join_coll_cmp(a->coll, b->coll);
+    if (cc)
+        return cc;
     if (a->p != b->p)
         return a->p < b->p ? -1 : 1;
     if (by_alg) {

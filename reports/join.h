@@ -34,10 +34,29 @@
 /* mpi, auto or limit: a reference row, not a model algorithm. */
 int kcal_join_is_reference(const char *alg);
 
+/* A collective column's place in the report: the registry's order for
+ * a collective (model/collectives.def), then the v-collectives
+ * (algos/irregular.def's order) under any distribution of their counts
+ * (a label, common/vcounts.h: "alltoallv", "alltoallv-skew-16"); -1 for
+ * any other name. kcal_join_coll_cmp orders two names by it, then labels
+ * of one v-collective by name (the uniform one, the bare name, first). */
+int kcal_join_coll_order(const char *name);
+int kcal_join_coll_cmp(const char *a, const char *b);
+
+/* The distinct collectives of a report's rows, in kcal_join_coll_cmp's
+ * order: start empty, add each row's; names point into the rows. */
+#define KCAL_JOIN_MAX_COLLS 64
+typedef struct {
+    const char *name[KCAL_JOIN_MAX_COLLS];
+    int n;
+} kcal_join_colls;
+void kcal_join_colls_add(kcal_join_colls *s, const char *name);
+
 /* One (collective, p, size, algorithm, k) point: what was predicted, what
  * was measured, or both. k is 0 where the CSV leaves it empty. */
 typedef struct {
-    char coll[24]; /* "reduce_scatter_block" and its NUL */
+    char coll[48]; /* a collective, or a v-collective's label
+                    * (common/vcounts.h: KCAL_VCOUNTS_LABEL_LEN) */
     int p;
     uint64_t size;
     char alg[40];
@@ -126,7 +145,8 @@ double kcal_join_ape(const kcal_join_row *r);
 /* summary.csv: one line per (collective, p, algorithm, k) with at least one
  * joined point of size >= KCAL_JOIN_MIN_ERR_SIZE. */
 typedef struct {
-    char coll[24]; /* "reduce_scatter_block" and its NUL */
+    char coll[48]; /* a collective, or a v-collective's label
+                    * (common/vcounts.h: KCAL_VCOUNTS_LABEL_LEN) */
     int p;
     char alg[40];
     int k;
@@ -140,7 +160,8 @@ typedef struct {
 /* ranking.csv: one line per (collective, p, size) with at least one joined
  * (predicted and measured) kcoll row. */
 typedef struct {
-    char coll[24]; /* "reduce_scatter_block" and its NUL */
+    char coll[48]; /* a collective, or a v-collective's label
+                    * (common/vcounts.h: KCAL_VCOUNTS_LABEL_LEN) */
     int p;
     uint64_t size;
     int oversubscribed;

@@ -274,10 +274,9 @@ static int parse_csv(kcal_join_table *t, char *buf, const char *name,
             goto out;
         }
         long v;
-        kcal_coll coll;
         const char *bad = NULL;
         if (parse_name(f[idx[C_COLL]], r->coll, sizeof r->coll) ||
-            kcal_coll_from_name(r->coll, &coll))
+            kcal_join_coll_order(r->coll) < 0)
             bad = "collective";
         else if (parse_long(f[idx[C_P]], 1, 1000000, &v) || !(r->p = (int)v))
             bad = "p";

@@ -334,7 +334,7 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
                       size_t pnglen, char *err, size_t errlen)
 {
     /* Columns: the collectives measured with `mpi` at this p; rows: sizes. */
-    int cols[KCAL_COLL_COUNT] = {0};
+    kcal_join_colls cs = {0};
     uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
     if (!sizes) {
         kcal_set_err(err, errlen, "out of memory");
@@ -342,10 +342,9 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
     }
     size_t nsizes = 0;
     for (long i = 0; i < n; i++) {
-        kcal_coll c;
-        if (r[i].p != p || !r[i].mpi || kcal_coll_from_name(r[i].coll, &c))
+        if (r[i].p != p || !r[i].mpi)
             continue;
-        cols[c] = 1;
+        kcal_join_colls_add(&cs, r[i].coll);
         sizes[nsizes++] = r[i].size;
     }
     if (!nsizes) {
@@ -373,24 +372,21 @@ int kcal_plot_speedup(const kcal_plot_ctx *ctx, const kcal_join_rank *r,
     }
     int ncols = 0;
     fprintf(o.f, "size");
-    for (int c = 0; c < KCAL_COLL_COUNT; c++)
-        if (cols[c]) {
-            fprintf(o.f, " %s", kcal_coll_name((kcal_coll)c));
-            ncols++;
-        }
+    for (int c = 0; c < cs.n; c++) {
+        fprintf(o.f, " %s", cs.name[c]);
+        ncols++;
+    }
     fprintf(o.f, "\n");
     for (size_t i = 0; i < nsizes; i++) {
         if (i && sizes[i] == sizes[i - 1])
             continue;
         char lab[32];
         fprintf(o.f, "%s", kcal_sizes_format(sizes[i], lab, sizeof lab));
-        for (int c = 0; c < KCAL_COLL_COUNT; c++) {
-            if (!cols[c])
-                continue;
+        for (int c = 0; c < cs.n; c++) {
             double v = NAN;
             for (long j = 0; j < n; j++)
                 if (r[j].p == p && r[j].size == sizes[i] && r[j].mpi &&
-                    !strcmp(r[j].coll, kcal_coll_name((kcal_coll)c)))
+                    !strcmp(r[j].coll, cs.name[c]))
                     v = r[j].speedup;
             if (isnan(v))
                 fprintf(o.f, " NaN");

@@ -162,21 +162,17 @@ static void section_speedup(kcal_doc *d, const kcal_report_input *in, int over)
             continue;
         any = 1;
         int p = r->p;
-        const char *head[1 + KCAL_COLL_COUNT];
-        int cols[KCAL_COLL_COUNT], nc = 0;
+        const char *head[1 + KCAL_JOIN_MAX_COLLS];
+        kcal_join_colls cs = {0};
         char hp[32];
         snprintf(hp, sizeof hp, "size (p = %d)", p);
         head[0] = hp;
-        for (int c = 0; c < KCAL_COLL_COUNT; c++) {
-            const char *name = kcal_coll_name((kcal_coll)c);
-            for (long j = 0; j < in->n_ranking; j++)
-                if (in->ranking[j].p == p && in->ranking[j].mpi &&
-                    !strcmp(in->ranking[j].coll, name)) {
-                    cols[nc] = c;
-                    head[1 + nc++] = name;
-                    break;
-                }
-        }
+        for (long j = 0; j < in->n_ranking; j++)
+            if (in->ranking[j].p == p && in->ranking[j].mpi)
+                kcal_join_colls_add(&cs, in->ranking[j].coll);
+        int nc = cs.n;
+        for (int c = 0; c < nc; c++)
+            head[1 + c] = cs.name[c];
         kcal_doc_table(d, 1 + nc, head);
         /* Sizes in increasing order: repeatedly take the next larger. */
         uint64_t last = 0;
@@ -188,15 +184,15 @@ static void section_speedup(kcal_doc *d, const kcal_report_input *in, int over)
                     next = in->ranking[j].size;
             if (next == UINT64_MAX)
                 break;
-            char cell[KCAL_COLL_COUNT][96], sz[32], a[64];
-            const char *cells[1 + KCAL_COLL_COUNT];
+            char cell[KCAL_JOIN_MAX_COLLS][96], sz[32], a[64];
+            const char *cells[1 + KCAL_JOIN_MAX_COLLS];
             cells[0] = kcal_fmt_size(next, sz, sizeof sz);
             for (int c = 0; c < nc; c++) {
                 snprintf(cell[c], sizeof cell[c], "–");
                 for (long j = 0; j < in->n_ranking; j++) {
                     const kcal_join_rank *q = &in->ranking[j];
                     if (q->p == p && q->size == next && q->mpi &&
-                        !strcmp(q->coll, kcal_coll_name((kcal_coll)cols[c]))) {
+                        !strcmp(q->coll, cs.name[c])) {
                         int at = snprintf(cell[c], sizeof cell[c], "%.2f× `%s`",
                                           q->speedup,
                                           kcal_join_alg_label(q->measured_best,
@@ -411,8 +407,11 @@ static void section_headline(kcal_doc *d, const kcal_report_input *in)
         const char *r7[] = {"first choice within the noise floor", a, b};
         kcal_doc_row(d, nc, r7);
     }
-    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
-        const char *cn = kcal_coll_name((kcal_coll)c);
+    kcal_join_colls cs = {0};
+    for (long i = 0; i < in->n_ranking; i++)
+        kcal_join_colls_add(&cs, in->ranking[i].coll);
+    for (int c = 0; c < cs.n; c++) {
+        const char *cn = cs.name[c];
         double lo = INFINITY, hi = -INFINITY;
         for (long i = 0; i < in->n_ranking; i++) {
             const kcal_join_rank *r = &in->ranking[i];

@@ -14,7 +14,8 @@
 #include "model/params.h"
 
 typedef struct {
-    char coll[24]; /* "reduce_scatter_block" and its NUL */
+    char coll[48]; /* a collective, or a v-collective's label
+                    * (common/vcounts.h: KCAL_VCOUNTS_LABEL_LEN) */
     int p;
     int oversubscribed;
     char png[128]; /* file name inside the output directory */

@@ -3,7 +3,8 @@
 # v-collectives measured through kcal-vcoll-bench (bench/vcoll_bench.c).
 # Option errors (exit 2, one line, nothing on stdout); for each of the four
 # at p = 2 and at p = 3 (oversubscribed on 2 cores) a run whose CSV is
-# kcal-bench-mpi's: its header, one row per size for mpi, every id of
+# kcal-bench-mpi's: its header, the collective column naming the
+# distribution as kcal predict --counts does, one row per size for mpi, every id of
 # algos/irregular.def for the collective, auto and limit, in that order,
 # the fixed --iterations, the oversubscribed flag, ordered quantiles (the
 # program checks every row's result in its first warm-up round: a wrong
@@ -60,10 +61,11 @@ for p in 2 3; do
       echo "FAIL: kcal bench --coll $c --p $p --counts $d:"; cat "$tmp/err"; fail=1; continue
     fi
     ok=1
+    lab=$c-${d//:/-} # the collective column: common/vcounts.h's label
     [ "$(head -n 1 "$tmp/csv")" = "$header" ] || { echo "FAIL: $c p=$p: header $(head -n 1 "$tmp/csv")"; ok=0; }
     want=$(want_rows $c)
     for size in 1024 65541; do
-      got=$(awk -F, -v s=$size -v c=$c -v p=$p 'NR > 1 && $1 == c && $2 == p && $3 == s {a = a (a ? " " : "") $4} END {print a}' "$tmp/csv")
+      got=$(awk -F, -v s=$size -v c=$lab -v p=$p 'NR > 1 && $1 == c && $2 == p && $3 == s {a = a (a ? " " : "") $4} END {print a}' "$tmp/csv")
       [ "$got" = "$want" ] || { echo "FAIL: $c p=$p size $size: rows '$got', want '$want'"; ok=0; }
     done
     [ "$(tail -n +2 "$tmp/csv" | wc -l)" -eq $((2 * $(wc -w <<<"$want"))) ] || { echo "FAIL: $c p=$p: extra rows"; ok=0; }
@@ -86,7 +88,8 @@ else
 fi
 
 # A matrix from a file (p = 2: rank 0 sends itself 0 bytes and rank 1
-# 100000; rank 1 sends 7 and 3), and the table naming it.
+# 100000; rank 1 sends 7 and 3), and the table naming it; uniform counts
+# are the bare name in the CSV.
 printf '0 100000\n7 3\n' >"$tmp/m.txt"
 if "$KCAL" bench --coll alltoallv --p 2 --counts file:"$tmp/m.txt" --sizes 4K --iterations 2 \
      --warmup 1 >"$tmp/table" 2>"$tmp/err"; then
@@ -96,6 +99,9 @@ if "$KCAL" bench --coll alltoallv --p 2 --counts file:"$tmp/m.txt" --sizes 4K --
 else
   echo "FAIL: --counts file:"; cat "$tmp/err"; fail=1
 fi
+"$KCAL" bench --coll allgatherv --p 2 --sizes 4K --iterations 2 --warmup 1 --format csv -q >"$tmp/csv" 2>"$tmp/err" &&
+  [ "$(tail -n +2 "$tmp/csv" | cut -d, -f1 | sort -u)" = allgatherv ] && echo "ok   uniform: collective column allgatherv" ||
+  { echo "FAIL: uniform allgatherv:"; cat "$tmp/csv" "$tmp/err"; fail=1; }
 
 # The program itself, launched as 2 processes but told to expect 3 (what
 # a launcher of another library does: singletons): one line, exit 2.

@@ -266,6 +266,18 @@ for vc in scatterv:scatter:parallel_read gatherv:gather:parallel_write \
 done
 "$KCAL" predict --coll alltoallv --p 4 --sizes 64K --counts skew:16 --params "$params" --explain >"$tmp/skew" 2>/dev/null &&
   grep -q 'counts skew:16' "$tmp/skew" && grep -q 'pairwise .*<- best' "$tmp/skew" && ok || no "skew table: $(cat "$tmp/skew")"
+# The CSV's collective column is the label kcal bench --counts writes too
+# (common/vcounts.h), so kcal report joins the two and keeps
+# distributions apart: the bare name for uniform, name-spec otherwise, k
+# empty as for every algorithm without one.
+for c in "uniform alltoallv" "skew:16 alltoallv-skew-16" "random:7 alltoallv-random-7" \
+         "file:$tmp/m4 alltoallv-file-m4"; do
+  read -r d want <<<"$c"
+  printf '1 2 3 4\n5 6 7 8\n9 10 11 12\n13 14 15 16\n' >"$tmp/m4"
+  "$KCAL" predict --coll alltoallv --p 4 --sizes 4K --counts "$d" --params "$params" --format csv 2>/dev/null >"$tmp/l.csv" &&
+    awk -F, -v w="$want" 'NR > 1 && !($1 == w && $5 == "") {bad = 1} END {exit bad || NR < 2}' "$tmp/l.csv" &&
+    ok || no "--counts $d: collective column not $want: $(cat "$tmp/l.csv")"
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -63,18 +63,28 @@ static int split(char *line, char **f, int max)
     return n;
 }
 
-static int parse_name(const char *s, char *out, size_t outlen)
+/* A name of [a-z0-9_] (an algorithm, a collective); with label, also the
+ * rest of a v-collective label's alphabet (common/vcounts.h: letters,
+ * digits, '.', '_', '+', '-'). */
+static int parse_chars(const char *s, char *out, size_t outlen, int label)
 {
     size_t n = strlen(s);
     if (n == 0 || n >= outlen)
         return -1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              (label && ((c >= 'A' && c <= 'Z') || c == '.' || c == '+' ||
+                         c == '-'))))
             return -1;
     }
     memcpy(out, s, n + 1);
     return 0;
+}
+
+static int parse_name(const char *s, char *out, size_t outlen)
+{
+    return parse_chars(s, out, outlen, 0);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -275,7 +285,7 @@ static int parse_csv(kcal_join_table *t, char *buf, const char *name,
         }
         long v;
         const char *bad = NULL;
-        if (parse_name(f[idx[C_COLL]], r->coll, sizeof r->coll) ||
+        if (parse_chars(f[idx[C_COLL]], r->coll, sizeof r->coll, 1) ||
             kcal_join_coll_order(r->coll) < 0)
             bad = "collective";
         else if (parse_long(f[idx[C_P]], 1, 1000000, &v) || !(r->p = (int)v))

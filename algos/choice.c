@@ -323,9 +323,11 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
 }
 
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below, int *use_mpi)
+                           int user_named, uint64_t *below,
+                           uint64_t *split_from, int *use_mpi)
 {
     *below = 0;
+    *split_from = 0;
     *use_mpi = 1;
     if (c->no_state)
         return MPI_SUCCESS;
@@ -358,9 +360,18 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
             handoff(c, a->regular, 0); /* loads the crossover */
         uint64_t h = a ? c->handoff[a->regular] : 0;
         c->vbelow[v] = x > h ? x : h;
+        /* The split's help pays from about 1 MiB blocks at p = 2 on the
+         * Zen 5 guest: from 256K (scatterv) to 4M (gatherv) with uniform
+         * counts, and 1.6-2.4x the MPI library with skew:16, where the
+         * one large block is copied by two cores (scripts/bench-irregular;
+         * the model says 1M there). */
+        c->vsplit[v] = a ? kcal_model_vfirst_from(kcal_model_default(prm),
+                                                  prm, a, na, c->size)
+                         : UINT64_MAX;
         c->vbelow_known |= 1u << v;
     }
     *below = c->vbelow[v];
+    *split_from = c->vsplit[v];
     return MPI_SUCCESS;
 }
 

@@ -12,7 +12,15 @@
  *   sequential_read  Σ_r (X(n_r) + l·pages(n_r)) at the root: each rank
  *     sends the root its block's address, the root reads the blocks one
  *     after another (no contention) and tells each rank it is done.
- * Both run vrooted.c's protocols with the data coming into the root. */
+ *   parallel_write_split  the regular row's t_split with n_r per pair:
+ *     parallel_write with the root's idle time put to work: each rank
+ *     writes its block's chunks (kcal_model_split_chunk) from the front
+ *     while the root, its own block copied, reads the chunks still left
+ *     from the back, rank after rank, the two ends sharing the block's
+ *     counter in the node's control slots (flags.c); both say done by
+ *     message. Under skewed counts the one large block is copied by two
+ *     cores. A communicator over several nodes runs parallel_write.
+ * All run vrooted.c's protocols with the data coming into the root. */
 #include "algos/irregular.h"
 
 int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
@@ -23,4 +31,9 @@ int kcoll_gatherv_parallel_write(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_sequential(c, a, 0);
+}
+
+int kcoll_gatherv_parallel_write_split(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_split(c, a, 0);
 }

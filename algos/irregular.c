@@ -407,7 +407,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         if (alg)
             KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
                                              algorithm != NULL, &below,
-                                             &use_mpi));
+                                             &a->split_from, &use_mpi));
         else
             use_mpi = 1;
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
@@ -436,11 +436,23 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             snprintf(name, sizeof name, "local");
         else if (use_mpi)
             snprintf(name, sizeof name, "mpi");
-        else if (below)
-            snprintf(name, sizeof name, "%s+msg<%llu", alg->id,
-                     (unsigned long long)below);
-        else
-            snprintf(name, sizeof name, "%s", alg->id);
+        else {
+            /* NULL's split rows say from which block the root helps. */
+            char help[40] = "";
+            if (!algorithm && (v == KCOLL_VCOLL_SCATTERV ||
+                               v == KCOLL_VCOLL_GATHERV)) {
+                if (a->split_from == UINT64_MAX)
+                    snprintf(help, sizeof help, "(no help)");
+                else
+                    snprintf(help, sizeof help, "(help>=%llu)",
+                             (unsigned long long)a->split_from);
+            }
+            if (below)
+                snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, help,
+                         (unsigned long long)below);
+            else
+                snprintf(name, sizeof name, "%s%s", alg->id, help);
+        }
         kcoll_stats_add_named(vnames[v], name, 0,
                               stats_bytes(v, a, c->size, c->rank),
                               kcoll_stats_now() - t0);

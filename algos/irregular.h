@@ -37,6 +37,11 @@ typedef struct {
      * CMA): algorithm NULL's per-pair hand-off, which both ends of a pair
      * decide alike from the count they both know. */
     uint64_t below;
+    /* The *_split rows (vrooted.c): a pair whose block is at least this
+     * gets the root's help (0: every pair, as when the row is named);
+     * a smaller one runs as the plain parallel row's pair. Algorithm
+     * NULL's per pair, from the model (kcal_model_vfirst_from). */
+    uint64_t split_from;
 } kcoll_vargs;
 
 typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
@@ -45,12 +50,15 @@ typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
     int fn(kcoll_comm *c, const kcoll_vargs *a);
 #include "algos/irregular.def"
 
-/* The rooted v-collectives' two protocols (vrooted.c), `out` 1 where the
- * data go out of the root (scatterv), 0 where they come into it
- * (gatherv): the root's peers copying at once by CMA (parallel), or the
- * root copying their blocks one after another (sequential). */
+/* The rooted v-collectives' three protocols (vrooted.c), `out` 1 where
+ * the data go out of the root (scatterv), 0 where they come into it
+ * (gatherv): the root's peers copying at once by CMA (parallel), the
+ * root copying their blocks one after another (sequential), or the
+ * peers copying at once while the root, its own block done, takes chunks
+ * of theirs from the other end (split). */
 int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out);
 int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out);
+int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out);
 
 /* Tags of the v-collectives' messages in the current call (kcoll_tag). */
 enum { KCOLL_VTAG_DATA = 1, KCOLL_VTAG_ADDR, KCOLL_VTAG_DONE };

@@ -12,7 +12,15 @@
  *   sequential_write  Σ_r (X(n_r) + l·pages(n_r)) at the root: each rank
  *     sends the root its receive address, the root writes the blocks one
  *     after another (no contention) and tells each rank it is done.
- * Both run vrooted.c's protocols with the data going out of the root. */
+ *   parallel_read_split  the regular row's t_split with n_r per pair:
+ *     parallel_read with the root's idle time put to work: each reader
+ *     reads its block's chunks (kcal_model_split_chunk) from the front
+ *     while the root, its own block copied, writes the chunks still left
+ *     from the back, reader after reader, the two ends sharing the
+ *     block's counter in the node's control slots (flags.c); both say
+ *     done by message. Under skewed counts the one large block is copied
+ *     by two cores. A communicator over several nodes runs parallel_read.
+ * All run vrooted.c's protocols with the data going out of the root. */
 #include "algos/irregular.h"
 
 int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
@@ -23,4 +31,9 @@ int kcoll_scatterv_parallel_read(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_sequential(c, a, 1);
+}
+
+int kcoll_scatterv_parallel_read_split(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_split(c, a, 1);
 }

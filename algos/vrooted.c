@@ -1,6 +1,7 @@
-/* vrooted: the two protocols of the rooted v-collectives, for scatterv.c
- * (the data go out of the root) and gatherv.c (into it): the root's peers
- * copying at once, or the root copying the blocks in turn (irregular.h).
+/* vrooted: the three protocols of the rooted v-collectives, for
+ * scatterv.c (the data go out of the root) and gatherv.c (into it): the
+ * root's peers copying at once, the root copying the blocks in turn, or
+ * both ends of every pair copying chunks of its block (irregular.h).
  *
  * Every peer with bytes to move exchanges one or two small messages with
  * the root: an address message (where the block is or goes) and a done
@@ -184,5 +185,155 @@ int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out)
     rc = kcoll_vreqs_finish(&q, rc);
     KCOLL_TRY(rc);
     KCOLL_TRY(bad);
+    return own;
+}
+
+/* The chunks of an n-byte block that the split's two ends share, as the
+ * regular *_split rows cut them (kcal_model_split_chunk): chunk i is
+ * [i·m, min(n, (i+1)·m)). */
+static uint64_t split_chunks(size_t n, size_t *m)
+{
+    *m = (size_t)kcal_model_split_chunk(n);
+    return (n + *m - 1) / *m;
+}
+
+/* Claim and copy chunks of the pair's block until none is left: the peer
+ * from the front, the root from the back (kcoll_flag_claim on the peer's
+ * slot). `read` when the data come this way; local is this end's block,
+ * remote the other's. 1 when a copy failed. */
+static int split_copy(kcoll_comm *c, int peer_slot, int back, int read,
+                      pid_t pid, char *local, uint64_t remote, size_t n)
+{
+    size_t m;
+    uint64_t q = split_chunks(n, &m), i;
+    int failed = 0;
+    while ((i = kcoll_flag_claim(c, peer_slot, q, back)) < q) {
+        size_t off = (size_t)i * m, len = n - off < m ? n - off : m;
+        failed |= (read ? kcoll_cma_read(pid, local + off, remote + off, len)
+                        : kcoll_cma_write(pid, local + off, remote + off,
+                                          len)) != 0;
+    }
+    return failed;
+}
+
+int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    /* The chunk counters live in the node's shared control slots: a
+     * communicator over several nodes has none, and runs the parallel
+     * protocol (its pairs across nodes go as messages either way). Every
+     * rank makes this test and the first kcoll_flags_get alike. */
+    if (c->spans_nodes)
+        return kcoll_v_rooted_parallel(c, a, out);
+    KCOLL_TRY(kcoll_flags_get(c));
+    int p = c->size, root = a->root, rc;
+    kcoll_vreqs q;
+    if (c->rank != root) {
+        size_t n;
+        char *buf = own_peer_block(a, out, &n);
+        if (n == 0)
+            return MPI_SUCCESS;
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
+        kcoll_vmsg mine = {kcoll_addr(buf), n, 0}, m;
+        int by_msg = kcoll_v_by_message(a, root, n);
+        int helped = !by_msg && n >= a->split_from;
+        rc = by_msg   ? post_data(c, &q, buf, n, root, out)
+             : helped ? kcoll_vreqs_send(c, &q, &mine, sizeof mine, root,
+                                         KCOLL_VTAG_ADDR)
+                      : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && !by_msg)
+            rc = kcoll_vreqs_recv(c, &q, &m, sizeof m, root, KCOLL_VTAG_ADDR);
+        KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
+        if (by_msg)
+            return MPI_SUCCESS;
+        if (!helped) { /* the plain parallel pair: the whole block, done */
+            kcoll_vmsg done = {0, n, copy_pair(a, root, out, buf, &m, n)};
+            KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
+                               kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
+            return status_rc(done.status);
+        }
+        /* Reads (scatterv) or writes (gatherv) from the front; then the
+         * two done messages: the root may still be copying into or out
+         * of this rank's buffer until its own arrives. */
+        kcoll_vmsg done = {0, n, m.count != n ? 2 : 0}, theirs = {0, 0, 0};
+        if (!done.status)
+            done.status = (uint64_t)split_copy(c, c->rank, 0, out,
+                                               a->pids[root], buf, m.addr, n);
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
+        rc = kcoll_vreqs_send(c, &q, &done, sizeof done, root,
+                              KCOLL_VTAG_DONE);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_vreqs_recv(c, &q, &theirs, sizeof theirs, root,
+                                  KCOLL_VTAG_DONE);
+        KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
+        /* This rank's block is spoilt by its own failed copy, or by the
+         * root's when the root wrote it (scatterv). */
+        if (done.status)
+            return status_rc(done.status);
+        return out ? status_rc(theirs.status) : MPI_SUCCESS;
+    }
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 3 * (size_t)p);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    /* m[r]: the root's address message to r; m[p + r]: r's to the root,
+     * then its done (a pair below split_from, the plain parallel pair:
+     * its done only); m[2p + r]: the root's done to r. */
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
+    for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        if (r == root || n == 0)
+            continue;
+        if (kcoll_v_by_message(a, r, n)) {
+            rc = post_data(c, &q, block, n, r, !out);
+            continue;
+        }
+        m[r] = (kcoll_vmsg){kcoll_addr(block), n, 0};
+        rc = kcoll_vreqs_send(c, &q, &m[r], sizeof *m, r, KCOLL_VTAG_ADDR);
+        /* A helped pair's address comes back; a plain one's done. */
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_vreqs_recv(c, &q, &m[p + r], sizeof *m, r,
+                                  n >= a->split_from ? KCOLL_VTAG_ADDR
+                                                     : KCOLL_VTAG_DONE);
+    }
+    int own = root_own(a, out);
+    int bad = kcoll_vreqs_finish(&q, MPI_SUCCESS);
+    KCOLL_TRY(rc);
+    /* Its own block done, the root helps every peer in turn from the back
+     * of its block (the peers started at the front on their own), then
+     * exchanges the done messages: every peer waits for one. */
+    rc = kcoll_vreqs_init(c, &q, 2 * p);
+    for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
+        int r = (root + i) % p;
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        if (n == 0 || kcoll_v_by_message(a, r, n) || n < a->split_from)
+            continue;
+        uint64_t status = bad != MPI_SUCCESS ? 1
+                          : m[p + r].count != n ? 2
+                                                : (uint64_t)split_copy(
+                                                      c, r, 1, !out,
+                                                      a->pids[r], block,
+                                                      m[p + r].addr, n);
+        m[2 * p + r] = (kcoll_vmsg){0, n, status};
+        rc = kcoll_vreqs_send(c, &q, &m[2 * p + r], sizeof *m, r,
+                              KCOLL_VTAG_DONE);
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_vreqs_recv(c, &q, &m[p + r], sizeof *m, r,
+                                  KCOLL_VTAG_DONE);
+    }
+    rc = kcoll_vreqs_finish(&q, rc);
+    KCOLL_TRY(rc);
+    KCOLL_TRY(bad);
+    /* gatherv: a block the root received is spoilt by either end's failed
+     * copy; scatterv's peers report their own. */
+    for (int r = 0; r < p && !out; r++) {
+        size_t n;
+        root_block(a, r, out, &n);
+        if (r == root || n == 0 || kcoll_v_by_message(a, r, n))
+            continue;
+        if (n >= a->split_from)
+            KCOLL_TRY(status_rc(m[2 * p + r].status));
+        KCOLL_TRY(status_rc(m[p + r].status));
+    }
     return own;
 }

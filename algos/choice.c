@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "algos/choice.h"
+#include "algos/irregular.h"
 #include "algos/config.h"
 #include "algos/tuned.h"
 #include "algos/verify.h"
@@ -360,18 +361,10 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
             handoff(c, a->regular, 0); /* loads the crossover */
         uint64_t h = a ? c->handoff[a->regular] : 0;
         c->vbelow[v] = x > h ? x : h;
-        /* The split's help pays from about 1 MiB blocks at p = 2 on the
-         * Zen 5 guest: from 256K (scatterv) to 4M (gatherv) with uniform
-         * counts, and 1.6-2.4x the MPI library with skew:16, where the
-         * one large block is copied by two cores (scripts/bench-irregular;
-         * the model says 1M there). */
-        c->vsplit[v] = a ? kcal_model_vfirst_from(kcal_model_default(prm),
-                                                  prm, a, na, c->size)
-                         : UINT64_MAX;
         c->vbelow_known |= 1u << v;
     }
     *below = c->vbelow[v];
-    *split_from = c->vsplit[v];
+    *split_from = KCOLL_V_HELP_MIN;
     return MPI_SUCCESS;
 }
 

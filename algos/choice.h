@@ -117,9 +117,9 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
  * message: the larger of the regular collective's measured crossover
  * (mpi_<coll>_below) and the model's for one pair
  * (kcal_model_vcrossover), kept per communicator, and *split_from the
- * block from which the first row, a *_split form, gives a pair the
- * root's help (kcal_model_vfirst_from; 0 when the user named the
- * algorithm: every pair). MPI_ERR_OTHER where
+ * smallest block the first row, a *_split form, may give the root's help
+ * (irregular.h: KCOLL_V_HELP_MIN; 0 when the user named the algorithm:
+ * every pair). MPI_ERR_OTHER where
  * CMA is forbidden under KCOLL_STRICT=1. */
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
                            int user_named, uint64_t *below,

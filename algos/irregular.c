@@ -440,13 +440,9 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             /* NULL's split rows say from which block the root helps. */
             char help[40] = "";
             if (!algorithm && (v == KCOLL_VCOLL_SCATTERV ||
-                               v == KCOLL_VCOLL_GATHERV)) {
-                if (a->split_from == UINT64_MAX)
-                    snprintf(help, sizeof help, "(no help)");
-                else
-                    snprintf(help, sizeof help, "(help>=%llu)",
-                             (unsigned long long)a->split_from);
-            }
+                               v == KCOLL_VCOLL_GATHERV))
+                snprintf(help, sizeof help, "(help>=%llu,2x)",
+                         (unsigned long long)a->split_from);
             if (below)
                 snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, help,
                          (unsigned long long)below);

@@ -37,12 +37,23 @@ typedef struct {
      * CMA): algorithm NULL's per-pair hand-off, which both ends of a pair
      * decide alike from the count they both know. */
     uint64_t below;
-    /* The *_split rows (vrooted.c): a pair whose block is at least this
-     * gets the root's help (0: every pair, as when the row is named);
-     * a smaller one runs as the plain parallel row's pair. Algorithm
-     * NULL's per pair, from the model (kcal_model_vfirst_from). */
+    /* The *_split rows (vrooted.c): 0, the row was named: the root helps
+     * every pair. Else (NULL) the root helps a pair whose block is at
+     * least this and at least twice its own block, and runs the others
+     * as the plain parallel row's pairs; it says which in its address
+     * message, so only the root decides. */
     uint64_t split_from;
 } kcoll_vargs;
+
+/* NULL's smallest helped block. Why the root's own block decides: at
+ * p = 2 on the Zen 5 guest (scripts/bench-irregular, 2026-11-28) the
+ * help won 1.2-1.9x with skew:16 from 8K mean blocks (128K for the one
+ * large pair) and lost 15-35 % for scatterv with uniform counts at 64K to
+ * 1M, where the root's own copy keeps it as busy as its peer; the model
+ * (t_split) ranked the help first from 128K there, uniform or not. Below
+ * 16K a block is two chunks and the help's two messages cost more than
+ * they save. */
+#define KCOLL_V_HELP_MIN 16384
 
 typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
 

@@ -127,9 +127,6 @@ typedef struct kcoll_comm {
      * vbelow_known has its bit (choice.c). */
     uint64_t vbelow[8];
     unsigned vbelow_known;
-    /* And the block from which NULL's first row gives a pair the root's
-     * help (irregular.h: split_from), known with vbelow. */
-    uint64_t vsplit[8];
     /* The v-collectives' working arrays (irregular.h's kcoll_v_work),
      * kept between calls: a malloc and free of each per call were a
      * tenth of a 1 KiB alltoallv at p = 2. */

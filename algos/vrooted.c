@@ -216,6 +216,18 @@ static int split_copy(kcoll_comm *c, int peer_slot, int back, int read,
     return failed;
 }
 
+/* Whether the root helps with pair r's block of n bytes (irregular.h:
+ * split_from): every pair the row was named for; for NULL, a pair of at
+ * least split_from bytes that is at least twice the root's own block,
+ * where the root, done with its own copy, would otherwise wait. */
+static int root_helps(const kcoll_vargs *a, int out, size_t n)
+{
+    if (a->split_from == 0)
+        return 1;
+    size_t own = a->in_place ? 0 : out ? a->scounts[a->root] : a->scount;
+    return n >= a->split_from && n / 2 >= own;
+}
+
 int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
 {
     /* The chunk counters live in the node's shared control slots: a
@@ -232,32 +244,33 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
         char *buf = own_peer_block(a, out, &n);
         if (n == 0)
             return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
-        kcoll_vmsg mine = {kcoll_addr(buf), n, 0}, m;
+        KCOLL_TRY(kcoll_vreqs_init(c, &q, 1));
+        kcoll_vmsg m;
         int by_msg = kcoll_v_by_message(a, root, n);
-        int helped = !by_msg && n >= a->split_from;
-        rc = by_msg   ? post_data(c, &q, buf, n, root, out)
-             : helped ? kcoll_vreqs_send(c, &q, &mine, sizeof mine, root,
-                                         KCOLL_VTAG_ADDR)
-                      : MPI_SUCCESS;
-        if (rc == MPI_SUCCESS && !by_msg)
-            rc = kcoll_vreqs_recv(c, &q, &m, sizeof m, root, KCOLL_VTAG_ADDR);
+        rc = by_msg ? post_data(c, &q, buf, n, root, out)
+                    : kcoll_vreqs_recv(c, &q, &m, sizeof m, root,
+                                       KCOLL_VTAG_ADDR);
         KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
         if (by_msg)
             return MPI_SUCCESS;
-        if (!helped) { /* the plain parallel pair: the whole block, done */
-            kcoll_vmsg done = {0, n, copy_pair(a, root, out, buf, &m, n)};
+        kcoll_vmsg done = {0, n, 0}, theirs = {0, 0, 0};
+        if (!m.status) { /* the plain parallel pair: the whole block, done */
+            done.status = copy_pair(a, root, out, buf, &m, n);
             KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
                                kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
             return status_rc(done.status);
         }
-        /* Reads (scatterv) or writes (gatherv) from the front; then the
-         * two done messages: the root may still be copying into or out
-         * of this rank's buffer until its own arrives. */
-        kcoll_vmsg done = {0, n, m.count != n ? 2 : 0}, theirs = {0, 0, 0};
-        if (!done.status)
-            done.status = (uint64_t)split_copy(c, c->rank, 0, out,
-                                               a->pids[root], buf, m.addr, n);
+        /* The root helps (its address message said so): this rank's
+         * address to it, then chunks from the front, then the two done
+         * messages: the root may still be copying into or out of this
+         * rank's buffer until its own arrives. */
+        kcoll_vmsg mine = {kcoll_addr(buf), n, 0};
+        KCOLL_TRY(MPI_Send(&mine, 3, MPI_UINT64_T, root,
+                           kcoll_tag(c, KCOLL_VTAG_ADDR), c->comm));
+        done.status = m.count != n ? 2
+                                   : (uint64_t)split_copy(c, c->rank, 0, out,
+                                                          a->pids[root], buf,
+                                                          m.addr, n);
         KCOLL_TRY(kcoll_vreqs_init(c, &q, 2));
         rc = kcoll_vreqs_send(c, &q, &done, sizeof done, root,
                               KCOLL_VTAG_DONE);
@@ -274,9 +287,9 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
     kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 3 * (size_t)p);
     if (!m)
         return MPI_ERR_NO_MEM;
-    /* m[r]: the root's address message to r; m[p + r]: r's to the root,
-     * then its done (a pair below split_from, the plain parallel pair:
-     * its done only); m[2p + r]: the root's done to r. */
+    /* m[r]: the root's address message to r, its status 1 when the root
+     * helps; m[p + r]: r's address (helped) or its done (not), then a
+     * helped r's done; m[2p + r]: the root's done to a helped r. */
     rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
         size_t n;
@@ -287,26 +300,25 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
             rc = post_data(c, &q, block, n, r, !out);
             continue;
         }
-        m[r] = (kcoll_vmsg){kcoll_addr(block), n, 0};
+        int helps = root_helps(a, out, n);
+        m[r] = (kcoll_vmsg){kcoll_addr(block), n, (uint64_t)helps};
         rc = kcoll_vreqs_send(c, &q, &m[r], sizeof *m, r, KCOLL_VTAG_ADDR);
-        /* A helped pair's address comes back; a plain one's done. */
         if (rc == MPI_SUCCESS)
             rc = kcoll_vreqs_recv(c, &q, &m[p + r], sizeof *m, r,
-                                  n >= a->split_from ? KCOLL_VTAG_ADDR
-                                                     : KCOLL_VTAG_DONE);
+                                  helps ? KCOLL_VTAG_ADDR : KCOLL_VTAG_DONE);
     }
     int own = root_own(a, out);
     int bad = kcoll_vreqs_finish(&q, MPI_SUCCESS);
     KCOLL_TRY(rc);
-    /* Its own block done, the root helps every peer in turn from the back
-     * of its block (the peers started at the front on their own), then
-     * exchanges the done messages: every peer waits for one. */
+    /* Its own block done, the root helps the helped peers in turn from the
+     * back of their blocks (they started at the front on their own), then
+     * exchanges the done messages: every helped peer waits for one. */
     rc = kcoll_vreqs_init(c, &q, 2 * p);
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int r = (root + i) % p;
         size_t n;
         char *block = root_block(a, r, out, &n);
-        if (n == 0 || kcoll_v_by_message(a, r, n) || n < a->split_from)
+        if (n == 0 || kcoll_v_by_message(a, r, n) || !m[r].status)
             continue;
         uint64_t status = bad != MPI_SUCCESS ? 1
                           : m[p + r].count != n ? 2
@@ -331,7 +343,7 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
         root_block(a, r, out, &n);
         if (r == root || n == 0 || kcoll_v_by_message(a, r, n))
             continue;
-        if (n >= a->split_from)
+        if (m[r].status)
             KCOLL_TRY(status_rc(m[2 * p + r].status));
         KCOLL_TRY(status_rc(m[p + r].status));
     }

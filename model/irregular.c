@@ -254,46 +254,6 @@ uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
     return n;
 }
 
-/* Whether rows[0] is predicted strictly faster than every other row at
- * block n. */
-static int first_wins(kcal_model_kind model, const kcal_params *prm,
-                      const kcal_valgorithm *rows, size_t n_rows, int p,
-                      uint64_t n)
-{
-    double t[2] = {-1, -1};
-    for (size_t i = 0; i < n_rows; i++) {
-        const kcal_valgorithm *a = &rows[i];
-        double u = a->row ? kcal_model_time(model, prm, a->regular, a->row,
-                                            a->row->kind == KCAL_PARAM_STRIDE,
-                                            p, n, 0, NULL)
-                          : -1;
-        if (i == 0)
-            t[0] = u;
-        else if (u >= 0 && (t[1] < 0 || u < t[1]))
-            t[1] = u;
-    }
-    return t[0] >= 0 && (t[1] < 0 || t[0] < t[1]);
-}
-
-uint64_t kcal_model_vfirst_from(kcal_model_kind model, const kcal_params *prm,
-                                const kcal_valgorithm *rows, size_t n_rows,
-                                int p)
-{
-    if (p < 2 || !rows || n_rows == 0 || !rows[0].row)
-        return UINT64_MAX;
-    /* Down from 1 GiB while the first row wins: the model's rows may
-     * cross more than once (the tests' params price the split below the
-     * plain row at 4-16 KiB and again from 2 MiB at p = 3), and only the
-     * last crossing says where the help pays for good. */
-    uint64_t from = UINT64_MAX;
-    for (uint64_t n = (uint64_t)1 << 30; n >= 64; n /= 2) {
-        if (!first_wins(model, prm, rows, n_rows, p, n))
-            break;
-        from = n;
-    }
-    return from;
-}
-
 double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
                             const uint64_t *m)
 {

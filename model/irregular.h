@@ -69,17 +69,6 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
 double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
                             const uint64_t *m);
 
-/* From which pair block algorithm NULL gives a pair the collective's
- * first row's help (its *_split row: the root copies chunks of the
- * pair's block from the other end): the smallest power of two n (64 B to
- * 1 GiB) from which that row, every block n, is predicted strictly
- * faster than each other row of the collective (rows[0..n_rows)) at p at
- * every larger power of two up to 1 GiB; UINT64_MAX where it is not at
- * 1 GiB. */
-uint64_t kcal_model_vfirst_from(kcal_model_kind model, const kcal_params *prm,
-                                const kcal_valgorithm *rows, size_t n_rows,
-                                int p);
-
 /* Where algorithm NULL stops sending a's blocks as MPI messages: the
  * smallest power of two n (64 B to 1 GiB) at which a's regular row, every
  * block n, is predicted faster than the MPI library's measured line

@@ -47,13 +47,14 @@ typedef struct {
 
 /* NULL's smallest helped block. Why the root's own block decides: at
  * p = 2 on the Zen 5 guest (scripts/bench-irregular, 2026-11-28) the
- * help won 1.2-1.9x with skew:16 from 8K mean blocks (128K for the one
- * large pair) and lost 15-35 % for scatterv with uniform counts at 64K to
- * 1M, where the root's own copy keeps it as busy as its peer; the model
- * (t_split) ranked the help first from 128K there, uniform or not. Below
- * 16K a block is two chunks and the help's two messages cost more than
- * they save. */
-#define KCOLL_V_HELP_MIN 16384
+ * help won 1.2-1.9x with skew:16 from 8K mean blocks (a 128K block for
+ * the one large pair) and lost 15-35 % for scatterv with uniform counts
+ * at 64K to 1M, where the root's own copy keeps it as busy as its peer;
+ * the model (t_split) ranked the help first from 128K there, uniform or
+ * not. Below 128K it lost: at 4K mean blocks with skew:16 (the large
+ * block 64K) NULL with the help ran at 0.82-0.88x the MPI library where
+ * the plain pair ran at 0.94-0.96x, in three launches of three. */
+#define KCOLL_V_HELP_MIN 131072
 
 typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
 

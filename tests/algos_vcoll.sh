@@ -39,8 +39,9 @@ run "p=4, two virtual nodes" timeout 600 "${mpi_run[@]}" -np 4 "$mpi_x" KCOLL_VI
 # default has none and sends every pair by CMA.
 params=$(cd "$(dirname "$0")" && pwd)/data/probed-quick.params
 run "p=3, NULL with a crossover" timeout 600 "${mpi_run[@]}" -np 3 "$mpi_x" KCAL_PARAMS="$params" "$prog"
-# At p = 2 NULL's split rows get the root's help for a pair at least
-# twice the root's own block (irregular.h): the skewed cases have one, so
-# one call mixes helped pairs, plain CMA pairs and messages.
+# At p = 2 NULL's split rows get the root's help for a pair of 128 KiB or
+# more and at least twice the root's own block (irregular.h): the skewed
+# 65549-byte cases have one (1 MiB), so one call mixes helped pairs,
+# plain CMA pairs and messages.
 run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$prog"
 exit $fail

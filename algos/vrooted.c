@@ -72,59 +72,6 @@ static uint64_t copy_pair(const kcoll_vargs *a, int peer, int read,
     return e != 0;
 }
 
-int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out)
-{
-    int p = c->size, root = a->root, rc;
-    kcoll_vreqs q;
-    if (c->rank != root) {
-        size_t n;
-        char *buf = own_peer_block(a, out, &n);
-        if (n == 0)
-            return MPI_SUCCESS;
-        KCOLL_TRY(kcoll_vreqs_init(c, &q, 1));
-        kcoll_vmsg m;
-        int by_msg = kcoll_v_by_message(a, root, n);
-        rc = by_msg ? post_data(c, &q, buf, n, root, out)
-                    : kcoll_vreqs_recv(c, &q, &m, sizeof m, root,
-                                       KCOLL_VTAG_ADDR);
-        KCOLL_TRY(kcoll_vreqs_finish(&q, rc));
-        if (by_msg)
-            return MPI_SUCCESS;
-        kcoll_vmsg done = {0, n, copy_pair(a, root, out, buf, &m, n)};
-        KCOLL_TRY(MPI_Send(&done, 3, MPI_UINT64_T, root,
-                           kcoll_tag(c, KCOLL_VTAG_DONE), c->comm));
-        return status_rc(done.status);
-    }
-    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    rc = kcoll_vreqs_init(c, &q, 2 * p);
-    for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
-        size_t n;
-        char *block = root_block(a, r, out, &n);
-        m[p + r].status = 0;
-        if (r == root || n == 0)
-            continue;
-        if (kcoll_v_by_message(a, r, n)) {
-            rc = post_data(c, &q, block, n, r, !out);
-            continue;
-        }
-        m[r] = (kcoll_vmsg){kcoll_addr(block), n, 0};
-        rc = kcoll_vreqs_send(c, &q, &m[r], sizeof *m, r, KCOLL_VTAG_ADDR);
-        if (rc == MPI_SUCCESS)
-            rc = kcoll_vreqs_recv(c, &q, &m[p + r], sizeof *m, r,
-                                  KCOLL_VTAG_DONE);
-    }
-    int own = root_own(a, out);
-    rc = kcoll_vreqs_finish(&q, rc);
-    /* A peer's failed copy spoils the root's result only when the data
-     * came in (gatherv); a scatterv's reader reports its own. */
-    for (int r = 0; r < p && rc == MPI_SUCCESS && !out; r++)
-        rc = status_rc(m[p + r].status);
-    KCOLL_TRY(rc);
-    return own;
-}
-
 int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out)
 {
     int p = c->size, root = a->root, rc;
@@ -228,15 +175,23 @@ static int root_helps(const kcoll_vargs *a, int out, size_t n)
     return n >= a->split_from && n / 2 >= own;
 }
 
-int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
+/* The parallel protocol, with the root's help where may_help and
+ * root_helps say (the split rows). Every pair with bytes that moves by
+ * CMA: the root sends the peer its block's address, its status 1 when the
+ * root will help; a plain pair's peer copies the whole block and says
+ * done; a helped peer first sends its own address, then both copy chunks
+ * and exchange done messages. The peer needs nothing but that message to
+ * know which, so only the root decides. */
+static int rooted(kcoll_comm *c, const kcoll_vargs *a, int out, int may_help)
 {
     /* The chunk counters live in the node's shared control slots: a
-     * communicator over several nodes has none, and runs the parallel
-     * protocol (its pairs across nodes go as messages either way). Every
-     * rank makes this test and the first kcoll_flags_get alike. */
+     * communicator over several nodes has none, and its root never helps
+     * (its pairs across nodes go as messages either way). Every rank
+     * makes this test and the first kcoll_flags_get alike. */
     if (c->spans_nodes)
-        return kcoll_v_rooted_parallel(c, a, out);
-    KCOLL_TRY(kcoll_flags_get(c));
+        may_help = 0;
+    if (may_help)
+        KCOLL_TRY(kcoll_flags_get(c));
     int p = c->size, root = a->root, rc;
     kcoll_vreqs q;
     if (c->rank != root) {
@@ -300,7 +255,7 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
             rc = post_data(c, &q, block, n, r, !out);
             continue;
         }
-        int helps = root_helps(a, out, n);
+        int helps = may_help && root_helps(a, out, n);
         m[r] = (kcoll_vmsg){kcoll_addr(block), n, (uint64_t)helps};
         rc = kcoll_vreqs_send(c, &q, &m[r], sizeof *m, r, KCOLL_VTAG_ADDR);
         if (rc == MPI_SUCCESS)
@@ -348,4 +303,14 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
         KCOLL_TRY(status_rc(m[p + r].status));
     }
     return own;
+}
+
+int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    return rooted(c, a, out, 0);
+}
+
+int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    return rooted(c, a, out, 1);
 }

@@ -105,7 +105,7 @@ else
   bad "installed kcal bench:"; cat "$tmp/out" "$tmp/err"
 fi
 if timeout 120 "$kcal" bench --coll alltoallv --counts skew:4 --p 2 --sizes 4K --iterations 3 --warmup 1 --format csv >"$tmp/out" 2>"$tmp/err" &&
-   grep -q '^alltoallv,2,4096,pairwise,' "$tmp/out" && grep -Eq "running .* $prefix(/bin/\.\.)?/libexec/kcal/kcal-vcoll-bench " "$tmp/err"; then
+   grep -q '^alltoallv-skew-4,2,4096,pairwise,' "$tmp/out" && grep -Eq "running .* $prefix(/bin/\.\.)?/libexec/kcal/kcal-vcoll-bench " "$tmp/err"; then
   echo "ok   installed kcal bench --coll alltoallv runs $prefix/libexec/kcal/kcal-vcoll-bench"
 else
   bad "installed kcal bench --coll alltoallv:"; cat "$tmp/out" "$tmp/err"

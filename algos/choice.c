@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "algos/choice.h"
-#include "algos/irregular.h"
 #include "algos/config.h"
 #include "algos/tuned.h"
 #include "algos/verify.h"
@@ -324,11 +323,9 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
 }
 
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below,
-                           uint64_t *split_from, int *use_mpi)
+                           int user_named, uint64_t *below, int *use_mpi)
 {
     *below = 0;
-    *split_from = 0;
     *use_mpi = 1;
     if (c->no_state)
         return MPI_SUCCESS;
@@ -364,7 +361,6 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
         c->vbelow_known |= 1u << v;
     }
     *below = c->vbelow[v];
-    *split_from = KCOLL_V_HELP_MIN;
     return MPI_SUCCESS;
 }
 

@@ -116,14 +116,10 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
  * (user_named 0) *below is the block below which a pair goes as an MPI
  * message: the larger of the regular collective's measured crossover
  * (mpi_<coll>_below) and the model's for one pair
- * (kcal_model_vcrossover), kept per communicator, and *split_from the
- * smallest block the first row, a *_split form, may give the root's help
- * (irregular.h: KCOLL_V_HELP_MIN; 0 when the user named the algorithm:
- * every pair). MPI_ERR_OTHER where
+ * (kcal_model_vcrossover), kept per communicator. MPI_ERR_OTHER where
  * CMA is forbidden under KCOLL_STRICT=1. */
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below,
-                           uint64_t *split_from, int *use_mpi);
+                           int user_named, uint64_t *below, int *use_mpi);
 
 /* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
 const char *kcoll_plan_name(const kcoll_plan *plan);

@@ -407,7 +407,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         if (alg)
             KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
                                              algorithm != NULL, &below,
-                                             &a->split_from, &use_mpi));
+                                             &use_mpi));
         else
             use_mpi = 1;
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
@@ -419,6 +419,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             below = 0;
         }
         a->below = below;
+        a->split_from = algorithm ? 0 : KCOLL_V_HELP_MIN;
         if (!use_mpi)
             KCOLL_TRY(reach(c, &a->pids));
         if (use_mpi) {

@@ -20,7 +20,7 @@
  * finish reading this process's buffer. */
 static void add_memcpy_or_flag(acc *a, int p)
 {
-    double copy = a->in_place ? 0 : (double)a->n * a->beta_local;
+    double copy = a->in_place ? 0 : a->own * a->beta_local;
     double sync = flag_cost(a, KCAL_SM_BARRIER, p);
     if (copy > sync)
         a->t.copy += copy;
@@ -309,7 +309,7 @@ void kcal_t_split(acc *a, int p, int k)
                               a->pages / q
                         : 0;
     double cost = startup + copy + lock;
-    double memcpy_t = a->in_place ? 0 : (double)a->n * a->beta_local;
+    double memcpy_t = a->in_place ? 0 : a->own * a->beta_local;
     double root_t = memcpy_t, root_chunks = 0, owner_chunks = 0;
     for (int r = 1; r < p && q > 0; r++) {
         double k0 = cost > 0 ? floor(root_t / cost) + 1 : q;

@@ -188,7 +188,7 @@ void kcal_t_full_bruck_copies(acc *a, int p, int k)
  * p = 2). */
 void kcal_t_full_pairwise(acc *a, int p, int k)
 {
-    a->t.copy += (a->in_place ? (double)p : 1.0) * (double)a->n * a->beta_local;
+    a->t.copy += (a->in_place ? (double)p * (double)a->n : a->own) * a->beta_local;
     kcal_t_pairwise(a, p, k);
     add_sm(a, KCAL_SM_BARRIER, p);
     add_mutual(a, p - 1);

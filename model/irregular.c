@@ -118,12 +118,17 @@ void kcal_model_vblocks(kcal_coll regular, int p, const uint64_t *m,
         }
 }
 
-/* One pair's price: the regular row's terms at n with its start-up, copy
- * and lock divided among the copies on its critical path (`copies`), and
- * its synchronisation (the call's, not the pair's) apart. Remembered for
- * the last distinct sizes: a generated matrix repeats a few. */
+/* One pair's price: the regular row's terms at a peer block of n bytes
+ * and the process's own block of `own` (its local copy, T_memcpy, and
+ * what the split rows' root copies before it helps), with its start-up,
+ * copy and lock divided among the copies on its critical path
+ * (`copies`), and its synchronisation (the call's, not the pair's) apart.
+ * Pricing the own block at n instead charged a skewed call's one large
+ * pair a local copy as large: the rows with T_memcpy ran 1.2–1.6× over
+ * their measured times under skew:16 (model.md). Remembered for the last
+ * distinct (n, own): a generated matrix repeats a few. */
 typedef struct {
-    uint64_t n;
+    uint64_t n, own;
     kcal_terms pair;
     double sync;
 } priced;
@@ -140,10 +145,10 @@ typedef struct {
     int used, next;
 } pricer;
 
-static const priced *price(pricer *pr, uint64_t n)
+static const priced *price(pricer *pr, uint64_t n, uint64_t own)
 {
     for (int i = 0; i < pr->used; i++)
-        if (pr->memo[i].n == n)
+        if (pr->memo[i].n == n && pr->memo[i].own == own)
             return &pr->memo[i];
     priced *e = &pr->memo[pr->next];
     pr->next = (pr->next + 1) % MEMO;
@@ -151,9 +156,10 @@ static const priced *price(pricer *pr, uint64_t n)
         pr->used++;
     kcal_terms t = {0, 0, 0, 0};
     int k = pr->a->row->kind == KCAL_PARAM_STRIDE ? 1 : 0;
-    kcal_model_time(pr->model, pr->prm, pr->a->regular, pr->a->row, k, pr->p,
-                    n, 0, &t);
+    kcal_model_pair_time(pr->model, pr->prm, pr->a->regular, pr->a->row, k,
+                         pr->p, n, own, &t);
     e->n = n;
+    e->own = own;
     e->sync = t.sync;
     e->pair = (kcal_terms){t.startup / pr->copies, t.copy / pr->copies,
                            t.lock / pr->copies, 0};
@@ -182,7 +188,7 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
     kcal_model_vblocks(a->regular, p, m, b);
     *pr = (pricer){model, prm, a, p,
                    a->path == KCAL_VPATH_ROOT_MAX ? 1.0 : (double)(p - 1),
-                   {{0, {0, 0, 0, 0}, 0}}, 0, 0};
+                   {{0, 0, {0, 0, 0, 0}, 0}}, 0, 0};
     /* The busiest process: each process's pairs (ROOT_*: the root's
      * row or column; the others: each rank's sources) added up along
      * the path, the largest kept. */
@@ -194,6 +200,8 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
                         : p;
     for (int d = 0; d < processes; d++) {
         kcal_terms mine = {0, 0, 0, 0};
+        /* d's own block: b's diagonal (the root's for the rooted rows) */
+        uint64_t own = b[(size_t)d * (size_t)p + (size_t)d];
         for (int s = 0; s < p; s++) {
             /* Pair (s -> d) of a receiver d; rooted: the root's peer s. */
             uint64_t n;
@@ -206,7 +214,7 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
                 n = s == d ? 0 : b[(size_t)s * (size_t)p + (size_t)d];
             if (!n)
                 continue;
-            const priced *e = price(pr, n);
+            const priced *e = price(pr, n, own);
             if (e->sync > sync)
                 sync = e->sync;
             if (a->path == KCAL_VPATH_ROOT_MAX) {
@@ -222,7 +230,7 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
             best = mine;
     }
     if (sync == 0) /* nothing moves: the call's synchronisation alone */
-        sync = price(pr, 1)->sync;
+        sync = price(pr, 1, 1)->sync;
     best.sync = sync;
     free(b);
     free(pr);

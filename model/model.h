@@ -158,6 +158,14 @@ double kcal_model_time(kcal_model_kind model, const kcal_params *prm,
                        kcal_coll c, const kcal_algorithm *alg, int k, int p,
                        uint64_t n, int in_place, kcal_terms *terms);
 
+/* kcal_model_time with every peer's block n and the process's own block,
+ * the one it copies locally (T_memcpy), `own` bytes: a v-collective's
+ * pair, where the two differ (model/irregular.c). Not in place. */
+double kcal_model_pair_time(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, uint64_t own,
+                            kcal_terms *terms);
+
 /* Every (algorithm, k) of a collective at p: throttle factors 2..p-1 (or only
  * `only_k` when > 0), ring_neighbor with j = 1. Fills *out (malloc'ed, caller
  * frees) ranked fastest first. Returns the count, or -1 on bad arguments.

@@ -115,6 +115,10 @@ typedef struct acc {
     uint64_t n;
     double pages;
     int in_place;
+    double own;   /* bytes of the process's own block, which T_memcpy copies
+                   * locally: n, except for a v-collective's pair
+                   * (kcal_model_pair_time), whose own block has a size of
+                   * its own */
     double alpha; /* s: α of this call's CMA calls (alpha_write for a
                    * *_write row in the full model) */
     double lock;  /* s/page: l, likewise lock_write */
@@ -284,11 +288,11 @@ static inline void add_lock(acc *a, double mult, int c)
     a->t.lock += mult * a->lock * gamma_at(a->prm, c) * a->pages;
 }
 
-/* T_memcpy = n·β (0 in place) */
+/* T_memcpy = own·β (0 in place; own = n but in a v-collective's pair) */
 static inline void add_memcpy(acc *a)
 {
     if (!a->in_place)
-        a->t.copy += (double)a->n * a->beta_local;
+        a->t.copy += a->own * a->beta_local;
 }
 
 /* T_sm_X(p) (sm_of says how), from the call's setup. */
@@ -315,6 +319,7 @@ static inline void acc_init(acc *a, const kcal_call_setup *setup,
     a->n = n;
     a->pages = (double)kcal_pages(n, prm->page);
     a->in_place = in_place;
+    a->own = (double)n;
     a->alpha = prm->alpha;
     a->lock = prm->lock;
     a->beta = prm->beta;

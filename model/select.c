@@ -158,6 +158,22 @@ double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
     return time_of(&a, model, c, alg, k, p, base, terms);
 }
 
+double kcal_model_pair_time(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, uint64_t own,
+                            kcal_terms *terms)
+{
+    if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) ||
+        p < 2 || !kcal_model_k_valid(alg, p, k))
+        return -1;
+    kcal_call_setup setup;
+    kcal_model_call_setup(&setup, prm, model, p);
+    acc a;
+    acc_init(&a, &setup, n, 0);
+    a.own = (double)own;
+    return time_of(&a, model, c, alg, k, p, NULL, terms);
+}
+
 /* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),
  * ring_neighbor with j = 1; only only_alg's when it is not NULL. Calls fn
  * for each, in model.md order and k ascending; stops early on non-zero. */

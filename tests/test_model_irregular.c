@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tests/check.h"
@@ -178,6 +179,48 @@ static void shapes(const kcal_params *prm)
               "scatterv, gatherv, allgatherv, alltoallv");
 }
 
+/* A process's own block is priced at its own size: the rows that copy it
+ * locally (T_memcpy; the split rows' root before it helps) get cheaper
+ * when it shrinks while the blocks it moves stay, the parallel rows,
+ * which copy it while their peers read, do not change; in the paper's
+ * model the difference is the local copy itself, (own − own')·β. */
+static void own_block(const kcal_params *prm, kcal_model_kind model)
+{
+    const uint64_t big = 1 << 20, small = 65536;
+    static const char *const rooted[] = {"scatterv", "gatherv"};
+    for (size_t c = 0; c < 2; c++) {
+        size_t na;
+        const kcal_valgorithm *a = kcal_model_valgorithms(rooted[c], &na);
+        for (size_t i = 0; i < na; i++) {
+            /* p = 2: root 0's own block M[0][0], its one pair big */
+            uint64_t same[4] = {big, big, big, big};
+            uint64_t mine[4] = {small, big, big, big};
+            double t_same = kcal_model_vtime(model, prm, &a[i], 2, same, NULL);
+            double t_mine = kcal_model_vtime(model, prm, &a[i], 2, mine, NULL);
+            if (strncmp(a[i].id, "parallel_", 9) != 0 ||
+                strstr(a[i].id, "_split") != NULL)
+                CHECK(t_mine < t_same);
+            else
+                CHECK(close_to(t_mine, t_same));
+            if (model == KCAL_MODEL_PAPER && strstr(a[i].id, "sequential_"))
+                CHECK(close_to(t_same - t_mine,
+                               (double)(big - small) * prm->beta));
+        }
+    }
+    /* allgatherv, p = 3, rank 0's block small: rank 0 still reads two
+     * big blocks, as with every block big, but copies a small one of its
+     * own; the others read less than rank 0. */
+    size_t na;
+    const kcal_valgorithm *ag = kcal_model_valgorithms("allgatherv", &na);
+    uint64_t same[9], mine[9];
+    for (int i = 0; i < 9; i++) {
+        same[i] = big;
+        mine[i] = i / 3 == 0 ? small : big; /* rank s's block is M[s][0] */
+    }
+    CHECK(kcal_model_vtime(model, prm, ag, 3, mine, NULL) <
+          kcal_model_vtime(model, prm, ag, 3, same, NULL));
+}
+
 int main(void)
 {
     distributions();
@@ -186,6 +229,8 @@ int main(void)
     CHECK(kcal_params_load_embedded("knl", &knl, err, sizeof err) == 0);
     uniform_is_regular(&knl, KCAL_MODEL_PAPER);
     uniform_is_regular(&knl, KCAL_MODEL_FULL);
+    own_block(&knl, KCAL_MODEL_PAPER);
+    own_block(&knl, KCAL_MODEL_FULL);
     /* Measured params, with the MPI library's rows. */
     kcal_params_init(&zen);
     CHECK(kcal_params_read("tests/data/probed-quick.params", &zen, err,
@@ -193,6 +238,7 @@ int main(void)
     uniform_is_regular(&zen, KCAL_MODEL_FULL);
     uniform_is_regular(&zen, KCAL_MODEL_PAPER);
     shapes(&zen);
+    own_block(&zen, KCAL_MODEL_FULL);
     kcal_params_free(&zen);
     kcal_params_free(&knl);
     return check_report();

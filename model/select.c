@@ -136,26 +136,39 @@ static double time_of(acc *a, kcal_model_kind model, kcal_coll c,
     return a->t.startup + a->t.copy + a->t.lock + a->t.sync;
 }
 
-double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
-                            kcal_coll c, const kcal_algorithm *alg, int k,
-                            int p, uint64_t n, int in_place, kcal_terms *terms,
-                            const kcal_copy_base *base,
-                            const kcal_call_setup *setup)
+/* kcal_model_time_with with the own block apart: `own` bytes (n but for
+ * a v-collective's pair). */
+static double time_own(kcal_model_kind model, const kcal_params *prm,
+                       kcal_coll c, const kcal_algorithm *alg, int k, int p,
+                       uint64_t n, uint64_t own, int in_place,
+                       kcal_terms *terms, const kcal_copy_base *base,
+                       const kcal_call_setup *setup)
 {
     if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) || p < 1)
         return -1;
     /* At p = 1 there is no throttle range; the local copy stands for all. */
     if (p > 1 && !kcal_model_k_valid(alg, p, k))
         return -1;
-    kcal_call_setup own;
+    kcal_call_setup mine;
     if (!setup || setup->prm != prm || setup->p != p ||
         setup->full != (model == KCAL_MODEL_FULL)) {
-        kcal_model_call_setup(&own, prm, model, p);
-        setup = &own;
+        kcal_model_call_setup(&mine, prm, model, p);
+        setup = &mine;
     }
     acc a;
     acc_init(&a, setup, n, in_place);
+    a.own = (double)own;
     return time_of(&a, model, c, alg, k, p, base, terms);
+}
+
+double kcal_model_time_with(kcal_model_kind model, const kcal_params *prm,
+                            kcal_coll c, const kcal_algorithm *alg, int k,
+                            int p, uint64_t n, int in_place, kcal_terms *terms,
+                            const kcal_copy_base *base,
+                            const kcal_call_setup *setup)
+{
+    return time_own(model, prm, c, alg, k, p, n, n, in_place, terms, base,
+                    setup);
 }
 
 double kcal_model_pair_time(kcal_model_kind model, const kcal_params *prm,
@@ -163,15 +176,9 @@ double kcal_model_pair_time(kcal_model_kind model, const kcal_params *prm,
                             int p, uint64_t n, uint64_t own,
                             kcal_terms *terms)
 {
-    if (!kcal_model_kind_ok(model) || !kcal_model_is_row_of(c, alg) ||
-        p < 2 || !kcal_model_k_valid(alg, p, k))
-        return -1;
-    kcal_call_setup setup;
-    kcal_model_call_setup(&setup, prm, model, p);
-    acc a;
-    acc_init(&a, &setup, n, 0);
-    a.own = (double)own;
-    return time_of(&a, model, c, alg, k, p, NULL, terms);
+    return p < 2 ? -1
+                 : time_own(model, prm, c, alg, k, p, n, own, 0, terms, NULL,
+                            NULL);
 }
 
 /* The (algorithm, k) pairs model.md ranks: every k of 2..p-1 (or only_k),

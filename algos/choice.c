@@ -322,6 +322,25 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
     return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
 }
 
+int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n)
+{
+    int p = c->size;
+    if (p <= 2)
+        return 1;
+    size_t na;
+    const kcal_algorithm *rows = kcal_model_algorithms(regular, &na), *thr = NULL;
+    for (size_t i = 0; i < na && !thr; i++)
+        if (rows[i].kind == KCAL_PARAM_THROTTLE)
+            thr = &rows[i];
+    kcal_choice ch;
+    int use_mpi = 1;
+    if (thr && model_choice(c, regular, n ? n : 1, 0, thr, &ch, &use_mpi) ==
+                   MPI_SUCCESS &&
+        !use_mpi && ch.k >= 1 && ch.k <= p - 1)
+        return ch.k;
+    return p - 1;
+}
+
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
                            int user_named, uint64_t *below, int *use_mpi)
 {

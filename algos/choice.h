@@ -108,6 +108,13 @@ int kcoll_choice_verified(const kcoll_comm *c, size_t n);
 int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                          double t1, int call_rc);
 
+/* The window of a windowed v-row (scatterv throttled_read, gatherv
+ * throttled_write) named without one, at its root, the only process the
+ * window concerns: the model's best k for the regular collective's
+ * throttled row at the mean block n (cached as that row's choice is);
+ * 1 at p = 2, and p − 1 (no throttle) where the model cannot choose. */
+int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n);
+
 /* The irregular collectives' choice (irregular.c) for v-collective v
  * (irregular.def's index and name), from what every process of the call
  * knows alike: *use_mpi = 1 runs the MPI library's v-collective (no

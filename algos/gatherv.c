@@ -20,6 +20,14 @@
  *     counter in the node's control slots (flags.c); both say done by
  *     message. Under skewed counts the one large block is copied by two
  *     cores. A communicator over several nodes runs parallel_write.
+ *   throttled_write:w  the lane of w that ends last, Σ over its pairs of
+ *     (X(n_r) + l·γ(w)·pages(n_r)) (the paper's throttled gather, Section
+ *     IV-B, with a size per pair): parallel_write with at most w ranks
+ *     writing at once, 1 <= w <= p − 1. The root sends the next rank in
+ *     its order (root + 1, ...) its address whenever a done arrives, so
+ *     a long block holds one lane while the short ones pass through the
+ *     others; only the root knows w (named without one: the model's k
+ *     for gather's throttled_write at the mean block).
  * All run vrooted.c's protocols with the data coming into the root. */
 #include "algos/irregular.h"
 
@@ -36,4 +44,9 @@ int kcoll_gatherv_sequential_read(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_gatherv_parallel_write_split(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_split(c, a, 0);
+}
+
+int kcoll_gatherv_throttled_write(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_window(c, a, 0);
 }

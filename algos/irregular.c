@@ -23,6 +23,7 @@
  * size (irregular.h's kcoll_v_by_message): both ends know whether they
  * share one. Neither $KCOLL_TABLE nor the run-time verification
  * (verify.h) applies to them yet. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@
 #include "algos/irregular.h"
 #include "algos/nodes.h"
 #include "algos/stats.h"
+#include "model/irregular.h"
 
 static const char *const vnames[KCOLL_VCOLL_COUNT] = {
 #define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = #name,
@@ -43,24 +45,43 @@ typedef struct {
     kcoll_vcoll coll;
     const char *id;
     kcoll_valgorithm_fn fn;
+    int windowed; /* takes ":w" (the ROOT_WINDOW path) */
 } valgorithm;
 
 static const valgorithm valgorithms[] = {
-#define KCOLL_VALGORITHM(VCOLL, id, fn, ...) {KCOLL_VCOLL_##VCOLL, #id, fn},
+#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path)                       \
+    {KCOLL_VCOLL_##VCOLL, #id, fn,                                           \
+     KCAL_VPATH_##path == KCAL_VPATH_ROOT_WINDOW},
 #include "algos/irregular.def"
 };
 #define NVALG (sizeof valgorithms / sizeof valgorithms[0])
 
-/* The row of a user's id (NULL: the collective's first), or NULL for
- * "mpi"; MPI_ERR_ARG for an unknown id. */
-static int find(kcoll_vcoll v, const char *id, const valgorithm **out)
+/* The row of a user's "id" or "id:w" (NULL: the collective's first), or
+ * NULL for "mpi"; *window the w given (0: none, the root chooses).
+ * MPI_ERR_ARG for an unknown id, a window on a row without one, or w
+ * outside 1 .. max(p − 1, 1). */
+static int find(kcoll_vcoll v, const char *spec, int p,
+                const valgorithm **out, int *window)
 {
     *out = NULL;
-    if (id && strcmp(id, "mpi") == 0)
+    *window = 0;
+    if (spec && strcmp(spec, "mpi") == 0)
         return MPI_SUCCESS;
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    size_t len = spec ? (colon ? (size_t)(colon - spec) : strlen(spec)) : 0;
     for (size_t i = 0; i < NVALG; i++)
         if (valgorithms[i].coll == v &&
-            (!id || strcmp(valgorithms[i].id, id) == 0)) {
+            (!spec || (strlen(valgorithms[i].id) == len &&
+                       strncmp(valgorithms[i].id, spec, len) == 0))) {
+            if (colon) {
+                char *end;
+                errno = 0;
+                long w = strtol(colon + 1, &end, 10);
+                if (!valgorithms[i].windowed || errno || end == colon + 1 ||
+                    *end || w < 1 || w > (p > 2 ? p - 1 : 1))
+                    return MPI_ERR_ARG;
+                *window = (int)w;
+            }
             *out = &valgorithms[i];
             return MPI_SUCCESS;
         }
@@ -389,6 +410,22 @@ static uint64_t stats_bytes(kcoll_vcoll v, const kcoll_vargs *a, int p,
     return t;
 }
 
+/* A windowed row named without its window, at the root: the model's
+ * choice at the mean of the root's blocks to or from its peers. */
+static int root_window(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
+{
+    const size_t *many = v == KCOLL_VCOLL_SCATTERV ? a->scounts : a->rcounts;
+    uint64_t total = 0;
+    for (int r = 0; r < c->size; r++)
+        total += r == a->root ? 0 : many[r];
+    static const kcal_coll regular[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
+#include "algos/irregular.def"
+    };
+    return kcoll_choice_vwindow(c, regular[v],
+                                total / (uint64_t)(c->size - 1));
+}
+
 /* A checked call: a's arrays are those this process uses, its in-place
  * forms resolved; bad is this process's own error to return after taking
  * part (overlapping receive regions). */
@@ -398,7 +435,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     int stats = kcoll_stats_on();
     double t0 = stats ? kcoll_stats_now() : 0;
     const valgorithm *alg;
-    int rc = find(v, algorithm, &alg), use_mpi = 0;
+    int window, rc = find(v, algorithm, c->size, &alg, &window), use_mpi = 0;
     uint64_t below = 0;
     KCOLL_TRY(rc);
     if (c->size == 1 && !c->no_state) {
@@ -420,6 +457,8 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         }
         a->below = below;
         a->split_from = algorithm ? 0 : KCOLL_V_HELP_MIN;
+        if (!use_mpi && alg->windowed && c->rank == a->root)
+            a->window = window ? window : root_window(c, v, a);
         if (!use_mpi)
             KCOLL_TRY(reach(c, &a->pids));
         if (use_mpi) {
@@ -438,12 +477,15 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         else if (use_mpi)
             snprintf(name, sizeof name, "mpi");
         else {
-            /* NULL's split rows say from which block the root helps. */
+            /* NULL's split rows say from which block the root helps,
+             * a windowed row its window. */
             char help[40] = "";
             if (!algorithm && (v == KCOLL_VCOLL_SCATTERV ||
                                v == KCOLL_VCOLL_GATHERV))
                 snprintf(help, sizeof help, "(help>=%llu,2x)",
                          (unsigned long long)a->split_from);
+            else if (a->window) /* at the root, which alone knows it */
+                snprintf(help, sizeof help, ":%d", a->window);
             if (below)
                 snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, help,
                          (unsigned long long)below);

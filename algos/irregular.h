@@ -43,6 +43,9 @@ typedef struct {
      * as the plain parallel row's pairs; it says which in its address
      * message, so only the root decides. */
     uint64_t split_from;
+    /* The windowed rows (throttled_read, throttled_write), at the root:
+     * at most this many peers copy at once (1 .. p − 1; vrooted.c). */
+    int window;
 } kcoll_vargs;
 
 /* NULL's smallest helped block. Why the root's own block decides: at
@@ -65,12 +68,16 @@ typedef int (*kcoll_valgorithm_fn)(kcoll_comm *c, const kcoll_vargs *a);
 /* The rooted v-collectives' three protocols (vrooted.c), `out` 1 where
  * the data go out of the root (scatterv), 0 where they come into it
  * (gatherv): the root's peers copying at once by CMA (parallel), the
- * root copying their blocks one after another (sequential), or the
- * peers copying at once while the root, its own block done, takes chunks
- * of theirs from the other end (split). */
+ * root copying their blocks one after another (sequential), the peers
+ * copying at once while the root, its own block done, takes chunks of
+ * theirs from the other end (split), or at most a window of them at
+ * once (window). */
 int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out);
 int kcoll_v_rooted_sequential(kcoll_comm *c, const kcoll_vargs *a, int out);
 int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out);
+/* The parallel protocol with at most a->window peers copying at once:
+ * the root sends the next peer its address when a done arrives. */
+int kcoll_v_rooted_window(kcoll_comm *c, const kcoll_vargs *a, int out);
 
 /* Tags of the v-collectives' messages in the current call (kcoll_tag). */
 enum { KCOLL_VTAG_DATA = 1, KCOLL_VTAG_ADDR, KCOLL_VTAG_DONE };

@@ -20,6 +20,16 @@
  *     block's counter in the node's control slots (flags.c); both say
  *     done by message. Under skewed counts the one large block is copied
  *     by two cores. A communicator over several nodes runs parallel_read.
+ *   throttled_read:w  the lane of w that ends last, Σ over its pairs of
+ *     (X(n_r) + l·γ(w)·pages(n_r)) (the paper's throttled scatter,
+ *     Section IV-A3, with a size per pair): parallel_read with at most w
+ *     readers at once, 1 <= w <= p − 1. The paper passes a token from
+ *     reader to reader; here a reader knows only its own count, not which
+ *     others read by CMA, so the root keeps the window: it sends the next
+ *     reader in its order (root + 1, ...) its address whenever a done
+ *     arrives, and a long block holds one lane while the short ones pass
+ *     through the others. Only the root knows w (named without one: the
+ *     model's k for scatter's throttled_read at the mean block).
  * All run vrooted.c's protocols with the data going out of the root. */
 #include "algos/irregular.h"
 
@@ -36,4 +46,9 @@ int kcoll_scatterv_sequential_write(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_scatterv_parallel_read_split(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_split(c, a, 1);
+}
+
+int kcoll_scatterv_throttled_read(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_window(c, a, 1);
 }

@@ -1,7 +1,8 @@
-/* vrooted: the three protocols of the rooted v-collectives, for
+/* vrooted: the four protocols of the rooted v-collectives, for
  * scatterv.c (the data go out of the root) and gatherv.c (into it): the
- * root's peers copying at once, the root copying the blocks in turn, or
- * both ends of every pair copying chunks of its block (irregular.h).
+ * root's peers copying at once, the root copying the blocks in turn,
+ * both ends of every pair copying chunks of its block, or the peers
+ * copying at most a window of w at once (irregular.h).
  *
  * Every peer with bytes to move exchanges one or two small messages with
  * the root: an address message (where the block is or goes) and a done
@@ -9,6 +10,8 @@
  * below NULL's crossover or where CMA does not reach, the block itself
  * as one message. A peer with 0 bytes takes no part (irregular.h says
  * why both ends agree). */
+#include <stdlib.h>
+
 #include "algos/irregular.h"
 
 /* A done message's status as the receiver of the data returns it. */
@@ -302,6 +305,100 @@ static int rooted(kcoll_comm *c, const kcoll_vargs *a, int out, int may_help)
             KCOLL_TRY(status_rc(m[2 * p + r].status));
         KCOLL_TRY(status_rc(m[p + r].status));
     }
+    return own;
+}
+
+/* Window slot s starts pair r: the root sends r its block's address
+ * (status 0: the plain parallel pair, which the peer runs as in
+ * rooted()) and posts the receive of r's done message. */
+static int window_start(kcoll_comm *c, const kcoll_vargs *a, int out,
+                        kcoll_vmsg *m, int r, MPI_Request *done)
+{
+    int p = c->size;
+    size_t n;
+    char *block = root_block(a, r, out, &n);
+    m[r] = (kcoll_vmsg){kcoll_addr(block), n, 0};
+    KCOLL_TRY(MPI_Send(&m[r], (int)sizeof *m, MPI_BYTE, r,
+                       kcoll_tag(c, KCOLL_VTAG_ADDR), c->comm));
+    return MPI_Irecv(&m[p + r], (int)sizeof *m, MPI_BYTE, r,
+                     kcoll_tag(c, KCOLL_VTAG_DONE), c->comm, done);
+}
+
+/* The windowed protocol. A peer cannot know which others copy by CMA (a
+ * scatterv's non-root knows its own count alone), so the root, which
+ * knows every count, keeps the window: it starts the first w CMA pairs
+ * in its order (root + 1, root + 2, ...), copies its own block, and
+ * starts the next pair whenever a done arrives (MPI_Waitany). A peer runs
+ * the plain parallel pair and needs nothing else, not even w: only the
+ * root decides it. Pairs that go as messages are posted first and are
+ * not in the window (they do not contend on the root's pages). */
+int kcoll_v_rooted_window(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    int p = c->size, root = a->root, rc;
+    if (c->rank != root)
+        return rooted(c, a, out, 0);
+    kcoll_vmsg *m = kcoll_v_work(c, KCOLL_VWORK_MSG, sizeof *m * 2 * (size_t)p);
+    int *order = kcoll_v_work(c, KCOLL_VWORK_INT, sizeof *order * (size_t)p);
+    if (!m || !order)
+        return MPI_ERR_NO_MEM;
+    kcoll_vreqs q;
+    rc = kcoll_vreqs_init(c, &q, p);
+    int cma = 0;
+    for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
+        int r = (root + i) % p;
+        size_t n;
+        char *block = root_block(a, r, out, &n);
+        if (n == 0)
+            continue;
+        if (kcoll_v_by_message(a, r, n))
+            rc = post_data(c, &q, block, n, r, !out);
+        else
+            order[cma++] = r;
+    }
+    int w = a->window < 1 ? 1 : a->window;
+    w = w < cma ? w : cma;
+    MPI_Request *done = malloc(sizeof *done * (size_t)(w ? w : 1));
+    int *who = malloc(sizeof *who * (size_t)(w ? w : 1));
+    if (rc == MPI_SUCCESS && (!done || !who))
+        rc = MPI_ERR_NO_MEM;
+    int next = 0, active = 0, bad = MPI_SUCCESS;
+    for (int s = 0; s < w && done; s++)
+        done[s] = MPI_REQUEST_NULL;
+    for (int s = 0; s < w && rc == MPI_SUCCESS; s++) {
+        who[s] = order[next++];
+        rc = window_start(c, a, out, m, who[s], &done[s]);
+        active += rc == MPI_SUCCESS;
+    }
+    int own = root_own(a, out);
+    /* After a failure nothing more starts, but what started is waited
+     * for: its done message lands in m. */
+    while (active > 0) {
+        int s;
+        MPI_Status st;
+        int wrc = MPI_Waitany(w, done, &s, &st);
+        if (wrc != MPI_SUCCESS || s == MPI_UNDEFINED) {
+            rc = rc != MPI_SUCCESS ? rc : wrc;
+            for (int i = 0; wrc != MPI_SUCCESS && i < w; i++)
+                if (done[i] != MPI_REQUEST_NULL)
+                    MPI_Wait(&done[i], MPI_STATUS_IGNORE);
+            break;
+        }
+        active--;
+        /* gatherv: a block the root received is spoilt by its writer's
+         * failed copy; scatterv's peers report their own. */
+        if (!out && bad == MPI_SUCCESS)
+            bad = status_rc(m[p + who[s]].status);
+        if (rc == MPI_SUCCESS && next < cma) {
+            who[s] = order[next++];
+            rc = window_start(c, a, out, m, who[s], &done[s]);
+            active += rc == MPI_SUCCESS;
+        }
+    }
+    free(done);
+    free(who);
+    rc = kcoll_vreqs_finish(&q, rc);
+    KCOLL_TRY(rc);
+    KCOLL_TRY(bad);
     return own;
 }
 

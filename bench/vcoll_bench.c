@@ -110,6 +110,7 @@ typedef struct {
     const char *name;
     const char *algorithm;
     row_kind kind;
+    int w; /* a windowed row named with its window ("id:w"), else 0 */
 } row;
 
 typedef struct {
@@ -599,9 +600,12 @@ static int measure(const options *o, const row *rows, int nr, size_t n,
         double h1, h2;
         kcal_bench_halves(x, iters, &h1, &h2); /* before the sort */
         double med = kcal_bench_median(x, iters);
-        fprintf(out, "%s,%d,%zu,%s,,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,%.9g,"
+        char k[16] = "";
+        if (rows[j].w)
+            snprintf(k, sizeof k, "%d", rows[j].w);
+        fprintf(out, "%s,%d,%zu,%s,%s,%.9g,%.9g,%.9g,%ld,%d,%.9g,%.9g,%.9g,"
                      "%.9g,%.9g\n",
-                o->label, p, n, rows[j].name, med, x[0],
+                o->label, p, n, rows[j].name, k, med, x[0],
                 x[iters - 1], iters, over,
                 kcal_quantile_sorted(x, (size_t)iters, 0.25),
                 kcal_quantile_sorted(x, (size_t)iters, 0.75), h1, h2,
@@ -618,28 +622,34 @@ static int measure(const options *o, const row *rows, int nr, size_t n,
 }
 
 /* The rows: mpi, the .def's ids of the collective (those --algorithm
- * names, when given), auto, limit; *nr of them. */
+ * names, when given: an item "id:w" runs a windowed row with window w),
+ * auto, limit; *nr of them. */
 static row *make_rows(const options *o, int *nr)
 {
-    row *rows = alloc(sizeof(row) * (NVROWS + 3));
+    row *rows = alloc(sizeof(row) * (NVROWS * 4 + 3));
     int n = 0;
-    rows[n++] = (row){"mpi", "mpi", ROW_MPI};
+    rows[n++] = (row){"mpi", "mpi", ROW_MPI, 0};
     for (size_t i = 0; i < NVROWS; i++) {
         if (vrows[i].coll != o->coll)
             continue;
-        if (o->algorithm) { /* a comma-separated list of ids */
-            size_t len = strlen(vrows[i].id);
-            const char *at = o->algorithm;
-            int named = 0;
-            while (!named && (at = strstr(at, vrows[i].id)) != NULL) {
-                named = (at == o->algorithm || at[-1] == ',') &&
-                        (at[len] == '\0' || at[len] == ',');
-                at += len;
-            }
-            if (!named)
-                continue;
+        if (!o->algorithm) {
+            rows[n++] = (row){vrows[i].id, vrows[i].id, ROW_KCOLL, 0};
+            continue;
         }
-        rows[n++] = (row){vrows[i].id, vrows[i].id, ROW_KCOLL};
+        /* each item of the comma-separated list that names this id */
+        size_t len = strlen(vrows[i].id);
+        for (const char *at = o->algorithm; *at;) {
+            size_t item = strcspn(at, ",");
+            if (item >= len && !strncmp(at, vrows[i].id, len) &&
+                (item == len || at[len] == ':') && n < (int)NVROWS * 4) {
+                int w = item == len ? 0 : atoi(at + len + 1);
+                char *spec = alloc(item + 1);
+                memcpy(spec, at, item);
+                spec[item] = '\0';
+                rows[n++] = (row){vrows[i].id, spec, ROW_KCOLL, w};
+            }
+            at += item + (at[item] == ',');
+        }
     }
     if (o->algorithm && strcmp(o->algorithm, "mpi") && n == 1) {
         char m[192];
@@ -647,8 +657,8 @@ static row *make_rows(const options *o, int *nr)
                  "(algos/irregular.def)", o->algorithm, vnames[o->coll]);
         usage(m);
     }
-    rows[n++] = (row){"auto", NULL, ROW_KCOLL};
-    rows[n++] = (row){"limit", NULL, ROW_LIMIT};
+    rows[n++] = (row){"auto", NULL, ROW_KCOLL, 0};
+    rows[n++] = (row){"limit", NULL, ROW_LIMIT, 0};
     *nr = n;
     return rows;
 }

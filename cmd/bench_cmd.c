@@ -325,8 +325,29 @@ static int check_vcoll(const options *o, const uint64_t *list, size_t nsizes,
         while (*item) {
             size_t len = strcspn(item, ",");
             int known = len == 3 && !strncmp(item, "mpi", 3);
-            for (size_t i = 0; i < n && !known; i++)
-                known = strlen(a[i].id) == len && !strncmp(a[i].id, item, len);
+            /* "id:w": a windowed row's window, 1 .. p − 1 */
+            size_t idlen = strcspn(item, ",:");
+            for (size_t i = 0; i < n && !known; i++) {
+                if (strlen(a[i].id) != idlen || strncmp(a[i].id, item, idlen))
+                    continue;
+                if (idlen == len) {
+                    known = 1;
+                    continue;
+                }
+                char *end;
+                long w = strtol(item + idlen + 1, &end, 10);
+                if (!kcal_model_vwindowed(&a[i]) || end != item + len ||
+                    end == item + idlen + 1 || w < 1 ||
+                    w > (o->launch.p > 2 ? o->launch.p - 1 : 1)) {
+                    kcal_cli_error(CMD, "--algorithm: '%.*s': %s takes %s",
+                                   (int)len, item, a[i].id,
+                                   kcal_model_vwindowed(&a[i])
+                                       ? "a window from 1 to p - 1"
+                                       : "no window");
+                    return -1;
+                }
+                known = 1;
+            }
             if (!known) {
                 kcal_cli_error(CMD, "--algorithm: '%.*s' is not an algorithm "
                                "of %s", (int)len, item, o->coll_s);

@@ -171,11 +171,49 @@ static double sum(const kcal_terms *t)
     return t->startup + t->copy + t->lock + t->sync;
 }
 
+int kcal_model_vwindowed(const kcal_valgorithm *a)
+{
+    return a && a->path == KCAL_VPATH_ROOT_WINDOW;
+}
+
+/* The windowed path (ROOT_WINDOW): the root's pairs, in its order, each
+ * taken by the lane (of w) that frees first, as the root hands the next
+ * pair its address when a done arrives; the lane that ends last. */
+static kcal_terms window_lanes(pricer *pr, const uint64_t *b, int p, int w,
+                               uint64_t own, int scatter, uint64_t *most)
+{
+    kcal_terms lane[w > 0 ? w : 1], last = {0, 0, 0, 0};
+    for (int i = 0; i < w; i++)
+        lane[i] = last;
+    for (int s = 1; s < p; s++) {
+        uint64_t n = scatter ? b[(size_t)s] : b[(size_t)s * (size_t)p];
+        if (!n)
+            continue;
+        if (n > *most)
+            *most = n;
+        int free = 0;
+        for (int i = 1; i < w; i++)
+            if (sum(&lane[i]) < sum(&lane[free]))
+                free = i;
+        const priced *e = price(pr, n, own);
+        lane[free].startup += e->pair.startup;
+        lane[free].copy += e->pair.copy;
+        lane[free].lock += e->pair.lock;
+    }
+    for (int i = 0; i < w; i++)
+        if (sum(&lane[i]) > sum(&last))
+            last = lane[i];
+    return last;
+}
+
 double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
-                        const kcal_valgorithm *a, int p, const uint64_t *m,
-                        kcal_terms *terms)
+                        const kcal_valgorithm *a, int p, int w,
+                        const uint64_t *m, kcal_terms *terms)
 {
     if (p < 2 || !a || !a->row)
+        return -1;
+    int windowed = kcal_model_vwindowed(a);
+    if (windowed && (w < 1 || w > p - 1))
         return -1;
     size_t pp = (size_t)p * (size_t)p;
     uint64_t *b = malloc(sizeof *b * pp);
@@ -186,15 +224,30 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
         return -1;
     }
     kcal_model_vblocks(a->regular, p, m, b);
-    *pr = (pricer){model, prm, a, p,
-                   a->path == KCAL_VPATH_ROOT_MAX ? 1.0 : (double)(p - 1),
+    /* A windowed row's pair is the parallel row's at w + 1 processes: w
+     * copies contend on the root, each alone on its critical path. */
+    *pr = (pricer){model, prm, a, windowed ? w + 1 : p,
+                   a->path == KCAL_VPATH_ROOT_MAX || windowed
+                       ? 1.0
+                       : (double)(p - 1),
                    {{0, 0, {0, 0, 0, 0}, 0}}, 0, 0};
+    kcal_terms best = {0, 0, 0, 0};
+    double sync = 0;
+    if (windowed) {
+        uint64_t most = 0;
+        best = window_lanes(pr, b, p, w, b[0],
+                            a->regular == KCAL_COLL_SCATTER, &most);
+        /* The call's synchronisation is the whole communicator's. */
+        kcal_terms t = {0, 0, 0, 0};
+        kcal_model_pair_time(model, prm, a->regular, a->row, 0, p,
+                             most ? most : 1, b[0], &t);
+        sync = t.sync;
+    }
     /* The busiest process: each process's pairs (ROOT_*: the root's
      * row or column; the others: each rank's sources) added up along
      * the path, the largest kept. */
-    kcal_terms best = {0, 0, 0, 0};
-    double sync = 0;
-    int processes = a->path == KCAL_VPATH_ROOT_MAX ||
+    int processes = windowed ? 0
+                    : a->path == KCAL_VPATH_ROOT_MAX ||
                             a->path == KCAL_VPATH_ROOT_SUM
                         ? 1
                         : p;
@@ -229,7 +282,7 @@ double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
         if (sum(&mine) > sum(&best))
             best = mine;
     }
-    if (sync == 0) /* nothing moves: the call's synchronisation alone */
+    if (sync == 0 && !windowed) /* nothing moves: the call's sync alone */
         sync = price(pr, 1, 1)->sync;
     best.sync = sync;
     free(b);

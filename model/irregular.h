@@ -13,6 +13,8 @@
  * the longest pair when the root's peers copy at once (the contention of
  * p − 1 copies, as the regular row charges, even where some pairs are
  * empty), the sum over the root's pairs when it copies them in turn, the
+ * lane that ends last when at most w copy at once (each pair priced with
+ * the contention of w copies), the
  * largest sum over one rank's sources (allgatherv) or one column of M
  * (alltoallv). A pair of 0 bytes costs nothing: libkcoll moves nothing
  * and sends nothing for it. */
@@ -27,6 +29,7 @@
 typedef enum {
     KCAL_VPATH_ROOT_MAX = 0,
     KCAL_VPATH_ROOT_SUM,
+    KCAL_VPATH_ROOT_WINDOW,
     KCAL_VPATH_SOURCES_SUM,
     KCAL_VPATH_COLUMN_SUM
 } kcal_vpath;
@@ -57,11 +60,17 @@ const kcal_valgorithm *kcal_model_valgorithms(const char *name, size_t *n);
 void kcal_model_vblocks(kcal_coll regular, int p, const uint64_t *m,
                         uint64_t *b);
 
+/* Whether a takes a window w (the ROOT_WINDOW rows: "id:w", w copies
+ * at once, 1 <= w <= p − 1). */
+int kcal_model_vwindowed(const kcal_valgorithm *a);
+
 /* Predicted seconds of a at p >= 2 for the matrix m, terms split as
- * kcal_model_time's (terms may be NULL); negative for p < 2. */
+ * kcal_model_time's (terms may be NULL); w: a windowed row's window
+ * (ignored by the others); negative for p < 2 or a window out of
+ * 1..p − 1. */
 double kcal_model_vtime(kcal_model_kind model, const kcal_params *prm,
-                        const kcal_valgorithm *a, int p, const uint64_t *m,
-                        kcal_terms *terms);
+                        const kcal_valgorithm *a, int p, int w,
+                        const uint64_t *m, kcal_terms *terms);
 
 /* The MPI library's row (kcal_model_mpi_time of the regular collective)
  * at the block that gives the busiest process's bytes, (its bytes moved

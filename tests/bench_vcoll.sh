@@ -38,6 +38,9 @@ bad 2 --coll alltoallv --p 2 --counts file:"$tmp/bad.txt"
 bad 2 --coll alltoallv --p 2 --counts file:"$tmp/none.txt"
 bad 2 --coll alltoallv --p 2 --algorithm nope
 bad 2 --coll scatterv --p 2 --algorithm parallel_read,pairwise
+bad 2 --coll gatherv --p 3 --algorithm parallel_write:1
+bad 2 --coll scatterv --p 3 --algorithm throttled_read:3
+bad 2 --coll scatterv --p 3 --algorithm throttled_read:0
 bad 2 --coll gatherv --p 2 --type int
 bad 2 --coll gatherv --p 2 --cold
 bad 2 --coll allgatherv
@@ -85,6 +88,18 @@ if "$KCAL" bench --coll scatterv --p 2 --counts random:3 --sizes 4K --iterations
     { echo "FAIL: --algorithm sequential_write: rows '$got'"; fail=1; }
 else
   echo "FAIL: --algorithm sequential_write:"; cat "$tmp/err"; fail=1
+fi
+
+# A windowed row named with its windows: a row per window, w in the k
+# column (the rooted protocol with at most w copies at once).
+if "$KCAL" bench --coll gatherv --p 3 --counts skew:4 --sizes 65541 --iterations 2 --warmup 1 \
+     --algorithm throttled_write:1,throttled_write:2 --format csv -q >"$tmp/csv" 2>"$tmp/err"; then
+  got=$(tail -n +2 "$tmp/csv" | cut -d, -f4,5 | paste -sd' ')
+  want="mpi, throttled_write,1 throttled_write,2 auto, limit,"
+  [ "$got" = "$want" ] && echo "ok   --algorithm throttled_write:1,throttled_write:2: $got" ||
+    { echo "FAIL: --algorithm throttled_write:1,2: rows '$got', want '$want'"; fail=1; }
+else
+  echo "FAIL: --algorithm throttled_write:1,2:"; cat "$tmp/err"; fail=1
 fi
 
 # A matrix from a file (p = 2: rank 0 sends itself 0 bytes and rank 1

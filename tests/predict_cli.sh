@@ -264,6 +264,20 @@ for vc in scatterv:scatter:parallel_read_split gatherv:gather:parallel_write_spl
     awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * $3) bad = 1; n++ }
              END { exit bad || n != 11 }' && ok || no "$v $vid uniform = $r $row"
 done
+# The windowed rows: one per window w = 1..p − 1 (k column), w = p − 1
+# the parallel row at every size and distribution; the table shows the
+# best window alone and says how many it hides.
+for d in uniform skew:16 random:5; do
+  "$KCAL" predict --coll scatterv --p 6 --sizes 1K:1M --counts $d --params "$params" --format csv 2>/dev/null >"$tmp/w.csv"
+  awk -F, 'NR > 1 && $4 == "throttled_read" { k[$5]++ } END { for (w = 1; w <= 5; w++) if (k[w] != 11) bad = 1; exit bad || length(k) != 5 }' "$tmp/w.csv" &&
+    join -t, <(awk -F, 'NR > 1 && $4 == "throttled_read" && $5 == 5 { print $3 "," $6 }' "$tmp/w.csv" | sort) \
+             <(awk -F, 'NR > 1 && $4 == "parallel_read" { print $3 "," $6 }' "$tmp/w.csv" | sort) |
+    awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * $3) bad = 1; n++ } END { exit bad || n != 11 }' &&
+    ok || no "scatterv --counts $d: throttled_read's windows"
+done
+"$KCAL" predict --coll gatherv --p 6 --sizes 256K --counts skew:16 --params "$params" >"$tmp/wt" 2>/dev/null &&
+  [ "$(grep -c ' throttled_write:[1-5] ' "$tmp/wt")" = 1 ] && grep -q '(4 more rows: other windows' "$tmp/wt" &&
+  ok || no "gatherv table: one window shown: $(cat "$tmp/wt")"
 "$KCAL" predict --coll alltoallv --p 4 --sizes 64K --counts skew:16 --params "$params" --explain >"$tmp/skew" 2>/dev/null &&
   grep -q 'counts skew:16' "$tmp/skew" && grep -q 'pairwise .*<- best' "$tmp/skew" && ok || no "skew table: $(cat "$tmp/skew")"
 # The CSV's collective column is the label kcal bench --counts writes too

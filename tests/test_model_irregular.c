@@ -119,7 +119,7 @@ static void uniform_is_regular(const kcal_params *prm, kcal_model_kind model)
                     for (int j = 0; j < p * p; j++)
                         m[j] = n;
                     kcal_terms t;
-                    double tv = kcal_model_vtime(model, prm, &a[i], p, m, &t);
+                    double tv = kcal_model_vtime(model, prm, &a[i], p, p - 1, m, &t);
                     double tr = kcal_model_time(model, prm, a[i].regular,
                                                 a[i].row, 0, p, n, 0, NULL);
                     CHECK(tr > 0 && close_to(tv, tr));
@@ -144,18 +144,18 @@ static void shapes(const kcal_params *prm)
     kcal_model_kind full = KCAL_MODEL_FULL;
     for (int i = 0; i < P * P; i++)
         m[i] = 65536;
-    double uniform = kcal_model_vtime(full, prm, a, P, m, NULL);
+    double uniform = kcal_model_vtime(full, prm, a, P, P - 1, m, NULL);
     m[1 * P + 2] = 0; /* one empty pair: the other columns still full */
-    CHECK(close_to(kcal_model_vtime(full, prm, a, P, m, NULL), uniform));
+    CHECK(close_to(kcal_model_vtime(full, prm, a, P, P - 1, m, NULL), uniform));
     for (int d = 0; d < P; d++) /* rank 1 moves nothing: every column */
         m[1 * P + d] = m[d * P + 1] = 0; /* has a pair less */
-    CHECK(kcal_model_vtime(full, prm, a, P, m, NULL) < uniform);
+    CHECK(kcal_model_vtime(full, prm, a, P, P - 1, m, NULL) < uniform);
     for (int s = 0; s < P; s++) /* rank 2 receives 16x: dearer */
         m[s * P + 2] = 16 * 65536;
-    CHECK(kcal_model_vtime(full, prm, a, P, m, NULL) > 4 * uniform);
+    CHECK(kcal_model_vtime(full, prm, a, P, P - 1, m, NULL) > 4 * uniform);
     memset(m, 0, sizeof m); /* nothing moves: the synchronisation alone */
     kcal_terms t;
-    double none = kcal_model_vtime(full, prm, a, P, m, &t);
+    double none = kcal_model_vtime(full, prm, a, P, P - 1, m, &t);
     CHECK(none > 0 && t.copy == 0 && t.lock == 0 && t.startup == 0 &&
           none == t.sync);
     /* scatterv reads row 0 only, gatherv column 0 only. */
@@ -163,17 +163,17 @@ static void shapes(const kcal_params *prm)
     const kcal_valgorithm *ga = kcal_model_valgorithms("gatherv", &na);
     for (int i = 0; i < P * P; i++)
         m[i] = i / P == 0 ? 4096 : 1 << 20;
-    double row_small = kcal_model_vtime(full, prm, sc, P, m, NULL);
+    double row_small = kcal_model_vtime(full, prm, sc, P, P - 1, m, NULL);
     for (int i = 0; i < P * P; i++)
         m[i] = 4096;
-    CHECK(close_to(row_small, kcal_model_vtime(full, prm, sc, P, m, NULL)));
+    CHECK(close_to(row_small, kcal_model_vtime(full, prm, sc, P, P - 1, m, NULL)));
     for (int i = 0; i < P * P; i++)
         m[i] = i % P == 0 ? 4096 : 1 << 20;
-    double column_small = kcal_model_vtime(full, prm, ga, P, m, NULL);
+    double column_small = kcal_model_vtime(full, prm, ga, P, P - 1, m, NULL);
     for (int i = 0; i < P * P; i++)
         m[i] = 4096;
-    CHECK(close_to(column_small, kcal_model_vtime(full, prm, ga, P, m, NULL)));
-    CHECK(kcal_model_vtime(full, prm, a, 1, m, NULL) < 0);
+    CHECK(close_to(column_small, kcal_model_vtime(full, prm, ga, P, P - 1, m, NULL)));
+    CHECK(kcal_model_vtime(full, prm, a, 1, 0, m, NULL) < 0);
     CHECK(kcal_model_is_vcoll("alltoallv") && !kcal_model_is_vcoll("alltoall"));
     CHECK_STR(kcal_model_vcoll_list(),
               "scatterv, gatherv, allgatherv, alltoallv");
@@ -195,10 +195,11 @@ static void own_block(const kcal_params *prm, kcal_model_kind model)
             /* p = 2: root 0's own block M[0][0], its one pair big */
             uint64_t same[4] = {big, big, big, big};
             uint64_t mine[4] = {small, big, big, big};
-            double t_same = kcal_model_vtime(model, prm, &a[i], 2, same, NULL);
-            double t_mine = kcal_model_vtime(model, prm, &a[i], 2, mine, NULL);
-            if (strncmp(a[i].id, "parallel_", 9) != 0 ||
-                strstr(a[i].id, "_split") != NULL)
+            double t_same = kcal_model_vtime(model, prm, &a[i], 2, 1, same, NULL);
+            double t_mine = kcal_model_vtime(model, prm, &a[i], 2, 1, mine, NULL);
+            if (!kcal_model_vwindowed(&a[i]) &&
+                (strncmp(a[i].id, "parallel_", 9) != 0 ||
+                 strstr(a[i].id, "_split") != NULL))
                 CHECK(t_mine < t_same);
             else
                 CHECK(close_to(t_mine, t_same));
@@ -217,8 +218,80 @@ static void own_block(const kcal_params *prm, kcal_model_kind model)
         same[i] = big;
         mine[i] = i / 3 == 0 ? small : big; /* rank s's block is M[s][0] */
     }
-    CHECK(kcal_model_vtime(model, prm, ag, 3, mine, NULL) <
-          kcal_model_vtime(model, prm, ag, 3, same, NULL));
+    CHECK(kcal_model_vtime(model, prm, ag, 3, 2, mine, NULL) <
+          kcal_model_vtime(model, prm, ag, 3, 2, same, NULL));
+}
+
+/* The windowed rows (throttled_read, throttled_write): w = p − 1 is the
+ * parallel row's pricing for any matrix (each pair its own lane); w = 1
+ * is one copy at a time, the pairs' sum, each at the contention of one
+ * copy (the parallel row at p = 2); in between the pairs fill w lanes in
+ * the root's order, each taking the lane that frees first; windows out
+ * of 1..p − 1 are refused. */
+static void windows(const kcal_params *prm, kcal_model_kind model)
+{
+    enum { P = 5 };
+    static const char *const rooted[] = {"scatterv", "gatherv"};
+    static const char *const parallel[] = {"parallel_read", "parallel_write"};
+    for (size_t c = 0; c < 2; c++) {
+        size_t na;
+        const kcal_valgorithm *a = kcal_model_valgorithms(rooted[c], &na);
+        const kcal_valgorithm *win = NULL, *par = NULL;
+        for (size_t i = 0; i < na; i++) {
+            if (kcal_model_vwindowed(&a[i]))
+                win = &a[i];
+            if (!strcmp(a[i].id, parallel[c]))
+                par = &a[i];
+        }
+        CHECK(win && par && !kcal_model_vwindowed(par));
+        if (!win || !par)
+            continue;
+        /* scatterv reads root 0's row, gatherv column 0: a matrix that
+         * is the same both ways (M symmetric) serves both */
+        uint64_t m[P * P], one[4];
+        uint64_t blocks[P] = {65536, 1 << 20, 4096, 0, 262144};
+        for (int s = 0; s < P; s++)
+            for (int d = 0; d < P; d++)
+                m[s * P + d] = s == 0 ? blocks[d] : d == 0 ? blocks[s] : 7;
+        kcal_terms tw, tp;
+        CHECK(close_to(kcal_model_vtime(model, prm, win, P, P - 1, m, &tw),
+                       kcal_model_vtime(model, prm, par, P, 0, m, &tp)));
+        /* w = 1: the sum of each pair alone, at p = 2 with the same own
+         * block; the call's synchronisation is the whole one's */
+        double alone = 0;
+        for (int d = 1; d < P; d++) {
+            if (!blocks[d])
+                continue;
+            one[0] = blocks[0];
+            one[1] = one[2] = blocks[d];
+            one[3] = 7;
+            kcal_terms t;
+            kcal_model_vtime(model, prm, par, 2, 0, one, &t);
+            alone += t.startup + t.copy + t.lock;
+        }
+        kcal_model_vtime(model, prm, win, P, 1, m, &tw);
+        CHECK(close_to(tw.startup + tw.copy + tw.lock, alone));
+        CHECK(close_to(tw.sync, tp.sync));
+        /* w = 2, the root's order d = 1 (1M), 2 (4K), 4 (256K; 3 has
+         * none): 1M and 4K start, 256K takes the 4K lane, which frees
+         * first. Each pair alone, priced as the window prices it: */
+        double pair[P] = {0};
+        for (int d = 1; d < P; d++) {
+            uint64_t mm[P * P];
+            for (int i = 0; i < P * P; i++)
+                mm[i] = 0;
+            mm[0] = blocks[0];
+            mm[d] = mm[d * P] = blocks[d];
+            kcal_terms t;
+            if (blocks[d] && kcal_model_vtime(model, prm, win, P, 2, mm, &t) > 0)
+                pair[d] = t.startup + t.copy + t.lock;
+        }
+        double lanes = pair[2] + pair[4] > pair[1] ? pair[2] + pair[4] : pair[1];
+        kcal_model_vtime(model, prm, win, P, 2, m, &tw);
+        CHECK(pair[1] > 0 && close_to(tw.startup + tw.copy + tw.lock, lanes));
+        CHECK(kcal_model_vtime(model, prm, win, P, 0, m, NULL) < 0);
+        CHECK(kcal_model_vtime(model, prm, win, P, P, m, NULL) < 0);
+    }
 }
 
 int main(void)
@@ -231,6 +304,8 @@ int main(void)
     uniform_is_regular(&knl, KCAL_MODEL_FULL);
     own_block(&knl, KCAL_MODEL_PAPER);
     own_block(&knl, KCAL_MODEL_FULL);
+    windows(&knl, KCAL_MODEL_PAPER);
+    windows(&knl, KCAL_MODEL_FULL);
     /* Measured params, with the MPI library's rows. */
     kcal_params_init(&zen);
     CHECK(kcal_params_read("tests/data/probed-quick.params", &zen, err,
@@ -238,6 +313,7 @@ int main(void)
     uniform_is_regular(&zen, KCAL_MODEL_FULL);
     uniform_is_regular(&zen, KCAL_MODEL_PAPER);
     shapes(&zen);
+    windows(&zen, KCAL_MODEL_FULL);
     own_block(&zen, KCAL_MODEL_FULL);
     kcal_params_free(&zen);
     kcal_params_free(&knl);

@@ -75,10 +75,16 @@ static const char *const vcoll_names[V_COUNT] = {
 static const struct {
     int vcoll;
     const char *id;
+    const char *path; /* ROOT_WINDOW: the id takes ":w" */
 } rows[] = {
-#define KCOLL_VALGORITHM(VCOLL, id, ...) {V_##VCOLL, #id},
+#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path) {V_##VCOLL, #id, #path},
 #include "algos/irregular.def"
 };
+
+static int windowed(int i)
+{
+    return strcmp(rows[i].path, "ROOT_WINDOW") == 0;
+}
 #define NROWS ((int)(sizeof rows / sizeof *rows))
 
 enum { UNIFORM, SKEWED, RANDOM, SPARSE, ZERO, NDIST };
@@ -764,13 +770,25 @@ static void run_case(const vcase *k)
     alarm(0);
 }
 
-/* The algorithms of v-collective vc: its rows, "mpi", NULL. */
-static int algorithms(int vc, const char **out)
+/* The algorithms of v-collective vc at p: its rows (a windowed one also
+ * with the windows 1 and p − 1: one copy at a time, and the parallel
+ * row's p − 1 with the window's protocol), "mpi", NULL. */
+static int algorithms(int vc, int p, const char **out)
 {
+    static char names[NROWS][2][48];
     int n = 0;
     for (int i = 0; i < NROWS; i++)
-        if (rows[i].vcoll == vc)
+        if (rows[i].vcoll == vc) {
             out[n++] = rows[i].id;
+            for (int j = 0; j < 2 && windowed(i); j++) {
+                int w = j ? p - 1 : 1;
+                if (j && w <= 1)
+                    break;
+                snprintf(names[i][j], sizeof names[i][j], "%s:%d",
+                         rows[i].id, w);
+                out[n++] = names[i][j];
+            }
+        }
     out[n++] = "mpi";
     out[n++] = NULL;
     return n;
@@ -792,8 +810,8 @@ static void matrix(MPI_Comm comm, const char *name, const size_t *bases,
     int p, turn = 0;
     MPI_Comm_size(comm, &p);
     for (int vc = 0; vc < V_COUNT; vc++) {
-        const char *algs[NROWS + 2];
-        int na = algorithms(vc, algs);
+        const char *algs[3 * NROWS + 2];
+        int na = algorithms(vc, p, algs);
         int rooted = vc == V_SCATTERV || vc == V_GATHERV;
         for (int a = 0; a < na; a++)
             for (int dist = 0; dist < NDIST; dist++) {
@@ -833,13 +851,25 @@ static void bad_ids(MPI_Comm comm)
         d[i] = (size_t)i;
     }
     for (int vc = 0; vc < V_COUNT; vc++) {
-        /* an unknown id, and the first id of another v-collective */
-        const char *foreign = NULL;
-        for (int i = 0; i < NROWS && !foreign; i++)
-            if (rows[i].vcoll != vc)
+        /* an unknown id, the first id of another v-collective, a window
+         * on a row without one, windows 0 and past p − 1 */
+        const char *foreign = NULL, *first = NULL, *win = NULL;
+        for (int i = 0; i < NROWS; i++) {
+            if (rows[i].vcoll != vc && !foreign)
                 foreign = rows[i].id;
-        const char *ids[] = {"no_such_algorithm", foreign};
-        for (int i = 0; i < 2; i++) {
+            if (rows[i].vcoll == vc && !first)
+                first = rows[i].id;
+            if (rows[i].vcoll == vc && windowed(i) && !win)
+                win = rows[i].id;
+        }
+        char plain_w[64], zero_w[64], past_w[64];
+        snprintf(plain_w, sizeof plain_w, "%s:1", first);
+        snprintf(zero_w, sizeof zero_w, "%s:0", win ? win : "");
+        snprintf(past_w, sizeof past_w, "%s:%d", win ? win : "",
+                 p > 2 ? p : 2);
+        const char *ids[] = {"no_such_algorithm", foreign, plain_w,
+                             win ? zero_w : NULL, win ? past_w : NULL};
+        for (int i = 0; i < 5; i++) {
             if (!ids[i])
                 continue;
             vcase k = {vc, ids[i], UNIFORM, PACKED, 0, 0, 1, comm,
@@ -893,8 +923,8 @@ static void overlaps(MPI_Comm comm, const char *name)
     int vcs[] = {V_GATHERV, V_ALLGATHERV, V_ALLTOALLV};
     size_t bases[] = {7, 65549};
     for (int v = 0; v < 3; v++) {
-        const char *algs[NROWS + 2];
-        int na = algorithms(vcs[v], algs);
+        const char *algs[3 * NROWS + 2];
+        int na = algorithms(vcs[v], p, algs);
         for (int a = 0; a < na; a++)
             for (int b = 0; b < 2; b++)
                 for (int lay = 0; lay < NLAYOUT; lay += 2) {

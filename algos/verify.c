@@ -262,9 +262,10 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
 }
 
 /* Calls between events, from the agreed deciding time (the same on every
- * rank): every S-th call timed (a clock pair is ~50 ns), a check per
- * millisecond of collective time, and re-exploring once the calls since
- * have cost KCOLL_VERIFY_BUDGET times the exploration's extra cost. */
+ * rank): every S-th call timed (a clock pair is ~50 ns), the first check
+ * when the ring is full and then one per millisecond of collective time,
+ * and re-exploring once the calls since have cost KCOLL_VERIFY_BUDGET
+ * times the exploration's extra cost. */
 static void schedule(kcoll_verify_slot *s, int kept)
 {
     double t = s->decided > 1e-9 ? s->decided : 1e-9;
@@ -287,7 +288,11 @@ static void schedule(kcoll_verify_slot *s, int kept)
     if (s->explore_every < base)
         s->explore_every = base;
     s->explore_at = s->explore_every;
-    s->next_check = s->check_every;
+    /* The first check as soon as the ring is full, then one per C: a
+     * decision made while the host passed through a state that favoured
+     * it is left after tens of calls, not a millisecond's (docs/
+     * libkcoll.md, "Re-check"). */
+    s->next_check = ring;
     s->baseline = 0;
     s->calls = 0;
     s->nring = s->ring_at = 0;
@@ -308,7 +313,7 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
         }
     }
     int rc = MPI_Allreduce(mine, all, w, MPI_DOUBLE, MPI_MAX, c->comm);
-    double own[KCOLL_VERIFY_MAX];
+    double own[KCOLL_VERIFY_MAX], mid[KCOLL_VERIFY_MAX], least = INFINITY;
     for (int i = 0; i < nc; i++) {
         double span[KCOLL_VERIFY_SAMPLES];
         for (int j = 0; j < e; j++)
@@ -316,11 +321,18 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
         s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, (unsigned)e)
                                       : INFINITY;
+        mid[i] = isfinite(own[i]) ? median(span, (unsigned)e) : INFINITY;
+        least = fmin(least, mid[i]);
     }
-    int before = s->explorations ? s->chosen : -1, best = 0;
-    for (int i = 1; i < s->ncand; i++)
-        if (s->agreed[i] < s->agreed[best])
+    /* The least quartile among the candidates whose median is within
+     * KCOLL_VERIFY_STEADY of the least median (that one always is). */
+    int before = s->explorations ? s->chosen : -1, best = -1;
+    for (int i = 0; i < s->ncand; i++)
+        if (mid[i] <= KCOLL_VERIFY_STEADY * least &&
+            (best < 0 || s->agreed[i] < s->agreed[best]))
             best = i;
+    if (best < 0)
+        best = 0;
     if (!isfinite(s->agreed[best])) /* every one failed somewhere */
         for (int i = 0; i < s->ncand; i++)
             if (kcal_model_is_mpi(s->cand[i].alg))

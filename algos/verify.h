@@ -25,7 +25,14 @@
  *               as kcal bench times its rows; every rank keeps the
  *               candidate whose spans' lower quartile is least (ties:
  *               the model's order; the quartile, not the median: a
- *               descheduled rank only adds time, to any rank's span). Not each rank's own duration: where the root
+ *               descheduled rank only adds time, to any rank's span),
+ *               among those whose spans' median is within
+ *               KCOLL_VERIFY_STEADY of the least median: a candidate
+ *               fast in a quarter of its calls and slow in the rest
+ *               caught the host in a passing state (copy_in_out's
+ *               passes between the cores, docs/libkcoll.md), and ran
+ *               2-2.3x the best for the rest of the launch once chosen
+ *               on its quartile. Not each rank's own duration: where the root
  *               does not wait (bcast's and scatter's copy_in_out) it
  *               leaves first, and its part of the call is in no rank's
  *               own time; and a rank's own time in a run of calls holds
@@ -60,6 +67,7 @@
 #define KCOLL_VERIFY_SAMPLES 8    /* E at most */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
+#define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */
 #define KCOLL_VERIFY_BUDGET 100   /* re-exploring costs <= 1 % */
 #define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
 #define KCOLL_VERIFY_CLASSES 128  /* two size classes per octave */

@@ -351,8 +351,10 @@ static int run(const options *o, const variant *v, buffers *b, size_t n)
 
 /* auto's exploration, before anything is timed (its rows are the verified
  * choice, not the candidates' turns): calls of auto until its size class
- * has decided (algos/verify.h; at most 1000 calls, the same number on
- * every rank: the state moves by counts of the same calls). With
+ * has decided and the first check after the decision found it steady
+ * (algos/verify.h: a decision the check finds drifted explores again; at
+ * most 1000 calls, the same number on every rank: the state moves by
+ * counts of the same calls). With
  * KCOLL_VERIFY=0, or where the call does not verify (p = 1, CMA
  * forbidden), one call. Returns the calls made, or -1 after a failed one. */
 static long settle_auto(const options *o, const variant *v, int nv,
@@ -372,8 +374,8 @@ static long settle_auto(const options *o, const variant *v, int nv,
         kcoll_comm *c; /* the first call made it, on every rank */
         if (kcoll_comm_get(MPI_COMM_WORLD, &c) == MPI_SUCCESS)
             kcoll_verify_describe(c, o->coll, n, in_place, &st);
-    } while (++calls < 1000 && st.exists &&
-             (st.exploring || st.explorations == 0));
+    } while (++calls < 1000 && st.exists && st.ncand > 1 &&
+             (st.exploring || st.explorations == 0 || st.baseline == 0));
     return failed ? -1 : calls;
 }
 

@@ -12,12 +12,17 @@
  *   candidate 10x slow (100x oversubscribed), rank 1 its second;
  *   every rank must still decide alike, on neither (the slowest rank
  *   counts).
- * --mode leave: once decided, the decision made 4x slow on every rank (20x
+ * --mode leave: once decided, the first check within 8 ring lengths of
+ *   calls; then the decision made 4x slow on every rank (20x
  *   oversubscribed, and at least 4x the slowest other candidate's time;
  *   a host that changed state mid-run): the class must leave it within
  *   one check interval plus one exploration, and never come back to it while it
  *   stays slow; when the slowness ends, a later exploration must happen
  *   within the re-exploration interval.
+ * --mode passing: the first candidate fast in its first two timed calls
+ *   and 20x slow after, the others 5x on every call (a host passing
+ *   through a fast state while one candidate is measured): it must not
+ *   be chosen for its lower quartile.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -297,6 +302,59 @@ static void opposite(void)
         fail("opposite", "no class had three candidates to test with");
 }
 
+/* A host in a passing state during the exploration: the first candidate
+ * fast in its first two timed calls, then 20x its fastest; every other
+ * 5x on every call. Its lower quartile is then the least (the choice
+ * before KCOLL_VERIFY_STEADY), its median 4x the others': it must not be
+ * chosen. Holds while the first candidate is not 5x slower nor 3x faster
+ * than the others by itself (they are within the model's spread). At
+ * p = 2: oversubscribed, ranks' turns swing a call by 10x. */
+static void passing(void)
+{
+    static const kcal_coll colls[] = {KCAL_COLL_GATHER, KCAL_COLL_BCAST,
+                                      KCAL_COLL_ALLGATHER};
+    unsigned seed = 1;
+    int tested = 0;
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        kcal_coll cc = colls[ci];
+        size_t n = 65536;
+        one_call(cc, n, seed++); /* the first candidate's untimed call */
+        kcoll_verify_state st;
+        state_of(cc, n, &st);
+        if (st.ncand < 2) {
+            settle(cc, n, 0, 400, &seed);
+            continue;
+        }
+        /* Rules for every rank: rank -1; the first's counts from its
+         * first timed call (0, 1 fast; 2 on slow). */
+        char rules[512], *at = rules;
+        at += snprintf(at, sizeof rules, "%s:%s:20:-1:2", kcal_coll_name(cc),
+                       st.cand[0].alg->id);
+        for (int i = 1; i < st.ncand; i++)
+            at += snprintf(at, sizeof rules - (size_t)(at - rules),
+                           ",%s:%s:5", kcal_coll_name(cc),
+                           st.cand[i].alg->id);
+        kcoll_test_slow_rules(rules);
+        if (settle(cc, n, 0, 400, &seed) > 0) {
+            same_everywhere(cc, n);
+            state_of(cc, n, &st);
+            cases++;
+            if (st.chosen == 0) {
+                char d[160];
+                snprintf(d, sizeof d, "n=%zu: chose %s, fast in 2 of %d "
+                         "calls and 20x after", n, st.cand[0].alg->id,
+                         st.samples);
+                fail(kcal_coll_name(cc), d);
+            }
+            tested++;
+        }
+        kcoll_test_slow_rules("");
+    }
+    cases++;
+    if (tested == 0)
+        fail("passing", "no class had two candidates to test with");
+}
+
 /* The decision made slow on every rank mid-run, then fast again: 4x at
  * p = 2 (the issue's factor), 20x oversubscribed, where ranks taking
  * turns on the cores swing a call's time by 10x from one exploration to
@@ -317,10 +375,21 @@ static void leave(void)
         /* Until the first check has set the steady state. */
         kcoll_verify_state st;
         state_of(cc, n, &st);
-        for (long i = 0; i < (long)st.check_every + 1 && st.baseline == 0 &&
-                         !st.exploring; i++) {
+        long first = 0;
+        for (; first < (long)st.check_every + 1 && st.baseline == 0 &&
+               !st.exploring;
+             first++) {
             one_call(cc, n, seed++);
             state_of(cc, n, &st);
+        }
+        /* The first check comes when the ring is full: KCOLL_VERIFY_RING
+         * timed calls, every S-th call timed, S <= 8 (verify.h). */
+        cases++;
+        if (first > 8 * KCOLL_VERIFY_RING) {
+            char d[96];
+            snprintf(d, sizeof d, "n=%zu: the first check came after %ld "
+                     "calls", n, first);
+            fail(kcal_coll_name(cc), d);
         }
         if (st.exploring) /* that first check found a drift already */
             settle(cc, n, st.explorations, 400, &seed);
@@ -404,13 +473,16 @@ int main(int argc, char **argv)
         agree();
     else if (!strcmp(mode, "opposite"))
         opposite();
+    else if (!strcmp(mode, "passing"))
+        passing();
     else if (!strcmp(mode, "leave"))
         leave();
     else if (!strcmp(mode, "pure"))
         pure();
     else {
         if (me == 0)
-            fprintf(stderr, "verify_check: --mode agree|opposite|leave|pure\n");
+            fprintf(stderr,
+                    "verify_check: --mode agree|opposite|passing|leave|pure\n");
         MPI_Finalize();
         return 2;
     }

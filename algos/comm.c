@@ -38,6 +38,7 @@
 #include "algos/config.h"
 #include "algos/kcoll_impl.h"
 #include "algos/verify.h"
+#include "algos/vhelp.h"
 
 static int state_keyval = MPI_KEYVAL_INVALID;
 static int finalize_keyval = MPI_KEYVAL_INVALID;
@@ -75,6 +76,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
     kcoll_staging_free(c, finalizing);
     kcoll_nodes_free(c, finalizing);
     kcoll_verify_free(c);
+    kcoll_vhelp_free(c);
     /* A no_state's comm is the user's own. */
     if (!finalizing && !c->no_state && c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);

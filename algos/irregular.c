@@ -31,6 +31,8 @@
 #include "algos/irregular.h"
 #include "algos/nodes.h"
 #include "algos/stats.h"
+#include "algos/verify.h"
+#include "algos/vhelp.h"
 #include "model/irregular.h"
 
 static const char *const vnames[KCOLL_VCOLL_COUNT] = {
@@ -426,12 +428,38 @@ static int root_window(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
                                 total / (uint64_t)(c->size - 1));
 }
 
+/* At the root of a NULL scatterv or gatherv: the help policy for this
+ * call (vhelp.h) into a->split_from, keyed by the largest pair it moves
+ * by CMA and its own block; the policy, or -1 for another process or
+ * collective, or a call with no CMA pair. *slot: what to time. */
+static int root_help(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
+                     void **slot)
+{
+    *slot = NULL;
+    int out = v == KCOLL_VCOLL_SCATTERV;
+    if ((!out && v != KCOLL_VCOLL_GATHERV) || c->rank != a->root)
+        return -1;
+    const size_t *many = out ? a->scounts : a->rcounts;
+    uint64_t most = 0;
+    for (int r = 0; r < c->size; r++)
+        if (r != a->root && !kcoll_v_by_message(a, r, many[r]) &&
+            many[r] > most)
+            most = many[r];
+    if (most == 0)
+        return -1;
+    uint64_t own = a->in_place ? 0 : out ? a->scounts[a->root] : a->scount;
+    kcoll_vhelp_policy p = kcoll_vhelp_choose(c, (int)v, most, own, slot);
+    a->split_from = kcoll_vhelp_split_from(p);
+    return (int)p;
+}
+
 /* A checked call: a's arrays are those this process uses, its in-place
  * forms resolved; bad is this process's own error to return after taking
  * part (overlapping receive regions). */
 static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
                  kcoll_vargs *a, int bad)
 {
+    int help = -1; /* the root's help policy, where it measured one */
     int stats = kcoll_stats_on();
     double t0 = stats ? kcoll_stats_now() : 0;
     const valgorithm *alg;
@@ -464,8 +492,15 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         if (use_mpi) {
             rc = run_mpi(c, v, a);
         } else {
+            /* NULL's root measures whether its help pays (vhelp.h). */
+            void *hslot = NULL;
+            if (!algorithm && !c->spans_nodes)
+                help = root_help(c, v, a, &hslot);
+            double t0 = hslot ? kcoll_verify_clock() : 0;
             c->seq++;
             rc = alg->fn(c, a);
+            if (hslot)
+                kcoll_vhelp_observe(hslot, kcoll_verify_clock() - t0);
         }
     }
     if (stats) {
@@ -477,20 +512,19 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         else if (use_mpi)
             snprintf(name, sizeof name, "mpi");
         else {
-            /* NULL's split rows say from which block the root helps,
-             * a windowed row its window. */
-            char help[40] = "";
-            if (!algorithm && (v == KCOLL_VCOLL_SCATTERV ||
-                               v == KCOLL_VCOLL_GATHERV))
-                snprintf(help, sizeof help, "(help>=%llu,2x)",
-                         (unsigned long long)a->split_from);
-            else if (a->window) /* at the root, which alone knows it */
-                snprintf(help, sizeof help, ":%d", a->window);
+            /* NULL's rooted root says its help policy, a windowed
+             * row's root its window. */
+            char how[40] = "";
+            if (help >= 0) /* at the root, which alone decides them */
+                snprintf(how, sizeof how, "(help:%s)",
+                         kcoll_vhelp_name((kcoll_vhelp_policy)help));
+            else if (a->window)
+                snprintf(how, sizeof how, ":%d", a->window);
             if (below)
-                snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, help,
+                snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, how,
                          (unsigned long long)below);
             else
-                snprintf(name, sizeof name, "%s%s", alg->id, help);
+                snprintf(name, sizeof name, "%s%s", alg->id, how);
         }
         kcoll_stats_add_named(vnames[v], name, 0,
                               stats_bytes(v, a, c->size, c->rank),

@@ -48,7 +48,9 @@ typedef struct {
     int window;
 } kcoll_vargs;
 
-/* NULL's smallest helped block. Why the root's own block decides: at
+/* The rule, one of the three help policies NULL's root measures
+ * (vhelp.h), and the one it keeps on a tie: the smallest helped block.
+ * Why the root's own block decides: at
  * p = 2 on the Zen 5 guest (scripts/bench-irregular, 2026-11-28) the
  * help won 1.2-1.9x with skew:16 from 8K mean blocks (a 128K block for
  * the one large pair) and lost 15-35 % for scatterv with uniform counts

@@ -132,6 +132,9 @@ typedef struct kcoll_comm {
      * tenth of a 1 KiB alltoallv at p = 2. */
     void *vwork[3];
     size_t vwork_len[3];
+    /* The rooted v-collectives' measured help policy at this process as
+     * a root (vhelp.c), or NULL until its first NULL call as one. */
+    void *vhelp;
 } kcoll_comm;
 
 /* The state of `comm`, built collectively on the first call. MPI code.

@@ -85,3 +85,12 @@ $(MPI_BUILD)/tests/vcoll_check: tests/vcoll_check.c algos/irregular.def $(KCOLL_
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/vcoll_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/vcoll_check
+
+# The root's help policy (algos/vhelp.c) fed made-up times: no MPI run
+# (tests/algos_vcoll.sh runs it first).
+$(MPI_BUILD)/tests/vhelp_check: tests/vhelp_check.c $(KCOLL_ASAN_OBJS) $(KCOLL_MODEL_ASAN_OBJS) | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(MPI_LIBS) -lm
+
+TEST_EXTRA_BINS += $(MPI_BUILD)/tests/vhelp_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/vhelp_check

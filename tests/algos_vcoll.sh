@@ -6,7 +6,9 @@
 # skewed, random, sparse and zero, displacements with gaps and in reverse
 # order, every root, in place and not, against the senders' pattern and
 # the MPI library; unknown ids, overlapping receive regions and mismatched
-# counts; and at p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2).
+# counts; NULL repeated, so the root runs each of its help policies
+# (and the policy's choice on made-up times, tests/vhelp_check.c); and at
+# p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2).
 # Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
@@ -27,6 +29,12 @@ run() { # name, then the command
     echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
   fi
 }
+# The root's help policy (algos/vhelp.h) on made-up times, no MPI run.
+if out=$("$mpi_build/tests/vhelp_check" 2>&1) && grep -q ', 0 failed$' <<<"$out"; then
+  echo "ok   vhelp_check: $out"
+else
+  echo "FAIL vhelp_check:"; echo "$out"; fail=1
+fi
 for p in 1 2 3 4 5; do
   run "p=$p" timeout 600 "${mpi_run[@]}" -np "$p" "$prog"
 done

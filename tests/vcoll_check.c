@@ -838,6 +838,24 @@ static void matrix(MPI_Comm comm, const char *name, const size_t *bases,
     }
 }
 
+/* NULL's rooted calls repeated with the same counts, in place and not,
+ * uniform and skewed: the root explores its three help policies
+ * (algos/vhelp.h) over a class's first calls, one untimed and
+ * KCOLL_VHELP_SAMPLES timed each, so 3 x 5 calls run every one of them,
+ * each result checked. */
+static void repeated(MPI_Comm comm)
+{
+    int dists[] = {UNIFORM, SKEWED};
+    for (int vc = V_SCATTERV; vc <= V_GATHERV; vc++)
+        for (int d = 0; d < 2; d++)
+            for (int ip = 0; ip < 2; ip++)
+                for (int i = 0; i < 16; i++) {
+                    vcase k = {vc, NULL, dists[d], PACKED, ip, 0,
+                               65536 + 13, comm, "repeated", next_seed()};
+                    run_case(&k);
+                }
+}
+
 /* Errors the same on every rank: unknown ids, a root out of range. */
 static void bad_ids(MPI_Comm comm)
 {
@@ -1035,6 +1053,8 @@ int main(int argc, char **argv)
     matrix(rev, "reversed", rbases, 2, 1 << RANDOM | 1 << SKEWED,
            1 << GAPS | 1 << REVERSE);
     phase("matrix on the reversed world");
+    repeated(MPI_COMM_WORLD);
+    phase("NULL repeated: the root's help policies in turn");
     bad_ids(MPI_COMM_WORLD);
     overlaps(MPI_COMM_WORLD, "world");
     overlaps(rev, "reversed");

@@ -40,14 +40,16 @@
  *   decided     a call costs what it cost before, plus a counter; every
  *               S-th call is timed into a ring of local times (S so the
  *               clock stays well under 1 % of the call).
- *   re-check    every C calls (C from the decided time: a check per
- *               millisecond or so of collective time, so its reduction
- *               stays near 0.2 %), one MAX reduction of the ranks' median
- *               of that ring: the first check after a decision sets the
- *               steady state (unless it is already KCOLL_VERIFY_DRIFT
- *               times the deciding time), and a later one above
- *               KCOLL_VERIFY_DRIFT times that steady state explores
- *               again.
+ *   re-check    one MAX reduction of the ranks' median of that ring:
+ *               the first when the ring is full, its timed calls started
+ *               together (a barrier) as the exploration's were, which
+ *               validates the decision (KCOLL_VERIFY_DRIFT times the
+ *               deciding time explores again); then every C calls (C
+ *               from the decided time: a check per millisecond or so of
+ *               collective time, so its reduction stays near 0.2 %),
+ *               the first of which sets the steady state, and a later
+ *               one above KCOLL_VERIFY_DRIFT times that steady state
+ *               explores again.
  *   re-explore  also after a bounded share of the class's time, so a
  *               candidate that became faster is found: when the calls
  *               since the last exploration have cost

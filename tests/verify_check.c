@@ -21,7 +21,7 @@
  *   stays slow; when the slowness ends, a later exploration must happen
  *   within the re-exploration interval.
  * --mode passing: the first candidate fast in its first two timed calls
- *   and 20x slow after, the others 5x on every call (a host passing
+ *   and 100x slow after, the others 5x on every call (a host passing
  *   through a fast state while one candidate is measured): it must not
  *   be chosen for its lower quartile.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
@@ -304,12 +304,12 @@ static void opposite(void)
 }
 
 /* A host in a passing state during the exploration: the first candidate
- * fast in its first two timed calls, then 20x its fastest; every other
+ * fast in its first two timed calls, then 100x its fastest; every other
  * 5x on every call. Its lower quartile is then the least (the choice
- * before KCOLL_VERIFY_STEADY), its median 4x the others': it must not be
- * chosen. Holds while the first candidate is not 5x slower nor 3x faster
- * than the others by itself (they are within the model's spread). At
- * p = 2: oversubscribed, ranks' turns swing a call by 10x. */
+ * before KCOLL_VERIFY_STEADY), its median past the others': it must not
+ * be chosen. A case counts where the slowed median is surely past 1.3x
+ * the others' (below); at least one must. At p = 2: oversubscribed,
+ * ranks' turns swing a call by 10x. */
 static void passing(void)
 {
     static const kcal_coll colls[] = {KCAL_COLL_GATHER, KCAL_COLL_BCAST,
@@ -329,7 +329,7 @@ static void passing(void)
         /* Rules for every rank: rank -1; the first's counts from its
          * first timed call (0, 1 fast; 2 on slow). */
         char rules[512], *at = rules;
-        at += snprintf(at, sizeof rules, "%s:%s:20:-1:2", kcal_coll_name(cc),
+        at += snprintf(at, sizeof rules, "%s:%s:100:-1:2", kcal_coll_name(cc),
                        st.cand[0].alg->id);
         for (int i = 1; i < st.ncand; i++)
             at += snprintf(at, sizeof rules - (size_t)(at - rules),
@@ -339,15 +339,25 @@ static void passing(void)
         if (settle(cc, n, 0, 400, &seed) > 0) {
             same_everywhere(cc, n);
             state_of(cc, n, &st);
-            cases++;
-            if (st.chosen == 0) {
-                char d[160];
-                snprintf(d, sizeof d, "n=%zu: chose %s, fast in 2 of %d "
-                         "calls and 20x after", n, st.cand[0].alg->id,
-                         st.samples);
-                fail(kcal_coll_name(cc), d);
+            /* The case holds only if the first's slowed median is past
+             * 1.3x the others': 100 times its fast calls (its quartile)
+             * against the others' 5x, their quartiles (the same on every
+             * rank, so every rank skips alike). On a loaded machine the
+             * others' spans can grow past that; then nothing is shown. */
+            double others = INFINITY;
+            for (int i = 1; i < st.ncand; i++)
+                others = fmin(others, st.agreed[i]);
+            if (100 * st.agreed[0] > 2 * KCOLL_VERIFY_STEADY * others) {
+                cases++;
+                if (st.chosen == 0) {
+                    char d[160];
+                    snprintf(d, sizeof d, "n=%zu: chose %s, fast in 2 of %d "
+                             "calls and 100x after", n, st.cand[0].alg->id,
+                             st.samples);
+                    fail(kcal_coll_name(cc), d);
+                }
+                tested++;
             }
-            tested++;
         }
         kcoll_test_slow_rules("");
     }

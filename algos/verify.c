@@ -220,7 +220,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(const double *v, unsigned n)
+double kcoll_verify_median(const double *v, unsigned n)
 {
     double tmp[KCOLL_VERIFY_SAMPLES > KCOLL_VERIFY_RING ? KCOLL_VERIFY_SAMPLES
                                                         : KCOLL_VERIFY_RING];
@@ -317,7 +317,8 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     double mine[W] = {0}, all[W];
     int nc = s->ncand, e = s->samples, w = nc * (1 + 2 * e);
     for (int i = 0; i < nc; i++) {
-        mine[i] = s->failed[i] ? INFINITY : median(s->t[i], (unsigned)e);
+        mine[i] = s->failed[i] ? INFINITY
+                               : kcoll_verify_median(s->t[i], (unsigned)e);
         for (int j = 0; j < e; j++) {
             mine[nc + 2 * (i * e + j)] = -s->t0[i][j];
             mine[nc + 2 * (i * e + j) + 1] = s->t1[i][j];
@@ -332,7 +333,8 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
         s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, (unsigned)e)
                                       : INFINITY;
-        mid[i] = isfinite(own[i]) ? median(span, (unsigned)e) : INFINITY;
+        mid[i] = isfinite(own[i]) ? kcoll_verify_median(span, (unsigned)e)
+                                  : INFINITY;
         least = fmin(least, mid[i]);
     }
     /* The least quartile among the candidates whose median is within
@@ -411,7 +413,9 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
      * deciding time at that first check: its E calls among the other
      * candidates' can be off the steady state either way). A failed call
      * counts as drifted. */
-    double mine = call_rc != MPI_SUCCESS ? INFINITY : median(s->ring, s->nring),
+    double mine = call_rc != MPI_SUCCESS
+                      ? INFINITY
+                      : kcoll_verify_median(s->ring, s->nring),
            now = 0;
     s->checks++;
     int rc = MPI_Allreduce(&mine, &now, 1, MPI_DOUBLE, MPI_MAX, c->comm);

@@ -99,6 +99,11 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan);
 int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                          double t1, int call_rc);
 
+/* The median of v[0..n), n <= max(KCOLL_VERIFY_SAMPLES, KCOLL_VERIFY_RING)
+ * (0 for n = 0): what the ring's check and the exploration compare, and
+ * vhelp.c's policies. */
+double kcoll_verify_median(const double *v, unsigned n);
+
 /* The clock of the timed calls (CLOCK_MONOTONIC, seconds). */
 double kcoll_verify_clock(void);
 

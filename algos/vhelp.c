@@ -1,6 +1,5 @@
 /* vhelp: the root's measured help policy (vhelp.h). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "algos/irregular.h"
 #include "algos/verify.h"
@@ -72,21 +71,12 @@ kcoll_vhelp_policy kcoll_vhelp_choose(kcoll_comm *c, int v, uint64_t most,
     return (kcoll_vhelp_policy)s->cur;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+_Static_assert(KCOLL_VHELP_SAMPLES <= KCOLL_VERIFY_SAMPLES,
+               "kcoll_verify_median takes at most KCOLL_VERIFY_SAMPLES");
 
 static double median(const double *v)
 {
-    double t[KCOLL_VHELP_SAMPLES];
-    memcpy(t, v, sizeof t);
-    qsort(t, KCOLL_VHELP_SAMPLES, sizeof *t, cmp_double);
-    return KCOLL_VHELP_SAMPLES % 2
-               ? t[KCOLL_VHELP_SAMPLES / 2]
-               : (t[KCOLL_VHELP_SAMPLES / 2 - 1] + t[KCOLL_VHELP_SAMPLES / 2]) /
-                     2;
+    return kcoll_verify_median(v, KCOLL_VHELP_SAMPLES);
 }
 
 void kcoll_vhelp_observe(void *slot, double seconds)

@@ -30,6 +30,9 @@ struct kcoll_verify_slot {
      * together (a barrier), as the exploration's did, so the check
      * compares like with like (schedule()). */
     int validating;
+    /* Steady checks in a row that found the decision drifted: one alone
+     * re-explores only at KCOLL_VERIFY_DRIFT_CHECKS (verify.h). */
+    unsigned drifted;
     uint64_t calls; /* since the last exploration ended */
     uint64_t sample_every; /* a power of two */
     uint64_t check_every, next_check, explore_every, explore_at;
@@ -304,6 +307,7 @@ static void schedule(kcoll_verify_slot *s, int kept)
      * barrier-started ones took 4.5-5. */
     s->next_check = ring;
     s->validating = 1;
+    s->drifted = 0;
     s->baseline = 0;
     s->calls = 0;
     s->nring = s->ring_at = 0;
@@ -422,7 +426,14 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
     if (rc != MPI_SUCCESS)
         return rc;
     double ref = s->baseline > 0 ? s->baseline : s->decided;
-    if (now > KCOLL_VERIFY_DRIFT * ref) {
+    int over = now > KCOLL_VERIFY_DRIFT * ref;
+    /* After the first check, a drift counts once it holds for
+     * KCOLL_VERIFY_DRIFT_CHECKS checks in a row (their rings hold
+     * different calls: C >= the ring's length). */
+    s->drifted = over ? s->drifted + 1 : 0;
+    if (over && !s->validating && s->drifted < KCOLL_VERIFY_DRIFT_CHECKS)
+        return MPI_SUCCESS;
+    if (over) {
         char why[32];
         snprintf(why, sizeof why, "%s %.2fx",
                  s->validating ? "first check" : "drift", now / ref);
@@ -461,6 +472,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
     out->check_every = s->check_every;
     out->explore_at = s->explore_at;
     out->baseline = s->baseline;
+    out->drifted = s->drifted;
 }
 
 #ifdef KCOLL_TEST_HOOKS

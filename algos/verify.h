@@ -47,9 +47,12 @@
  *               deciding time explores again); then every C calls (C
  *               from the decided time: a check per millisecond or so of
  *               collective time, so its reduction stays near 0.2 %),
- *               the first of which sets the steady state, and a later
- *               one above KCOLL_VERIFY_DRIFT times that steady state
- *               explores again.
+ *               the first of which sets the steady state, and later
+ *               ones above KCOLL_VERIFY_DRIFT times that steady state
+ *               in KCOLL_VERIFY_DRIFT_CHECKS checks in a row explore
+ *               again (one alone, at 1-8 MiB, was a burst of the host's:
+ *               its exploration's slower candidates then cost more than
+ *               the burst did).
  *   re-explore  also after a bounded share of the class's time, so a
  *               candidate that became faster is found: when the calls
  *               since the last exploration have cost
@@ -69,6 +72,7 @@
 #define KCOLL_VERIFY_SAMPLES 8    /* E at most */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
+#define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */
 #define KCOLL_VERIFY_BUDGET 100   /* re-exploring costs <= 1 % */
 #define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
@@ -125,6 +129,7 @@ typedef struct {
     int samples;                  /* E */
     uint64_t check_every, explore_at; /* in calls since the decision */
     double baseline; /* the steady state the first check found (0: none) */
+    unsigned drifted; /* checks in a row that found a drift */
 } kcoll_verify_state;
 
 void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,

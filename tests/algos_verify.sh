@@ -5,8 +5,9 @@
 # 1 MiB; ranks that see opposite timings still agree, on neither of the
 # algorithms one of them saw slow; a candidate fast in two calls and slow
 # after is not chosen; a decision made slow mid-run is left
-# within one check interval and one exploration and not taken again while
-# slow; KCOLL_VERIFY=0 is the pure model choice; and KCOLL_STATS=1 lists
+# within three check intervals (a drift counts in two checks in a row)
+# and one exploration and not taken again while slow, and one slow
+# interval alone is not explored; KCOLL_VERIFY=0 is the pure model choice; and KCOLL_STATS=1 lists
 # the decisions. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
@@ -57,6 +58,9 @@ done
 # not chosen for its lower quartile (p = 2: oversubscribed, ranks' turns
 # swing a call by 10x, more than the test's factors).
 run "p=2 passing" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode passing
+# One check interval slow (a burst of the host's) is counted, not
+# explored: a drift counts in two checks in a row.
+run "p=2 burst" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode burst
 run "p=2 KCOLL_VERIFY=0" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_VERIFY=0 "$prog" --mode pure
 # KCOLL_STATS=1: rank 0 lists one first decision per class it verified
 # (8 collectives x 3 sizes), each with the MPI library among the candidates.

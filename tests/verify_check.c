@@ -17,13 +17,15 @@
  *   slow on every rank (20x
  *   oversubscribed, and at least 4x the slowest other candidate's time;
  *   a host that changed state mid-run): the class must leave it within
- *   one check interval plus one exploration, and never come back to it while it
+ *   KCOLL_VERIFY_DRIFT_CHECKS + 1 check intervals plus one exploration, and never come back to it while it
  *   stays slow; when the slowness ends, a later exploration must happen
  *   within the re-exploration interval.
  * --mode passing: the first candidate fast in its first two timed calls
  *   and 100x slow after, the others 5x on every call (a host passing
  *   through a fast state while one candidate is measured): it must not
  *   be chosen for its lower quartile.
+ * --mode burst: the decision 4x slow for one check interval only (a
+ *   burst of the host's): counted, not explored; the next check resets.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -366,6 +368,47 @@ static void passing(void)
         fail("passing", "no class had two candidates to test with");
 }
 
+/* After the class's first decision (settled): calls until its first
+ * check (it validates the decision; it must come when the ring is full:
+ * KCOLL_VERIFY_RING timed calls, every S-th call timed, S <= 8,
+ * verify.h) and the next, which sets the steady state; an exploration
+ * either starts is settled. 0, or -1 (no decision; recorded). */
+static int steady(kcal_coll cc, size_t n, unsigned *seed,
+                  kcoll_verify_state *st)
+{
+    if (settle(cc, n, 0, 400, seed) < 0)
+        return -1;
+    state_of(cc, n, st);
+    unsigned checks0 = st->checks;
+    long first = 0;
+    for (; first < 8 * KCOLL_VERIFY_RING + 1 && st->checks == checks0 &&
+           !st->exploring;
+         first++) {
+        one_call(cc, n, (*seed)++);
+        state_of(cc, n, st);
+    }
+    cases++;
+    if (st->checks == checks0 && !st->exploring) {
+        char d[96];
+        snprintf(d, sizeof d, "n=%zu: no check after %ld calls", n, first);
+        fail(kcal_coll_name(cc), d);
+    }
+    if (st->exploring) /* the first check found the decision drifted */
+        settle(cc, n, st->explorations, 400, seed);
+    /* Until the next check has set the steady state. */
+    state_of(cc, n, st);
+    for (long i = 0; i < (long)st->check_every + 1 && st->baseline == 0 &&
+                     !st->exploring;
+         i++) {
+        one_call(cc, n, (*seed)++);
+        state_of(cc, n, st);
+    }
+    if (st->exploring) /* that first check found a drift already */
+        settle(cc, n, st->explorations, 400, seed);
+    state_of(cc, n, st);
+    return 0;
+}
+
 /* The decision made slow on every rank mid-run, then fast again: 4x at
  * p = 2 (the issue's factor), 20x oversubscribed, where ranks taking
  * turns on the cores swing a call's time by 10x from one exploration to
@@ -381,41 +424,9 @@ static void leave(void)
     for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
         kcal_coll cc = colls[ci];
         int factor = base;
-        if (settle(cc, n, 0, 400, &seed) < 0)
-            continue;
         kcoll_verify_state st;
-        state_of(cc, n, &st);
-        /* The first check (it validates the decision) comes when the ring
-         * is full: KCOLL_VERIFY_RING timed calls, every S-th call timed,
-         * S <= 8 (verify.h). */
-        unsigned checks0 = st.checks;
-        long first = 0;
-        for (; first < 8 * KCOLL_VERIFY_RING + 1 && st.checks == checks0 &&
-               !st.exploring;
-             first++) {
-            one_call(cc, n, seed++);
-            state_of(cc, n, &st);
-        }
-        cases++;
-        if (st.checks == checks0 && !st.exploring) {
-            char d[96];
-            snprintf(d, sizeof d, "n=%zu: no check after %ld calls", n,
-                     first);
-            fail(kcal_coll_name(cc), d);
-        }
-        if (st.exploring) /* the first check found the decision drifted */
-            settle(cc, n, st.explorations, 400, &seed);
-        /* Until the next check has set the steady state. */
-        state_of(cc, n, &st);
-        for (long i = 0; i < (long)st.check_every + 1 && st.baseline == 0 &&
-                         !st.exploring;
-             i++) {
-            one_call(cc, n, seed++);
-            state_of(cc, n, &st);
-        }
-        if (st.exploring) /* that first check found a drift already */
-            settle(cc, n, st.explorations, 400, &seed);
-        state_of(cc, n, &st);
+        if (steady(cc, n, &seed, &st) < 0)
+            continue;
         const kcal_algorithm *slowed = st.cand[st.chosen].alg;
         unsigned done = st.explorations;
         /* Slow enough to lose to every other candidate: oversubscribed,
@@ -433,9 +444,10 @@ static void leave(void)
         snprintf(rules, sizeof rules, "%s:%s:%d", kcal_coll_name(cc),
                  slowed->id, factor);
         kcoll_test_slow_rules(rules);
-        /* A check within two intervals finds the drift (the first may
-         * still see the ring's older calls), one exploration follows. */
-        long bound = 2 * (long)st.check_every +
+        /* KCOLL_VERIFY_DRIFT_CHECKS checks in a row find the drift
+         * within one interval more (the first may still see the ring's
+         * older calls), one exploration follows. */
+        long bound = (1 + KCOLL_VERIFY_DRIFT_CHECKS) * (long)st.check_every +
                      (long)st.ncand * (1 + st.samples) + 2;
         long took = settle(cc, n, done, bound, &seed);
         state_of(cc, n, &st);
@@ -466,6 +478,81 @@ static void leave(void)
             settle(cc, n, st.explorations, wait, &seed);
         }
     }
+}
+
+/* Calls until the class's next check (or an exploration), at most
+ * check_every + 1; st as after the last. */
+static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
+                          kcoll_verify_state *st)
+{
+    unsigned c0 = st->checks;
+    for (long i = 0; i <= (long)st->check_every && st->checks == c0 &&
+                     !st->exploring;
+         i++) {
+        one_call(cc, n, (*seed)++);
+        state_of(cc, n, st);
+    }
+}
+
+/* A burst of the host's: once steady, the decision 4x slow on every rank
+ * for one check interval only. That check must count the drift and not
+ * explore (KCOLL_VERIFY_DRIFT_CHECKS = 2 in a row), and the next, fast
+ * again, must reset the count, with no exploration in between. At p = 2
+ * only: oversubscribed, a call's time swings more than 1.3x by itself. */
+static void burst(void)
+{
+    static const kcal_coll colls[] = {KCAL_COLL_BCAST, KCAL_COLL_ALLGATHER,
+                                      KCAL_COLL_GATHER};
+    unsigned seed = 1;
+    size_t n = 65536;
+    int tested = 0; /* collectives whose count reset after a burst */
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        kcal_coll cc = colls[ci];
+        /* The check after the burst can find a drift of the host's own
+         * (1 run in ~8 here, and then in all three rounds once: a state
+         * that lasted): up to three rounds, and a reset seen in none of
+         * the collectives fails. */
+        for (int round = 0; round < 3; round++) {
+            kcoll_verify_state st;
+            state_of(cc, n, &st);
+            /* A new decision (the first, or after a drift) passes its
+             * first checks again; else a drift counted is let pass. */
+            if ((round == 0 || st.exploring) && steady(cc, n, &seed, &st) < 0)
+                break;
+            for (int k = 0; k < 4 && st.drifted && !st.exploring; k++)
+                to_next_check(cc, n, &seed, &st);
+            if (st.exploring || st.baseline == 0)
+                continue;
+            to_next_check(cc, n, &seed, &st); /* the burst fills one ring */
+            if (st.exploring || st.drifted ||
+                st.calls + 3 * st.check_every >= st.explore_at)
+                continue; /* a drift of its own, or a periodic one due */
+            unsigned done = st.explorations;
+            char rules[160];
+            snprintf(rules, sizeof rules, "%s:%s:4", kcal_coll_name(cc),
+                     st.cand[st.chosen].alg->id);
+            kcoll_test_slow_rules(rules);
+            to_next_check(cc, n, &seed, &st);
+            kcoll_test_slow_rules("");
+            cases++;
+            if (st.drifted != 1 || st.exploring) {
+                char d[96];
+                snprintf(d, sizeof d, "one slow interval: drifted %u, %s",
+                         st.drifted,
+                         st.exploring ? "exploring" : "not exploring");
+                fail(kcal_coll_name(cc), d);
+                break;
+            }
+            to_next_check(cc, n, &seed, &st);
+            if (!st.drifted && !st.exploring && st.explorations == done) {
+                tested++;
+                break;
+            }
+        }
+    }
+    cases++;
+    if (tested == 0)
+        fail("burst", "no collective's count reset after its burst");
 }
 
 static void pure(void)
@@ -499,12 +586,15 @@ int main(int argc, char **argv)
         passing();
     else if (!strcmp(mode, "leave"))
         leave();
+    else if (!strcmp(mode, "burst"))
+        burst();
     else if (!strcmp(mode, "pure"))
         pure();
     else {
         if (me == 0)
             fprintf(stderr,
-                    "verify_check: --mode agree|opposite|passing|leave|pure\n");
+                    "verify_check: --mode "
+                    "agree|opposite|passing|leave|burst|pure\n");
         MPI_Finalize();
         return 2;
     }

@@ -13,9 +13,8 @@
 struct kcoll_verify_slot {
     int ncand, samples; /* candidates, E */
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
-    /* Exploring: round (0..E-1), candidate cur of it, and its call of
-     * the round (turn 0: untimed, 1: timed). */
-    int exploring, round, cur, turn;
+    /* Exploring: candidate cur's turn-th call (0: the untimed one). */
+    int exploring, cur, turn;
     /* Each timed call's own duration, start and end (the node's clock). */
     double t[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
     double t0[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
@@ -204,7 +203,7 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
     }
     if (s->exploring) {
         plan_of(plan, &s->cand[s->cur], KCOLL_WHY_EXPLORING, s, 1);
-        plan->sync = s->turn == KCOLL_VERIFY_CALLS_PER_SAMPLE - 1;
+        plan->sync = s->turn > 0;
         return;
     }
     /* The decided call: a counter and two compares; the slot goes with
@@ -285,7 +284,7 @@ static void schedule(kcoll_verify_slot *s, int kept)
                                            : ring;
     double extra = 0; /* the exploration's cost beyond the chosen one */
     for (int i = 0; i < s->ncand; i++)
-        extra += KCOLL_VERIFY_CALLS_PER_SAMPLE * s->samples *
+        extra += (1 + s->samples) *
                  fmax(s->agreed[i] - s->agreed[s->chosen], 0);
     double every = ceil(KCOLL_VERIFY_BUDGET * extra / t);
     uint64_t base = every > (double)s->check_every
@@ -373,7 +372,6 @@ static void explore_again(kcoll_verify_slot *s, const char *why)
 {
     snprintf(s->reason, sizeof s->reason, "%s", why);
     s->exploring = 1;
-    s->round = 0;
     s->cur = 0;
     s->turn = 0;
 }
@@ -388,18 +386,17 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
     if (s->exploring) {
         if (call_rc != MPI_SUCCESS)
             s->failed[s->cur] = 1;
-        if (++s->turn < KCOLL_VERIFY_CALLS_PER_SAMPLE)
-            return MPI_SUCCESS; /* the untimed call of the pair */
-        s->t[s->cur][s->round] = seconds;
-        s->t0[s->cur][s->round] = t0;
-        s->t1[s->cur][s->round] = t1;
+        if (s->turn > 0) {
+            s->t[s->cur][s->turn - 1] = seconds;
+            s->t0[s->cur][s->turn - 1] = t0;
+            s->t1[s->cur][s->turn - 1] = t1;
+        }
+        if (++s->turn <= s->samples)
+            return MPI_SUCCESS;
         s->turn = 0;
         if (++s->cur < s->ncand)
             return MPI_SUCCESS;
         s->cur = 0;
-        if (++s->round < s->samples)
-            return MPI_SUCCESS;
-        s->round = 0;
         return decide(c, s);
     }
     if (plan->timed) {

@@ -15,19 +15,11 @@
  *               the MPI library's own collective, always. Rank 0 proposes
  *               and broadcasts them, so every rank runs the same list
  *               whatever its environment says.
- *   explore     the class's first calls run the candidates in E rounds
- *               (E from the predicted time: more for short calls, whose
- *               times are noisier); in each round every candidate in
- *               turn makes an untimed call (first-touch, windows, the
- *               lines the call before left on other cores) and a timed
- *               one, started together (a barrier) and timed on the
- *               node's one clock. Rounds, as kcal bench interleaves its
- *               rows, so the class's cold first calls and a host that
- *               changes state mid-exploration weigh on every candidate
- *               alike: explored one after the other, the first
- *               candidate (parallel_read_split, scatter, 256 KiB, Zen 4
- *               guest) measured 23-27 % slower than its calls after in 2
- *               launches of 6, and lost. After the
+ *   explore     the class's first calls run each candidate in turn: one
+ *               untimed call (first-touch, windows, caches), then E timed
+ *               ones (E from the predicted time: more for short calls,
+ *               whose times are noisier), each started together (a
+ *               barrier) and timed on the node's one clock. After the
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
@@ -78,7 +70,6 @@
 
 #define KCOLL_VERIFY_MAX 5        /* candidates: libkcoll's few + MPI's */
 #define KCOLL_VERIFY_SAMPLES 8    /* E at most */
-#define KCOLL_VERIFY_CALLS_PER_SAMPLE 2 /* an untimed call, a timed one */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */

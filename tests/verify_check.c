@@ -328,12 +328,11 @@ static void passing(void)
             settle(cc, n, 0, 400, &seed);
             continue;
         }
-        /* Rules for every rank: rank -1; the first candidate's calls of
-         * its first two rounds fast (an untimed and a timed one each),
-         * slow after. */
+        /* Rules for every rank: rank -1; the first's counts from its
+         * first timed call (0, 1 fast; 2 on slow). */
         char rules[512], *at = rules;
-        at += snprintf(at, sizeof rules, "%s:%s:100:-1:%d", kcal_coll_name(cc),
-                       st.cand[0].alg->id, 2 * KCOLL_VERIFY_CALLS_PER_SAMPLE);
+        at += snprintf(at, sizeof rules, "%s:%s:100:-1:2", kcal_coll_name(cc),
+                       st.cand[0].alg->id);
         for (int i = 1; i < st.ncand; i++)
             at += snprintf(at, sizeof rules - (size_t)(at - rules),
                            ",%s:%s:5", kcal_coll_name(cc),
@@ -449,7 +448,7 @@ static void leave(void)
          * within one interval more (the first may still see the ring's
          * older calls), one exploration follows. */
         long bound = (1 + KCOLL_VERIFY_DRIFT_CHECKS) * (long)st.check_every +
-                     (long)st.ncand * KCOLL_VERIFY_CALLS_PER_SAMPLE * st.samples + 2;
+                     (long)st.ncand * (1 + st.samples) + 2;
         long took = settle(cc, n, done, bound, &seed);
         state_of(cc, n, &st);
         cases++;
@@ -475,7 +474,7 @@ static void leave(void)
         state_of(cc, n, &st);
         if (!st.exploring) {
             long wait = (long)(st.explore_at - st.calls) +
-                        (long)st.ncand * KCOLL_VERIFY_CALLS_PER_SAMPLE * st.samples + 2;
+                        (long)st.ncand * (1 + st.samples) + 2;
             settle(cc, n, st.explorations, wait, &seed);
         }
     }

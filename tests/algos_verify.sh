@@ -7,8 +7,8 @@
 # after is not chosen; a decision made slow mid-run is left
 # within three check intervals (a drift counts in two checks in a row)
 # and one exploration and not taken again while slow, and one slow
-# interval alone is not explored; KCOLL_VERIFY=0 is the pure model choice; and KCOLL_STATS=1 lists
-# the decisions. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
+# interval alone is not explored; KCOLL_VERIFY=0 is the pure model
+# choice; and KCOLL_STATS=1 lists the decisions. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"

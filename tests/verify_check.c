@@ -17,15 +17,17 @@
  *   slow on every rank (20x
  *   oversubscribed, and at least 4x the slowest other candidate's time;
  *   a host that changed state mid-run): the class must leave it within
- *   KCOLL_VERIFY_DRIFT_CHECKS + 1 check intervals plus one exploration, and never come back to it while it
- *   stays slow; when the slowness ends, a later exploration must happen
- *   within the re-exploration interval.
+ *   KCOLL_VERIFY_DRIFT_CHECKS + 1 check intervals plus one exploration,
+ *   and never come back to it while it stays slow; when the slowness
+ *   ends, a later exploration must happen within the re-exploration
+ *   interval.
  * --mode passing: the first candidate fast in its first two timed calls
  *   and 100x slow after, the others 5x on every call (a host passing
  *   through a fast state while one candidate is measured): it must not
  *   be chosen for its lower quartile.
- * --mode burst: the decision 4x slow for one check interval only (a
- *   burst of the host's): counted, not explored; the next check resets.
+ * --mode burst: the decision 4x slow (more on a loaded machine) for one
+ *   check interval only (a burst of the host's): counted, not explored;
+ *   the next check resets the count.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -368,6 +370,20 @@ static void passing(void)
         fail("passing", "no class had two candidates to test with");
 }
 
+/* Calls until the class's next check (or an exploration), at most
+ * check_every + 1; st as after the last. */
+static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
+                          kcoll_verify_state *st)
+{
+    unsigned c0 = st->checks;
+    for (long i = 0; i <= (long)st->check_every && st->checks == c0 &&
+                     !st->exploring;
+         i++) {
+        one_call(cc, n, (*seed)++);
+        state_of(cc, n, st);
+    }
+}
+
 /* After the class's first decision (settled): calls until its first
  * check (it validates the decision; it must come when the ring is full:
  * KCOLL_VERIFY_RING timed calls, every S-th call timed, S <= 8,
@@ -395,14 +411,9 @@ static int steady(kcal_coll cc, size_t n, unsigned *seed,
     }
     if (st->exploring) /* the first check found the decision drifted */
         settle(cc, n, st->explorations, 400, seed);
-    /* Until the next check has set the steady state. */
+    /* The next check sets the steady state. */
     state_of(cc, n, st);
-    for (long i = 0; i < (long)st->check_every + 1 && st->baseline == 0 &&
-                     !st->exploring;
-         i++) {
-        one_call(cc, n, (*seed)++);
-        state_of(cc, n, st);
-    }
+    to_next_check(cc, n, seed, st);
     if (st->exploring) /* that first check found a drift already */
         settle(cc, n, st->explorations, 400, seed);
     state_of(cc, n, st);
@@ -480,22 +491,8 @@ static void leave(void)
     }
 }
 
-/* Calls until the class's next check (or an exploration), at most
- * check_every + 1; st as after the last. */
-static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
-                          kcoll_verify_state *st)
-{
-    unsigned c0 = st->checks;
-    for (long i = 0; i <= (long)st->check_every && st->checks == c0 &&
-                     !st->exploring;
-         i++) {
-        one_call(cc, n, (*seed)++);
-        state_of(cc, n, st);
-    }
-}
-
-/* A burst of the host's: once steady, the decision 4x slow on every rank
- * for one check interval only. That check must count the drift and not
+/* A burst of the host's: once steady, the decision 4x slow (or more,
+ * below) on every rank for one check interval only. That check must count the drift and not
  * explore (KCOLL_VERIFY_DRIFT_CHECKS = 2 in a row), and the next, fast
  * again, must reset the count, with no exploration in between. At p = 2
  * only: oversubscribed, a call's time swings more than 1.3x by itself. */

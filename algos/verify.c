@@ -30,6 +30,9 @@ struct kcoll_verify_slot {
      * together (a barrier), as the exploration's did, so the check
      * compares like with like (schedule()). */
     int validating;
+    /* The class's first decision was a close one (confirm_first()): its
+     * first check explores again instead. */
+    int confirm;
     /* Steady checks in a row that found the decision drifted: one alone
      * re-explores only at KCOLL_VERIFY_DRIFT_CHECKS (verify.h). */
     unsigned drifted;
@@ -313,6 +316,27 @@ static void schedule(kcoll_verify_slot *s, int kept)
     s->nring = s->ring_at = 0;
 }
 
+/* Whether the first decision of a class is explored once more, at its
+ * first check: when another candidate's quartile came within
+ * KCOLL_VERIFY_CONFIRM of the chosen one's. A class's first calls are its
+ * coldest and come as the program changes phase; on the Zen 4 guest
+ * (scatter, 256 KiB, p = 2) parallel_read_split measured 20-23 us in the
+ * first exploration of 3 launches in 8 and 16.2-16.9 us in the next one
+ * a few hundred us later, as in kcal bench's rows, and lost to
+ * parallel_read_flags (19.5 us) on the first. Where one candidate is
+ * clearly ahead (oversubscribed: 4 us against 120-390 us) a second look
+ * changes nothing and costs a whole exploration. */
+static int confirm_first(const kcoll_verify_slot *s)
+{
+    if (s->explorations != 1)
+        return 0;
+    for (int i = 0; i < s->ncand; i++)
+        if (i != s->chosen && isfinite(s->agreed[i]) &&
+            s->agreed[i] <= KCOLL_VERIFY_CONFIRM * s->agreed[s->chosen])
+            return 1;
+    return 0;
+}
+
 /* One MAX reduction: per candidate the slowest rank's own median, then
  * per timed call the latest end and (negated) the earliest start. */
 static int decide(kcoll_comm *c, kcoll_verify_slot *s)
@@ -363,6 +387,7 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     if (before >= 0 && !kept)
         s->switches++;
     schedule(s, kept);
+    s->confirm = confirm_first(s);
     log_decision(s, c->size, before < 0 ? "first" : kept ? "kept" : "switched");
     s->reason[0] = '\0';
     return rc;
@@ -422,6 +447,11 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                       : kcoll_verify_median(s->ring, s->nring),
            now = 0;
     s->checks++;
+    if (s->confirm) { /* the same on every rank: from agreed[] */
+        s->confirm = 0;
+        explore_again(s, "confirm");
+        return MPI_SUCCESS;
+    }
     int rc = MPI_Allreduce(&mine, &now, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -44,7 +44,10 @@
  *               the first when the ring is full, its timed calls started
  *               together (a barrier) as the exploration's were, which
  *               validates the decision (KCOLL_VERIFY_DRIFT times the
- *               deciding time explores again); then every C calls (C
+ *               deciding time explores again, and so does the class's
+ *               first decision where another candidate came within
+ *               KCOLL_VERIFY_CONFIRM of it: its first calls are its
+ *               coldest); then every C calls (C
  *               from the decided time: a check per millisecond or so of
  *               collective time, so its reduction stays near 0.2 %),
  *               the first of which sets the steady state, and later
@@ -74,6 +77,7 @@
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */
+#define KCOLL_VERIFY_CONFIRM 1.5  /* a first decision this close: twice */
 #define KCOLL_VERIFY_BUDGET 100   /* re-exploring costs <= 1 % */
 #define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
 #define KCOLL_VERIFY_CLASSES 128  /* two size classes per octave */

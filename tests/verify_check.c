@@ -384,40 +384,40 @@ static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
     }
 }
 
-/* After the class's first decision (settled): calls until its first
- * check (it validates the decision; it must come when the ring is full:
- * KCOLL_VERIFY_RING timed calls, every S-th call timed, S <= 8,
- * verify.h) and the next, which sets the steady state; an exploration
- * either starts is settled. 0, or -1 (no decision; recorded). */
+/* After the class's first decision (settled): calls until it has a
+ * steady state (a decision whose first check validated it, KCOLL_VERIFY_RING
+ * timed calls in, every S-th call timed, S <= 8, verify.h; and whose next
+ * check set the steady state). A check may start an exploration (a close
+ * first decision is confirmed; a drift), which is settled, and the count
+ * starts over with its decision. 0, or -1 (a failure is recorded). */
 static int steady(kcal_coll cc, size_t n, unsigned *seed,
                   kcoll_verify_state *st)
 {
     if (settle(cc, n, 0, 400, seed) < 0)
         return -1;
-    state_of(cc, n, st);
-    unsigned checks0 = st->checks;
-    long first = 0;
-    for (; first < 8 * KCOLL_VERIFY_RING + 1 && st->checks == checks0 &&
-           !st->exploring;
-         first++) {
-        one_call(cc, n, (*seed)++);
+    for (int step = 0; step < 8; step++) {
         state_of(cc, n, st);
+        if (st->exploring) {
+            if (settle(cc, n, st->explorations, 400, seed) < 0)
+                return -1;
+            continue;
+        }
+        if (st->baseline > 0)
+            return 0;
+        unsigned checks0 = st->checks;
+        to_next_check(cc, n, seed, st);
+        if (st->checks == checks0 && !st->exploring) {
+            char d[96];
+            snprintf(d, sizeof d, "n=%zu: no check within %llu calls", n,
+                     (unsigned long long)st->check_every + 1);
+            fail(kcal_coll_name(cc), d);
+            return -1;
+        }
     }
-    cases++;
-    if (st->checks == checks0 && !st->exploring) {
-        char d[96];
-        snprintf(d, sizeof d, "n=%zu: no check after %ld calls", n, first);
-        fail(kcal_coll_name(cc), d);
-    }
-    if (st->exploring) /* the first check found the decision drifted */
-        settle(cc, n, st->explorations, 400, seed);
-    /* The next check sets the steady state. */
-    state_of(cc, n, st);
-    to_next_check(cc, n, seed, st);
-    if (st->exploring) /* that first check found a drift already */
-        settle(cc, n, st->explorations, 400, seed);
-    state_of(cc, n, st);
-    return 0;
+    char d[96];
+    snprintf(d, sizeof d, "n=%zu: no steady state after 8 checks", n);
+    fail(kcal_coll_name(cc), d);
+    return -1;
 }
 
 /* The hook's factor that makes the decision slower than `above` by 4x:
@@ -569,6 +569,68 @@ static void burst(void)
         fail("burst", "no collective's burst counted and then reset");
 }
 
+/* A close first decision is explored once more at its first check (a
+ * "confirm"), a clear one is not (KCOLL_VERIFY_CONFIRM, verify.h): each
+ * collective at 64 KiB and 1 MiB as the machine finds it, and at 256 KiB
+ * with every candidate but the model's first slowed 20x (a clear one).
+ * Both kinds must be seen. */
+static void confirm(void)
+{
+    static const kcal_coll colls[] = {KCAL_COLL_BCAST, KCAL_COLL_GATHER,
+                                      KCAL_COLL_ALLGATHER};
+    static const size_t sizes[] = {65536, 1 << 20, 262144};
+    unsigned seed = 1;
+    int seen[2] = {0, 0}; /* clear, close */
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            kcal_coll cc = colls[ci];
+            size_t n = sizes[si];
+            kcoll_verify_state st;
+            one_call(cc, n, seed++); /* makes the class */
+            state_of(cc, n, &st);
+            if (st.ncand < 2) {
+                settle(cc, n, 0, 400, &seed);
+                continue;
+            }
+            if (sizes[si] == 262144) {
+                char rules[512] = "", *at = rules;
+                for (int i = 1; i < st.ncand; i++)
+                    at += snprintf(at, sizeof rules - (size_t)(at - rules),
+                                   "%s%s:%s:20", i > 1 ? "," : "",
+                                   kcal_coll_name(cc), st.cand[i].alg->id);
+                kcoll_test_slow_rules(rules);
+            }
+            if (settle(cc, n, 0, 400, &seed) < 0) {
+                kcoll_test_slow_rules("");
+                continue;
+            }
+            state_of(cc, n, &st);
+            int close = 0;
+            for (int i = 0; i < st.ncand; i++)
+                close |= i != st.chosen && isfinite(st.agreed[i]) &&
+                         st.agreed[i] <=
+                             KCOLL_VERIFY_CONFIRM * st.agreed[st.chosen];
+            unsigned done = st.explorations;
+            to_next_check(cc, n, &seed, &st);
+            kcoll_test_slow_rules("");
+            cases++;
+            seen[close]++;
+            if (st.exploring != close || st.explorations != done) {
+                char d[128];
+                snprintf(d, sizeof d, "n=%zu: a %s first decision, and its "
+                         "first check %s", n, close ? "close" : "clear",
+                         st.exploring ? "explored" : "did not explore");
+                fail(kcal_coll_name(cc), d);
+            }
+            if (st.exploring)
+                settle(cc, n, done, 400, &seed);
+        }
+    cases++;
+    if (!seen[0] || !seen[1])
+        fail("confirm", seen[0] ? "no close first decision to confirm"
+                                : "no clear first decision");
+}
+
 static void pure(void)
 {
     unsigned seed = 1;
@@ -602,13 +664,15 @@ int main(int argc, char **argv)
         leave();
     else if (!strcmp(mode, "burst"))
         burst();
+    else if (!strcmp(mode, "confirm"))
+        confirm();
     else if (!strcmp(mode, "pure"))
         pure();
     else {
         if (me == 0)
             fprintf(stderr,
                     "verify_check: --mode "
-                    "agree|opposite|passing|leave|burst|pure\n");
+                    "agree|opposite|passing|leave|burst|confirm|pure\n");
         MPI_Finalize();
         return 2;
     }

@@ -31,7 +31,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "algos/kcoll_impl.h"
 
@@ -79,10 +78,9 @@ int kcoll_flags_get(kcoll_comm *c)
         MPI_Win_free(&c->flag_win);
         return rc;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     /* Oversubscribed: this communicator alone, or with the others that
      * share the node (a virtual node's neighbours, KCOLL_VIRTUAL_NODES). */
-    c->flag_yield = cpus > 0 && (c->size > cpus || kcoll_node_procs() > cpus);
+    c->flag_yield = kcoll_oversubscribed(c);
     c->flags = base;
     return MPI_SUCCESS;
 }

@@ -375,6 +375,10 @@ int kcoll_node_split(MPI_Comm comm, MPI_Comm *node);
  * share this real node (0 before the first): a node communicator smaller
  * than that, such as a virtual node, is not alone on the cores. */
 int kcoll_node_procs(void);
+/* More processes on c's node than it has cores (c alone, or with the
+ * other communicators kcoll_node_split has seen there): every wait is a
+ * time slice. The same on every rank of a one-node c. */
+int kcoll_oversubscribed(const kcoll_comm *c);
 void kcoll_nodes_free(kcoll_comm *c, int finalizing);
 
 /* What a node step ran, for the KCOLL_STATS record of a two-level call:

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "algos/config.h"
 #include "algos/nodes.h"
@@ -46,6 +47,12 @@ static atomic_int node_procs;
 int kcoll_node_procs(void)
 {
     return atomic_load(&node_procs);
+}
+
+int kcoll_oversubscribed(const kcoll_comm *c)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 && (c->size > cpus || kcoll_node_procs() > cpus);
 }
 
 int kcoll_node_split(MPI_Comm comm, MPI_Comm *node)

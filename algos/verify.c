@@ -33,6 +33,7 @@ struct kcoll_verify_slot {
     /* The class's first decision was a close one (confirm_first()): its
      * first check explores again instead. */
     int confirm;
+    int oversubscribed; /* rank 0's kcoll_oversubscribed() */
     /* Steady checks in a row that found the decision drifted: one alone
      * re-explores only at KCOLL_VERIFY_DRIFT_CHECKS (verify.h). */
     unsigned drifted;
@@ -117,11 +118,13 @@ static const kcal_algorithm *alg_by_index(kcal_coll coll, int index)
 /* Rank 0 proposes, everyone takes its list: ranks whose params, table or
  * environment differ still run the same calls. (Every rank works its list
  * out: the model's warnings are per process.) One broadcast of doubles:
- * ncand, E, then (index, k, predicted) per candidate. */
+ * ncand, E, then (index, k, predicted) per candidate, then whether the
+ * node is oversubscribed. */
 static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
                      kcoll_verify_slot **out)
 {
-    double msg[2 + 3 * KCOLL_VERIFY_MAX] = {0};
+    enum { OVER = 2 + 3 * KCOLL_VERIFY_MAX };
+    double msg[OVER + 1] = {0};
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     int nc = kcoll_choice_candidates(c, coll, n, in_place, KCOLL_VERIFY_SPREAD,
                                      cand, KCOLL_VERIFY_MAX);
@@ -132,8 +135,8 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
         msg[3 + 3 * i] = cand[i].k;
         msg[4 + 3 * i] = cand[i].predicted;
     }
-    KCOLL_TRY(MPI_Bcast(msg, 2 + 3 * KCOLL_VERIFY_MAX, MPI_DOUBLE, 0,
-                        c->comm));
+    msg[OVER] = kcoll_oversubscribed(c);
+    KCOLL_TRY(MPI_Bcast(msg, OVER + 1, MPI_DOUBLE, 0, c->comm));
     kcoll_verify_slot *s = calloc(1, sizeof *s);
     if (!s)
         return MPI_ERR_NO_MEM; /* a later call tries again: no broadcast
@@ -158,6 +161,7 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
      * does not read) has nothing to measure against. */
     s->exploring = s->ncand > 1;
     s->fixed = s->ncand == 1;
+    s->oversubscribed = msg[OVER] != 0;
     s->first_n = n;
     s->coll = coll;
     s->in_place = in_place;
@@ -324,11 +328,14 @@ static void schedule(kcoll_verify_slot *s, int kept)
  * first exploration of 3 launches in 8 and 16.2-16.9 us in the next one
  * a few hundred us later, as in kcal bench's rows, and lost to
  * parallel_read_flags (19.5 us) on the first. Where one candidate is
- * clearly ahead (oversubscribed: 4 us against 120-390 us) a second look
- * changes nothing and costs a whole exploration. */
+ * clearly ahead a second look changes nothing and costs a whole
+ * exploration; so it does oversubscribed, where every call is a time
+ * slice, candidates a scheduler apart all look close, and a second look
+ * measures the scheduler again for hundreds of time slices (MPICH at
+ * p = 4 on 2 cores: a whole exploration takes seconds). */
 static int confirm_first(const kcoll_verify_slot *s)
 {
-    if (s->explorations != 1)
+    if (s->explorations != 1 || s->oversubscribed)
         return 0;
     for (int i = 0; i < s->ncand; i++)
         if (i != s->chosen && isfinite(s->agreed[i]) &&

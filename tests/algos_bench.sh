@@ -164,7 +164,10 @@ fi
 # rank but 0 starting 300 µs after the barrier, every collective takes at
 # least that long, copy_in_out too, whose root does not wait for the
 # others (the maximum of each process's own duration measured it in about
-# 3 µs); limit is the copies alone, each process's own duration.
+# 3 µs); limit is the copies alone, each process's own duration. The
+# line is drawn at half the skew: rank 1 may leave the barrier before
+# rank 0 does, and the span, from rank 0's start, then holds a little less
+# than the 300 µs (CI: copy_in_out's median 299.91 µs).
 KCAL_BENCH_SKEW_US_FOR_TEST=300 "$KCAL" bench --coll bcast --p 2 --sizes 8K --iterations 20 \
   --algorithm copy_in_out --format csv -q \
   --mpirun "$mpi_launcher $mpi_x KCAL_BENCH_SKEW_US_FOR_TEST=300" >"$tmp/skew" 2>"$tmp/err"
@@ -172,7 +175,7 @@ rc=$?
 if [ $rc -ne 0 ]; then
   echo "FAIL: skewed run: exit $rc"; cat "$tmp/err"; fail=1
 else
-  awk -F, 'NR > 1 { n++; lim = $4 == "limit"; if (lim != ($6 < 300e-6)) { print "FAIL: skewed start: " $4 " median " $6 " s"; bad = 1 } }
+  awk -F, 'NR > 1 { n++; lim = $4 == "limit"; if (lim != ($6 < 150e-6)) { print "FAIL: skewed start: " $4 " median " $6 " s"; bad = 1 } }
     END { if (n != 4) { print "FAIL: skewed run: " n " rows, not mpi, copy_in_out, auto and limit"; bad = 1 }; exit bad }' "$tmp/skew" ||
     { cat "$tmp/skew"; fail=1; }
 fi

@@ -444,6 +444,12 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
     if (s->calls != s->next_check)
         return MPI_SUCCESS;
     s->next_check += s->check_every;
+    s->checks++;
+    if (s->confirm) { /* the same on every rank: from agreed[] */
+        s->confirm = 0;
+        explore_again(s, "confirm");
+        return MPI_SUCCESS;
+    }
     /* The drift check: the slowest rank's recent median against the
      * steady state the first check after the decision found (against the
      * deciding time at that first check: its E calls among the other
@@ -453,12 +459,6 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                       ? INFINITY
                       : kcoll_verify_median(s->ring, s->nring),
            now = 0;
-    s->checks++;
-    if (s->confirm) { /* the same on every rank: from agreed[] */
-        s->confirm = 0;
-        explore_again(s, "confirm");
-        return MPI_SUCCESS;
-    }
     int rc = MPI_Allreduce(&mine, &now, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -8,8 +8,9 @@
 # within three check intervals (a drift counts in two checks in a row)
 # and one exploration and not taken again while slow, and one slow
 # interval alone is not explored; a close first decision is explored
-# twice, a clear one once; KCOLL_VERIFY=0 is the pure model
-# choice; and KCOLL_STATS=1 lists the decisions. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
+# twice, a clear one once; KCOLL_VERIFY=0 is the pure model choice;
+# and KCOLL_STATS=1 lists the decisions. Against the MPI library of
+# $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"

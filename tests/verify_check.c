@@ -28,6 +28,9 @@
  * --mode burst: the decision 4x slow (more on a loaded machine) for one
  *   check interval only (a burst of the host's): counted, not explored;
  *   the next check resets the count.
+ * --mode confirm: a close first decision (another candidate within
+ *   KCOLL_VERIFY_CONFIRM) is explored again at its first check; a clear
+ *   one (the others slowed 20x) is not.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -391,8 +394,9 @@ static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
  * first decision is confirmed; a drift), which is settled, and the count
  * starts over with its decision; after four steps (a confirmed decision:
  * check, exploration, check, check) the last decision stands: at most two
- * explorations, as oversubscribed each one is hundreds of time slices
- * (MPICH's leave mode at p = 4 passed its 600 s limit with eight).
+ * explorations, as many as before the confirm: oversubscribed each one is
+ * hundreds of time slices (with eight, and the confirm on there too,
+ * MPICH's leave mode at p = 4 once ran past its 600 s limit).
  * 0, or -1 (a failure is recorded). */
 static int steady(kcal_coll cc, size_t n, unsigned *seed,
                   kcoll_verify_state *st)
@@ -512,11 +516,12 @@ static void leave(void)
     }
 }
 
-/* A burst of the host's: once steady, the decision 4x slow (or more,
- * below) on every rank for one check interval only. That check must count the drift and not
- * explore (KCOLL_VERIFY_DRIFT_CHECKS = 2 in a row), and the next, fast
- * again, must reset the count, with no exploration in between. At p = 2
- * only: oversubscribed, a call's time swings more than 1.3x by itself. */
+/* A burst of the host's: once steady, the decision 4x slow (or more:
+ * slow_factor) on every rank for one check interval only. That check
+ * must count the drift and not explore (KCOLL_VERIFY_DRIFT_CHECKS = 2 in
+ * a row), and the next, fast again, must reset the count, with no
+ * exploration in between. At p = 2 only: oversubscribed, a call's time
+ * swings more than 1.3x by itself. */
 static void burst(void)
 {
     static const kcal_coll colls[] = {KCAL_COLL_BCAST, KCAL_COLL_ALLGATHER,
@@ -600,7 +605,7 @@ static void confirm(void)
                 settle(cc, n, 0, 400, &seed);
                 continue;
             }
-            if (sizes[si] == 262144) {
+            if (n == 262144) {
                 char rules[512] = "", *at = rules;
                 for (int i = 1; i < st.ncand; i++)
                     at += snprintf(at, sizeof rules - (size_t)(at - rules),

@@ -1,10 +1,11 @@
-/* irregular: the public entry points of the v-collectives (kcoll.h) and
- * what they share. A call gets the communicator's state, checks its
- * arguments, resolves MPI_IN_PLACE and overlapping receive regions into
- * the plain arguments the algorithms take (irregular.h), asks choice.c
- * what may run, and runs the algorithm (algos/irregular.def: scatterv.c,
+/* irregular: the public entry points of the v-collectives (kcoll.h). A
+ * call gets the communicator's state, checks its arguments, resolves
+ * MPI_IN_PLACE and overlapping receive regions into the plain arguments
+ * the algorithms take (irregular.h, vargs.c), asks choice.c what may
+ * run, and runs the algorithm (algos/irregular.def: scatterv.c,
  * gatherv.c, allgatherv.c, alltoallv.c; the rooted two's protocols in
- * vrooted.c) or the MPI library's v-collective.
+ * vrooted.c; their message steps in vsteps.c) or the MPI library's
+ * v-collective.
  *
  * What algorithm NULL runs, decided alike on every rank without a message
  * of its own (a scatterv's non-root knows only its own count, an
@@ -88,208 +89,6 @@ static int find(kcoll_vcoll v, const char *spec, int p,
             return MPI_SUCCESS;
         }
     return MPI_ERR_ARG;
-}
-
-/* ---- the point-to-point steps (irregular.h) ----------------------------- */
-
-void *kcoll_v_work(kcoll_comm *c, int which, size_t len)
-{
-    if (len > c->vwork_len[which]) {
-        free(c->vwork[which]); /* nothing in it outlives a call */
-        c->vwork[which] = malloc(len);
-        c->vwork_len[which] = c->vwork[which] ? len : 0;
-    }
-    return c->vwork[which];
-}
-
-int kcoll_vreqs_init(kcoll_comm *c, kcoll_vreqs *r, int cap)
-{
-    size_t k = (size_t)(cap > 0 ? cap : 1);
-    /* One array: statuses, then requests, then the checks (each part's
-     * size a multiple of the next one's alignment). */
-    char *w = kcoll_v_work(c, KCOLL_VWORK_REQ,
-                           k * (sizeof(MPI_Status) + sizeof(MPI_Request) +
-                                sizeof(int)) +
-                               2 * sizeof(void *));
-    r->n = 0;
-    r->cap = cap;
-    if (!w)
-        return MPI_ERR_NO_MEM;
-    r->st = (MPI_Status *)w;
-    uintptr_t q = (uintptr_t)(w + k * sizeof(MPI_Status));
-    q = (q + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
-    r->req = (MPI_Request *)q;
-    r->want = (int *)(r->req + k);
-    return MPI_SUCCESS;
-}
-
-static int post(kcoll_comm *c, kcoll_vreqs *r, const void *buf, size_t len,
-                int peer, int phase, int send)
-{
-    if (r->n >= r->cap)
-        return MPI_ERR_INTERN;
-    if (len > (size_t)INT32_MAX)
-        return MPI_ERR_COUNT; /* messages carry blocks below the crossover */
-    MPI_Request *q = &r->req[r->n];
-    int rc = send ? MPI_Isend(buf, (int)len, MPI_BYTE, peer,
-                              kcoll_tag(c, phase), c->comm, q)
-                  : MPI_Irecv((void *)buf, (int)len, MPI_BYTE, peer,
-                              kcoll_tag(c, phase), c->comm, q);
-    if (rc == MPI_SUCCESS)
-        r->want[r->n++] = !send && phase == KCOLL_VTAG_DATA ? (int)len : -1;
-    return rc;
-}
-
-int kcoll_vreqs_send(kcoll_comm *c, kcoll_vreqs *r, const void *buf,
-                     size_t len, int peer, int phase)
-{
-    return post(c, r, buf, len, peer, phase, 1);
-}
-
-int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
-                     int peer, int phase)
-{
-    return post(c, r, buf, len, peer, phase, 0);
-}
-
-int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
-{
-    int n = r->n, wrc = n ? MPI_Waitall(n, r->req, r->st) : MPI_SUCCESS;
-    r->n = 0;
-    if (wrc != MPI_SUCCESS) {
-        /* MPI_ERR_IN_STATUS names the failed request's error in its
-         * status (a longer message: MPI_ERR_TRUNCATE), and may leave
-         * others pending: wait for each. */
-        for (int i = 0; wrc == MPI_ERR_IN_STATUS && i < n; i++)
-            if (r->st[i].MPI_ERROR != MPI_SUCCESS &&
-                r->st[i].MPI_ERROR != MPI_ERR_PENDING)
-                wrc = r->st[i].MPI_ERROR;
-        for (int i = 0; i < n; i++)
-            if (r->req[i] != MPI_REQUEST_NULL)
-                MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
-        return rc != MPI_SUCCESS ? rc : wrc;
-    }
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        int got = 0;
-        if (r->want[i] >= 0 &&
-            (MPI_Get_count(&r->st[i], MPI_BYTE, &got) != MPI_SUCCESS ||
-             got != r->want[i]))
-            rc = MPI_ERR_TRUNCATE;
-    }
-    return rc;
-}
-
-int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,
-                 void *to, size_t want, int *status)
-{
-    if (msg->count != want)
-        return MPI_ERR_TRUNCATE;
-    if (want && kcoll_cma_read(a->pids[peer], to, msg->addr, want) != 0)
-        *status = 1;
-    return MPI_SUCCESS;
-}
-
-/* ---- arguments ---------------------------------------------------------- */
-
-typedef struct {
-    size_t start, end;
-} vregion;
-
-static int by_start(const void *x, const void *y)
-{
-    const vregion *a = x, *b = y;
-    return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Whether any two of the p regions (displs[i], counts[i]) with bytes in
- * them overlap, or one's end overflows. */
-static int overlapping(const size_t *counts, const size_t *displs, int p)
-{
-    /* Regions in ascending order, each ending before the next begins (the
-     * usual layout): no sort, no allocation. */
-    size_t end = 0;
-    int i = 0;
-    for (; i < p; i++) {
-        if (!counts[i])
-            continue;
-        if (displs[i] < end ||
-            __builtin_add_overflow(displs[i], counts[i], &end))
-            break;
-    }
-    if (i == p)
-        return 0;
-    vregion *order = malloc(sizeof *order * (size_t)p);
-    if (!order)
-        return -1;
-    int m = 0;
-    for (int r = 0; r < p; r++) {
-        if (!counts[r])
-            continue;
-        order[m].start = displs[r];
-        if (__builtin_add_overflow(displs[r], counts[r], &order[m].end)) {
-            free(order);
-            return 1;
-        }
-        m++;
-    }
-    qsort(order, (size_t)m, sizeof *order, by_start);
-    int bad = 0;
-    for (int r = 1; r < m && !bad; r++)
-        bad = order[r].start < order[r - 1].end;
-    free(order);
-    return bad;
-}
-
-/* Room for one call's own arrays (packed displacements of a substitute
- * receive buffer, a set-aside send side), freed at its end. */
-typedef struct {
-    size_t *displs;
-    char *buf;
-} vspare;
-
-static void spare_free(vspare *s)
-{
-    free(s->displs);
-    free(s->buf);
-}
-
-/* Packed displacements of the p counts into *displs (malloc'ed); their
- * total in *total; MPI_ERR_COUNT on overflow. */
-static int packed(const size_t *counts, int p, size_t **displs, size_t *total)
-{
-    size_t *d = malloc(sizeof *d * (size_t)p), t = 0;
-    if (!d)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < p; i++) {
-        d[i] = t;
-        if (__builtin_add_overflow(t, counts[i], &t)) {
-            free(d);
-            return MPI_ERR_COUNT;
-        }
-    }
-    *displs = d;
-    *total = t;
-    return MPI_SUCCESS;
-}
-
-/* Overlapping receive regions: this process receives into a packed
- * scratch buffer instead (its recvbuf untouched) and will return
- * MPI_ERR_ARG; *bad says so. */
-static int divert(kcoll_vargs *a, int p, vspare *s, int *bad)
-{
-    int o = overlapping(a->rcounts, a->rdispls, p);
-    if (o < 0)
-        return MPI_ERR_NO_MEM;
-    if (!o)
-        return MPI_SUCCESS;
-    size_t total;
-    KCOLL_TRY(packed(a->rcounts, p, &s->displs, &total));
-    if (!(s->buf = malloc(total ? total : 1)))
-        return MPI_ERR_NO_MEM;
-    a->recvbuf = s->buf;
-    a->rdispls = s->displs;
-    *bad = MPI_ERR_ARG;
-    return MPI_SUCCESS;
 }
 
 /* ---- one call ----------------------------------------------------------- */
@@ -585,13 +384,13 @@ int kcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                      .rdispls = is_root ? displs : NULL,
                      .root = root,
                      .in_place = in_place};
-    vspare s = {NULL, NULL};
-    int rc = is_root ? divert(&a, c->size, &s, &bad) : MPI_SUCCESS;
+    kcoll_vspare s = {NULL, NULL};
+    int rc = is_root ? kcoll_v_divert(&a, c->size, &s, &bad) : MPI_SUCCESS;
     if (bad != MPI_SUCCESS)
         a.in_place = 0; /* the own block goes into the scratch too */
     if (rc == MPI_SUCCESS)
         rc = vcall(c, KCOLL_VCOLL_GATHERV, algorithm, &a, bad);
-    spare_free(&s);
+    kcoll_vspare_free(&s);
     return rc;
 }
 
@@ -612,13 +411,13 @@ int kcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                      .rcounts = recvcounts,
                      .rdispls = displs,
                      .in_place = in_place};
-    vspare s = {NULL, NULL};
-    int rc = divert(&a, c->size, &s, &bad);
+    kcoll_vspare s = {NULL, NULL};
+    int rc = kcoll_v_divert(&a, c->size, &s, &bad);
     if (bad != MPI_SUCCESS)
         a.in_place = 0;
     if (rc == MPI_SUCCESS)
         rc = vcall(c, KCOLL_VCOLL_ALLGATHERV, algorithm, &a, bad);
-    spare_free(&s);
+    kcoll_vspare_free(&s);
     return rc;
 }
 
@@ -638,14 +437,14 @@ int kcoll_alltoallv(const void *sendbuf, const size_t *sendcounts,
                      .recvbuf = recvbuf,
                      .rcounts = recvcounts,
                      .rdispls = rdispls};
-    vspare s = {NULL, NULL};
+    kcoll_vspare s = {NULL, NULL};
     size_t *aside_displs = NULL;
     int rc = MPI_SUCCESS;
     if (in_place && p > 1) {
         /* Peers read the blocks to send while this rank overwrites
          * recvbuf: they go aside first, packed. */
         size_t total;
-        rc = packed(recvcounts, p, &aside_displs, &total);
+        rc = kcoll_v_packed(recvcounts, p, &aside_displs, &total);
         char *aside = rc == MPI_SUCCESS ? kcoll_scratch(c, total ? total : 1)
                                         : NULL;
         if (rc == MPI_SUCCESS && !aside)
@@ -662,10 +461,10 @@ int kcoll_alltoallv(const void *sendbuf, const size_t *sendcounts,
         a.sdispls = rdispls;
     }
     if (rc == MPI_SUCCESS)
-        rc = divert(&a, p, &s, &bad);
+        rc = kcoll_v_divert(&a, p, &s, &bad);
     if (rc == MPI_SUCCESS)
         rc = vcall(c, KCOLL_VCOLL_ALLTOALLV, algorithm, &a, bad);
-    spare_free(&s);
+    kcoll_vspare_free(&s);
     free(aside_displs);
     return rc;
 }

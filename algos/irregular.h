@@ -1,7 +1,8 @@
 /* irregular: what the v-collectives' files share (not installed): the
  * arguments of one call as their algorithms see them, the algorithms'
- * prototypes (from algos/irregular.def) and the point-to-point steps of
- * the pairs that go as MPI messages.
+ * prototypes (from algos/irregular.def), their argument resolution
+ * (vargs.c) and the point-to-point steps of the pairs that go as MPI
+ * messages (vsteps.c).
  *
  * Every count and displacement is in bytes. irregular.c has already
  * resolved MPI_IN_PLACE and overlapping receive regions: an algorithm's
@@ -101,6 +102,24 @@ static inline int kcoll_v_by_message(const kcoll_vargs *a, int peer,
     return n > 0 && (n < a->below || !a->pids[peer]);
 }
 
+/* Argument resolution (vargs.c). A call's own arrays (packed
+ * displacements of a substitute receive buffer), freed at its end. */
+typedef struct {
+    size_t *displs;
+    char *buf;
+} kcoll_vspare;
+
+void kcoll_vspare_free(kcoll_vspare *s);
+/* Packed displacements of the p counts into *displs (malloc'ed); their
+ * total in *total; MPI_ERR_COUNT on overflow. */
+int kcoll_v_packed(const size_t *counts, int p, size_t **displs,
+                   size_t *total);
+/* Receive regions of a that overlap (or overflow): this process receives
+ * into a packed scratch buffer in *s instead, its recvbuf untouched, and
+ * *bad becomes MPI_ERR_ARG, to return after taking part. */
+int kcoll_v_divert(kcoll_vargs *a, int p, kcoll_vspare *s, int *bad);
+
+/* The point-to-point steps (vsteps.c). */
 /* A call's working arrays, kept with the communicator between calls:
  * at least len bytes of slot `which` (one array of each kind at a time;
  * NULL out of memory). */

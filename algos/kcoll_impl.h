@@ -24,7 +24,8 @@
  *   alltoall.c), named in the registry (model/algorithms.def) from which
  *   kcoll.c's dispatch table and the prototypes below are generated; the
  *   v-collectives' (scatterv.c ... alltoallv.c) in algos/irregular.def,
- *   their entry points and shared steps in irregular.c and irregular.h.
+ *   their entry points in irregular.c, their shared steps in vargs.c and
+ *   vsteps.c, declared in irregular.h.
  * Nothing here is exported from libkcoll.so (kcoll.h's KCOLL_API is); the
  * tests and the benchmark link the objects or libkcoll.a. */
 #ifndef KCOLL_IMPL_H

@@ -300,10 +300,6 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
         set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NO_CMA);
         return MPI_SUCCESS;
     }
-    if (c->spans_nodes && kcal_coll_is_reduction(coll)) {
-        set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NODES);
-        return MPI_SUCCESS;
-    }
     if (c->spans_nodes) {
         /* The user's algorithm names the node steps; NULL: the hand-off
          * for the whole communicator, else each node chooses (and
@@ -399,9 +395,7 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
 const char *kcoll_plan_name(const kcoll_plan *plan)
 {
     if (plan->kind == KCOLL_PLAN_MPI)
-        return plan->why == KCOLL_WHY_NO_STATE ? "mpi(no-state)"
-               : plan->why == KCOLL_WHY_NODES  ? "mpi(nodes)"
-                                               : "mpi";
+        return plan->why == KCOLL_WHY_NO_STATE ? "mpi(no-state)" : "mpi";
     if (plan->kind == KCOLL_PLAN_TWO_LEVEL)
         return "two_level";
     return plan->alg ? plan->alg->id : "none";

@@ -7,9 +7,8 @@
  *   2. where CMA is forbidden the MPI library's collective runs (or, with
  *      KCOLL_STRICT=1, the call fails);
  *   3. algorithm NULL on a communicator that spans nodes runs in two levels
- *      (two_level.c), unless the model hands the size to the MPI library;
- *      a reduction across nodes runs the MPI library's (whatever its
- *      algorithm: libkcoll has no two-level reductions yet);
+ *      (two_level.c, two_level_reduce.c), unless the model hands the size
+ *      to the MPI library;
  *   4. algorithm NULL on one node: the run-time verified choice (verify.h):
  *      the model, or a $KCOLL_TABLE rule, proposes a few candidates per
  *      size class, the MPI library's collective always among them, and
@@ -45,10 +44,8 @@ typedef enum {
     KCOLL_WHY_EXPLORING, /* a candidate's turn while they are measured */
     KCOLL_WHY_NO_CMA,    /* CMA is forbidden here */
     KCOLL_WHY_NO_MODEL,  /* the params or the table cannot be used */
-    KCOLL_WHY_NO_STATE,  /* the communicator's state could not be built
+    KCOLL_WHY_NO_STATE   /* the communicator's state could not be built
                           * (comm.c): the MPI library on it, for good */
-    KCOLL_WHY_NODES      /* a reduction across nodes: no two-level
-                          * reductions yet */
 } kcoll_why;
 
 typedef struct kcoll_verify_slot kcoll_verify_slot;

@@ -58,4 +58,16 @@ int kcoll_nodes_leader(const kcoll_nodes *nd, int m, int root);
 int kcoll_nodes_leaders(kcoll_comm *c, kcoll_nodes *nd, int root,
                         MPI_Comm *out);
 
+/* dst's block members[i] = src's block i, for every i (node-major to rank
+ * order); from_ranks: the other way. Blocks of n bytes, p of them. */
+void kcoll_nodes_reorder(const kcoll_nodes *nd, int p, char *dst,
+                         const char *src, size_t n, int from_ranks);
+
+/* The reductions in two levels (two_level_reduce.c), from
+ * kcoll_two_level_run: spec the node step's algorithm (NULL: the model's
+ * choice at the node's size). */
+int kcoll_two_level_reduction(kcoll_comm *c, kcoll_nodes *nd, kcal_coll coll,
+                              const char *spec, const kcoll_args *a,
+                              kcoll_ran *ran);
+
 #endif

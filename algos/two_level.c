@@ -1,10 +1,11 @@
 /* two_level: the five collectives on a communicator whose processes span
- * nodes (or KCOLL_VIRTUAL_NODES's virtual nodes). CMA works only inside a
- * node, so each call is split in two levels, as the paper's Section VII-G
- * does for gather: steps inside every node run libkcoll's CMA algorithms
- * on the node's communicator (kcoll_intra: the same path as a user's call,
- * so the model chooses at the node's size and small messages go to the MPI
- * library there), steps between nodes run the MPI library among one leader
+ * nodes (or KCOLL_VIRTUAL_NODES's virtual nodes); the reductions' are in
+ * two_level_reduce.c. CMA works only inside a node, so each call is split
+ * in two levels, as the paper's Section VII-G does for gather: steps
+ * inside every node run libkcoll's CMA algorithms on the node's
+ * communicator (kcoll_intra: the same path as a user's call, so the model
+ * chooses at the node's size and small messages go to the MPI library
+ * there), steps between nodes run the MPI library among one leader
  * per node. The MPI library is the distributed engine: nothing here moves
  * bytes between nodes but it. Layout, leaders and their communicators:
  * nodes.c.
@@ -144,10 +145,8 @@ static int leaders_step(kcoll_comm *c, kcoll_nodes *nd, MPI_Comm leaders,
     return rc;
 }
 
-/* dst's block members[i] = src's block i, for every i (node-major to rank
- * order); from_ranks: the other way. */
-static void reorder(const kcoll_nodes *nd, int p, char *dst, const char *src,
-                    size_t n, int from_ranks)
+void kcoll_nodes_reorder(const kcoll_nodes *nd, int p, char *dst,
+                         const char *src, size_t n, int from_ranks)
 {
     for (int i = 0; i < p; i++) {
         size_t at = (size_t)nd->members[i] * n, t = (size_t)i * n;
@@ -217,7 +216,7 @@ static int gather(const step *s, const kcoll_args *a)
         keep(&rc, leaders_step(c, nd, r.leaders, KCAL_COLL_GATHER, root,
                                r.work, r.block, n));
     if (me == root && !nd->contiguous)
-        reorder(nd, c->size, a->recvbuf, r.work, n, 0);
+        kcoll_nodes_reorder(nd, c->size, a->recvbuf, r.work, n, 0);
     return rc;
 }
 
@@ -230,7 +229,7 @@ static int scatter(const step *s, const kcoll_args *a)
     rooted r;
     KCOLL_TRY(rooted_setup(s, a, (char *)a->sendbuf, &r));
     if (me == root && !nd->contiguous)
-        reorder(nd, c->size, r.work, a->sendbuf, n, 1);
+        kcoll_nodes_reorder(nd, c->size, r.work, a->sendbuf, n, 1);
     int rc = MPI_SUCCESS;
     if (me == r.lead)
         rc = leaders_step(c, nd, r.leaders, KCAL_COLL_SCATTER, root, r.work,
@@ -285,7 +284,7 @@ static int allgather(const step *s, const kcoll_args *a)
                                 p * n - after, 0, NULL));
     }
     if (!nd->contiguous)
-        reorder(nd, c->size, a->recvbuf, work, n, 0);
+        kcoll_nodes_reorder(nd, c->size, a->recvbuf, work, n, 0);
     return rc;
 }
 
@@ -370,6 +369,6 @@ int kcoll_two_level_run(kcoll_comm *c, kcal_coll coll,
     case KCAL_COLL_ALLTOALL:
         return alltoall(&s, a);
     default:
-        return MPI_ERR_ARG;
+        return kcoll_two_level_reduction(c, nd, coll, s.spec, a, ran);
     }
 }

@@ -2,10 +2,15 @@
 # libkcoll's reductions (tests/reduce_check.c) under MPI at p = 1-5 and 8
 # (3 and up oversubscribed on the 2-core machines: correctness, not speed): every
 # algorithm and NULL, every (type, op) pair the check knows, in place and
-# not, every root, against the rank-order fold and the MPI library; and at
-# p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2), where a reduction
-# runs the MPI library's collective. Against the MPI library of $KCAL_MPI
-# (common/mpi_flavor.sh).
+# not, every root, against the rank-order fold and the MPI library; and in
+# virtual nodes (KCOLL_VIRTUAL_NODES=K: p = 4 in two nodes of 2, p = 5 in
+# nodes of 3 and 2, p = 3 in nodes of 1), where every reduction runs in two
+# levels (algos/two_level_reduce.c), on the world and on a communicator
+# whose nodes' ranks are not consecutive: rank 0's KCOLL_STATS table must
+# show a two_level: row for each of the three, and (nodes of more than one
+# rank) a two_level:mpi(order) row for the non-commutative op on the
+# second. Against the MPI library of
+# $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"
@@ -31,5 +36,14 @@ done
 # p = 8 (oversubscribed 4 to a core here): the same cases, reduce at roots
 # 0, 4 and 7 only (every root took 203 s with Open MPI on 2 cores).
 run "p=8, roots 0, 4, 7" timeout 600 "${mpi_run[@]}" -np 8 "$prog" --few-roots
-run "p=4, two virtual nodes" timeout 600 "${mpi_run[@]}" -np 4 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$prog"
+for pk in 4:2 5:3 3:1; do
+  p=${pk%:*} k=${pk#*:}
+  run "p=$p, virtual nodes of $k" timeout 600 "${mpi_run[@]}" -np "$p" "$mpi_x" KCOLL_VIRTUAL_NODES=$k "$mpi_x" KCOLL_STATS=1 "$prog"
+  for c in reduce allreduce reduce_scatter_block; do
+    grep -Eq "^$c +two_level:" "$tmp/err" || { echo "FAIL p=$p K=$k: no $c two_level: row"; cat "$tmp/err"; fail=1; }
+  done
+  # (a node of one rank is consecutive in any order)
+  [ "$k" = 1 ] || grep -Eq "^[a-z_]+ +two_level:mpi\(order\)" "$tmp/err" ||
+    { echo "FAIL p=$p K=$k: no two_level:mpi(order) row (the non-commutative op, nodes not consecutive)"; cat "$tmp/err"; fail=1; }
+done
 exit $fail

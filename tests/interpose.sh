@@ -16,6 +16,7 @@
 #     interposer: every result element against the program's own rank-order
 #     fold, and the KCOLL_STATS rows of reduce, allreduce and
 #     reduce_scatter_block as the program says (MPI_DOUBLE_INT: mpi(type-op));
+#     also across virtual nodes, in two levels (two_level: rows);
 #   - the v-collectives (--mode irregular) at p = 1, 2, 3, 4 without and
 #     with the interposer: every buffer byte for byte equal to PMPI's, and
 #     the KCOLL_STATS rows of scatterv, gatherv, allgatherv and alltoallv as
@@ -153,6 +154,22 @@ if [ $cma = 1 ]; then
     fi
   else
     bad "p=4 across virtual nodes of 2"; tail -n 20 "$tmp/out" "$tmp/err"
+  fi
+  # The reductions across nodes: libkcoll's two levels (two_level_reduce.c),
+  # right against the program's own fold, with two_level rows for all three.
+  if timeout 300 "${mpi[@]}" -np 4 "$mpi_x" LD_PRELOAD="$lib" "$mpi_x" KCOLL_STATS=1 "$mpi_x" KCOLL_VIRTUAL_NODES=2 "$prog" --mode reduce >"$tmp/out" 2>"$tmp/err" &&
+     check_stats "$tmp/out" "$tmp/err" >"$tmp/why"; then
+    rows=0
+    for c in reduce allreduce reduce_scatter_block; do
+      grep -qE "^$c +two_level:" "$tmp/err" && rows=$((rows + 1))
+    done
+    if [ $rows = 3 ]; then
+      echo "ok   p=4 reductions across virtual nodes of 2, two_level rows for all three: $(tail -n 1 "$tmp/out")"
+    else
+      bad "p=4 reductions across virtual nodes of 2: $rows of 3 collectives with two_level rows"; cat "$tmp/err"
+    fi
+  else
+    bad "p=4 reductions across virtual nodes of 2"; cat "$tmp/why" 2>/dev/null; tail -n 20 "$tmp/out" "$tmp/err"
   fi
   # The v-collectives across nodes: libkcoll hands them to the MPI library
   # (its "mpi" rows, counted as kcoll's), byte for byte the same.

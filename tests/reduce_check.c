@@ -14,6 +14,11 @@
  *     libkcoll and from the MPI library;
  *   - a type with padding (MPI_DOUBLE_INT, MAXLOC) goes to the MPI library
  *     and is right.
+ * Under KCOLL_VIRTUAL_NODES every case runs twice: on the world (each
+ * virtual node's ranks consecutive) and on a communicator of the same
+ * processes, even world ranks first, where a node's ranks are not
+ * consecutive (two_level_reduce.c: a non-commutative op goes to the MPI
+ * library there, the others run in two levels and reorder the blocks).
  * Then the same call repeated on communicators freed and made anew, and
  * the errors: an unknown algorithm (MPI_ERR_ARG), a bad root
  * (MPI_ERR_ROOT), on every rank alike. With --few-roots, reduce runs at
@@ -30,9 +35,12 @@
 #include "algos/reduce.h"
 
 static int rank, size, cases, failed;
-/* Run in virtual nodes (KCOLL_VIRTUAL_NODES): every reduction is the MPI
- * library's there (algos/choice.h), whose floating-point sum has its own
- * order. */
+/* The communicator the cases run on, and its name in a failure. */
+static MPI_Comm comm;
+static const char *comm_name = "world";
+/* Run in virtual nodes (KCOLL_VIRTUAL_NODES): the reductions run in two
+ * levels, node by node and then among the nodes, so a floating-point sum
+ * is the rank-order fold re-associated, right within rounding. */
 static int spans_nodes;
 /* --few-roots: for tests/algos_reduce.sh's p = 8 pass, where reduce at
  * every root makes five sixths of the cases (2359 in 203 s on 2 cores). */
@@ -47,8 +55,9 @@ static void fail(const char *what, const char *coll, const char *alg,
                  size_t count, int in_place, int root)
 {
     failed++;
-    printf("FAIL rank %d: %s: %s %s count=%zu%s root=%d\n", rank, what, coll,
-           alg ? alg : "NULL", count, in_place ? " in-place" : "", root);
+    printf("FAIL rank %d on %s: %s: %s %s count=%zu%s root=%d\n", rank,
+           comm_name, what, coll, alg ? alg : "NULL", count,
+           in_place ? " in-place" : "", root);
 }
 
 /* 2×2 unsigned matrices: inout = in × inout, in rank order. */
@@ -90,8 +99,13 @@ static void fill(void *buf, size_t count, size_t esize, MPI_Datatype type,
         } else if (type == MPI_C_BOOL) {
             b[i] = (v >> 3) % 3 == 0;
         } else {
-            for (size_t k = 0; k < esize; k++)
-                b[i * esize + k] = (unsigned char)(v >> (8 * (k % 8)));
+            /* each 8 bytes of an element their own (the 2×2 matrices'
+             * rows differ: [[a, b], [a, b]] matrices nearly commute,
+             * and an order mistake would go unseen) */
+            for (size_t k = 0; k < esize; k++) {
+                uint64_t w = v ^ (uint64_t)(k / 8) * 0x9e3779b97f4a7c15u;
+                b[i * esize + k] = (unsigned char)(w >> (8 * (k % 8)));
+            }
             if (type == MPI_INT) /* small: no signed overflow in SUM/PROD */
                 ((int *)buf)[i] = (int)(v % 5) + 1;
         }
@@ -129,7 +143,7 @@ static void run_case(kcal_coll coll, const char *alg, const pair *pr,
     unsigned salt = (unsigned)cases;
     fill(in, total, esize, type, rank, salt);
     MPI_Allgather(in, (int)(total * esize), MPI_BYTE, all,
-                  (int)(total * esize), MPI_BYTE, MPI_COMM_WORLD);
+                  (int)(total * esize), MPI_BYTE, comm);
     /* reduce: in place only at the root */
     int here_in_place = in_place && (coll != KCAL_COLL_REDUCE || rank == root);
     memset(out, 0xa5, tb);
@@ -140,16 +154,16 @@ static void run_case(kcal_coll coll, const char *alg, const pair *pr,
     cases++;
     switch (coll) {
     case KCAL_COLL_REDUCE:
-        rc = kcoll_reduce(send, out, count, type, pr->op, root, MPI_COMM_WORLD,
+        rc = kcoll_reduce(send, out, count, type, pr->op, root, comm,
                           alg);
         break;
     case KCAL_COLL_ALLREDUCE:
-        rc = kcoll_allreduce(send, out, count, type, pr->op, MPI_COMM_WORLD,
+        rc = kcoll_allreduce(send, out, count, type, pr->op, comm,
                              alg);
         break;
     default:
         rc = kcoll_reduce_scatter_block(send, out, count, type, pr->op,
-                                        MPI_COMM_WORLD, alg);
+                                        comm, alg);
     }
     if (rc != MPI_SUCCESS) {
         fail(pr->name, cname, alg, count, in_place, root);
@@ -186,7 +200,7 @@ static void run_case(kcal_coll coll, const char *alg, const pair *pr,
         /* the same bits on every rank */
         unsigned char *r0 = malloc(ob);
         memcpy(r0, out, outn * esize);
-        MPI_Bcast(r0, (int)(outn * esize), MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(r0, (int)(outn * esize), MPI_BYTE, 0, comm);
         if (memcmp(r0, out, outn * esize) != 0)
             fail("ranks differ", cname, alg, count, in_place, root);
         free(r0);
@@ -196,6 +210,38 @@ out:
     free(out);
     free(all);
     free(ref);
+}
+
+/* Every case on comm (rank: this process's rank in it). */
+static void run_all(const pair *pairs, size_t npairs)
+{
+    size_t counts[] = {0, 1, (size_t)size - 1, 1000, 100003};
+    for (int coll = 0; coll < KCAL_COLL_COUNT; coll++) {
+        if (!kcal_coll_is_reduction((kcal_coll)coll))
+            continue;
+        size_t na;
+        const kcal_algorithm *rows =
+            kcal_model_algorithms((kcal_coll)coll, &na);
+        for (size_t ai = 0; ai < na + 1; ai++) {
+            const char *alg = ai < na ? rows[ai].id : NULL;
+            for (size_t pi = 0; pi < npairs; pi++)
+                for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+                    /* every pair at two counts, double sum at all */
+                    if (pi > 0 && ci != 3 && ci != 4 - (pi % 2) * 3)
+                        continue;
+                    size_t count = counts[ci];
+                    if (coll == KCAL_COLL_REDUCE_SCATTER_BLOCK)
+                        count = count / (size_t)size + (ci == 1);
+                    for (int ip = 0; ip < 2; ip++) {
+                        int roots = coll == KCAL_COLL_REDUCE ? size : 1;
+                        for (int root = 0; root < roots; root++)
+                            if (root_wanted(root))
+                                run_case((kcal_coll)coll, alg, &pairs[pi],
+                                         count, ip, root, pairs[pi].type);
+                    }
+                }
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -227,32 +273,23 @@ int main(int argc, char **argv)
         {"2int minloc", MPI_2INT, MPI_MINLOC, 1},
         {"matrix product (user, non-commutative)", mat, matop, 1},
     };
-    size_t counts[] = {0, 1, (size_t)size - 1, 1000, 100003};
-    for (int coll = 0; coll < KCAL_COLL_COUNT; coll++) {
-        if (!kcal_coll_is_reduction((kcal_coll)coll))
-            continue;
-        size_t na;
-        const kcal_algorithm *rows =
-            kcal_model_algorithms((kcal_coll)coll, &na);
-        for (size_t ai = 0; ai < na + 1; ai++) {
-            const char *alg = ai < na ? rows[ai].id : NULL;
-            for (size_t pi = 0; pi < sizeof pairs / sizeof *pairs; pi++)
-                for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
-                    /* every pair at two counts, double sum at all */
-                    if (pi > 0 && ci != 3 && ci != 4 - (pi % 2) * 3)
-                        continue;
-                    size_t count = counts[ci];
-                    if (coll == KCAL_COLL_REDUCE_SCATTER_BLOCK)
-                        count = count / (size_t)size + (ci == 1);
-                    for (int ip = 0; ip < 2; ip++) {
-                        int roots = coll == KCAL_COLL_REDUCE ? size : 1;
-                        for (int root = 0; root < roots; root++)
-                            if (root_wanted(root))
-                                run_case((kcal_coll)coll, alg, &pairs[pi],
-                                         count, ip, root, pairs[pi].type);
-                    }
-                }
-        }
+    size_t npairs = sizeof pairs / sizeof *pairs;
+    comm = MPI_COMM_WORLD;
+    run_all(pairs, npairs);
+    if (spans_nodes && size >= 3) {
+        /* Even world ranks first: a virtual node's ranks are not
+         * consecutive in this communicator. */
+        MPI_Comm shuffled;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, (rank % 2) * size + rank,
+                       &shuffled);
+        comm = shuffled;
+        comm_name = "even ranks first";
+        MPI_Comm_rank(comm, &rank);
+        run_all(pairs, npairs);
+        comm = MPI_COMM_WORLD;
+        comm_name = "world";
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_free(&shuffled);
     }
     /* A type with padding goes to the MPI library: (value, rank) MAXLOC. */
     {

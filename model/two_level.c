@@ -19,6 +19,17 @@
  *                      M = ppn·(P−ppn): every rank's blocks for the other
  *                      nodes leave through the node's link at once while
  *                      the node's own move by CMA
+ *     allreduce        T_allreduce(alg, ppn, n) + L·(T_net(n) + R(n))
+ *                      + T_bcast(best, ppn, n)
+ *                      (the leaders' Allreduce as recursive doubling)
+ *     reduce           T_reduce(alg, ppn, n) + L·(T_net(n) + R(n))
+ *                      (the leaders' Reduce as a binomial tree)
+ *     reduce_scatter_block  T_reduce(alg', ppn, P·n)
+ *                      + (N−1)·(T_net(B) + R(B)) + T_scatter(best, ppn, n)
+ *                      (alg': reduce's row of alg's id, else the model's
+ *                      best reduce, as algos/two_level_reduce.c runs it;
+ *                      the leaders' Reduce_scatter as a ring)
+ *                      R(m) = m·ρ, the op (reduce_beta, else β)
  *   mpi_flat, the MPI library's collective over all P ranks, root 0, block
  *   mapping; a message between ranks of one node costs
  *   T_node(m) = sync_step + α + m·β (its control message and one CMA copy:
@@ -27,6 +38,10 @@
  *                      T(min(d, P−d)·n), T = T_node for d < ppn, else T_net
  *     bcast            binomial: Σ over the same d of T(n)
  *     allgather        ring: (P−1)·T_net(n) (every step crosses nodes)
+ *     allreduce, reduce  recursive doubling, a binomial tree: Σ over
+ *                      d = 1, 2, 4, … < P of T(n) + R(n)
+ *     reduce_scatter_block  recursive halving: Σ over the same d of
+ *                      T(d·n) + R(d·n)
  *     alltoall         pairwise: Σ over i = 1 … P−1 of net_alpha +
  *                      (c_i−1)·net_gap + c_i·n·net_beta, where c_i =
  *                      max(0, min(ppn, P−i) − max(0, ppn−i)) ranks of a
@@ -80,22 +95,29 @@ static void add_node_msg(kcal_tl_prediction *o, const kcal_params *prm,
     o->node_terms.copy += m * prm->beta;
 }
 
-/* The model's best bcast of n bytes at p ranks (what libkcoll's NULL
- * runs), added to t: 0, or -1 when no candidate is finite. */
-static int add_best_bcast(kcal_model_kind model, const kcal_params *prm,
-                          int p, uint64_t n, kcal_terms *t)
+/* The model's best c of n bytes at p ranks (what libkcoll's NULL runs),
+ * added to t: 0, or -1 when no candidate is finite. */
+static int add_best(kcal_model_kind model, const kcal_params *prm,
+                    kcal_coll c, int p, uint64_t n, kcal_terms *t)
 {
     kcal_choice ch;
-    if (kcal_model_select(model, prm, KCAL_COLL_BCAST, p, n, 0, NULL, &ch))
+    if (kcal_model_select(model, prm, c, p, n, 0, NULL, &ch))
         return -1;
     kcal_terms bt = {0, 0, 0, 0};
     if (kcal_model_is_mpi(ch.alg))
         bt.copy = ch.seconds; /* the MPI library's measured line */
     else
-        kcal_model_time(model, prm, KCAL_COLL_BCAST, ch.alg, ch.k, p, n, 0,
-                        &bt);
+        kcal_model_time(model, prm, c, ch.alg, ch.k, p, n, 0, &bt);
     terms_add(t, &bt);
     return 0;
+}
+
+/* R(m): the op on m bytes, at reduce_beta (β for params without it), in
+ * the node terms' copy column: the leader applies it. */
+static void add_op(kcal_tl_prediction *o, const kcal_params *prm, double m)
+{
+    double rho = kcal_params_get_key(prm, KCAL_PK_reduce_beta, 0);
+    o->node_terms.copy += m * (rho > 0 ? rho : prm->beta);
 }
 
 static void flat(const kcal_params *prm, const kcal_net *net, kcal_coll c,
@@ -118,6 +140,19 @@ static void flat(const kcal_params *prm, const kcal_net *net, kcal_coll c,
         break;
     case KCAL_COLL_ALLGATHER:
         add_net(o, net, p - 1, 0, (double)(p - 1) * nb);
+        break;
+    case KCAL_COLL_ALLREDUCE:
+    case KCAL_COLL_REDUCE:
+    case KCAL_COLL_REDUCE_SCATTER_BLOCK:
+        for (long d = 1; d < p; d *= 2) {
+            double m = c == KCAL_COLL_REDUCE_SCATTER_BLOCK ? (double)d * nb
+                                                            : nb;
+            if (d < ppn)
+                add_node_msg(o, prm, m);
+            else
+                add_net(o, net, 1, 0, m);
+            add_op(o, prm, m);
+        }
         break;
     default:
         for (long i = 1; i < p; i++) {
@@ -143,10 +178,35 @@ static int two_level(kcal_model_kind model, const kcal_params *prm,
     int nodes = p / ppn, lg = kcal_ceil_log2(nodes);
     double nb = (double)n, block = (double)ppn * nb;
     int node_in_place = c == KCAL_COLL_ALLTOALL ? 0 : in_place;
+    if (c == KCAL_COLL_REDUCE_SCATTER_BLOCK) {
+        /* The node step is a reduce of the P blocks to the first rank. */
+        const kcal_algorithm *r =
+            kcal_model_find_algorithm(KCAL_COLL_REDUCE, alg->id);
+        uint64_t all = (uint64_t)p * n;
+        if (r ? kcal_model_time_with(model, prm, KCAL_COLL_REDUCE, r, 0, ppn,
+                                     all, 0, &o->node_terms, NULL, node) < 0
+              : add_best(model, prm, KCAL_COLL_REDUCE, ppn, all,
+                         &o->node_terms) < 0)
+            o->node_terms.copy = NAN;
+        if (ppn > 1 && add_best(model, prm, KCAL_COLL_SCATTER, ppn, n,
+                                &o->node_terms) < 0)
+            o->node_terms.copy = NAN;
+        add_net(o, net, nodes - 1, 0, (double)(nodes - 1) * block);
+        add_op(o, prm, (double)(nodes - 1) * block);
+        return 0;
+    }
     if (kcal_model_time_with(model, prm, c, alg, k, ppn, n, node_in_place,
                              &o->node_terms, NULL, node) < 0)
         return -1;
     switch (c) {
+    case KCAL_COLL_ALLREDUCE:
+    case KCAL_COLL_REDUCE:
+        add_net(o, net, lg, 0, lg * nb);
+        add_op(o, prm, lg * nb);
+        if (c == KCAL_COLL_ALLREDUCE && ppn > 1 &&
+            add_best(model, prm, KCAL_COLL_BCAST, ppn, n, &o->node_terms) < 0)
+            o->node_terms.copy = NAN;
+        break;
     case KCAL_COLL_GATHER:
     case KCAL_COLL_SCATTER:
         add_net(o, net, lg, 0, (double)(nodes - 1) * block);
@@ -157,8 +217,8 @@ static int two_level(kcal_model_kind model, const kcal_params *prm,
     case KCAL_COLL_ALLGATHER:
         add_net(o, net, nodes - 1, 0, (double)(nodes - 1) * block);
         if (ppn > 1 &&
-            add_best_bcast(model, prm, ppn, (uint64_t)(p - ppn) * n,
-                           &o->node_terms) < 0)
+            add_best(model, prm, KCAL_COLL_BCAST, ppn,
+                     (uint64_t)(p - ppn) * n, &o->node_terms) < 0)
             o->node_terms.copy = NAN;
         break;
     default: {
@@ -182,9 +242,9 @@ static double row_time(kcal_model_kind model, const kcal_params *prm,
 {
     kcal_tl_prediction o;
     memset(&o, 0, sizeof o);
-    if (c < 0 || c >= KCAL_COLL_COUNT || kcal_coll_is_reduction(c) ||
-        !kcal_two_level_layout_ok(p, ppn) || (node && node->coll != c))
-        return -1; /* no two-level reductions yet (algos/choice.h) */
+    if (c < 0 || c >= KCAL_COLL_COUNT || !kcal_two_level_layout_ok(p, ppn) ||
+        (node && node->coll != c))
+        return -1;
     o.node = node;
     o.k = k;
     if (!node)

@@ -222,6 +222,11 @@ grep -q 'p = 512 on 8 nodes of 64' "$tmp/ptab" && grep -q '^network: net_alpha 2
   grep -q 'mpi_flat' "$tmp/ptab" && grep -q '<- best' "$tmp/ptab" && ok || no "--ppn table: $(cat "$tmp/ptab")"
 "$KCAL" predict --coll alltoall --p 8 --ppn 4 --size 1M --format json --params "$tmp/net.params" 2>/dev/null |
   grep -c '"ppn": 4' | grep -qx 4 && ok || no "--ppn json: pairwise, pairwise_flags, copy_in_out, mpi_flat"
+# The reductions across nodes: their two-level rows and mpi_flat, none free.
+"$KCAL" predict --coll allreduce,reduce,reduce_scatter_block --p 8 --ppn 4 --size 1M --format csv --params "$tmp/net.params" 2>/dev/null |
+  awk -F, 'NR > 1 { n[$1]++; if (!($6 > 0)) bad = 1; if ($4 == "mpi_flat") flat++ }
+           END { exit bad || n["allreduce"] != 4 || n["reduce"] != 4 || n["reduce_scatter_block"] != 3 || flat != 3 }' &&
+  ok || no "--ppn reductions: $("$KCAL" predict --coll allreduce,reduce,reduce_scatter_block --p 8 --ppn 4 --size 1M --format csv --params "$tmp/net.params" 2>&1)"
 # Without --ppn the output is what it was: no two-level rows.
 "$KCAL" predict --coll gather --p 64 --size 1M --format csv --params "$tmp/net.params" 2>/dev/null | grep -q 'two_level\|mpi_flat' &&
   no "two-level rows without --ppn" || ok

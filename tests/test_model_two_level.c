@@ -153,6 +153,87 @@ static void test_flat_rows(void)
     kcal_params_free(&p);
 }
 
+/* A node row at p (id of c, NULL: the model's best), in µs. */
+static double node_row(const kcal_params *prm, kcal_coll c, const char *id,
+                       int p, uint64_t n)
+{
+    if (!id) {
+        kcal_choice ch;
+        CHECK(kcal_model_select(KCAL_MODEL_PAPER, prm, c, p, n, 0, NULL,
+                                &ch) == 0);
+        return 1e6 * ch.seconds;
+    }
+    const kcal_algorithm *a = kcal_model_find_algorithm(c, id);
+    CHECK(a != NULL);
+    return 1e6 * kcal_model_time(KCAL_MODEL_PAPER, prm, c, a, 0, p, n, 0,
+                                 NULL);
+}
+
+/* The reductions: the node rows (model.md "Reductions", checked in
+ * test_model.c) with the leaders' part worked by hand. The params have
+ * no reduce_beta: the op R(m) is m·β, 1 ns/B. */
+static void test_reduction_rows(void)
+{
+    kcal_params p = hand_params();
+    kcal_tl_prediction o;
+    /* reduce, P = 16, ppn = 4 (N = 4, L = 2), n = 4096: the leaders'
+     * binomial Reduce, 2·(T_net = 5 + 2.048, + R = 4.096) = 22.288. */
+    double t = node_row(&p, KCAL_COLL_REDUCE, "root_read", 4, 4096);
+    CHECK(t > 0);
+    CHECK_NEAR(row(&p, KCAL_COLL_REDUCE, "root_read", 0, 16, 4, 4096, 0, &o),
+               t + 22.288, 1e-9);
+    CHECK_NEAR(o.net_startup, 10e-6, 1e-12);
+    CHECK_NEAR(o.net_copy, 4.096e-6, 1e-12);
+    /* allreduce: the same leaders' part (recursive doubling), then the
+     * result by the best bcast at ppn. */
+    t = node_row(&p, KCAL_COLL_ALLREDUCE, "read_all", 4, 4096) +
+        node_row(&p, KCAL_COLL_BCAST, NULL, 4, 4096);
+    CHECK_NEAR(row(&p, KCAL_COLL_ALLREDUCE, "read_all", 0, 16, 4, 4096, 0,
+                   NULL), t + 22.288, 1e-9);
+    /* reduce_scatter_block, P = 8, ppn = 4 (N = 2), n = 4096: the node
+     * reduce of P·n = 32768 bytes by reduce's copy_in_out (the same id),
+     * the ring (N−1)·(T_net(B) + R(B)), B = 16384: 5 + 8.192 + 16.384,
+     * then the best scatter of n at ppn. */
+    t = node_row(&p, KCAL_COLL_REDUCE, "copy_in_out", 4, 32768) +
+        node_row(&p, KCAL_COLL_SCATTER, NULL, 4, 4096);
+    CHECK_NEAR(row(&p, KCAL_COLL_REDUCE_SCATTER_BLOCK, "copy_in_out", 0, 8, 4,
+                   4096, 0, NULL), t + 29.576, 1e-9);
+    /* reduce_scatter_read has no reduce row of its id: the best reduce. */
+    t = node_row(&p, KCAL_COLL_REDUCE, NULL, 4, 32768) +
+        node_row(&p, KCAL_COLL_SCATTER, NULL, 4, 4096);
+    CHECK_NEAR(row(&p, KCAL_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter_read",
+                   0, 8, 4, 4096, 0, NULL), t + 29.576, 1e-9);
+    /* mpi_flat allreduce, P = 8, ppn = 4, n = 4096: d = 1, 2 inside the
+     * node, T_node 6.596 + R 4.096 each; d = 4 over the network, 7.048
+     * + 4.096. reduce is the same tree. */
+    CHECK_NEAR(row(&p, KCAL_COLL_ALLREDUCE, NULL, 0, 8, 4, 4096, 0, NULL),
+               2 * 10.692 + 11.144, 1e-9);
+    CHECK_NEAR(row(&p, KCAL_COLL_REDUCE, NULL, 0, 8, 4, 4096, 0, NULL),
+               2 * 10.692 + 11.144, 1e-9);
+    /* mpi_flat reduce_scatter_block, P = 4, ppn = 2, recursive halving:
+     * d = 1 inside, 4096 bytes: 10.692; d = 2 over the network, 8192
+     * bytes: 5 + 4.096 + 8.192. */
+    CHECK_NEAR(row(&p, KCAL_COLL_REDUCE_SCATTER_BLOCK, NULL, 0, 4, 2, 4096, 0,
+                   NULL), 10.692 + 17.288, 1e-9);
+    /* Every row of the three ranks, none at 0. */
+    kcal_net net;
+    kcal_net_get(&p, &net);
+    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+        if (!kcal_coll_is_reduction((kcal_coll)c))
+            continue;
+        kcal_tl_prediction *pr;
+        size_t na;
+        kcal_model_algorithms((kcal_coll)c, &na);
+        long count = kcal_two_level_rank(KCAL_MODEL_PAPER, &p, &net,
+                                         (kcal_coll)c, 8, 4, 65536, 0, 0, &pr);
+        CHECK(count == (long)na + 1);
+        for (long i = 0; i < count; i++)
+            CHECK(pr[i].seconds > 0 && isfinite(pr[i].seconds));
+        free(pr);
+    }
+    kcal_params_free(&p);
+}
+
 static void test_rank(void)
 {
     kcal_params p = hand_params();
@@ -200,6 +281,7 @@ int main(void)
     test_layout();
     test_two_level_rows();
     test_flat_rows();
+    test_reduction_rows();
     test_rank();
     return check_report();
 }

@@ -64,7 +64,8 @@ static void usage(FILE *f)
             "                   oversubscribed, and the table says so)\n"
             "  --colls LIST     collectives, comma-separated (default all: "
             "scatter,gather,\n"
-            "                   bcast,allgather,alltoall)\n"
+            "                   bcast,allgather,alltoall,reduce,allreduce,\n"
+            "                   reduce_scatter_block)\n"
             "  --sizes S        sizes in bytes: 4K,1M or MIN:MAX doubling "
             "(default %s);\n"
             "                   a rule runs from its size to the next one "
@@ -156,10 +157,16 @@ static int tune_option(int c, const char *arg, void *ctx)
     }
 }
 
-/* --colls: names, each once. Fills colls[] in the given order. */
+/* --colls: names, each once. Fills colls[] in the given order; NULL
+ * (no --colls): every collective of the registry, reductions included. */
 static int parse_colls(const char *list, kcal_coll *colls, int *n)
 {
     *n = 0;
+    if (!list) {
+        for (int c = 0; c < KCAL_COLL_COUNT; c++)
+            colls[(*n)++] = (kcal_coll)c;
+        return 0;
+    }
     const char *s = list;
     for (;;) {
         const char *end = strchr(s, ',');
@@ -408,8 +415,7 @@ static void say_regret(const options *o, kcal_tune_point *pts, size_t npts,
 
 int kcal_tune_main(int argc, char **argv)
 {
-    options o = {.colls = "scatter,gather,bcast,allgather,alltoall",
-                 .sizes = DEFAULT_SIZES, .candidates = DEFAULT_CANDIDATES,
+    options o = {.sizes = DEFAULT_SIZES, .candidates = DEFAULT_CANDIDATES,
                  .launch = {.min_p = 2, .require_p = 1, .iters = 30,
                             .warmup = 5, .iters_option = "--iters",
                             .timeout = DEFAULT_TIMEOUT}};

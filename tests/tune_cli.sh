@@ -77,7 +77,7 @@ fi
 # The model-guided run: a table the reader takes, for these collectives
 # and p only, with both sizes' ranges (from 0, the last open).
 start=$SECONDS
-"$KCAL" tune --p 2 --colls scatter,allgather --sizes 64K,4K --iters 5 --warmup 2 \
+"$KCAL" tune --p 2 --colls scatter,allgather,allreduce --sizes 64K,4K --iters 5 --warmup 2 \
   >"$tmp/guided.table" 2>"$tmp/err"; rc=$?
 echo "guided run: exit $rc in $((SECONDS - start)) s"
 head -n 1 "$tmp/guided.table"
@@ -85,10 +85,10 @@ if [ $rc -ne 0 ] || ! head -n 1 "$tmp/guided.table" | grep -q '^kcoll-table 1 kc
   echo "FAIL: guided run: exit $rc, table:"; cat "$tmp/guided.table" "$tmp/err"; fail=1
 fi
 rules=$(grep -v '^#' "$tmp/guided.table" | tail -n +2)
-if [ -z "$rules" ] || echo "$rules" | awk '$1 != "scatter" && $1 != "allgather" || $2 != "2" { bad = 1 } END { exit !bad }'; then
+if [ -z "$rules" ] || echo "$rules" | awk '$1 != "scatter" && $1 != "allgather" && $1 != "allreduce" || $2 != "2" { bad = 1 } END { exit !bad }'; then
   echo "FAIL: rules for other collectives or p:"; echo "$rules"; fail=1
 fi
-for c in scatter allgather; do
+for c in scatter allgather allreduce; do
   first=$(echo "$rules" | awk -v c=$c '$1 == c { print $3; exit }')
   last=$(echo "$rules" | awk -v c=$c '$1 == c { s = $3 } END { print s }')
   case $first in '*'|0..*) ;; *) echo "FAIL: $c's first rule starts at '$first', want 0"; fail=1 ;; esac
@@ -121,11 +121,11 @@ for params in "$root/data/knl.params" "$tmp/spread.params"; do
   fi
 done
 
-# The exhaustive run of all five collectives: its table is followed by
-# every NULL call (each decided by it), and stderr has the counts and the
-# regret.
+# The exhaustive run of the five data collectives (the counts below are
+# theirs): its table is followed by every NULL call (each decided by it),
+# and stderr has the counts and the regret.
 start=$SECONDS
-"$KCAL" tune -q --p 2 --machine knl --sizes 4K,64K --iters 5 --warmup 2 --exhaustive \
+"$KCAL" tune -q --p 2 --machine knl --colls scatter,gather,bcast,allgather,alltoall --sizes 4K,64K --iters 5 --warmup 2 --exhaustive \
   >"$tmp/all.table" 2>"$tmp/err"; rc=$?
 echo "exhaustive run: exit $rc in $((SECONDS - start)) s"
 cat "$tmp/err"

@@ -63,6 +63,22 @@ int kcoll_nodes_leaders(kcoll_comm *c, kcoll_nodes *nd, int root,
 void kcoll_nodes_reorder(const kcoll_nodes *nd, int p, char *dst,
                          const char *src, size_t n, int from_ranks);
 
+/* A node step of a two-level call (two_level.c): coll over this process's
+ * node (c->node) through kcoll_intra, in bytes, or with red's type, op
+ * and element size for a reduction (red NULL: bytes). */
+int kcoll_node_call(kcoll_comm *c, kcal_coll coll, const char *spec,
+                    const void *send, void *recv, size_t n, int root,
+                    const kcoll_args *red, kcoll_ran *ran);
+
+/* A process's result of a call of several steps: the first error of the
+ * steps it took part in (it goes on with the others, so no process waits
+ * forever). */
+static inline void kcoll_keep_first(int *rc, int step_rc)
+{
+    if (*rc == MPI_SUCCESS)
+        *rc = step_rc;
+}
+
 /* The reductions in two levels (two_level_reduce.c), from
  * kcoll_two_level_run: spec the node step's algorithm (NULL: the model's
  * choice at the node's size). */

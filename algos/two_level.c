@@ -89,18 +89,30 @@ static const char *node_spec(const kcal_algorithm *alg, int k, int q,
     return NULL;
 }
 
+int kcoll_node_call(kcoll_comm *c, kcal_coll coll, const char *spec,
+                    const void *send, void *recv, size_t n, int root,
+                    const kcoll_args *red, kcoll_ran *ran)
+{
+    kcoll_args a = {send, recv, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
+    if (red) {
+        a.type = red->type;
+        a.op = red->op;
+        a.esize = red->esize;
+    }
+    return kcoll_intra(coll, c->node, spec, &a, ran);
+}
+
+/* kcoll_keep_first, under the short name this file's steps use. */
 static void keep(int *rc, int step_rc)
 {
-    if (*rc == MPI_SUCCESS)
-        *rc = step_rc;
+    kcoll_keep_first(rc, step_rc);
 }
 
 static int node_step(const step *s, kcal_coll coll, const char *spec,
                      const void *send, void *recv, size_t n, int root,
                      kcoll_ran *ran)
 {
-    kcoll_args a = {send, recv, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
-    return kcoll_intra(coll, s->c->node, spec, &a, ran);
+    return kcoll_node_call(s->c, coll, spec, send, recv, n, root, NULL, ran);
 }
 
 /* An n-byte block as one element of extent n, for counts in blocks. */

@@ -36,40 +36,21 @@
 #include "algos/nodes.h"
 #include "algos/reduce.h"
 
-static void keep(int *rc, int step_rc)
-{
-    if (*rc == MPI_SUCCESS)
-        *rc = step_rc;
-}
-
-/* A node step: coll over this node's ranks with a's type and op (a data
- * collective's with bytes: red NULL). */
-static int node_call(kcoll_comm *c, kcal_coll coll, const char *spec,
-                     const void *send, void *recv, size_t n, int root,
-                     const kcoll_args *red, kcoll_ran *ran)
-{
-    kcoll_args a = {send, recv, n, root, 0, MPI_BYTE, MPI_OP_NULL, 1};
-    if (red) {
-        a.type = red->type;
-        a.op = red->op;
-        a.esize = red->esize;
-    }
-    return kcoll_intra(coll, c->node, spec, &a, ran);
-}
-
 static int allreduce(kcoll_comm *c, kcoll_nodes *nd, const char *spec,
                      const kcoll_args *a, kcoll_ran *ran)
 {
-    int rc = node_call(c, KCAL_COLL_ALLREDUCE, spec, a->sendbuf, a->recvbuf,
-                       a->n, 0, a, ran);
+    int rc = kcoll_node_call(c, KCAL_COLL_ALLREDUCE, spec, a->sendbuf,
+                             a->recvbuf, a->n, 0, a, ran);
     if (nd->node_rank == 0) {
         kcoll_args l = *a;
         l.sendbuf = MPI_IN_PLACE;
-        keep(&rc, kcoll_mpi_reduction(KCAL_COLL_ALLREDUCE, &l, nd->leaders));
+        kcoll_keep_first(&rc, kcoll_mpi_reduction(KCAL_COLL_ALLREDUCE, &l,
+                                                  nd->leaders));
     }
     if (nd->node_size > 1)
-        keep(&rc, node_call(c, KCAL_COLL_BCAST, NULL, NULL, a->recvbuf, a->n,
-                            0, NULL, NULL));
+        kcoll_keep_first(&rc, kcoll_node_call(c, KCAL_COLL_BCAST, NULL, NULL,
+                                              a->recvbuf, a->n, 0, NULL,
+                                              NULL));
     return rc;
 }
 
@@ -84,14 +65,15 @@ static int reduce(kcoll_comm *c, kcoll_nodes *nd, const char *spec,
     char *part = me == root ? a->recvbuf : NULL;
     if (me == lead && me != root && !(part = kcoll_scratch(c, a->n)))
         return MPI_ERR_NO_MEM;
-    int rc = node_call(c, KCAL_COLL_REDUCE, spec, a->sendbuf, part, a->n,
-                       nd->local_of[lead], a, ran);
+    int rc = kcoll_node_call(c, KCAL_COLL_REDUCE, spec, a->sendbuf, part,
+                             a->n, nd->local_of[lead], a, ran);
     if (me == lead) {
         kcoll_args l = *a;
         l.sendbuf = me == root ? MPI_IN_PLACE : part;
         l.recvbuf = me == root ? a->recvbuf : NULL;
         l.root = nd->node_of[root];
-        keep(&rc, kcoll_mpi_reduction(KCAL_COLL_REDUCE, &l, leaders));
+        kcoll_keep_first(&rc,
+                         kcoll_mpi_reduction(KCAL_COLL_REDUCE, &l, leaders));
     }
     return rc;
 }
@@ -109,7 +91,8 @@ static int reduce_scatter_block(kcoll_comm *c, kcoll_nodes *nd,
     int *counts = NULL;
     char *work = NULL, *major = NULL, *mine = NULL;
     if (lead) {
-        size_t head = (sizeof *counts * (size_t)nd->n_nodes + 63) & ~(size_t)63;
+        size_t head = sizeof *counts * (size_t)nd->n_nodes;
+        head = (head + 63) & ~(size_t)63; /* the blocks 64-byte aligned */
         size_t reorder = nd->contiguous ? 0 : all;
         char *s = kcoll_scratch(c, head + all + reorder + q * n);
         if (!s)
@@ -121,7 +104,8 @@ static int reduce_scatter_block(kcoll_comm *c, kcoll_nodes *nd,
     }
     const void *send =
         a->sendbuf == MPI_IN_PLACE ? (const void *)a->recvbuf : a->sendbuf;
-    int rc = node_call(c, KCAL_COLL_REDUCE, spec, send, work, all, 0, a, ran);
+    int rc =
+        kcoll_node_call(c, KCAL_COLL_REDUCE, spec, send, work, all, 0, a, ran);
     if (lead) {
         if (!nd->contiguous)
             kcoll_nodes_reorder(nd, c->size, major, work, n, 1);
@@ -137,10 +121,10 @@ static int reduce_scatter_block(kcoll_comm *c, kcoll_nodes *nd,
         if (lrc == MPI_SUCCESS)
             lrc = MPI_Reduce_scatter(major, mine, counts, a->type, a->op,
                                      nd->leaders);
-        keep(&rc, lrc);
+        kcoll_keep_first(&rc, lrc);
     }
-    keep(&rc, node_call(c, KCAL_COLL_SCATTER, NULL, mine, a->recvbuf, n, 0,
-                        NULL, NULL));
+    kcoll_keep_first(&rc, kcoll_node_call(c, KCAL_COLL_SCATTER, NULL, mine,
+                                          a->recvbuf, n, 0, NULL, NULL));
     return rc;
 }
 

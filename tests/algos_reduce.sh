@@ -9,8 +9,7 @@
 # whose nodes' ranks are not consecutive: rank 0's KCOLL_STATS table must
 # show a two_level: row for each of the three, and (nodes of more than one
 # rank) a two_level:mpi(order) row for the non-commutative op on the
-# second. Against the MPI library of
-# $KCAL_MPI (common/mpi_flavor.sh).
+# second. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"

@@ -457,60 +457,105 @@ static void progress(const options *o, double done, double total,
     }
 }
 
+/* One stretch of --loop for variant v: `calls` calls back to back between
+ * two barriers, the perf session (perf_ctl.h) switched on around them;
+ * this rank's wall time added to *dt. 0, 1 after a failed call (reported
+ * on stderr), -1 when perf could not be switched on. */
+static int loop_stretch(const options *o, const variant *v, buffers *b,
+                        size_t n, long calls, double *dt)
+{
+    char err[256] = "";
+    int ctl = me == 0 ? kcal_perf_ctl("enable", err, sizeof err) : 0;
+    MPI_Bcast(&ctl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ctl != 0) {
+        if (me == 0)
+            fprintf(stderr, "kcal-bench-mpi: %s\n", err);
+        return -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = MPI_SUCCESS;
+    for (long it = 0; it < calls && rc == MPI_SUCCESS; it++)
+        rc = run(o, v, b, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    *dt += MPI_Wtime() - t0;
+    if (me == 0 && kcal_perf_ctl("disable", err, sizeof err) != 0)
+        fprintf(stderr, "kcal-bench-mpi: %s\n", err);
+    if (rc == MPI_SUCCESS)
+        return 0;
+    fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: call failed\n",
+            kcal_coll_name(o->coll), v->kind == V_KCOLL ? v->spec : v->name,
+            n, me);
+    return 1;
+}
+
 /* --loop: each variant's calls back to back, with no barrier between
- * them, as in an application's loop: warm-up calls, then a barrier, the
- * perf session (perf_ctl.h) switched on, the timed calls, a barrier, and
- * perf switched off. One row per variant: the wall time per call of the
- * slowest rank. The rows are for scripts/profile-collective, which
- * divides the profile's samples by these calls. 0, or 1 after a failed
- * call (reported on stderr). */
+ * them, as in an application's loop: its warm-up calls, then a barrier,
+ * the timed calls, a barrier (loop_stretch). One row per variant: the
+ * wall time per call of the slowest rank. The rows are for
+ * scripts/profile-collective, which divides the profile's samples by
+ * these calls, and for scripts/bench-auto, which compares auto's loop,
+ * its exploration included, with the fixed algorithms' loops.
+ *
+ * --rounds R splits each variant's calls into R stretches and runs them
+ * in R rounds, each round every variant's next stretch in a new order
+ * (the same on every rank). A variant keeps its state from stretch to
+ * stretch (auto's exploration stays in its first calls), and the
+ * variants share the machine's states. Run one after another, each
+ * variant's 10,000 calls of 16 KiB (~0.1 s) met its own state of a KVM
+ * host: auto's loop came out 1.03-1.38x the fastest fixed one in 18 of 50
+ * launch/collective pairs (Zen 4 guest, scripts/bench-auto).
+ * 0, or 1 after a failed call. */
 static int loop_size(const options *o, const variant *v, int nv, buffers *b,
                      size_t n, char (*rows)[256], size_t *nrows, int over)
 {
-    const char *coll = kcal_coll_name(o->coll);
-    int failed = 0;
-    char err[256] = "";
-    for (int vi = 0; vi < nv && !failed; vi++) {
-        for (long it = 0; it < o->warmup && !failed; it++)
-            failed = run(o, &v[vi], b, n) != MPI_SUCCESS;
-        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
-                      MPI_COMM_WORLD);
-        if (failed)
-            break;
-        int ctl = me == 0 ? kcal_perf_ctl("enable", err, sizeof err) : 0;
-        MPI_Bcast(&ctl, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (ctl != 0) {
-            if (me == 0)
-                fprintf(stderr, "kcal-bench-mpi: %s\n", err);
-            return 1;
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        int rc = MPI_SUCCESS;
-        for (long it = 0; it < o->iterations && rc == MPI_SUCCESS; it++)
-            rc = run(o, &v[vi], b, n);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double dt = MPI_Wtime() - t0, slowest = 0;
-        if (me == 0 && kcal_perf_ctl("disable", err, sizeof err) != 0)
-            fprintf(stderr, "kcal-bench-mpi: %s\n", err);
-        if (rc != MPI_SUCCESS) {
-            fprintf(stderr, "kcal-bench-mpi: %s %s n=%zu rank %d: call failed\n",
-                    coll, v[vi].kind == V_KCOLL ? v[vi].spec : v[vi].name, n,
-                    me);
-            failed = 1;
-        }
-        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
-                      MPI_COMM_WORLD);
-        MPI_Reduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (me == 0 && !failed) {
-            char k[16] = "";
-            if (v[vi].k >= 0)
-                snprintf(k, sizeof k, "%d", v[vi].k);
-            snprintf(rows[(*nrows)++], 256, "%s,%d,%zu,%s,%s,%ld,%.9g,%d",
-                     coll, p, n, v[vi].name, k, o->iterations,
-                     slowest / (double)o->iterations, over);
+    long rounds = o->rounds > 0 ? o->rounds : 1;
+    double *took = calloc((size_t)nv, sizeof *took);
+    int *order = malloc((size_t)nv * sizeof *order), failed = 0;
+    if (!took || !order) {
+        fprintf(stderr, "kcal-bench-mpi: out of memory\n");
+        free(took);
+        free(order);
+        return 1;
+    }
+    for (long r = 0; r < rounds && !failed; r++) {
+        for (int i = 0; i < nv; i++)
+            order[i] = i;
+        if (o->rounds > 0)
+            kcal_bench_shuffle(order, nv, (uint64_t)r);
+        long calls = o->iterations / rounds + (r < o->iterations % rounds);
+        for (int i = 0; i < nv && !failed; i++) {
+            const variant *vi = &v[order[i]];
+            for (long it = 0; r == 0 && it < o->warmup && !failed; it++)
+                failed = run(o, vi, b, n) != MPI_SUCCESS;
+            MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
+                          MPI_COMM_WORLD);
+            if (failed)
+                break;
+            int rc = loop_stretch(o, vi, b, n, calls, &took[order[i]]);
+            if (rc < 0) {
+                free(took);
+                free(order);
+                return 1;
+            }
+            failed = rc;
+            MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX,
+                          MPI_COMM_WORLD);
         }
     }
+    if (!failed)
+        MPI_Reduce(me == 0 ? MPI_IN_PLACE : took, took, nv, MPI_DOUBLE,
+                   MPI_MAX, 0, MPI_COMM_WORLD);
+    for (int vi = 0; me == 0 && !failed && vi < nv; vi++) {
+        char k[16] = "";
+        if (v[vi].k >= 0)
+            snprintf(k, sizeof k, "%d", v[vi].k);
+        snprintf(rows[(*nrows)++], 256, "%s,%d,%zu,%s,%s,%ld,%.9g,%d",
+                 kcal_coll_name(o->coll), p, n, v[vi].name, k,
+                 o->iterations, took[vi] / (double)o->iterations, over);
+    }
+    free(took);
+    free(order);
     return failed;
 }
 

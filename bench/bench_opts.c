@@ -114,6 +114,9 @@ void bench_parse(int argc, char **argv, options *o)
             o->no_auto_limit = 1;
         } else if (!strcmp(a, "--loop")) {
             o->loop = 1;
+        } else if (!strcmp(a, "--rounds")) {
+            o->rounds = num(v, 1, 1000000, a);
+            i++;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -136,7 +139,7 @@ void bench_parse(int argc, char **argv, options *o)
                        "[--algorithm ID[,ID...]]\n"
                        "       [--type T] [--op O] [--iterations N] "
                        "[--warmup N] [--cold] [--check] [--root R]\n"
-                       "       [--no-auto-limit] [--loop] "
+                       "       [--no-auto-limit] [--loop [--rounds R]] "
                        "[--quiet] [--progress] [--mpi NAME] [--expect-p P]\n"
                        "       [--library]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
@@ -153,6 +156,10 @@ void bench_parse(int argc, char **argv, options *o)
         choose_reduction(o);
     if (o->loop && !o->algorithm)
         bench_usage_error("--loop needs --algorithm", NULL);
+    if (o->rounds && !o->loop)
+        bench_usage_error("--rounds splits --loop's calls: give --loop", NULL);
+    if (o->rounds > o->iterations)
+        bench_usage_error("--rounds is more than --iterations", NULL);
     if (o->loop && o->check)
         bench_usage_error("--loop times calls, --check checks them: one at a time",
                     NULL);

@@ -33,6 +33,8 @@ typedef struct {
     kcal_coll coll;
     const char *sizes, *algorithm;
     long iterations, warmup;
+    long rounds; /* --loop's calls in that many rounds of the variants in
+                  * turn (0: each variant's calls in one loop) */
     int cold, check, root, quiet, progress, no_auto_limit, loop;
     const char *mpi; /* the MPI family kcal bench built this for, or NULL */
     long expect_p;   /* the world size kcal bench launched, or 0 */

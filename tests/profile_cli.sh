@@ -56,6 +56,25 @@ for args in "--coll bcast --loop" "--coll bcast --loop --algorithm direct_read -
     && echo "ok   kcal-bench-mpi $args refused: $(grep -m1 -- --loop "$tmp/err")" || bad "kcal-bench-mpi $args: exit $rc"
 done
 
+# --rounds: only with --loop, never more rounds than calls; a loop in
+# rounds still gives one row per variant with all its calls.
+for args in "--coll bcast --algorithm mpi --rounds 2" \
+            "--coll bcast --algorithm mpi --loop --iterations 3 --rounds 4"; do
+  # shellcheck disable=SC2086
+  "${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && grep -q -- "--rounds" "$tmp/err" \
+    && echo "ok   kcal-bench-mpi $args refused: $(grep -m1 -- --rounds "$tmp/err")" || bad "kcal-bench-mpi $args: exit $rc"
+done
+# KCOLL_STATS counts libkcoll's calls (local copies at p = 1): direct_read's
+# 10 in 3 rounds and its warm-up one, 4 KiB each.
+KCOLL_STATS=1 "${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" --coll bcast --sizes 4K \
+  --algorithm direct_read,mpi --loop --rounds 3 --iterations 10 --warmup 1 --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
+rows=$(awk -F, 'NR > 1 && $6 == 10 && $7 > 0 { print $4 }' "$tmp/out" | sort | xargs)
+kb=$(awk '$1 == "bcast" && $2 == "local" { print int($4 / 4096) }' "$tmp/out" "$tmp/err")
+[ $rc -eq 0 ] && [ "$rows" = "direct_read mpi" ] && [ "$kb" = 11 ] \
+  && echo "ok   --loop --rounds 3: a row of 10 calls for each variant, 11 calls of 4K run" \
+  || bad "--loop --rounds 3: exit $rc, rows '$rows', $kb calls of 4K: $(cat "$tmp/out" "$tmp/err")"
+
 if ! perf record -a -e cpu-clock -q -o "$tmp/pre.data" -- true >/dev/null 2>&1; then
   echo "skip real runs: perf cannot record every CPU here (not installed, or kernel.perf_event_paranoid > 0 and not root)"
   exit $fail

@@ -502,9 +502,9 @@ static int loop_stretch(const options *o, const variant *v, buffers *b,
  * (the same on every rank). A variant keeps its state from stretch to
  * stretch (auto's exploration stays in its first calls), and the
  * variants share the machine's states. Run one after another, each
- * variant's 10,000 calls of 16 KiB (~0.1 s) met its own state of a KVM
- * host: auto's loop came out 1.03-1.38x the fastest fixed one in 18 of 50
- * launch/collective pairs (Zen 4 guest, scripts/bench-auto).
+ * variant's 10,000 calls of 16 KiB (20-90 ms) met its own state of a KVM
+ * host: auto's loop came out 0.86-1.18x the fastest fixed one, 0.84-1.09x
+ * in rounds of 10 (Zen 4 guest, scripts/bench-auto; docs/machine.md).
  * 0, or 1 after a failed call. */
 static int loop_size(const options *o, const variant *v, int nv, buffers *b,
                      size_t n, char (*rows)[256], size_t *nrows, int over)

@@ -337,10 +337,57 @@ int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n)
     return p - 1;
 }
 
+/* Rank 0's choice for NULL calls of v-collective v on c, before it is
+ * broadcast: msg = {MPI library, below, row, window}. */
+static void vchoice_local(kcoll_comm *c, int v, const char *vname,
+                          int64_t *msg)
+{
+    uint64_t below = 0;
+    const kcal_valgorithm *valg = NULL;
+    int w = 0;
+    size_t na;
+    const kcal_valgorithm *rows = kcal_model_valgorithms(vname, &na);
+    kcoll_tuned_verdict tv = kcoll_tuned_vdecide(v, c->size, &below, &valg,
+                                                 &w);
+    msg[0] = 0;
+    msg[2] = -1;
+    msg[3] = 0;
+    if (tv == KCOLL_TUNED_MPI) {
+        msg[0] = 1;
+    } else if (tv == KCOLL_TUNED_ALG) {
+        /* Every pair below the crossover and no algorithm named: the
+         * whole call is the MPI library's. */
+        msg[0] = !valg && below == UINT64_MAX;
+        msg[1] = (int64_t)(below > INT64_MAX ? INT64_MAX : below);
+        msg[2] = valg && rows ? (int64_t)(valg - rows) : -1;
+        msg[3] = w;
+    } else if (!get_params()) {
+        msg[0] = 1;
+    } else {
+        /* The larger of the regular collective's crossover and the
+         * model's for a pair (kcal_model_vcrossover): on the Zen 5 guest
+         * the first is 256-512 B, where the regular collectives'
+         * copy_in_out wins, but one CMA pair cost 3.7-5 us against
+         * 1.1-1.5 us for the MPI library's v-collective at 1-2 KiB
+         * (scripts/bench-irregular). */
+        const kcal_params *prm = get_params();
+        uint64_t x = rows ? kcal_model_vcrossover(kcal_model_default(prm),
+                                                  prm, rows, c->size)
+                          : 0;
+        if (rows)
+            handoff(c, rows->regular, 0); /* loads the crossover */
+        uint64_t h = rows ? c->handoff[rows->regular] : 0;
+        msg[1] = (int64_t)(x > h ? x : h);
+    }
+}
+
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below, int *use_mpi)
+                           int user_named, uint64_t *below, int *row,
+                           int *window, int *use_mpi)
 {
     *below = 0;
+    *row = -1;
+    *window = 0;
     *use_mpi = 1;
     if (c->no_state)
         return MPI_SUCCESS;
@@ -352,30 +399,25 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
         warn_no_cma();
         return MPI_SUCCESS;
     }
-    if (!user_named && !get_params())
-        return MPI_SUCCESS;
     *use_mpi = 0;
     if (user_named)
         return MPI_SUCCESS;
     if (!(c->vbelow_known & (1u << v))) {
-        /* The larger of the regular collective's crossover and the model's
-         * for a pair (kcal_model_vcrossover): on the Zen 5 guest the first
-         * is 256-512 B, where the regular collectives' copy_in_out wins,
-         * but one CMA pair cost 3.7-5 us against 1.1-1.5 us for the MPI
-         * library's v-collective at 1-2 KiB (scripts/bench-irregular). */
-        const kcal_params *prm = get_params();
-        size_t na;
-        const kcal_valgorithm *a = kcal_model_valgorithms(vname, &na);
-        uint64_t x = a ? kcal_model_vcrossover(kcal_model_default(prm), prm,
-                                               a, c->size)
-                       : 0;
-        if (a)
-            handoff(c, a->regular, 0); /* loads the crossover */
-        uint64_t h = a ? c->handoff[a->regular] : 0;
-        c->vbelow[v] = x > h ? x : h;
+        int64_t msg[4] = {0, 0, -1, 0};
+        if (c->rank == 0)
+            vchoice_local(c, v, vname, msg);
+        KCOLL_TRY(MPI_Bcast(msg, 4, MPI_INT64_T, 0, c->comm));
+        c->vbelow[v] = (uint64_t)msg[1];
+        c->vrow[v] = (signed char)msg[2];
+        c->vwindow[v] = (int)msg[3];
+        if (msg[0])
+            c->vmpi |= 1u << v;
         c->vbelow_known |= 1u << v;
     }
     *below = c->vbelow[v];
+    *row = c->vrow[v];
+    *window = c->vwindow[v];
+    *use_mpi = (c->vmpi >> v) & 1u;
     return MPI_SUCCESS;
 }
 

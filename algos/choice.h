@@ -116,14 +116,21 @@ int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n);
  * (irregular.def's index and name), from what every process of the call
  * knows alike: *use_mpi = 1 runs the MPI library's v-collective (no
  * state, CMA forbidden on a one-node communicator; or, for a user's
- * NULL, params that do not read); else the algorithm runs, and for NULL
- * (user_named 0) *below is the block below which a pair goes as an MPI
- * message: the larger of the regular collective's measured crossover
- * (mpi_<coll>_below) and the model's for one pair
- * (kcal_model_vcrossover), kept per communicator. MPI_ERR_OTHER where
+ * NULL, params that do not read and no table rule, or a table that does
+ * not read); else the algorithm runs. For NULL (user_named 0): *below is
+ * the block below which a pair goes as an MPI message, and *row, *window
+ * the v-collective's row (its row-th in irregular.def, -1: its first) and
+ * window (0: the root's choice) to run. A $KCOLL_TABLE rule of v at this
+ * p gives all three (kcal_table_vchoice); else *below is the larger of
+ * the regular collective's measured crossover (mpi_<coll>_below) and the
+ * model's for one pair (kcal_model_vcrossover). Decided on the first NULL
+ * call of v on c by rank 0 and broadcast (so collective on that call):
+ * ranks whose params or table differ still run the same protocol, as
+ * the regular collectives' candidates are (verify.h). MPI_ERR_OTHER where
  * CMA is forbidden under KCOLL_STRICT=1. */
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below, int *use_mpi);
+                           int user_named, uint64_t *below, int *row,
+                           int *window, int *use_mpi);
 
 /* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
 const char *kcoll_plan_name(const kcoll_plan *plan);

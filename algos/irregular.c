@@ -22,8 +22,11 @@
  * Across nodes (or virtual nodes) the pairs whose ends share a node where
  * CMA works move as above; the others go as MPI messages whatever their
  * size (irregular.h's kcoll_v_by_message): both ends know whether they
- * share one. Neither $KCOLL_TABLE nor the run-time verification
- * (verify.h) applies to them yet. */
+ * share one. A $KCOLL_TABLE rule of the v-collective at the call's p
+ * replaces the crossover and names the row (tuned.h: kcal_table_vchoice);
+ * rank 0 decides both on the first NULL call and broadcasts them
+ * (choice.c), so every rank runs the same protocol. The run-time
+ * verification (verify.h) does not apply to them yet. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,15 @@ static int find(kcoll_vcoll v, const char *spec, int p,
             return MPI_SUCCESS;
         }
     return MPI_ERR_ARG;
+}
+
+/* The row-th row of v (irregular.def's order), or NULL. */
+static const valgorithm *nth(kcoll_vcoll v, int row)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v && row-- == 0)
+            return &valgorithms[i];
+    return NULL;
 }
 
 /* ---- one call ----------------------------------------------------------- */
@@ -268,12 +280,21 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     if (c->size == 1 && !c->no_state) {
         rc = run_local(v, a);
     } else {
+        int row = -1, twindow = 0;
         if (alg)
             KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
                                              algorithm != NULL, &below,
-                                             &use_mpi));
+                                             &row, &twindow, &use_mpi));
         else
             use_mpi = 1;
+        if (row >= 0) { /* a $KCOLL_TABLE rule's row and window */
+            alg = nth(v, row);
+            window = alg && alg->windowed && twindow <= c->size - 1
+                         ? twindow
+                         : 0;
+            if (!alg)
+                use_mpi = 1;
+        }
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
             /* Every rank knows every count: the whole call's rule. */
             uint64_t most = 0;
@@ -291,9 +312,11 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         if (use_mpi) {
             rc = run_mpi(c, v, a);
         } else {
-            /* NULL's root measures whether its help pays (vhelp.h). */
+            /* NULL's root measures whether its help pays (vhelp.h), for
+             * the first row (the *_split form) only: a table's other row
+             * takes no help. */
             void *hslot = NULL;
-            if (!algorithm && !c->spans_nodes)
+            if (!algorithm && !c->spans_nodes && alg == nth(v, 0))
                 help = root_help(c, v, a, &hslot);
             double t0 = hslot ? kcoll_verify_clock() : 0;
             c->seq++;

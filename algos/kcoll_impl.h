@@ -123,11 +123,15 @@ typedef struct kcoll_comm {
     uint64_t handoff[KCAL_COLL_COUNT];
     double handoff_mask[KCAL_COLL_COUNT]; /* mpi_<coll>_mask, 0 for none */
     unsigned handoff_known;
-    /* Per v-collective (algos/irregular.def's order), the block below
-     * which algorithm NULL sends a pair as an MPI message, once
-     * vbelow_known has its bit (choice.c). */
+    /* Per v-collective (algos/irregular.def's order), what algorithm NULL
+     * runs, once vbelow_known has its bit (choice.c, the same on every
+     * rank): the block below which a pair goes as an MPI message; the
+     * row (the v-collective's vrow-th, -1 its first) and window a
+     * $KCOLL_TABLE rule names; vmpi's bit: the MPI library's whole call. */
     uint64_t vbelow[8];
-    unsigned vbelow_known;
+    signed char vrow[8];
+    int vwindow[8];
+    unsigned vbelow_known, vmpi;
     /* The v-collectives' working arrays (irregular.h's kcoll_v_work),
      * kept between calls: a malloc and free of each per call were a
      * tenth of a 1 KiB alltoallv at p = 2. */

@@ -75,6 +75,21 @@ kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
     return KCOLL_TUNED_ALG;
 }
 
+kcoll_tuned_verdict kcoll_tuned_vdecide(int v, int p, uint64_t *below,
+                                        const kcal_valgorithm **valg,
+                                        int *w)
+{
+    pthread_once(&table_once, read_table);
+    if (table_state == NO_TABLE)
+        return KCOLL_TUNED_NONE;
+    if (table_state == TABLE_BAD)
+        return KCOLL_TUNED_MPI;
+    if (!kcal_table_vchoice(&table, v, p, below, valg, w))
+        return KCOLL_TUNED_NONE;
+    count_decision();
+    return KCOLL_TUNED_ALG;
+}
+
 int kcoll_tuned_unusable(void)
 {
     pthread_once(&table_once, read_table);

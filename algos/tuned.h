@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "model/irregular.h"
 #include "model/model.h"
 
 typedef enum {
@@ -27,6 +28,14 @@ typedef enum {
 /* What the table says for a call of coll with p processes and n bytes. */
 kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
                                        const kcal_algorithm **alg, int *k);
+
+/* What the table says for a NULL call of v-collective v (irregular.def's
+ * index) at p: NONE (no table, or no rule of v at p), MPI (a table that
+ * does not read), or ALG with *below, *valg and *w as kcal_table_vchoice
+ * gives them (*valg NULL where every rule is `mpi`). */
+kcoll_tuned_verdict kcoll_tuned_vdecide(int v, int p, uint64_t *below,
+                                        const kcal_valgorithm **valg,
+                                        int *w);
 
 /* Whether $KCOLL_TABLE is set but does not read (after the first
  * kcoll_tuned_decide): every NULL call then runs the MPI library's. */

@@ -64,6 +64,11 @@ int kcal_model_vcoll_index(const char *name)
     return -1;
 }
 
+const char *kcal_model_vcoll_name(int index)
+{
+    return index >= 0 && (size_t)index < NVCOLLS ? vcolls[index].name : NULL;
+}
+
 int kcal_model_is_vcoll(const char *name)
 {
     return kcal_model_vcoll_index(name) >= 0;

@@ -48,6 +48,8 @@ typedef struct {
 int kcal_model_is_vcoll(const char *name);
 /* Its place in irregular.def's order (0 ...), or -1 for another name. */
 int kcal_model_vcoll_index(const char *name);
+/* The name at that place, or NULL out of range. */
+const char *kcal_model_vcoll_name(int index);
 const char *kcal_model_vcoll_list(void);
 
 /* The rows of v-collective `name` in irregular.def's order (*n of them),

@@ -154,30 +154,56 @@ static char *format_range(uint64_t lo, uint64_t hi, int size, char *buf,
     return buf;
 }
 
+/* The rule's collective and choice's id as the file names them. */
+static const char *rule_coll(const kcal_table_rule *r)
+{
+    return r->vcoll ? kcal_model_vcoll_name(r->vcoll - 1)
+                    : kcal_coll_name(r->coll);
+}
+
+static const char *rule_id(const kcal_table_rule *r)
+{
+    return r->vcoll ? (r->valg ? r->valg->id : "mpi") : r->alg->id;
+}
+
 char *kcal_table_format_rule(const kcal_table_rule *r, char *buf, size_t len)
 {
     char pr[80], nr[80], choice[96];
     format_range((uint64_t)r->p_lo, (uint64_t)r->p_hi, 0, pr, sizeof pr);
     format_range(r->n_lo, r->n_hi, 1, nr, sizeof nr);
     if (r->k > 0)
-        snprintf(choice, sizeof choice, "%s:%d", r->alg->id, r->k);
+        snprintf(choice, sizeof choice, "%s:%d", rule_id(r), r->k);
     else
-        snprintf(choice, sizeof choice, "%s", r->alg->id);
-    snprintf(buf, len, "%-12s %-6s %-18s %s", kcal_coll_name(r->coll), pr,
-             nr, choice);
+        snprintf(choice, sizeof choice, "%s", rule_id(r));
+    snprintf(buf, len, "%-12s %-6s %-18s %s", rule_coll(r), pr, nr, choice);
     return buf;
 }
 
 static int overlaps(const kcal_table_rule *a, const kcal_table_rule *b)
 {
-    return a->coll == b->coll && a->p_lo <= b->p_hi && b->p_lo <= a->p_hi &&
-           a->n_lo <= b->n_hi && b->n_lo <= a->n_hi;
+    return a->coll == b->coll && a->vcoll == b->vcoll &&
+           a->p_lo <= b->p_hi && b->p_lo <= a->p_hi && a->n_lo <= b->n_hi &&
+           b->n_lo <= a->n_hi;
 }
 
-/* The checks a rule needs beyond its syntax: its k against its algorithm
- * and p range, and no overlap with an earlier rule. 0, or -1 with why. */
-static int check_rule(const kcal_table *t, const kcal_table_rule *r,
-                      char *why, size_t whylen)
+/* A v-collective's window: only its windowed rows take one, 1..p - 1. */
+static int check_window(const kcal_table_rule *r, char *why, size_t whylen)
+{
+    if (r->k < 0 || (r->k > 0 && (!r->valg ||
+                                  !kcal_model_vwindowed(r->valg)))) {
+        snprintf(why, whylen, "'%s' takes no window (no ':w')", rule_id(r));
+        return -1;
+    }
+    if (r->k > 0 && r->p_hi != KCAL_TABLE_P_OPEN && r->k > r->p_hi - 1) {
+        snprintf(why, whylen, "w = %d fits no p of the rule (%s needs "
+                 "1 <= w <= p - 1)", r->k, rule_id(r));
+        return -1;
+    }
+    return 0;
+}
+
+/* A regular collective's k against its algorithm and p range. */
+static int check_k(const kcal_table_rule *r, char *why, size_t whylen)
 {
     const kcal_algorithm *a = r->alg;
     if (r->k < 0) {
@@ -209,6 +235,17 @@ static int check_rule(const kcal_table *t, const kcal_table_rule *r,
                  "1 <= j <= p - 1)", r->k, a->id);
         return -1;
     }
+    return 0;
+}
+
+/* The checks a rule needs beyond its syntax: its k against its algorithm
+ * and p range, and no overlap with an earlier rule. 0, or -1 with why. */
+static int check_rule(const kcal_table *t, const kcal_table_rule *r,
+                      char *why, size_t whylen)
+{
+    if (r->vcoll ? check_window(r, why, whylen) != 0
+                 : check_k(r, why, whylen) != 0)
+        return -1;
     for (size_t i = 0; i < t->count; i++)
         if (overlaps(&t->rules[i], r)) {
             char other[160];
@@ -239,10 +276,17 @@ int kcal_table_add(kcal_table *t, const kcal_table_rule *r, char *err,
                    size_t errlen)
 {
     char why[400];
-    if (r->coll < 0 || r->coll >= KCAL_COLL_COUNT || !r->alg ||
-        (!kcal_model_is_mpi(r->alg) && r->alg->coll != r->coll) ||
-        (kcal_model_is_mpi(r->alg) && r->alg != kcal_model_mpi(r->coll)) ||
-        r->p_lo < 1 || r->p_lo > r->p_hi ||
+    const char *vname = r->vcoll ? kcal_model_vcoll_name(r->vcoll - 1)
+                                 : NULL;
+    int bad_v = r->vcoll && (!vname || r->coll != KCAL_COLL_COUNT || r->alg ||
+                             (r->valg && strcmp(r->valg->coll, vname)));
+    int bad_c = !r->vcoll &&
+                (r->coll < 0 || r->coll >= KCAL_COLL_COUNT || !r->alg ||
+                 r->valg ||
+                 (!kcal_model_is_mpi(r->alg) && r->alg->coll != r->coll) ||
+                 (kcal_model_is_mpi(r->alg) &&
+                  r->alg != kcal_model_mpi(r->coll)));
+    if (bad_v || bad_c || r->p_lo < 1 || r->p_lo > r->p_hi ||
         (r->p_hi > KCAL_TABLE_P_MAX && r->p_hi != KCAL_TABLE_P_OPEN) ||
         r->n_lo > r->n_hi) {
         kcal_set_err(err, errlen, "a rule with a bad collective, algorithm "
@@ -299,13 +343,14 @@ int kcal_table_index(kcal_table *t)
     free(keys);
     free(t->by_coll);
     t->by_coll = order;
+    /* The v-collectives' rules (coll KCAL_COLL_COUNT) sort last, out of
+     * every collective's range. */
     size_t i = 0;
-    for (int c = 0; c < KCAL_COLL_COUNT; c++) {
+    for (int c = 0; c <= KCAL_COLL_COUNT; c++) {
         while (i < t->count && (int)t->rules[order[i]].coll < c)
             i++;
         t->first[c] = i;
     }
-    t->first[KCAL_COLL_COUNT] = t->count;
     return 0;
 }
 
@@ -322,6 +367,41 @@ const kcal_table_rule *kcal_table_lookup(const kcal_table *t, kcal_coll coll,
             return r;
     }
     return NULL;
+}
+
+int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
+                       uint64_t *below, const kcal_valgorithm **valg,
+                       int *w)
+{
+    if (!t || !t->by_coll)
+        return 0;
+    int found = 0, chained = 1;
+    uint64_t x = 0;
+    const kcal_table_rule *last = NULL;
+    /* By n_lo (the index's order): the chain of `mpi` rules from 0 ends
+     * at the first gap or the first algorithm. */
+    for (size_t i = t->first[KCAL_COLL_COUNT]; i < t->count; i++) {
+        const kcal_table_rule *r = &t->rules[t->by_coll[i]];
+        if (r->vcoll != vcoll + 1 || p < r->p_lo || p > r->p_hi)
+            continue;
+        found++;
+        if (r->valg)
+            last = r;
+        if (!chained)
+            continue;
+        if (r->valg || r->n_lo > x)
+            chained = 0;
+        else if (r->n_hi == KCAL_TABLE_N_OPEN)
+            x = UINT64_MAX, chained = 0;
+        else
+            x = r->n_hi + 1;
+    }
+    if (found) {
+        *below = x;
+        *valg = last ? last->valg : NULL;
+        *w = last ? last->k : 0;
+    }
+    return found;
 }
 
 /* Split a line (NUL-terminated, comment removed) at blanks. */
@@ -435,6 +515,45 @@ static int parse_choice(kcal_coll c, const char *tok, kcal_table_rule *r,
     return 0;
 }
 
+/* A v-collective's choice: mpi, id or id:w. 0, or -1 with why. */
+static int parse_vchoice(const char *vname, const char *tok,
+                         kcal_table_rule *r, char *why, size_t whylen)
+{
+    const char *colon = strchr(tok, ':');
+    size_t len = colon ? (size_t)(colon - tok) : strlen(tok), na = 0;
+    const kcal_valgorithm *rows = kcal_model_valgorithms(vname, &na);
+    r->valg = NULL;
+    r->k = 0;
+    if (len != 3 || strncmp(tok, "mpi", 3)) {
+        for (size_t i = 0; i < na && !r->valg; i++)
+            if (strlen(rows[i].id) == len && !strncmp(rows[i].id, tok, len))
+                r->valg = &rows[i];
+        if (!r->valg) {
+            snprintf(why, whylen, "'%.*s' is not an algorithm of %s (nor "
+                     "mpi)", (int)len, tok, vname);
+            return -1;
+        }
+    }
+    if (colon) {
+        uint64_t w;
+        const char *reason;
+        if (!r->valg || !kcal_model_vwindowed(r->valg)) {
+            snprintf(why, whylen, "'%.*s' takes no window (no ':w')",
+                     (int)len, tok);
+            return -1;
+        }
+        if (parse_number(colon + 1, strlen(colon + 1), 0, &w, &reason) !=
+                0 ||
+            w < 1 || w > KCAL_TABLE_P_MAX) {
+            snprintf(why, whylen, "the window in '%s' is not between 1 and "
+                     "%d", tok, KCAL_TABLE_P_MAX);
+            return -1;
+        }
+        r->k = (int)w;
+    }
+    return 0;
+}
+
 /* One rule line, split into tokens. 0, or -1 with why. */
 static int parse_rule(const kcal_table *t, char **tok, int ntok,
                       kcal_table_rule *r, char *why, size_t whylen)
@@ -444,9 +563,13 @@ static int parse_rule(const kcal_table *t, char **tok, int ntok,
                  "range, algorithm), got %d", ntok);
         return -1;
     }
-    if (kcal_coll_from_name(tok[0], &r->coll) != 0) {
-        snprintf(why, whylen, "unknown collective '%s' (%s)", tok[0],
-                 kcal_coll_list());
+    int v = kcal_model_vcoll_index(tok[0]);
+    if (v >= 0) {
+        r->vcoll = v + 1;
+        r->coll = KCAL_COLL_COUNT;
+    } else if (kcal_coll_from_name(tok[0], &r->coll) != 0) {
+        snprintf(why, whylen, "unknown collective '%s' (%s; %s)", tok[0],
+                 kcal_coll_list(), kcal_model_vcoll_list());
         return -1;
     }
     uint64_t lo, hi;
@@ -456,7 +579,8 @@ static int parse_rule(const kcal_table *t, char **tok, int ntok,
     r->p_hi = hi == KCAL_TABLE_P_OPEN ? KCAL_TABLE_P_OPEN : (int)hi;
     if (parse_range(tok[2], 1, &r->n_lo, &r->n_hi, why, whylen) != 0)
         return -1;
-    if (parse_choice(r->coll, tok[3], r, why, whylen) != 0)
+    if (r->vcoll ? parse_vchoice(tok[0], tok[3], r, why, whylen) != 0
+                 : parse_choice(r->coll, tok[3], r, why, whylen) != 0)
         return -1;
     return check_rule(t, r, why, whylen);
 }
@@ -591,7 +715,7 @@ static int same_rules(const kcal_table *a, const kcal_table *b)
         const kcal_table_rule *x = &a->rules[i], *y = &b->rules[i];
         if (x->coll != y->coll || x->p_lo != y->p_lo || x->p_hi != y->p_hi ||
             x->n_lo != y->n_lo || x->n_hi != y->n_hi || x->alg != y->alg ||
-            x->k != y->k)
+            x->k != y->k || x->vcoll != y->vcoll || x->valg != y->valg)
             return 0;
     }
     return 1;

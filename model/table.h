@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/irregular.h"
 #include "model/model.h"
 
 #define KCAL_TABLE_FORMAT "kcoll-table"
@@ -32,7 +33,13 @@
  * (bytes per block as in kcoll's n; the whole message for bcast) run alg.
  * alg is kcal_model_mpi(coll) for `mpi`; k is the number after the colon,
  * 0 when none was given (an algorithm without a parameter, or one whose
- * k the model is left to choose). */
+ * k the model is left to choose).
+ *
+ * A v-collective's rule (vcoll > 0) speaks of a pair's block instead: n is
+ * the bytes one process sends another, and the choice is `mpi` (valg
+ * NULL) or a row of algos/irregular.def (valg), k a windowed row's window
+ * (0: none given); coll is KCAL_COLL_COUNT and alg NULL. How libkcoll
+ * follows such rules: kcal_table_vchoice. */
 typedef struct {
     kcal_coll coll;
     int p_lo, p_hi;     /* p_hi KCAL_TABLE_P_OPEN: no upper end */
@@ -40,6 +47,9 @@ typedef struct {
     const kcal_algorithm *alg;
     int k;
     int line; /* in the file it came from; 0 when made in code */
+    int vcoll; /* 1 + kcal_model_vcoll_index for a v-collective's rule;
+                * 0 for the other collectives' */
+    const kcal_valgorithm *valg;
 } kcal_table_rule;
 
 typedef struct {
@@ -88,6 +98,21 @@ int kcal_table_index(kcal_table *t);
  * no shared state: any thread may call it on a table nobody changes. */
 const kcal_table_rule *kcal_table_lookup(const kcal_table *t, kcal_coll coll,
                                          int p, uint64_t n);
+
+/* What v-collective vcoll (kcal_model_vcoll_index) runs at p, as
+ * libkcoll follows its rules: a choice the ranks of a call can make alike
+ * although each knows only its own blocks. *below: the first pair size
+ * that no chain of `mpi` rules from 0 covers (0 when no `mpi` rule starts
+ * at 0): smaller pairs go as MPI messages. *valg and *w: the rule's
+ * algorithm and window at the largest sizes (the last rule by size that
+ * is not `mpi`), NULL when every rule is `mpi`. `mpi` rules above the
+ * first algorithm's are not followed: both ends of a pair must take the
+ * same side, and only the crossover is known to both. Returns how many
+ * of vcoll's rules cover p (0: the table says nothing, and *below, *valg,
+ * *w are left alone). */
+int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
+                       uint64_t *below, const kcal_valgorithm **valg,
+                       int *w);
 
 /* The rule as it reads in a file: "scatter  4  64K..  throttled_read:3"
  * (columns padded, no newline), into buf. Returns buf. */

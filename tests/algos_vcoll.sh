@@ -52,4 +52,48 @@ run "p=3, NULL with a crossover" timeout 600 "${mpi_run[@]}" -np 3 "$mpi_x" KCAL
 # 65549-byte cases have one (1 MiB), so one call mixes helped pairs,
 # plain CMA pairs and messages.
 run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$prog"
+# A $KCOLL_TABLE with rules of the v-collectives at p = 3: NULL runs the
+# rows and crossovers they name (rank 0's KCOLL_STATS must show them), and
+# its results stay right. Then rank 0 and the others read different
+# tables: rank 0's decides for all (algos/choice.c broadcasts it), so
+# the ranks still meet in one protocol and nothing hangs.
+cat >"$tmp/a.table" <<'EOF2'
+kcoll-table 1 tests/algos_vcoll.sh: rows other than the first, crossovers
+scatterv   3  *        sequential_write
+gatherv    3  0..4095  mpi
+gatherv    3  4K..     throttled_write:1
+alltoallv  3  0..8191  mpi
+alltoallv  3  8K..     pairwise
+allgatherv 3  *        mpi
+EOF2
+cat >"$tmp/b.table" <<'EOF2'
+kcoll-table 1 tests/algos_vcoll.sh: another table for ranks 1 and 2
+scatterv   3  *        parallel_read
+gatherv    3  *        sequential_read
+alltoallv  3  *        pairwise
+allgatherv 3  *        source_read
+EOF2
+# Rank 0's KCOLL_STATS rows that only NULL makes: a crossover's messages
+# (+msg<N) and the first rows' help (help:...). The table's, and none of
+# the default's (the first rows with their help, the embedded params'
+# crossovers).
+null_rows() {
+  awk '$1 ~ /^(scatterv|gatherv|allgatherv|alltoallv)$/ && $2 ~ /[+]msg<|[(]help:/ { print $1 " " $2 }' \
+    "$tmp/out" "$tmp/err" | sort -u | xargs
+}
+want="alltoallv pairwise+msg<8192 gatherv throttled_write+msg<4096 gatherv throttled_write:1+msg<4096"
+for how in "one table" "rank 0's table, another for the others"; do
+  if [ "$how" = "one table" ]; then
+    run "p=3, NULL by a table ($how)" timeout 600 "${mpi_run[@]}" -np 3 "$mpi_x" KCOLL_TABLE="$tmp/a.table" "$mpi_x" KCOLL_STATS=1 "$prog"
+  else
+    run "p=3, NULL by a table ($how)" timeout 600 "${mpi_run[@]}" -np 1 env KCOLL_TABLE="$tmp/a.table" KCOLL_STATS=1 "$prog" : \
+      -np 2 env KCOLL_TABLE="$tmp/b.table" "$prog"
+  fi
+  got=$(null_rows)
+  if [ "$got" = "$want" ]; then
+    echo "ok   p=3, NULL by a table ($how): rank 0's NULL rows are the table's: $got"
+  else
+    echo "FAIL p=3, NULL by a table ($how): rank 0's NULL rows '$got', want '$want'"; fail=1
+  fi
+done
 exit $fail

@@ -184,7 +184,19 @@ static void test_bad(void)
         "after 'kcoll-table 1': name where and how the table was measured");
     bad(H "scan 2 * mpi\n", "t.table:2: unknown collective 'scan' "
         "(scatter, gather, bcast, allgather, alltoall, reduce, allreduce, "
-        "reduce_scatter_block)");
+        "reduce_scatter_block; scatterv, gatherv, allgatherv, alltoallv)");
+    bad(H "alltoallv 2 * parallel_read\n", "t.table:2: 'parallel_read' is "
+        "not an algorithm of alltoallv (nor mpi)");
+    bad(H "alltoallv 2 * pairwise:1\n", "t.table:2: 'pairwise' takes no "
+        "window (no ':w')");
+    bad(H "scatterv 2 * throttled_read:0\n", "t.table:2: the window in "
+        "'throttled_read:0' is not between 1 and 1073741824");
+    bad(H "scatterv 2..4 * throttled_read:4\n", "t.table:2: w = 4 fits no "
+        "p of the rule (throttled_read needs 1 <= w <= p - 1)");
+    bad(H "gatherv 2 0..4K mpi\ngatherv 2 4K.. sequential_read\n",
+        "t.table:3: overlaps the rule of line 2 (gatherv      2      0..4K"
+        "              mpi): rules of a collective must not share a (p, "
+        "size)");
     bad(H "scatter 2 * parallel_write\n", "t.table:2: 'parallel_write' is "
         "not an algorithm of scatter (nor mpi)");
     bad(H "scatter 2 * :2\n", "t.table:2: ':2' is not an algorithm of "
@@ -292,10 +304,10 @@ static void test_file_and_add(void)
     const kcal_algorithm *pr =
         kcal_model_find_algorithm(KCAL_COLL_SCATTER, "parallel_read");
     kcal_table_rule r = {KCAL_COLL_SCATTER, 2, 2, 0, 4095,
-                         kcal_model_mpi(KCAL_COLL_SCATTER), 0, 0};
+                         kcal_model_mpi(KCAL_COLL_SCATTER), 0, 0, 0, NULL};
     CHECK(kcal_table_add(&t, &r, err, sizeof err) == 0);
     r = (kcal_table_rule){KCAL_COLL_SCATTER, 2, 2, 4096, KCAL_TABLE_N_OPEN,
-                          pr, 0, 0};
+                          pr, 0, 0, 0, NULL};
     CHECK(kcal_table_add(&t, &r, err, sizeof err) == 0);
     r.n_lo = 4095;
     CHECK(kcal_table_add(&t, &r, err, sizeof err) == -1);
@@ -324,8 +336,108 @@ static void test_file_and_add(void)
     kcal_table_free(&t);
 }
 
+/* kcal_table_vchoice's answer as "below alg[:w]" ("none" for no rule). */
+static const char *vchoice(const kcal_table *t, const char *vname, int p)
+{
+    static char buf[80];
+    uint64_t below = 7;
+    const kcal_valgorithm *a = NULL;
+    int w = -1;
+    if (!kcal_table_vchoice(t, kcal_model_vcoll_index(vname), p, &below, &a,
+                            &w))
+        return "none";
+    snprintf(buf, sizeof buf, "%llu %s", (unsigned long long)below,
+             a ? a->id : "-");
+    if (w > 0)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ":%d", w);
+    return buf;
+}
+
+/* The v-collectives' rules: a pair's block, the crossover that a chain of
+ * `mpi` rules from 0 makes, the algorithm of the largest sizes; they sit
+ * beside the regular collectives' rules without touching their lookups,
+ * and read back as written. */
+static void test_vrules(void)
+{
+    const char *text =
+        "kcoll-table 1 v\n"
+        "alltoallv  2    0..1023    mpi\n"
+        "alltoallv  2    1K..8K-ish mpi\n";
+    kcal_table t;
+    char err[400];
+    CHECK(parse(text, &t, err, sizeof err) == -1);
+    text = "kcoll-table 1 v\n"
+           "alltoall   2    *          mpi\n"
+           "alltoallv  2    0..1023    mpi\n"
+           "alltoallv  2    1K..16383  mpi\n"
+           "alltoallv  2    16K..1M    pairwise\n"
+           "alltoallv  2    1M+1..     mpi   # not followed: after an algorithm\n"
+           "alltoallv  3..  4K..       pairwise\n"
+           "scatterv   2..  *          throttled_read:1\n"
+           "gatherv    2    0..4095    mpi\n"
+           "gatherv    2    8K..       sequential_read\n"
+           "allgatherv 2    *          mpi\n";
+    CHECK(parse(text, &t, err, sizeof err) == -1); /* 1M+1 is no size */
+    text = "kcoll-table 1 v\n"
+           "alltoall   2    *          mpi\n"
+           "alltoallv  2    0..1023    mpi\n"
+           "alltoallv  2    1K..16383  mpi\n"
+           "alltoallv  2    16K..1M    pairwise\n"
+           "alltoallv  2    1048577..  mpi   # not followed: after an algorithm\n"
+           "alltoallv  3..  4K..       pairwise\n"
+           "scatterv   2..  *          throttled_read:1\n"
+           "gatherv    2    0..4095    mpi\n"
+           "gatherv    2    8K..       sequential_read\n"
+           "allgatherv 2    *          mpi\n";
+    CHECK(parse(text, &t, err, sizeof err) == 0);
+    CHECK_STR(err, "");
+    CHECK(t.count == 10);
+    CHECK_STR(vchoice(&t, "alltoallv", 2), "16384 pairwise");
+    CHECK_STR(vchoice(&t, "alltoallv", 3), "0 pairwise");
+    CHECK_STR(vchoice(&t, "alltoallv", 1), "none");
+    CHECK_STR(vchoice(&t, "scatterv", 5), "0 throttled_read:1");
+    CHECK_STR(vchoice(&t, "gatherv", 2), "4096 sequential_read"); /* a gap */
+    CHECK_STR(vchoice(&t, "gatherv", 3), "none");
+    CHECK_STR(vchoice(&t, "allgatherv", 2), "18446744073709551615 -");
+    CHECK_STR(vchoice(NULL, "allgatherv", 2), "none");
+    /* The regular alltoall's rules are its own. */
+    CHECK_STR(lookup(&t, KCAL_COLL_ALLTOALL, 2, 20000), "mpi");
+    CHECK_STR(lookup(&t, KCAL_COLL_REDUCE_SCATTER_BLOCK, 2, 20000), "none");
+    CHECK_STR(lookup(&t, KCAL_COLL_ALLTOALL, 3, 20000), "none");
+    char *out;
+    size_t len;
+    CHECK(kcal_table_format(&t, NULL, &out, &len, err, sizeof err) == 0);
+    CHECK(out && strstr(out, "\nscatterv     2..    *                  "
+                             "throttled_read:1\n"));
+    free(out);
+    /* Made in code: checked as read. */
+    kcal_table u;
+    kcal_table_init(&u);
+    snprintf(u.about, sizeof u.about, "made in code");
+    size_t na;
+    const kcal_valgorithm *rows = kcal_model_valgorithms("gatherv", &na);
+    kcal_table_rule r = {.coll = KCAL_COLL_COUNT, .p_lo = 2, .p_hi = 2,
+                         .n_lo = 0, .n_hi = 4095,
+                         .vcoll = kcal_model_vcoll_index("gatherv") + 1};
+    CHECK(kcal_table_add(&u, &r, err, sizeof err) == 0);
+    r.n_lo = 4096;
+    r.n_hi = KCAL_TABLE_N_OPEN;
+    r.valg = &rows[0];
+    CHECK(kcal_table_add(&u, &r, err, sizeof err) == 0);
+    r.vcoll = kcal_model_vcoll_index("scatterv") + 1; /* gatherv's row */
+    r.n_lo = 0;
+    CHECK(kcal_table_add(&u, &r, err, sizeof err) == -1);
+    CHECK(u.count == 2 && kcal_table_index(&u) == 0);
+    CHECK(kcal_table_vchoice(&u, kcal_model_vcoll_index("gatherv"), 2,
+                             &(uint64_t){0}, &(const kcal_valgorithm *){0},
+                             &(int){0}) == 2);
+    kcal_table_free(&u);
+    kcal_table_free(&t);
+}
+
 int main(void)
 {
+    test_vrules();
     test_good();
     test_bad();
     test_file_and_add();

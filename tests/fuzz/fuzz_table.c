@@ -4,7 +4,8 @@
  * Beyond what the sanitizers catch, it checks the reader's contract: a
  * refused input leaves the table empty with a message "NAME:LINE: ..."
  * (the file and a line number); an accepted one looks every rule up at its
- * own corners and finds that rule (rules never overlap), formats
+ * own corners and finds that rule (rules never overlap; a v-collective's
+ * rule counts in kcal_table_vchoice at its p range's ends), formats
  * (kcal_table_format: written and read back to the same rules) to a text
  * that reads back and formats again to the very same bytes. */
 #include <stdint.h>
@@ -38,8 +39,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < t.count; i++) {
         const kcal_table_rule *r = &t.rules[i];
-        if (kcal_table_lookup(&t, r->coll, r->p_lo, r->n_lo) != r ||
-            kcal_table_lookup(&t, r->coll, r->p_hi, r->n_hi) != r)
+        uint64_t below;
+        const kcal_valgorithm *valg;
+        int w;
+        /* A v-collective's rules are followed as a whole (crossover and
+         * row): each must count at its own p range's ends. */
+        if (r->vcoll
+                ? kcal_table_vchoice(&t, r->vcoll - 1, r->p_lo, &below,
+                                     &valg, &w) < 1 ||
+                      kcal_table_vchoice(&t, r->vcoll - 1, r->p_hi, &below,
+                                         &valg, &w) < 1
+                : kcal_table_lookup(&t, r->coll, r->p_lo, r->n_lo) != r ||
+                      kcal_table_lookup(&t, r->coll, r->p_hi, r->n_hi) != r)
             fail("a rule is not what its own corners look up", t.about);
         if (r->line < 2)
             fail("a rule without its line", t.about);

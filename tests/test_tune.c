@@ -1,6 +1,8 @@
 /* kcal tune's decisions (tune/tune.c) on made-up measurements: the
  * model's candidates, the winner of a point, the table's ranges and
  * merging, and the regret and measurement counts of the guided choice. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,11 +317,104 @@ static void test_format(void)
     CHECK_STR(kcal_tune_cand_format(&c, buf, sizeof buf), "ring_neighbor:1");
 }
 
+/* One v-collective's times, t[d][c][i] as kcal_tune_vset holds them,
+ * then its rules at p = 2 as the table writes them. */
+static void vrules(const char *name, size_t nd, const uint64_t *sizes,
+                   size_t m, const double *t, char *out, size_t len)
+{
+    kcal_tune_vset v;
+    CHECK(kcal_tune_vinit(&v, name, nd, sizes, m) == 0);
+    for (size_t d = 0; d < nd; d++)
+        for (size_t c = 0; c <= v.n_rows; c++)
+            for (size_t i = 0; i < m; i++)
+                CHECK(kcal_tune_vrecord(&v, d, kcal_tune_vname(&v, c),
+                                        sizes[i],
+                                        t[(d * (1 + v.n_rows) + c) * m +
+                                          i]) == 0);
+    kcal_table tb;
+    kcal_table_init(&tb);
+    char err[256] = "", buf[128];
+    CHECK(kcal_tune_vtable_add(&tb, &v, 2, err, sizeof err) == 0);
+    CHECK_STR(err, "");
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t r = 0; r < tb.count; r++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", r ? "; " : "",
+                               kcal_table_format_rule(&tb.rules[r], buf,
+                                                      sizeof buf));
+    /* squeeze the columns' padding */
+    for (char *s = out, *w = out;; s++) {
+        if (*s == ' ' && w > out && w[-1] == ' ')
+            continue;
+        if (!(*w++ = *s))
+            break;
+    }
+    kcal_table_free(&tb);
+    kcal_tune_vfree(&v);
+}
+
+static void test_vsplit(void)
+{
+    const uint64_t sz[3] = {1024, 65536, 1048576};
+    char got[512];
+    /* alltoallv: mpi and pairwise. One distribution: mpi wins 1K,
+     * pairwise 64K and 1M: the crossover at 64K. */
+    const double one[] = {1, 4, 9, /* mpi */ 2, 2, 3 /* pairwise */};
+    vrules("alltoallv", 1, sz, 3, one, got, sizeof got);
+    CHECK_STR(got, "alltoallv 2 0..65535 mpi; alltoallv 2 64K.. pairwise");
+    /* Two distributions that disagree at 64K: uniform prefers pairwise
+     * (mpi 2x slower), skew mpi (pairwise 1.5x slower). Scores at 64K:
+     * mpi 2, pairwise 1.5: the crossover stays at 64K. With mpi only
+     * 1.2x slower under uniform it moves to 1M. */
+    const double dis[] = {1, 4, 9, 2, 2, 3, /* uniform */
+                          1, 2, 9, 2, 3, 3 /* skew */};
+    vrules("alltoallv", 2, sz, 3, dis, got, sizeof got);
+    CHECK_STR(got, "alltoallv 2 0..65535 mpi; alltoallv 2 64K.. pairwise");
+    const double dis2[] = {1, 2.4, 9, 2, 2, 3, 1, 2, 9, 2, 3, 3};
+    vrules("alltoallv", 2, sz, 3, dis2, got, sizeof got);
+    CHECK_STR(got, "alltoallv 2 0..1048575 mpi; alltoallv 2 1M.. pairwise");
+    /* mpi fastest everywhere: one rule. */
+    const double all[] = {1, 1, 1, 2, 2, 2};
+    vrules("alltoallv", 1, sz, 3, all, got, sizeof got);
+    CHECK_STR(got, "alltoallv 2 * mpi");
+    /* A tie keeps mpi (the larger split). */
+    const double tie[] = {1, 2, 2, 1, 2, 2};
+    vrules("alltoallv", 1, sz, 3, tie, got, sizeof got);
+    CHECK_STR(got, "alltoallv 2 * mpi");
+    /* gatherv: mpi, parallel_write_split, parallel_write,
+     * sequential_read, throttled_write. The row from the split on is the
+     * one best over those sizes together, not each size's winner:
+     * sequential_read wins 1K and 64K but loses 1M by much, so
+     * parallel_write (1.1 at 64K, first at 1M) holds all three from 0
+     * (libkcoll beats mpi everywhere). A tie between rows keeps the first
+     * (parallel_write_split = parallel_write at every size). */
+    const double g[] = {5, 5, 5,       /* mpi */
+                        3, 3.3, 2,     /* parallel_write_split */
+                        3, 3.3, 2,     /* parallel_write */
+                        1, 3, 8,       /* sequential_read */
+                        4, 4, 4};      /* throttled_write */
+    vrules("gatherv", 1, sz, 3, g, got, sizeof got);
+    CHECK_STR(got, "gatherv 2 * parallel_write_split");
+    /* A missing time: no rules. */
+    kcal_tune_vset v;
+    CHECK(kcal_tune_vinit(&v, "alltoallv", 1, sz, 3) == 0);
+    CHECK(kcal_tune_vrecord(&v, 0, "mpi", 1024, 1) == 0);
+    CHECK(kcal_tune_vrecord(&v, 0, "ring", 1024, 1) == -1);
+    CHECK(kcal_tune_vrecord(&v, 0, "mpi", 4096, 1) == -1);
+    CHECK(kcal_tune_vrecord(&v, 1, "mpi", 1024, 1) == -1);
+    CHECK(isnan(kcal_tune_vscore(&v, 0, 0)));
+    size_t j, r;
+    CHECK(kcal_tune_vsplit(&v, &j, &r) == -1);
+    kcal_tune_vfree(&v);
+    CHECK(kcal_tune_vinit(&v, "alltoall", 1, sz, 3) == -1);
+}
+
 int main(void)
 {
     test_guide();
     test_window();
     test_best_and_table();
     test_format();
+    test_vsplit();
     return check_report();
 }

@@ -201,3 +201,130 @@ void kcal_tune_point_free(kcal_tune_point *pt)
     pt->n_guided = 0;
     pt->n_times = pt->cap_times = 0;
 }
+
+int kcal_tune_vinit(kcal_tune_vset *v, const char *name, size_t n_dists,
+                    const uint64_t *sizes, size_t n_sizes)
+{
+    *v = (kcal_tune_vset){0};
+    v->vcoll = kcal_model_vcoll_index(name);
+    v->rows = kcal_model_valgorithms(name, &v->n_rows);
+    if (v->vcoll < 0 || !v->rows || !n_dists || !n_sizes)
+        return -1;
+    size_t cells = n_dists * (1 + v->n_rows) * n_sizes;
+    v->sizes = malloc(sizeof *v->sizes * n_sizes);
+    v->times = malloc(sizeof *v->times * cells);
+    if (!v->sizes || !v->times) {
+        kcal_tune_vfree(v);
+        return -1;
+    }
+    memcpy(v->sizes, sizes, sizeof *v->sizes * n_sizes);
+    for (size_t i = 0; i < cells; i++)
+        v->times[i] = NAN;
+    v->n_dists = n_dists;
+    v->n_sizes = n_sizes;
+    return 0;
+}
+
+static double *vcell(const kcal_tune_vset *v, size_t d, size_t c, size_t i)
+{
+    return &v->times[(d * (1 + v->n_rows) + c) * v->n_sizes + i];
+}
+
+int kcal_tune_vrecord(kcal_tune_vset *v, size_t d, const char *alg,
+                      uint64_t n, double median)
+{
+    size_t c = 0, i = 0;
+    while (c <= v->n_rows && strcmp(kcal_tune_vname(v, c), alg))
+        c++;
+    while (i < v->n_sizes && v->sizes[i] != n)
+        i++;
+    if (d >= v->n_dists || c > v->n_rows || i == v->n_sizes)
+        return -1;
+    *vcell(v, d, c, i) = median;
+    return 0;
+}
+
+const char *kcal_tune_vname(const kcal_tune_vset *v, size_t c)
+{
+    return c == 0 ? "mpi" : v->rows[c - 1].id;
+}
+
+double kcal_tune_vscore(const kcal_tune_vset *v, size_t c, size_t i)
+{
+    double worst = 0;
+    for (size_t d = 0; d < v->n_dists; d++) {
+        double fastest = INFINITY;
+        for (size_t x = 0; x <= v->n_rows; x++) {
+            double t = *vcell(v, d, x, i);
+            if (!(t > 0) || !isfinite(t))
+                return NAN;
+            fastest = t < fastest ? t : fastest;
+        }
+        double r = *vcell(v, d, c, i) / fastest;
+        worst = r > worst ? r : worst;
+    }
+    return worst;
+}
+
+int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *row)
+{
+    size_t m = v->n_sizes;
+    double best = INFINITY;
+    *split = m;
+    *row = 0;
+    /* From j = m down, so a tie keeps the larger j; rows in order, so a
+     * tie keeps the first. */
+    for (size_t j = m + 1; j-- > 0;) {
+        double below = 0;
+        for (size_t i = 0; i < j; i++)
+            below += kcal_tune_vscore(v, 0, i);
+        for (size_t r = 0; r < (j < m ? v->n_rows : 1); r++) {
+            double cost = below;
+            for (size_t i = j; i < m; i++)
+                cost += kcal_tune_vscore(v, 1 + r, i);
+            if (isnan(cost))
+                return -1;
+            if (cost < best) {
+                best = cost;
+                *split = j;
+                *row = j < m ? r : 0;
+            }
+        }
+    }
+    return 0;
+}
+
+int kcal_tune_vtable_add(kcal_table *t, const kcal_tune_vset *v, int p,
+                         char *err, size_t errlen)
+{
+    size_t j, r;
+    if (kcal_tune_vsplit(v, &j, &r) != 0) {
+        kcal_set_err(err, errlen, "%s: a candidate was not measured at "
+                     "every size and distribution",
+                     kcal_model_vcoll_name(v->vcoll));
+        return -1;
+    }
+    kcal_table_rule mpi = {.coll = KCAL_COLL_COUNT, .p_lo = p, .p_hi = p,
+                           .n_lo = 0, .n_hi = KCAL_TABLE_N_OPEN,
+                           .vcoll = 1 + v->vcoll};
+    if (j == v->n_sizes)
+        return kcal_table_add(t, &mpi, err, errlen);
+    if (j > 0) {
+        mpi.n_hi = v->sizes[j] - 1;
+        if (kcal_table_add(t, &mpi, err, errlen) != 0)
+            return -1;
+    }
+    kcal_table_rule alg = mpi;
+    alg.n_lo = j > 0 ? v->sizes[j] : 0;
+    alg.n_hi = KCAL_TABLE_N_OPEN;
+    alg.valg = &v->rows[r];
+    return kcal_table_add(t, &alg, err, errlen);
+}
+
+void kcal_tune_vfree(kcal_tune_vset *v)
+{
+    free(v->sizes);
+    free(v->times);
+    v->sizes = NULL;
+    v->times = NULL;
+}

@@ -117,4 +117,53 @@ void kcal_tune_compare(const kcal_tune_point *pts, size_t count,
 
 void kcal_tune_point_free(kcal_tune_point *pt);
 
+/* A v-collective at p (docs/tune.md "The v-collectives"): every
+ * candidate measured under each distribution of the blocks, over the
+ * same sizes (a pair's mean block, ascending). Candidate 0 is mpi,
+ * candidate 1 + r the row r of kcal_model_valgorithms (irregular.def's
+ * order; a windowed row without a window: its root chooses). */
+typedef struct {
+    int vcoll; /* kcal_model_vcoll_index */
+    const kcal_valgorithm *rows;
+    size_t n_rows, n_dists, n_sizes;
+    uint64_t *sizes;
+    double *times; /* [(d · (1 + n_rows) + c) · n_sizes + i], NaN unset */
+} kcal_tune_vset;
+
+/* Set v up for v-collective `name`, n_dists distributions and the sizes
+ * (copied; ascending, distinct). 0, or -1 for an unknown name, no
+ * distribution or size, or out of memory. */
+int kcal_tune_vinit(kcal_tune_vset *v, const char *name, size_t n_dists,
+                    const uint64_t *sizes, size_t n_sizes);
+
+/* Record distribution d's median for candidate `alg` ("mpi" or a row
+ * id) at size n. 0, or -1 for a candidate or size v does not have. */
+int kcal_tune_vrecord(kcal_tune_vset *v, size_t d, const char *alg,
+                      uint64_t n, double median);
+
+/* The candidate's name: "mpi" or the row's id. */
+const char *kcal_tune_vname(const kcal_tune_vset *v, size_t c);
+
+/* Candidate c's score at size i: its worst slowdown, the largest over
+ * the distributions of its time over the fastest candidate's there
+ * (1: the fastest under every one). NaN when a time is missing or not
+ * positive. */
+double kcal_tune_vscore(const kcal_tune_vset *v, size_t c, size_t i);
+
+/* The one crossover and one row libkcoll can follow alike on every rank
+ * (kcal_table_vchoice): *split j in 0..n_sizes (the sizes below the j-th
+ * go as mpi) and *row r (candidate 1 + r from the j-th on; 0 when j =
+ * n_sizes) minimising the sum of mpi's scores below j and the row's from
+ * j. Ties: the larger j (libkcoll only where it pays), then the row
+ * first in irregular.def. 0, or -1 when a score is NaN. */
+int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *row);
+
+/* Add to t the rules of that choice at p: "0..s_j−1 mpi" when j > 0,
+ * "s_j.. row" (from 0 when j = 0) when j < n_sizes; j = n_sizes is one
+ * rule "* mpi". 0, or -1 with why in err. */
+int kcal_tune_vtable_add(kcal_table *t, const kcal_tune_vset *v, int p,
+                         char *err, size_t errlen);
+
+void kcal_tune_vfree(kcal_tune_vset *v);
+
 #endif

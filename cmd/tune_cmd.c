@@ -1,7 +1,7 @@
 /* tune_cmd: `kcal tune`, model-guided tuning into a selection table.
  *
  *   kcal tune --p P [--colls LIST] [--sizes LIST|MIN:MAX] [--candidates N]
- *             [--model paper|full] [--exhaustive]
+ *             [--counts LIST] [--model paper|full] [--exhaustive]
  *             [--params FILE | --machine NAME] [--iters N] [--warmup N]
  *             [--mpi NAME] [--mpirun CMD] [--timeout S] [-q] [-v]  > table
  *
@@ -19,7 +19,13 @@
  * --exhaustive measures every candidate instead, prints that table, and
  * says on stderr how many measurements the exhaustive and the guided
  * table needed and the regret of the guided table against it, both from
- * the same measurements. docs/tune.md has the method and the format. */
+ * the same measurements.
+ *
+ * The v-collectives (scatterv ... alltoallv) are always measured
+ * exhaustively: one kcal-vcoll-bench run per distribution of --counts,
+ * every row of irregular.def and mpi; their rules are the one crossover
+ * and one row that minimise the summed worst slowdown (tune.h,
+ * kcal_tune_vsplit). docs/tune.md has the method and the format. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +39,7 @@
 #include "common/cores.h"
 #include "model/model.h"
 #include "common/sizes.h"
+#include "common/vcounts.h"
 #include "model/table.h"
 #include "tune/tune.h"
 
@@ -40,13 +47,15 @@
 #define DEFAULT_TIMEOUT 3600 /* per run, as kcal bench */
 #define DEFAULT_SIZES "1K:4M"
 #define DEFAULT_CANDIDATES 3
+#define DEFAULT_COUNTS "uniform,skew:16"
+#define MAX_COUNTS 16
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kcal tune --p P [--colls LIST] [--sizes LIST|MIN:MAX] "
             "[--candidates N]\n"
-            "                 [--model paper|full]"
+            "                 [--counts LIST] [--model paper|full]"
             "\n"
             "                 [--exhaustive] [--params FILE | --machine "
             "NAME]\n"
@@ -65,7 +74,8 @@ static void usage(FILE *f)
             "  --colls LIST     collectives, comma-separated (default all: "
             "scatter,gather,\n"
             "                   bcast,allgather,alltoall,reduce,allreduce,\n"
-            "                   reduce_scatter_block)\n"
+            "                   reduce_scatter_block,scatterv,gatherv,"
+            "allgatherv,alltoallv)\n"
             "  --sizes S        sizes in bytes: 4K,1M or MIN:MAX doubling "
             "(default %s);\n"
             "                   a rule runs from its size to the next one "
@@ -76,6 +86,12 @@ static void usage(FILE *f)
             "                   %d); those within S of its best come too "
             "(S %.2f..%.2f;\n"
             "                   %.2f for params without a measured spread)\n"
+            "  --counts LIST    the v-collectives' block distributions, "
+            "comma-separated\n"
+            "                   (as kcal bench's --counts; default %s); "
+            "the v-collectives\n"
+            "                   are measured exhaustively: every row and "
+            "mpi\n"
             "  --model M        the model that ranks them: paper or full\n"
             "                   (docs/model.md); default as libkcoll: full for\n"
             "                   params kcal probe measured, else paper\n"
@@ -107,11 +123,12 @@ static void usage(FILE *f)
             "Exit: 0 ok, 1 a run failed, 2 bad option or a run that cannot "
             "fit here,\n3 CMA forbidden here.\n",
             DEFAULT_SIZES, DEFAULT_CANDIDATES, KCAL_TUNE_WINDOW_FLOOR,
-            KCAL_TUNE_WINDOW_CAP, KCAL_TUNE_WINDOW_DEFAULT, DEFAULT_TIMEOUT);
+            KCAL_TUNE_WINDOW_CAP, KCAL_TUNE_WINDOW_DEFAULT, DEFAULT_COUNTS,
+            DEFAULT_TIMEOUT);
 }
 
 typedef struct {
-    const char *colls, *sizes, *params, *machine;
+    const char *colls, *sizes, *params, *machine, *counts;
     long candidates;
     int exhaustive;
     kcal_launch_opts launch; /* --p, --iters, --warmup, --mpi, ... */
@@ -124,6 +141,7 @@ static const struct option longopts[] = {
     {"colls", required_argument, 0, 'c'},
     {"sizes", required_argument, 0, 's'},
     {"candidates", required_argument, 0, 'n'},
+    {"counts", required_argument, 0, 'D'},
     {"model", required_argument, 0, 'o'},
     {"exhaustive", no_argument, 0, 'e'},
     {"params", required_argument, 0, 'P'},
@@ -140,6 +158,7 @@ static int tune_option(int c, const char *arg, void *ctx)
     switch (c) {
     case 'c': o->colls = arg; return 0;
     case 's': o->sizes = arg; return 0;
+    case 'D': o->counts = arg; return 0;
     case 'e': o->exhaustive = 1; return 0;
     case 'o':
         o->model_named = 1;
@@ -157,14 +176,19 @@ static int tune_option(int c, const char *arg, void *ctx)
     }
 }
 
-/* --colls: names, each once. Fills colls[] in the given order; NULL
- * (no --colls): every collective of the registry, reductions included. */
-static int parse_colls(const char *list, kcal_coll *colls, int *n)
+/* --colls: names, each once. Fills colls[] with the registry's
+ * collectives and vcolls[] with the v-collectives (kcal_model_vcoll_index),
+ * each in the given order; NULL (no --colls): every collective of the
+ * registry, reductions included, and every v-collective. */
+static int parse_colls(const char *list, kcal_coll *colls, int *n,
+                       int *vcolls, int *nv)
 {
-    *n = 0;
+    *n = *nv = 0;
     if (!list) {
         for (int c = 0; c < KCAL_COLL_COUNT; c++)
             colls[(*n)++] = (kcal_coll)c;
+        while (kcal_model_vcoll_name(*nv))
+            vcolls[*nv] = *nv, ++*nv;
         return 0;
     }
     const char *s = list;
@@ -174,17 +198,25 @@ static int parse_colls(const char *list, kcal_coll *colls, int *n)
         char name[32];
         kcal_coll c;
         snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
-        if (len == 0 || len > 31 || kcal_coll_from_name(name, &c) != 0) {
-            kcal_cli_error(CMD, "--colls: '%.*s' is not a collective (%s)",
-                           (int)len, s, kcal_coll_list());
+        int v = len > 31 ? -1 : kcal_model_vcoll_index(name);
+        if (len == 0 || len > 31 ||
+            (v < 0 && kcal_coll_from_name(name, &c) != 0)) {
+            kcal_cli_error(CMD, "--colls: '%.*s' is not a collective (%s, "
+                           "%s)", (int)len, s, kcal_coll_list(),
+                           kcal_model_vcoll_list());
             return -1;
         }
-        for (int i = 0; i < *n; i++)
-            if (colls[i] == c) {
-                kcal_cli_error(CMD, "--colls: %s is listed twice", name);
-                return -1;
-            }
-        colls[(*n)++] = c;
+        int twice = 0;
+        for (int i = 0; i < (v < 0 ? *n : *nv); i++)
+            twice |= v < 0 ? colls[i] == c : vcolls[i] == v;
+        if (twice) {
+            kcal_cli_error(CMD, "--colls: %s is listed twice", name);
+            return -1;
+        }
+        if (v < 0)
+            colls[(*n)++] = c;
+        else
+            vcolls[(*nv)++] = v;
         if (!end)
             return 0;
         s = end + 1;
@@ -315,9 +347,152 @@ static int take_rows(const char *csv, const run_plan *r, kcal_tune_point *pts,
     return 0;
 }
 
+/* --counts: distributions, each once, into dists[] (*n of them, at most
+ * MAX_COUNTS), each making a matrix at p for every size (a file: p x p
+ * counts). 0, or -1 after the one line. */
+static int parse_counts(const char *list, long p, const uint64_t *sizes,
+                        size_t nsizes, kcal_vcounts *dists, int *n)
+{
+    char err[512];
+    uint64_t *m = malloc(sizeof *m * (size_t)p * (size_t)p);
+    if (!m) {
+        kcal_cli_error(CMD, "out of memory for a %ld x %ld matrix", p, p);
+        return -1;
+    }
+    *n = 0;
+    for (const char *s = list;;) {
+        size_t len = strcspn(s, ",");
+        char spec[4200], a[4200], b[4200];
+        snprintf(spec, sizeof spec, "%.*s", (int)len, s);
+        if (*n == MAX_COUNTS) {
+            kcal_cli_error(CMD, "--counts: more than %d distributions",
+                           MAX_COUNTS);
+            goto bad;
+        }
+        if (kcal_vcounts_parse(spec, &dists[*n], err, sizeof err) != 0) {
+            kcal_cli_error(CMD, "%s", err);
+            goto bad;
+        }
+        kcal_vcounts_name(&dists[*n], a, sizeof a);
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(kcal_vcounts_name(&dists[i], b, sizeof b), a)) {
+                kcal_cli_error(CMD, "--counts: %s is listed twice", a);
+                goto bad;
+            }
+        for (size_t i = 0; i < nsizes; i++)
+            if (kcal_vcounts_matrix(&dists[*n], (int)p, sizes[i], m, err,
+                                    sizeof err) != 0) {
+                kcal_cli_error(CMD, "--counts: %s", err);
+                goto bad;
+            }
+        ++*n;
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+    free(m);
+    return 0;
+bad:
+    free(m);
+    return -1;
+}
+
+/* The distributions' names, "uniform, skew:16", into buf. */
+static char *counts_list(const kcal_vcounts *dists, int n, char *buf,
+                         size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < n && at < len; d++) {
+        char name[4200];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", d ? ", " : "",
+                               kcal_vcounts_name(&dists[d], name,
+                                                 sizeof name));
+    }
+    return buf;
+}
+
+/* The rows of one kcal-vcoll-bench run (distribution d) into v: every
+ * candidate at every size; its auto and limit rows, which the program
+ * always adds, are left out. 0, or -1 after the error line. */
+static int take_vrows(const char *csv, kcal_tune_vset *v, size_t d,
+                      const kcal_vcounts *dist, int p)
+{
+    const char *name = kcal_model_vcoll_name(v->vcoll);
+    char label[KCAL_VCOUNTS_LABEL_LEN], dn[4200], sz[32];
+    kcal_vcounts_label(name, dist, label);
+    const char *s = strchr(csv, '\n');
+    while (s && *++s) {
+        kcal_bench_row row;
+        if (kcal_bench_parse_row(s, &row) != 0 || row.p != p) {
+            kcal_cli_error(CMD, "the benchmark printed a row kcal tune "
+                                "cannot read: %.80s", s);
+            return -1;
+        }
+        if (strcmp(row.alg, "auto") && strcmp(row.alg, "limit") &&
+            (strcmp(row.coll, label) || row.k[0] ||
+             kcal_tune_vrecord(v, d, row.alg, row.size, row.med) != 0)) {
+            kcal_cli_error(CMD, "the benchmark printed a row kcal tune did "
+                                "not ask for: %.80s", s);
+            return -1;
+        }
+        s = strchr(s, '\n');
+    }
+    for (size_t c = 0; c <= v->n_rows; c++)
+        for (size_t i = 0; i < v->n_sizes; i++)
+            if (isnan(v->times[(d * (1 + v->n_rows) + c) * v->n_sizes +
+                               i])) {
+                kcal_cli_error(CMD, "the benchmark did not measure %s of %s "
+                               "at %s under --counts %s",
+                               kcal_tune_vname(v, c), name,
+                               kcal_sizes_format(v->sizes[i], sz, sizeof sz),
+                               kcal_vcounts_name(dist, dn, sizeof dn));
+                return -1;
+            }
+    return 0;
+}
+
+/* On stderr: each candidate's score (its worst slowdown over the
+ * distributions) per size, and the split and row chosen from them. */
+static void say_vscores(const kcal_tune_vset *v, const char *dists)
+{
+    const char *name = kcal_model_vcoll_name(v->vcoll);
+    size_t j, r;
+    char sz[32];
+    fprintf(stderr, "kcal tune: %s, worst slowdown under %s (1.00: the "
+            "fastest under each):\nkcal tune:   %-8s", name, dists, "size");
+    for (size_t c = 0; c <= v->n_rows; c++)
+        fprintf(stderr, " %*s", (int)strlen(kcal_tune_vname(v, c)) < 6
+                                    ? 6 : (int)strlen(kcal_tune_vname(v, c)),
+                kcal_tune_vname(v, c));
+    fputc('\n', stderr);
+    for (size_t i = 0; i < v->n_sizes; i++) {
+        fprintf(stderr, "kcal tune:   %-8s",
+                kcal_sizes_format(v->sizes[i], sz, sizeof sz));
+        for (size_t c = 0; c <= v->n_rows; c++) {
+            int w = (int)strlen(kcal_tune_vname(v, c));
+            fprintf(stderr, " %*.2f", w < 6 ? 6 : w,
+                    kcal_tune_vscore(v, c, i));
+        }
+        fputc('\n', stderr);
+    }
+    if (kcal_tune_vsplit(v, &j, &r) != 0)
+        return;
+    if (j == v->n_sizes)
+        fprintf(stderr, "kcal tune: %s: mpi at every size\n", name);
+    else if (j == 0)
+        fprintf(stderr, "kcal tune: %s: %s at every size\n", name,
+                v->rows[r].id);
+    else
+        fprintf(stderr, "kcal tune: %s: mpi below %s, %s from there\n",
+                name, kcal_sizes_format(v->sizes[j], sz, sizeof sz),
+                v->rows[r].id);
+}
+
 /* The header's text: where and how the table was measured. */
 static void describe(const options *o, int cores, int over,
-                     const kcal_params *prm, char *buf, size_t len)
+                     const kcal_params *prm, int regular, const char *dists,
+                     char *buf, size_t len)
 {
     char host[256] = "?", when[32] = "?", cand[192], win[96];
     if (gethostname(host, sizeof host - 1) != 0)
@@ -326,7 +501,9 @@ static void describe(const options *o, int cores, int over,
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &tm);
-    if (o->exhaustive)
+    if (!regular)
+        snprintf(cand, sizeof cand, "no regular collective");
+    else if (o->exhaustive)
         snprintf(cand, sizeof cand, "every candidate");
     else
         snprintf(cand, sizeof cand, "the %s model's %ld best and those "
@@ -344,9 +521,13 @@ static void describe(const options *o, int cores, int over,
                  "cores)", o->launch.p, cores);
     else
         snprintf(over_s, sizeof over_s, "not oversubscribed");
-    snprintf(buf, len, "kcal tune on %s (%s), p = %ld, %s, %s, median of "
+    char v[1100] = "";
+    if (dists)
+        snprintf(v, sizeof v, "; v-collectives: every row and mpi under %s",
+                 dists);
+    snprintf(buf, len, "kcal tune on %s (%s), p = %ld, %s, %s%s, median of "
              "%ld iterations, params %s, %s", host, cores_s, o->launch.p,
-             over_s, cand, o->launch.iters, prm->origin, when);
+             over_s, cand, v, o->launch.iters, prm->origin, when);
 }
 
 static void free_all(kcal_tune_point *pts, size_t npts, run_plan *runs,
@@ -424,9 +605,14 @@ int kcal_tune_main(int argc, char **argv)
     if (prc != 0)
         return prc > 0 ? KCAL_EXIT_OK : KCAL_EXIT_USAGE;
     kcal_coll colls[KCAL_COLL_COUNT];
-    int ncolls;
-    if (parse_colls(o.colls, colls, &ncolls) != 0)
+    int vcolls[8], ncolls, nv;
+    if (parse_colls(o.colls, colls, &ncolls, vcolls, &nv) != 0)
         return KCAL_EXIT_USAGE;
+    if (o.counts && nv == 0) {
+        kcal_cli_error(CMD, "--counts is for the v-collectives (%s): "
+                       "--colls names none", kcal_model_vcoll_list());
+        return KCAL_EXIT_USAGE;
+    }
     char err[KCAL_ERRLEN];
     uint64_t *sizes;
     size_t nsizes;
@@ -450,10 +636,22 @@ int kcal_tune_main(int argc, char **argv)
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
+    kcal_vcounts *dists = calloc(MAX_COUNTS, sizeof *dists);
+    int ndists = 0;
+    if (!dists || (nv && parse_counts(o.counts ? o.counts : DEFAULT_COUNTS,
+                                      o.launch.p, sizes, nsizes, dists,
+                                      &ndists) != 0)) {
+        if (!dists)
+            kcal_cli_error(CMD, "out of memory");
+        free(dists);
+        free(sizes);
+        return KCAL_EXIT_USAGE;
+    }
     kcal_params prm;
     char chosen[512];
     if (kcal_cli_load_params_quietly(CMD, o.params, o.machine, &prm, chosen,
                                      sizeof chosen) != 0) {
+        free(dists);
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
@@ -462,11 +660,12 @@ int kcal_tune_main(int argc, char **argv)
 
     /* The points and the model's candidates for each. */
     size_t npts = (size_t)ncolls * nsizes;
-    kcal_tune_point *pts = calloc(npts, sizeof *pts);
-    run_plan *runs = calloc(npts, sizeof *runs);
+    kcal_tune_point *pts = calloc(npts + 1, sizeof *pts);
+    run_plan *runs = calloc(npts + 1, sizeof *runs);
+    kcal_tune_vset *vs = calloc((size_t)nv + 1, sizeof *vs);
     size_t nruns = 0;
     int rc = KCAL_EXIT_FAIL;
-    if (!pts || !runs) {
+    if (!pts || !runs || !vs) {
         kcal_cli_error(CMD, "out of memory");
         goto done;
     }
@@ -522,13 +721,26 @@ int kcal_tune_main(int argc, char **argv)
         }
         r->points[r->n_points++] = i;
     }
+    for (int c = 0; c < nv; c++)
+        if (kcal_tune_vinit(&vs[c], kcal_model_vcoll_name(vcolls[c]),
+                            (size_t)ndists, sizes, nsizes) != 0) {
+            kcal_cli_error(CMD, "out of memory");
+            goto done;
+        }
     double total = 0;
     for (size_t j = 0; j < nruns; j++)
         total += (double)runs[j].n_points *
                  (double)(o.launch.warmup + o.launch.iters) * runs[j].variants;
+    /* kcal-vcoll-bench's rows: mpi, every row, auto and limit. */
+    for (int c = 0; c < nv; c++)
+        total += (double)(ndists * nsizes) *
+                 (double)(o.launch.warmup + o.launch.iters) *
+                 (double)(vs[c].n_rows + 3);
+    char dlist[1024];
+    counts_list(dists, ndists, dlist, sizeof dlist);
 
     int over = cores > 0 && o.launch.p > cores;
-    if (!o.launch.quiet) {
+    if (!o.launch.quiet && ncolls) {
         size_t planned = 0;
         for (size_t j = 0; j < nruns; j++)
             planned += runs[j].n_points * (size_t)runs[j].variants;
@@ -541,6 +753,16 @@ int kcal_tune_main(int argc, char **argv)
                 o.exhaustive ? "every candidate and mpi"
                              : "the model's best and mpi",
                 nruns, *win ? "; " : "", win);
+    }
+    if (!o.launch.quiet && nv) {
+        size_t planned = 0;
+        for (int c = 0; c < nv; c++)
+            planned += (vs[c].n_rows + 1) * nsizes * (size_t)ndists;
+        fprintf(stderr, "kcal tune: p = %ld, %d v-collective%s x %zu sizes "
+                "x %d distribution%s (%s): %zu measurements (every row and "
+                "mpi: the model's window does not apply) in %d runs\n",
+                o.launch.p, nv, nv > 1 ? "s" : "", nsizes, ndists,
+                ndists > 1 ? "s" : "", dlist, planned, nv * ndists);
     }
     if (over)
         kcal_cli_warn(CMD, "%ld processes on %d cores: oversubscribed, so "
@@ -602,14 +824,71 @@ int kcal_tune_main(int argc, char **argv)
                        r->variants;
     }
 
+    /* The v-collectives: one run per distribution, every size. */
+    char *all = malloc(nsizes * 24 + 1), *w = all;
+    if (!all) {
+        kcal_cli_error(CMD, "out of memory");
+        goto done;
+    }
+    *w = '\0';
+    for (size_t i = 0; i < nsizes; i++)
+        w += sprintf(w, "%s%llu", i ? "," : "",
+                     (unsigned long long)sizes[i]);
+    for (int c = 0; c < nv; c++)
+        for (int d = 0; d < ndists; d++) {
+            char dn[4200];
+            kcal_vcounts_name(&dists[d], dn, sizeof dn);
+            /* The adaptive iterations pinned, as kcal bench does. */
+            char *args[] = {"--coll", (char *)kcal_model_vcoll_name(
+                                          vcolls[c]),
+                            "--counts", dn, "--sizes", all,
+                            "--iterations", it, "--min-iterations", it,
+                            "--warmup", wu,
+                            o.launch.quiet ? "--quiet" : NULL, NULL};
+            kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p,
+                                  cores, args, o.launch.timeout,
+                                  o.launch.verbose, 0, o.launch.verbose,
+                                  &pr, done_before, total, o.launch.flavor,
+                                  NULL, NULL, NULL,
+                                  &kcal_bench_vcoll_program};
+            char *csv;
+            int brc = kcal_bench_run(&job, &csv, NULL);
+            if (brc != KCAL_EXIT_OK) {
+                rc = brc;
+                free(all);
+                goto done;
+            }
+            int bad = take_vrows(csv, &vs[c], (size_t)d, &dists[d],
+                                 (int)o.launch.p);
+            free(csv);
+            if (bad) {
+                free(all);
+                goto done;
+            }
+            done_before += (double)nsizes *
+                           (double)(o.launch.warmup + o.launch.iters) *
+                           (double)(vs[c].n_rows + 3);
+        }
+    free(all);
+
     /* The table: every collective's rules, measured at this p. */
     kcal_table t;
     kcal_table_init(&t);
-    describe(&o, cores, over, &prm, t.about, sizeof t.about);
+    describe(&o, cores, over, &prm, ncolls, nv ? dlist : NULL, t.about,
+             sizeof t.about);
     for (int c = 0; c < ncolls; c++)
         if (kcal_tune_table_add(&t, &pts[(size_t)c * nsizes], nsizes,
                                 (int)o.launch.p, !o.exhaustive, err,
                                 sizeof err) != 0) {
+            kcal_cli_error(CMD, "cannot make the table: %s", err);
+            kcal_table_free(&t);
+            goto done;
+        }
+    /* The v-collectives' after the others' (tune.h: one crossover, one
+     * row). */
+    for (int c = 0; c < nv; c++)
+        if (kcal_tune_vtable_add(&t, &vs[c], (int)o.launch.p, err,
+                                 sizeof err) != 0) {
             kcal_cli_error(CMD, "cannot make the table: %s", err);
             kcal_table_free(&t);
             goto done;
@@ -624,13 +903,13 @@ int kcal_tune_main(int argc, char **argv)
     }
     snprintf(comment, sizeof comment,
              "%s"
-             "measured sizes (bytes per block; bcast: the message): %s\n"
+             "measured sizes (bytes per block; bcast: the message%s): %s\n"
              "each rule runs from a measured size to the next one minus 1, "
              "the first from 0,\nthe last with no upper end; p is the "
              "measured one (widen it by hand if you like)",
              over ? "OVERSUBSCRIBED: more processes than cores, so these are "
                     "not contention measurements\n" : "",
-             list);
+             nv ? "; v-collectives: a pair's mean block" : "", list);
     char *text;
     size_t len;
     int frc = kcal_table_format(&t, comment, &text, &len, err, sizeof err);
@@ -643,17 +922,30 @@ int kcal_tune_main(int argc, char **argv)
         size_t measured = 0;
         for (size_t i = 0; i < npts; i++)
             measured += pts[i].n_times;
+        for (int c = 0; c < nv; c++)
+            measured += (vs[c].n_rows + 1) * nsizes * (size_t)ndists;
         char summary[128];
         snprintf(summary, sizeof summary, "%zu measurements in %zu runs",
-                 measured, nruns);
+                 measured, nruns + (size_t)(nv * ndists));
         kcal_progress_finish(&pr, summary);
     }
-    if (o.exhaustive)
+    if (!o.launch.quiet)
+        for (int c = 0; c < nv; c++)
+            say_vscores(&vs[c], dlist);
+    if (o.exhaustive && ncolls)
         say_regret(&o, pts, npts, &prm);
+    if (o.exhaustive && nv && !o.launch.quiet)
+        fprintf(stderr, "kcal tune: the v-collectives are measured "
+                "exhaustively either way: not in the counts or the "
+                "regret\n");
     fwrite(text, 1, len, stdout);
     free(text);
     rc = fflush(stdout) == 0 ? KCAL_EXIT_OK : KCAL_EXIT_FAIL;
 done:
+    for (int c = 0; vs && c < nv; c++)
+        kcal_tune_vfree(&vs[c]);
+    free(vs);
+    free(dists);
     free_all(pts, npts, runs, nruns);
     free(sizes);
     kcal_params_free(&prm);

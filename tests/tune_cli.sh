@@ -48,6 +48,12 @@ mkfifo "$tmp/fifo" && mkdir "$tmp/dir"
 bad "$tmp/fifo: is a FIFO (named pipe), not a regular file" --p 2 --params "$tmp/fifo"
 bad "$tmp/dir: is a directory" --p 2 --params "$tmp/dir"
 bad "--p 100000: at most" --p 100000
+bad "--counts: 'bogus': not uniform" --p 2 --colls alltoallv --counts bogus
+bad "--counts: uniform is listed twice" --p 2 --colls alltoallv --counts uniform,skew:4,uniform
+bad "--counts: empty" --p 2 --colls gatherv --counts uniform,
+bad "--counts: /nonexistent: cannot open" --p 2 --colls scatterv --counts file:/nonexistent
+bad "--counts is for the v-collectives" --p 2 --colls bcast --counts uniform
+bad "--colls: alltoallv is listed twice" --p 2 --colls alltoallv,bcast,alltoallv
 bad "--sizes: 16T needs" --p 2 --sizes 16T
 "$KCAL" tune --help >"$tmp/out" 2>&1 && grep -q -- '--exhaustive' "$tmp/out" ||
   { echo "FAIL: kcal tune --help"; fail=1; }
@@ -96,6 +102,36 @@ for c in scatter allgather allreduce; do
 done
 grep -q 'measurements (the model.s best and mpi)' "$tmp/err" || { echo "FAIL: no plan on stderr"; cat "$tmp/err"; fail=1; }
 if grep -q 'regret' "$tmp/err"; then echo "FAIL: a guided run speaks of regret"; fail=1; fi
+
+# The v-collectives: every row and mpi under each --counts distribution
+# (the default's two), one crossover and one row each (kcal_table_vchoice
+# follows nothing else): "* mpi", or "0..X mpi" then "X+1.. row", or
+# "* row"; the scores and the choice on stderr.
+start=$SECONDS
+"$KCAL" tune --p 2 --colls alltoallv,bcast,gatherv --sizes 1K,64K --iters 5 --warmup 1 \
+  >"$tmp/v.table" 2>"$tmp/err"; rc=$?
+echo "v-collectives run: exit $rc in $((SECONDS - start)) s"
+grep -E '^(alltoallv|gatherv) ' "$tmp/v.table"
+vshape=$(awk '$1 == "alltoallv" || $1 == "gatherv" {
+    n[$1]++; r[$1, n[$1]] = $2 " " $3 " " $4 }
+  END {
+    for (c in n) {
+      split(r[c, 1], a, " "); split(r[c, 2], b, " ")
+      if (a[1] != 2) { print c ": p " a[1]; continue }
+      if (n[c] == 1 && a[2] == "*") continue
+      if (n[c] == 2 && a[3] == "mpi" && b[3] != "mpi" && a[2] ~ /^0[.][.][0-9]+$/ &&
+          b[2] ~ /[.][.]$/) continue
+      print c ": " n[c] " rules, " r[c, 1] "; " r[c, 2]
+    }
+    if (!n["alltoallv"] || !n["gatherv"]) print "missing"
+  }' "$tmp/v.table")
+if [ $rc -ne 0 ] || [ -n "$vshape" ] || ! grep -q '^bcast ' "$tmp/v.table" ||
+   ! head -n 1 "$tmp/v.table" | grep -qF '; v-collectives: every row and mpi under uniform, skew:16, median of 5' ||
+   ! grep -q '^kcal tune: p = 2, 2 v-collectives x 2 sizes x 2 distributions (uniform, skew:16): 28 measurements (every row and mpi: the model.s window does not apply) in 4 runs$' "$tmp/err" ||
+   ! grep -Eq '^kcal tune:   64K +[0-9]+[.][0-9]{2} +[0-9]+[.][0-9]{2} +[0-9]' "$tmp/err" ||
+   ! grep -Eq '^kcal tune: gatherv: (mpi|[a-z_]+) (at every size|below 64K, [a-z_]+ from there)$' "$tmp/err"; then
+  echo "FAIL: v-collectives run: exit $rc, shape '$vshape':"; cat "$tmp/v.table" "$tmp/err"; fail=1
+fi
 
 # The window (docs/tune.md): on the KNL params the paper model ranks
 # scatter's copy_in_out 4th at p = 2 and 1M, 1.39 times its best. Without

@@ -69,7 +69,10 @@ done
 . "$(dirname "$0")/../common/mpi_flavor.sh"
 mpi_require
 check=$mpi_build/tests/algos_check
-[ -x "$check" ] || { echo "tune_cli: $check not built (make test builds it)"; exit 1; }
+vcheck=$mpi_build/tests/vcoll_check
+for prog in "$check" "$vcheck"; do
+  [ -x "$prog" ] || { echo "tune_cli: $prog not built (make test builds it)"; exit 1; }
+done
 mpi=("${mpi_run[@]}")
 
 # A run that fails (CMA forbidden, simulated) prints nothing on stdout.
@@ -190,6 +193,26 @@ run() { # name, then the command
   fi
 }
 run "KCOLL_TABLE=kcal tune's table" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_VERIFY=0 "$mpi_x" KCOLL_TABLE="$tmp/all.table" "$check" --mode tabled
+# libkcoll follows the v-collectives' rules kcal tune wrote: vcoll_check
+# (every case's NULL call right) under that table, and rank 0's NULL rows
+# of alltoallv are the table's: "mpi" for "* mpi", "pairwise+msg<X+1"
+# for "0..X mpi" (pairs below X + 1 as messages), plain "pairwise" for
+# "* pairwise" (tests/algos_vcoll.sh checks a hand-written table).
+run "KCOLL_TABLE=kcal tune's v-collective table" timeout 300 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_TABLE="$tmp/v.table" \
+  "$mpi_x" KCOLL_STATS=1 "$vcheck"
+want=$(awk '$1 == "alltoallv" { n++; r[n] = $3 " " $4 }
+  END { split(r[1], a, " ")
+        if (n == 1) print (a[2] == "mpi" ? "mpi" : a[2])
+        else { sub(/^0[.][.]/, "", a[1]); print "pairwise+msg<" a[1] + 1 } }' "$tmp/v.table")
+got=$(awk '$1 == "alltoallv" && ($2 ~ /[+]msg</ || $2 == "mpi" || $2 == "pairwise") { print $2 }' "$tmp/out" "$tmp/err2" | sort -u | xargs)
+# The crossover rows NULL made: exactly the table's (none without one).
+msg=$(echo "$got" | tr ' ' '\n' | grep 'msg<' | xargs)
+case $want in *msg\<*) want_msg=$want ;; *) want_msg= ;; esac
+if [ "$msg" = "$want_msg" ] && [[ " $got " == *" $want "* ]]; then
+  echo "ok   alltoallv's NULL calls followed the tuned table: $want"
+else
+  echo "FAIL: alltoallv's rows '$got', want '$want' from: $(grep '^alltoallv' "$tmp/v.table" | xargs)"; fail=1
+fi
 # The same program without the table fails its count: the test can fail.
 if timeout 120 "${mpi[@]}" -np 2 "$check" --mode tabled >"$tmp/out" 2>&1; then
   echo "FAIL: --mode tabled passed without a table"; fail=1

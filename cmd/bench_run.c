@@ -256,3 +256,18 @@ int kcal_bench_parse_row(const char *s, kcal_bench_row *r)
         return 0;
     return -1;
 }
+
+int kcal_bench_next_row(const char *csv, const char **at, int p,
+                        const char *cmd, kcal_bench_row *r)
+{
+    const char *s = strchr(*at ? *at : csv, '\n');
+    if (!s || !*++s)
+        return 0;
+    *at = s;
+    if (kcal_bench_parse_row(s, r) != 0 || r->p != p) {
+        kcal_cli_error(cmd, "the benchmark printed a row kcal %s cannot "
+                            "read: %.80s", cmd, s);
+        return -1;
+    }
+    return 1;
+}

@@ -87,4 +87,11 @@ typedef struct {
 /* Parse the line at s (up to its newline). 0, or -1 when it is not a row. */
 int kcal_bench_parse_row(const char *s, kcal_bench_row *r);
 
+/* A run's CSV (its header line, then rows), row after row: *at NULL
+ * before the first, then the text of the row given. 1 with *r, 0 after
+ * the last, -1 for a line that is not a row of p processes, after one
+ * error line ("kcal CMD: the benchmark printed a row ..."). */
+int kcal_bench_next_row(const char *csv, const char **at, int p,
+                        const char *cmd, kcal_bench_row *r);
+
 #endif

@@ -41,6 +41,7 @@
 #include "common/sizes.h"
 #include "common/vcounts.h"
 #include "model/table.h"
+#include "cmd/tune_vcoll.h"
 #include "tune/tune.h"
 
 #define CMD "tune"
@@ -48,7 +49,6 @@
 #define DEFAULT_SIZES "1K:4M"
 #define DEFAULT_CANDIDATES 3
 #define DEFAULT_COUNTS "uniform,skew:16"
-#define MAX_COUNTS 16
 
 static void usage(FILE *f)
 {
@@ -304,14 +304,10 @@ static int all_candidates(const kcal_params *prm, kcal_coll coll, int p)
 static int take_rows(const char *csv, const run_plan *r, kcal_tune_point *pts,
                      int p)
 {
-    const char *s = strchr(csv, '\n');
-    while (s && *++s) {
-        kcal_bench_row row;
-        if (kcal_bench_parse_row(s, &row) != 0 || row.p != p) {
-            kcal_cli_error(CMD, "the benchmark printed a row kcal tune "
-                                "cannot read: %.80s", s);
-            return -1;
-        }
+    const char *s = NULL;
+    kcal_bench_row row;
+    int got;
+    while ((got = kcal_bench_next_row(csv, &s, p, CMD, &row)) > 0) {
         kcal_tune_point *pt = NULL;
         for (size_t i = 0; i < r->n_points; i++)
             if (pts[r->points[i]].n == row.size)
@@ -330,8 +326,9 @@ static int take_rows(const char *csv, const run_plan *r, kcal_tune_point *pts,
             kcal_cli_error(CMD, "out of memory");
             return -1;
         }
-        s = strchr(s, '\n');
     }
+    if (got < 0)
+        return -1;
     for (size_t i = 0; i < r->n_points; i++) {
         const kcal_tune_point *pt = &pts[r->points[i]];
         if ((int)pt->n_times != r->variants) {
@@ -345,148 +342,6 @@ static int take_rows(const char *csv, const run_plan *r, kcal_tune_point *pts,
         }
     }
     return 0;
-}
-
-/* --counts: distributions, each once, into dists[] (*n of them, at most
- * MAX_COUNTS), each making a matrix at p for every size (a file: p x p
- * counts). 0, or -1 after the one line. */
-static int parse_counts(const char *list, long p, const uint64_t *sizes,
-                        size_t nsizes, kcal_vcounts *dists, int *n)
-{
-    char err[512];
-    uint64_t *m = malloc(sizeof *m * (size_t)p * (size_t)p);
-    if (!m) {
-        kcal_cli_error(CMD, "out of memory for a %ld x %ld matrix", p, p);
-        return -1;
-    }
-    *n = 0;
-    for (const char *s = list;;) {
-        size_t len = strcspn(s, ",");
-        char spec[4200], a[4200], b[4200];
-        snprintf(spec, sizeof spec, "%.*s", (int)len, s);
-        if (*n == MAX_COUNTS) {
-            kcal_cli_error(CMD, "--counts: more than %d distributions",
-                           MAX_COUNTS);
-            goto bad;
-        }
-        if (kcal_vcounts_parse(spec, &dists[*n], err, sizeof err) != 0) {
-            kcal_cli_error(CMD, "%s", err);
-            goto bad;
-        }
-        kcal_vcounts_name(&dists[*n], a, sizeof a);
-        for (int i = 0; i < *n; i++)
-            if (!strcmp(kcal_vcounts_name(&dists[i], b, sizeof b), a)) {
-                kcal_cli_error(CMD, "--counts: %s is listed twice", a);
-                goto bad;
-            }
-        for (size_t i = 0; i < nsizes; i++)
-            if (kcal_vcounts_matrix(&dists[*n], (int)p, sizes[i], m, err,
-                                    sizeof err) != 0) {
-                kcal_cli_error(CMD, "--counts: %s", err);
-                goto bad;
-            }
-        ++*n;
-        if (!s[len])
-            break;
-        s += len + 1;
-    }
-    free(m);
-    return 0;
-bad:
-    free(m);
-    return -1;
-}
-
-/* The distributions' names, "uniform, skew:16", into buf. */
-static char *counts_list(const kcal_vcounts *dists, int n, char *buf,
-                         size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int d = 0; d < n && at < len; d++) {
-        char name[4200];
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", d ? ", " : "",
-                               kcal_vcounts_name(&dists[d], name,
-                                                 sizeof name));
-    }
-    return buf;
-}
-
-/* The rows of one kcal-vcoll-bench run (distribution d) into v: every
- * candidate at every size; its auto and limit rows, which the program
- * always adds, are left out. 0, or -1 after the error line. */
-static int take_vrows(const char *csv, kcal_tune_vset *v, size_t d,
-                      const kcal_vcounts *dist, int p)
-{
-    const char *name = kcal_model_vcoll_name(v->vcoll);
-    char label[KCAL_VCOUNTS_LABEL_LEN], dn[4200], sz[32];
-    kcal_vcounts_label(name, dist, label);
-    const char *s = strchr(csv, '\n');
-    while (s && *++s) {
-        kcal_bench_row row;
-        if (kcal_bench_parse_row(s, &row) != 0 || row.p != p) {
-            kcal_cli_error(CMD, "the benchmark printed a row kcal tune "
-                                "cannot read: %.80s", s);
-            return -1;
-        }
-        if (strcmp(row.alg, "auto") && strcmp(row.alg, "limit") &&
-            (strcmp(row.coll, label) || row.k[0] ||
-             kcal_tune_vrecord(v, d, row.alg, row.size, row.med) != 0)) {
-            kcal_cli_error(CMD, "the benchmark printed a row kcal tune did "
-                                "not ask for: %.80s", s);
-            return -1;
-        }
-        s = strchr(s, '\n');
-    }
-    for (size_t c = 0; c <= v->n_rows; c++)
-        for (size_t i = 0; i < v->n_sizes; i++)
-            if (isnan(v->times[(d * (1 + v->n_rows) + c) * v->n_sizes +
-                               i])) {
-                kcal_cli_error(CMD, "the benchmark did not measure %s of %s "
-                               "at %s under --counts %s",
-                               kcal_tune_vname(v, c), name,
-                               kcal_sizes_format(v->sizes[i], sz, sizeof sz),
-                               kcal_vcounts_name(dist, dn, sizeof dn));
-                return -1;
-            }
-    return 0;
-}
-
-/* On stderr: each candidate's score (its worst slowdown over the
- * distributions) per size, and the split and row chosen from them. */
-static void say_vscores(const kcal_tune_vset *v, const char *dists)
-{
-    const char *name = kcal_model_vcoll_name(v->vcoll);
-    size_t j, r;
-    char sz[32];
-    fprintf(stderr, "kcal tune: %s, worst slowdown under %s (1.00: the "
-            "fastest under each):\nkcal tune:   %-8s", name, dists, "size");
-    for (size_t c = 0; c <= v->n_rows; c++)
-        fprintf(stderr, " %*s", (int)strlen(kcal_tune_vname(v, c)) < 6
-                                    ? 6 : (int)strlen(kcal_tune_vname(v, c)),
-                kcal_tune_vname(v, c));
-    fputc('\n', stderr);
-    for (size_t i = 0; i < v->n_sizes; i++) {
-        fprintf(stderr, "kcal tune:   %-8s",
-                kcal_sizes_format(v->sizes[i], sz, sizeof sz));
-        for (size_t c = 0; c <= v->n_rows; c++) {
-            int w = (int)strlen(kcal_tune_vname(v, c));
-            fprintf(stderr, " %*.2f", w < 6 ? 6 : w,
-                    kcal_tune_vscore(v, c, i));
-        }
-        fputc('\n', stderr);
-    }
-    if (kcal_tune_vsplit(v, &j, &r) != 0)
-        return;
-    if (j == v->n_sizes)
-        fprintf(stderr, "kcal tune: %s: mpi at every size\n", name);
-    else if (j == 0)
-        fprintf(stderr, "kcal tune: %s: %s at every size\n", name,
-                v->rows[r].id);
-    else
-        fprintf(stderr, "kcal tune: %s: mpi below %s, %s from there\n",
-                name, kcal_sizes_format(v->sizes[j], sz, sizeof sz),
-                v->rows[r].id);
 }
 
 /* The header's text: where and how the table was measured. */
@@ -636,11 +491,12 @@ int kcal_tune_main(int argc, char **argv)
         free(sizes);
         return KCAL_EXIT_USAGE;
     }
-    kcal_vcounts *dists = calloc(MAX_COUNTS, sizeof *dists);
+    kcal_vcounts *dists = calloc(KCAL_TUNE_MAX_COUNTS, sizeof *dists);
     int ndists = 0;
-    if (!dists || (nv && parse_counts(o.counts ? o.counts : DEFAULT_COUNTS,
-                                      o.launch.p, sizes, nsizes, dists,
-                                      &ndists) != 0)) {
+    if (!dists ||
+        (nv && kcal_tune_vparse_counts(o.counts ? o.counts : DEFAULT_COUNTS,
+                                       o.launch.p, sizes, nsizes, dists,
+                                       &ndists) != 0)) {
         if (!dists)
             kcal_cli_error(CMD, "out of memory");
         free(dists);
@@ -737,7 +593,7 @@ int kcal_tune_main(int argc, char **argv)
                  (double)(o.launch.warmup + o.launch.iters) *
                  (double)(vs[c].n_rows + 3);
     char dlist[1024];
-    counts_list(dists, ndists, dlist, sizeof dlist);
+    kcal_tune_vcounts_list(dists, ndists, dlist, sizeof dlist);
 
     int over = cores > 0 && o.launch.p > cores;
     if (!o.launch.quiet && ncolls) {
@@ -778,15 +634,15 @@ int kcal_tune_main(int argc, char **argv)
     snprintf(wu, sizeof wu, "%ld", o.launch.warmup);
     for (size_t j = 0; j < nruns; j++) {
         run_plan *r = &runs[j];
-        char *list = malloc(r->n_points * 24 + 1), *w = list;
+        uint64_t *ns = malloc(sizeof *ns * (r->n_points ? r->n_points : 1));
+        for (size_t i = 0; ns && i < r->n_points; i++)
+            ns[i] = pts[r->points[i]].n;
+        char *list = ns ? kcal_sizes_join(ns, r->n_points) : NULL;
+        free(ns);
         if (!list) {
             kcal_cli_error(CMD, "out of memory");
             goto done;
         }
-        *w = '\0';
-        for (size_t i = 0; i < r->n_points; i++)
-            w += sprintf(w, "%s%llu", i ? "," : "",
-                         (unsigned long long)pts[r->points[i]].n);
         char *args[16];
         int na = 0;
         args[na++] = "--coll";
@@ -825,51 +681,21 @@ int kcal_tune_main(int argc, char **argv)
     }
 
     /* The v-collectives: one run per distribution, every size. */
-    char *all = malloc(nsizes * 24 + 1), *w = all;
-    if (!all) {
-        kcal_cli_error(CMD, "out of memory");
-        goto done;
-    }
-    *w = '\0';
-    for (size_t i = 0; i < nsizes; i++)
-        w += sprintf(w, "%s%llu", i ? "," : "",
-                     (unsigned long long)sizes[i]);
-    for (int c = 0; c < nv; c++)
-        for (int d = 0; d < ndists; d++) {
-            char dn[4200];
-            kcal_vcounts_name(&dists[d], dn, sizeof dn);
-            /* The adaptive iterations pinned, as kcal bench does. */
-            char *args[] = {"--coll", (char *)kcal_model_vcoll_name(
-                                          vcolls[c]),
-                            "--counts", dn, "--sizes", all,
-                            "--iterations", it, "--min-iterations", it,
-                            "--warmup", wu,
-                            o.launch.quiet ? "--quiet" : NULL, NULL};
-            kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p,
-                                  cores, args, o.launch.timeout,
-                                  o.launch.verbose, 0, o.launch.verbose,
-                                  &pr, done_before, total, o.launch.flavor,
-                                  NULL, NULL, NULL,
-                                  &kcal_bench_vcoll_program};
-            char *csv;
-            int brc = kcal_bench_run(&job, &csv, NULL);
-            if (brc != KCAL_EXIT_OK) {
-                rc = brc;
-                free(all);
-                goto done;
-            }
-            int bad = take_vrows(csv, &vs[c], (size_t)d, &dists[d],
-                                 (int)o.launch.p);
-            free(csv);
-            if (bad) {
-                free(all);
-                goto done;
-            }
-            done_before += (double)nsizes *
-                           (double)(o.launch.warmup + o.launch.iters) *
-                           (double)(vs[c].n_rows + 3);
+    for (int c = 0; c < nv; c++) {
+        kcal_bench_job job = {CMD, o.launch.mpirun, (int)o.launch.p,
+                              cores, NULL, o.launch.timeout,
+                              o.launch.verbose, 0, o.launch.verbose, &pr,
+                              done_before, total, o.launch.flavor, NULL,
+                              NULL, NULL, &kcal_bench_vcoll_program};
+        int vrc = kcal_tune_vmeasure(&job, &vs[c], dists, ndists,
+                                     o.launch.iters, o.launch.warmup,
+                                     o.launch.quiet);
+        if (vrc != KCAL_EXIT_OK) {
+            rc = vrc;
+            goto done;
         }
-    free(all);
+        done_before = job.done_before;
+    }
 
     /* The table: every collective's rules, measured at this p. */
     kcal_table t;
@@ -931,7 +757,7 @@ int kcal_tune_main(int argc, char **argv)
     }
     if (!o.launch.quiet)
         for (int c = 0; c < nv; c++)
-            say_vscores(&vs[c], dlist);
+            kcal_tune_vsay(&vs[c], dlist);
     if (o.exhaustive && ncolls)
         say_regret(&o, pts, npts, &prm);
     if (o.exhaustive && nv && !o.launch.quiet)

@@ -134,3 +134,15 @@ char *kcal_sizes_format(uint64_t n, char *buf, size_t buflen)
         snprintf(buf, buflen, "%llu%c", (unsigned long long)v, suffix[i]);
     return buf;
 }
+
+char *kcal_sizes_join(const uint64_t *sizes, size_t n)
+{
+    char *all = malloc(n * 24 + 1), *w = all; /* 20 digits and a comma */
+    if (!all)
+        return NULL;
+    *w = '\0';
+    for (size_t i = 0; i < n; i++)
+        w += sprintf(w, "%s%llu", i ? "," : "",
+                     (unsigned long long)sizes[i]);
+    return all;
+}

@@ -22,6 +22,10 @@ int kcal_sizes_parse(const char *spec, uint64_t **out, size_t *n, char *err,
  * when it divides evenly). Returns buf. */
 char *kcal_sizes_format(uint64_t n, char *buf, size_t buflen);
 
+/* n sizes as a program's --sizes takes them, "1024,65536" (decimal,
+ * comma-separated), malloc'd; NULL out of memory. */
+char *kcal_sizes_join(const uint64_t *sizes, size_t n);
+
 #define KCAL_DEFAULT_SIZES "1K:8M"
 
 #endif

@@ -1,0 +1,191 @@
+/* tune_vcoll: `kcal tune` for the v-collectives (tune_vcoll.h). */
+#include "cmd/tune_vcoll.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "common/sizes.h"
+#include "model/irregular.h"
+
+#define CMD "tune"
+
+/* --counts: distributions, each once, into dists[] (*n of them, at most
+ * KCAL_TUNE_MAX_COUNTS), each making a matrix at p for every size (a file: p x p
+ * counts). 0, or -1 after the one line. */
+int kcal_tune_vparse_counts(const char *list, long p, const uint64_t *sizes,
+                            size_t nsizes, kcal_vcounts *dists, int *n)
+{
+    char err[512];
+    uint64_t *m = malloc(sizeof *m * (size_t)p * (size_t)p);
+    if (!m) {
+        kcal_cli_error(CMD, "out of memory for a %ld x %ld matrix", p, p);
+        return -1;
+    }
+    *n = 0;
+    for (const char *s = list;;) {
+        size_t len = strcspn(s, ",");
+        char spec[4200], a[4200], b[4200];
+        snprintf(spec, sizeof spec, "%.*s", (int)len, s);
+        if (*n == KCAL_TUNE_MAX_COUNTS) {
+            kcal_cli_error(CMD, "--counts: more than %d distributions",
+                           KCAL_TUNE_MAX_COUNTS);
+            goto bad;
+        }
+        if (kcal_vcounts_parse(spec, &dists[*n], err, sizeof err) != 0) {
+            kcal_cli_error(CMD, "%s", err);
+            goto bad;
+        }
+        kcal_vcounts_name(&dists[*n], a, sizeof a);
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(kcal_vcounts_name(&dists[i], b, sizeof b), a)) {
+                kcal_cli_error(CMD, "--counts: %s is listed twice", a);
+                goto bad;
+            }
+        for (size_t i = 0; i < nsizes; i++)
+            if (kcal_vcounts_matrix(&dists[*n], (int)p, sizes[i], m, err,
+                                    sizeof err) != 0) {
+                kcal_cli_error(CMD, "--counts: %s", err);
+                goto bad;
+            }
+        ++*n;
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+    free(m);
+    return 0;
+bad:
+    free(m);
+    return -1;
+}
+
+/* The distributions' names, "uniform, skew:16", into buf. */
+char *kcal_tune_vcounts_list(const kcal_vcounts *dists, int n, char *buf,
+                             size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < n && at < len; d++) {
+        char name[4200];
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", d ? ", " : "",
+                               kcal_vcounts_name(&dists[d], name,
+                                                 sizeof name));
+    }
+    return buf;
+}
+
+/* The rows of one kcal-vcoll-bench run (distribution d) into v: every
+ * candidate at every size; its auto and limit rows, which the program
+ * always adds, are left out. 0, or -1 after the error line. */
+static int take_vrows(const char *csv, kcal_tune_vset *v, size_t d,
+                      const kcal_vcounts *dist, int p)
+{
+    const char *name = kcal_model_vcoll_name(v->vcoll);
+    char label[KCAL_VCOUNTS_LABEL_LEN], dn[4200], sz[32];
+    kcal_vcounts_label(name, dist, label);
+    const char *s = NULL;
+    kcal_bench_row row;
+    int got;
+    while ((got = kcal_bench_next_row(csv, &s, p, CMD, &row)) > 0)
+        if (strcmp(row.alg, "auto") && strcmp(row.alg, "limit") &&
+            (strcmp(row.coll, label) || row.k[0] ||
+             kcal_tune_vrecord(v, d, row.alg, row.size, row.med) != 0)) {
+            kcal_cli_error(CMD, "the benchmark printed a row kcal tune did "
+                                "not ask for: %.80s", s);
+            return -1;
+        }
+    if (got < 0)
+        return -1;
+    for (size_t c = 0; c <= v->n_rows; c++)
+        for (size_t i = 0; i < v->n_sizes; i++)
+            if (isnan(v->times[(d * (1 + v->n_rows) + c) * v->n_sizes +
+                               i])) {
+                kcal_cli_error(CMD, "the benchmark did not measure %s of %s "
+                               "at %s under --counts %s",
+                               kcal_tune_vname(v, c), name,
+                               kcal_sizes_format(v->sizes[i], sz, sizeof sz),
+                               kcal_vcounts_name(dist, dn, sizeof dn));
+                return -1;
+            }
+    return 0;
+}
+
+/* On stderr: each candidate's score (its worst slowdown over the
+ * distributions) per size, and the split and row chosen from them. */
+void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists)
+{
+    const char *name = kcal_model_vcoll_name(v->vcoll);
+    size_t j, r;
+    char sz[32];
+    fprintf(stderr, "kcal tune: %s, worst slowdown under %s (1.00: the "
+            "fastest under each):\nkcal tune:   %-8s", name, dists, "size");
+    for (size_t c = 0; c <= v->n_rows; c++)
+        fprintf(stderr, " %*s", (int)strlen(kcal_tune_vname(v, c)) < 6
+                                    ? 6 : (int)strlen(kcal_tune_vname(v, c)),
+                kcal_tune_vname(v, c));
+    fputc('\n', stderr);
+    for (size_t i = 0; i < v->n_sizes; i++) {
+        fprintf(stderr, "kcal tune:   %-8s",
+                kcal_sizes_format(v->sizes[i], sz, sizeof sz));
+        for (size_t c = 0; c <= v->n_rows; c++) {
+            int w = (int)strlen(kcal_tune_vname(v, c));
+            fprintf(stderr, " %*.2f", w < 6 ? 6 : w,
+                    kcal_tune_vscore(v, c, i));
+        }
+        fputc('\n', stderr);
+    }
+    if (kcal_tune_vsplit(v, &j, &r) != 0)
+        return;
+    if (j == v->n_sizes)
+        fprintf(stderr, "kcal tune: %s: mpi at every size\n", name);
+    else if (j == 0)
+        fprintf(stderr, "kcal tune: %s: %s at every size\n", name,
+                v->rows[r].id);
+    else
+        fprintf(stderr, "kcal tune: %s: mpi below %s, %s from there\n",
+                name, kcal_sizes_format(v->sizes[j], sz, sizeof sz),
+                v->rows[r].id);
+}
+
+int kcal_tune_vmeasure(kcal_bench_job *job, kcal_tune_vset *v,
+                       const kcal_vcounts *dists, int ndists, long iters,
+                       long warmup, int quiet)
+{
+    char *all = kcal_sizes_join(v->sizes, v->n_sizes);
+    if (!all) {
+        kcal_cli_error(CMD, "out of memory");
+        return KCAL_EXIT_FAIL;
+    }
+    char it[32], wu[32];
+    snprintf(it, sizeof it, "%ld", iters);
+    snprintf(wu, sizeof wu, "%ld", warmup);
+    int rc = KCAL_EXIT_OK;
+    for (int d = 0; d < ndists && rc == KCAL_EXIT_OK; d++) {
+        char dn[4200];
+        kcal_vcounts_name(&dists[d], dn, sizeof dn);
+        /* The adaptive iterations pinned, as kcal bench does. */
+        char *args[] = {"--coll", (char *)kcal_model_vcoll_name(v->vcoll),
+                        "--counts", dn, "--sizes", all,
+                        "--iterations", it, "--min-iterations", it,
+                        "--warmup", wu,
+                        quiet ? "--quiet" : "--progress", NULL};
+        job->args = args;
+        char *csv;
+        rc = kcal_bench_run(job, &csv, NULL);
+        job->args = NULL;
+        if (rc != KCAL_EXIT_OK)
+            break;
+        if (take_vrows(csv, v, (size_t)d, &dists[d], job->p) != 0)
+            rc = KCAL_EXIT_FAIL;
+        free(csv);
+        /* kcal-vcoll-bench's rows: mpi, every row, auto and limit. */
+        job->done_before += (double)v->n_sizes *
+                            (double)(warmup + iters) *
+                            (double)(v->n_rows + 3);
+    }
+    free(all);
+    return rc;
+}

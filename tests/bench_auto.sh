@@ -5,8 +5,8 @@
 # two launches of ten from 4K; one is allowed, and below 4K none counts),
 # A5 (the loop 1.04x) and A6 (oversubscribed below 0.9x) fails alone and
 # names its point; a mode without rows fails; bad input is one line on
-# stderr naming file:line, exit 2, nothing on stdout; bad N is refused
-# before anything runs.
+# stderr naming file:line, exit 2, nothing on stdout; a bad N or ROUNDS
+# is refused before anything runs.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 fail=0
@@ -101,10 +101,15 @@ bad_input() { # NAME PATTERN LINE
 bad_input "an unknown mode" "bad:1: unknown mode 'fast'" "fast,1,bcast,2,1024,mpi,,1e-6"
 bad_input "a launch that is not a number" "bad:1: launch 'x' is not a number" "plain,x,bcast,2,1024,mpi,,1e-6"
 bad_input "a time that is not a number" "bad:1: time 'oops' is not a positive number" "plain,1,bcast,2,1024,mpi,,oops"
-# Bad N: refused before any build or launch.
-if N=ten scripts/bench-auto >"$tmp/out" 2>"$tmp/err" || ! grep -q 'N, ITER and LOOP are whole numbers' "$tmp/err"; then
-  echo "FAIL: N=ten:"; cat "$tmp/out" "$tmp/err"; fail=1
-else
-  echo "ok   N=ten is refused"
-fi
+# Bad N or ROUNDS: refused before any build or launch.
+for bad in "N=ten|N, ITER, LOOP and ROUNDS are whole numbers" \
+           "ROUNDS=0|ROUNDS must be 1 to LOOP (10000)" \
+           "ROUNDS=20001|ROUNDS must be 1 to LOOP (10000)"; do
+  if env "${bad%%|*}" scripts/bench-auto >"$tmp/out" 2>"$tmp/err" || [ -s "$tmp/out" ] ||
+     ! grep -qF "${bad#*|}" "$tmp/err"; then
+    echo "FAIL: ${bad%%|*}:"; cat "$tmp/out" "$tmp/err"; fail=1
+  else
+    echo "ok   ${bad%%|*} is refused: $(cat "$tmp/err")"
+  fi
+done
 exit $fail

@@ -587,11 +587,9 @@ int kcal_tune_main(int argc, char **argv)
     for (size_t j = 0; j < nruns; j++)
         total += (double)runs[j].n_points *
                  (double)(o.launch.warmup + o.launch.iters) * runs[j].variants;
-    /* kcal-vcoll-bench's rows: mpi, every row, auto and limit. */
     for (int c = 0; c < nv; c++)
-        total += (double)(ndists * nsizes) *
-                 (double)(o.launch.warmup + o.launch.iters) *
-                 (double)(vs[c].n_rows + 3);
+        total += ndists * kcal_tune_vrun_calls(&vs[c], o.launch.iters,
+                                               o.launch.warmup);
     char dlist[1024];
     kcal_tune_vcounts_list(dists, ndists, dlist, sizeof dlist);
 
@@ -613,7 +611,7 @@ int kcal_tune_main(int argc, char **argv)
     if (!o.launch.quiet && nv) {
         size_t planned = 0;
         for (int c = 0; c < nv; c++)
-            planned += (vs[c].n_rows + 1) * nsizes * (size_t)ndists;
+            planned += kcal_tune_vmeasurements(&vs[c]);
         fprintf(stderr, "kcal tune: p = %ld, %d v-collective%s x %zu sizes "
                 "x %d distribution%s (%s): %zu measurements (every row and "
                 "mpi: the model's window does not apply) in %d runs\n",
@@ -749,7 +747,7 @@ int kcal_tune_main(int argc, char **argv)
         for (size_t i = 0; i < npts; i++)
             measured += pts[i].n_times;
         for (int c = 0; c < nv; c++)
-            measured += (vs[c].n_rows + 1) * nsizes * (size_t)ndists;
+            measured += kcal_tune_vmeasurements(&vs[c]);
         char summary[128];
         snprintf(summary, sizeof summary, "%zu measurements in %zu runs",
                  measured, nruns + (size_t)(nv * ndists));

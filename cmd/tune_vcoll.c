@@ -12,9 +12,6 @@
 
 #define CMD "tune"
 
-/* --counts: distributions, each once, into dists[] (*n of them, at most
- * KCAL_TUNE_MAX_COUNTS), each making a matrix at p for every size (a file: p x p
- * counts). 0, or -1 after the one line. */
 int kcal_tune_vparse_counts(const char *list, long p, const uint64_t *sizes,
                             size_t nsizes, kcal_vcounts *dists, int *n)
 {
@@ -62,7 +59,6 @@ bad:
     return -1;
 }
 
-/* The distributions' names, "uniform, skew:16", into buf. */
 char *kcal_tune_vcounts_list(const kcal_vcounts *dists, int n, char *buf,
                              size_t len)
 {
@@ -113,8 +109,6 @@ static int take_vrows(const char *csv, kcal_tune_vset *v, size_t d,
     return 0;
 }
 
-/* On stderr: each candidate's score (its worst slowdown over the
- * distributions) per size, and the split and row chosen from them. */
 void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists)
 {
     const char *name = kcal_model_vcoll_name(v->vcoll);
@@ -181,11 +175,20 @@ int kcal_tune_vmeasure(kcal_bench_job *job, kcal_tune_vset *v,
         if (take_vrows(csv, v, (size_t)d, &dists[d], job->p) != 0)
             rc = KCAL_EXIT_FAIL;
         free(csv);
-        /* kcal-vcoll-bench's rows: mpi, every row, auto and limit. */
-        job->done_before += (double)v->n_sizes *
-                            (double)(warmup + iters) *
-                            (double)(v->n_rows + 3);
+        job->done_before += kcal_tune_vrun_calls(v, iters, warmup);
     }
     free(all);
     return rc;
+}
+
+double kcal_tune_vrun_calls(const kcal_tune_vset *v, long iters,
+                            long warmup)
+{
+    return (double)v->n_sizes * (double)(warmup + iters) *
+           (double)(v->n_rows + 3);
+}
+
+size_t kcal_tune_vmeasurements(const kcal_tune_vset *v)
+{
+    return (v->n_rows + 1) * v->n_sizes * v->n_dists;
 }

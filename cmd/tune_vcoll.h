@@ -35,6 +35,16 @@ int kcal_tune_vmeasure(kcal_bench_job *job, kcal_tune_vset *v,
                        const kcal_vcounts *dists, int ndists, long iters,
                        long warmup, int quiet);
 
+/* The calls one distribution's run makes (kcal-vcoll-bench's rows: mpi,
+ * every row, auto and limit, each size, warmup + iters times): the
+ * progress's unit, as kcal-bench-mpi's calls are the others'. */
+double kcal_tune_vrun_calls(const kcal_tune_vset *v, long iters,
+                            long warmup);
+
+/* The measurements v keeps: mpi and every row, at every size, under
+ * every distribution. */
+size_t kcal_tune_vmeasurements(const kcal_tune_vset *v);
+
 /* On stderr: each candidate's score (its worst slowdown over the
  * distributions) per size, and the crossover and row chosen from them. */
 void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists);

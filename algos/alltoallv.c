@@ -15,7 +15,13 @@
  *     shorter than the measured crossover goes as one MPI message
  *     instead: sender and receiver decide alike from the count both know,
  *     so no agreement is needed, and an exchange of small blocks is the
- *     MPI library's own linear exchange on libkcoll's communicator. */
+ *     MPI library's own linear exchange on libkcoll's communicator.
+ *
+ * kcoll_alltoallv_messages is that exchange alone, for a NULL call in
+ * which every pair of this process goes as a message (irregular.c's
+ * short way): T_msg per block, the receives posted before the sends as
+ * above; a process with one block in and one out (p = 2) runs one
+ * MPI_Sendrecv. */
 #include <stdlib.h>
 
 #include "algos/irregular.h"
@@ -90,4 +96,48 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
     KCOLL_TRY(rc);
     KCOLL_TRY(bad);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+int kcoll_alltoallv_messages(kcoll_comm *c, const kcoll_vargs *a)
+{
+    int p = c->size, me = c->rank, nin = 0, nout = 0, from = -1, to = -1;
+    for (int i = 0; i < p; i++) {
+        if (i != me && a->rcounts[i]) {
+            nin++;
+            from = i;
+        }
+        if (i != me && a->scounts[i]) {
+            nout++;
+            to = i;
+        }
+    }
+    int rc = MPI_SUCCESS;
+    char *in = from >= 0 ? a->recvbuf + a->rdispls[from] : NULL;
+    const char *out = to >= 0 ? a->sendbuf + a->sdispls[to] : NULL;
+    if (nin == 1 && nout == 1) { /* p = 2: one MPI_Sendrecv */
+        rc = kcoll_v_swap(c, out, a->scounts[to], to, in, a->rcounts[from],
+                          from);
+    } else if (nin + nout == 1) {
+        rc = nin ? kcoll_v_message(c, in, a->rcounts[from], from, 0)
+                 : kcoll_v_message(c, (void *)out, a->scounts[to], to, 1);
+    } else if (nin + nout > 1) {
+        kcoll_vreqs q;
+        rc = kcoll_vreqs_init(c, &q, nin + nout);
+        for (int s = 0; s < p && rc == MPI_SUCCESS; s++)
+            if (s != me && a->rcounts[s])
+                rc = kcoll_vreqs_recv(c, &q, a->recvbuf + a->rdispls[s],
+                                      a->rcounts[s], s, KCOLL_VTAG_DATA);
+        for (int d = 0; d < p && rc == MPI_SUCCESS; d++)
+            if (d != me && a->scounts[d])
+                rc = kcoll_vreqs_send(c, &q, a->sendbuf + a->sdispls[d],
+                                      a->scounts[d], d, KCOLL_VTAG_DATA);
+        rc = kcoll_vreqs_finish(&q, rc);
+    }
+    int own = MPI_SUCCESS;
+    if (!a->in_place && a->rcounts[me] != a->scounts[me])
+        own = MPI_ERR_TRUNCATE;
+    else if (!a->in_place)
+        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf + a->sdispls[me],
+                  a->rcounts[me]);
+    return rc != MPI_SUCCESS ? rc : own;
 }

@@ -25,8 +25,10 @@
  * share one. A $KCOLL_TABLE rule of the v-collective at the call's p
  * replaces the crossover and names the row (tuned.h: kcal_table_vchoice);
  * rank 0 decides both on the first NULL call and broadcasts them
- * (choice.c), so every rank runs the same protocol. The run-time
- * verification (verify.h) does not apply to them yet. */
+ * (choice.c), so every rank runs the same protocol. Once it has, a
+ * process whose pairs all go as messages sends them and nothing else
+ * (short_way below). The run-time verification (verify.h) does not apply
+ * to them yet. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,17 +266,82 @@ static int root_help(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     return (int)p;
 }
 
+/* The short way of a NULL call on one node, once the communicator's
+ * decision for v is known (choice.c) and KCOLL_STATS is off: where the
+ * decision is the MPI library's whole call, that call; where every pair
+ * of this process goes as an MPI message (allgatherv: every block below
+ * the crossover, which every rank knows), those messages alone
+ * (kcoll_v_rooted_messages, kcoll_alltoallv_messages): the very messages
+ * every row's protocol sends for such pairs, so a peer on the full path
+ * meets them. 0 where the full path must run, else 1 and the call's
+ * result in *rc.
+ *
+ * Why: at p = 2 and 1 KiB blocks the MPI library's scatterv takes about
+ * 0.4 us on the Zen 4 guest, and the full path's choice, help, row and
+ * work-array steps added 60-130 ns to it (auto 0.76-0.90x the MPI
+ * library); this path adds 10-20 ns (docs/machine.md, "The v-collectives'
+ * short way"). */
+static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
+                     int *rc)
+{
+    if (c->no_state || c->spans_nodes || !c->cma_ok || c->size < 2 ||
+        !(c->vbelow_known & (1u << v)) || kcoll_stats_on())
+        return 0;
+    if ((c->vmpi >> v) & 1u) {
+        *rc = run_mpi(c, v, a);
+        return 1;
+    }
+    if (c->vrow[v] >= 0 && !nth(v, c->vrow[v]))
+        return 0; /* the full path says why: the MPI library's call */
+    a->below = c->vbelow[v];
+    a->pids = c->pids;
+    int me = c->rank, p = c->size;
+    if (v == KCOLL_VCOLL_ALLGATHERV) {
+        for (int i = 0; i < p; i++)
+            if (a->rcounts[i] >= a->below)
+                return 0;
+        *rc = run_mpi(c, v, a);
+        return 1;
+    }
+    int out = v == KCOLL_VCOLL_SCATTERV;
+    if (v == KCOLL_VCOLL_ALLTOALLV) {
+        for (int i = 0; i < p; i++)
+            if (i != me && ((a->scounts[i] && !kcoll_v_by_message(
+                                                   a, i, a->scounts[i])) ||
+                            (a->rcounts[i] && !kcoll_v_by_message(
+                                                   a, i, a->rcounts[i]))))
+                return 0;
+    } else if (me != a->root) {
+        size_t n = out ? a->rcount : a->scount;
+        if (n && !kcoll_v_by_message(a, a->root, n))
+            return 0;
+    } else {
+        const size_t *many = out ? a->scounts : a->rcounts;
+        for (int i = 0; i < p; i++)
+            if (i != me && many[i] && !kcoll_v_by_message(a, i, many[i]))
+                return 0;
+    }
+    c->seq++;
+    *rc = v == KCOLL_VCOLL_ALLTOALLV ? kcoll_alltoallv_messages(c, a)
+                                     : kcoll_v_rooted_messages(c, a, out);
+    return 1;
+}
+
 /* A checked call: a's arrays are those this process uses, its in-place
  * forms resolved; bad is this process's own error to return after taking
  * part (overlapping receive regions). */
 static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
                  kcoll_vargs *a, int bad)
 {
+    int rc;
+    if (!algorithm && short_way(c, v, a, &rc))
+        return rc != MPI_SUCCESS ? rc : bad;
     int help = -1; /* the root's help policy, where it measured one */
     int stats = kcoll_stats_on();
     double t0 = stats ? kcoll_stats_now() : 0;
     const valgorithm *alg;
-    int window, rc = find(v, algorithm, c->size, &alg, &window), use_mpi = 0;
+    int window, use_mpi = 0;
+    rc = find(v, algorithm, c->size, &alg, &window);
     uint64_t below = 0;
     KCOLL_TRY(rc);
     if (c->size == 1 && !c->no_state) {

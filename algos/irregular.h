@@ -82,6 +82,14 @@ int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out);
  * the root sends the next peer its address when a done arrives. */
 int kcoll_v_rooted_window(kcoll_comm *c, const kcoll_vargs *a, int out);
 
+/* The rooted exchange where every pair of this process goes as an MPI
+ * message (irregular.c's short way): the messages the protocols above
+ * send for such pairs, a lone one blocking, as the MPI library's own
+ * linear scatterv and gatherv send them. */
+int kcoll_v_rooted_messages(kcoll_comm *c, const kcoll_vargs *a, int out);
+/* alltoallv's (alltoallv.c). */
+int kcoll_alltoallv_messages(kcoll_comm *c, const kcoll_vargs *a);
+
 /* Tags of the v-collectives' messages in the current call (kcoll_tag). */
 enum { KCOLL_VTAG_DATA = 1, KCOLL_VTAG_ADDR, KCOLL_VTAG_DONE };
 
@@ -146,6 +154,14 @@ int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
  * an error, else the first failure: a request's, or MPI_ERR_TRUNCATE for
  * a data message shorter than its receive (MPI reports a longer one). */
 int kcoll_vreqs_finish(kcoll_vreqs *r, int rc);
+
+/* Blocking data messages (the call's KCOLL_VTAG_DATA tag), for a process
+ * whose pairs all go as messages: one pair's block sent or received, or
+ * one sent to `to` while one comes from `from` (MPI_Sendrecv). A block
+ * received shorter than expected is MPI_ERR_TRUNCATE. */
+int kcoll_v_message(kcoll_comm *c, void *buf, size_t n, int peer, int send);
+int kcoll_v_swap(kcoll_comm *c, const void *out, size_t n_out, int to,
+                 void *in, size_t n_in, int from);
 
 /* A read of msg->count bytes into `to` (want bytes expected): a count
  * that differs is MPI_ERR_TRUNCATE, a failed copy sets *status. */

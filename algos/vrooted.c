@@ -9,7 +9,10 @@
  * message (with a status: 2 the counts differ, 1 the copy failed), or,
  * below NULL's crossover or where CMA does not reach, the block itself
  * as one message. A peer with 0 bytes takes no part (irregular.h says
- * why both ends agree). */
+ * why both ends agree). A process whose pairs all go as messages can
+ * send them alone (kcoll_v_rooted_messages, irregular.c's short way): a
+ * lone one blocking, as the MPI library's linear scatterv and gatherv
+ * send theirs. */
 #include <stdlib.h>
 
 #include "algos/irregular.h"
@@ -400,6 +403,39 @@ int kcoll_v_rooted_window(kcoll_comm *c, const kcoll_vargs *a, int out)
     KCOLL_TRY(rc);
     KCOLL_TRY(bad);
     return own;
+}
+
+int kcoll_v_rooted_messages(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    int p = c->size, root = a->root, one = -1, many = 0;
+    size_t n;
+    if (c->rank != root) {
+        char *buf = own_peer_block(a, out, &n);
+        return n ? kcoll_v_message(c, buf, n, root, !out) : MPI_SUCCESS;
+    }
+    for (int r = 0; r < p; r++) {
+        root_block(a, r, out, &n);
+        if (r != root && n) {
+            one = r;
+            many++;
+        }
+    }
+    int rc = MPI_SUCCESS;
+    if (many == 1) {
+        char *block = root_block(a, one, out, &n);
+        rc = kcoll_v_message(c, block, n, one, out);
+    } else if (many > 1) {
+        kcoll_vreqs q;
+        rc = kcoll_vreqs_init(c, &q, many);
+        for (int r = 0; r < p && rc == MPI_SUCCESS; r++) {
+            char *block = root_block(a, r, out, &n);
+            if (r != root && n)
+                rc = post_data(c, &q, block, n, r, !out);
+        }
+        rc = kcoll_vreqs_finish(&q, rc);
+    }
+    int own = root_own(a, out);
+    return rc != MPI_SUCCESS ? rc : own;
 }
 
 int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out)

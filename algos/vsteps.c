@@ -1,7 +1,8 @@
 /* vsteps: the point-to-point steps of the v-collectives' pairs
  * (irregular.h): a call's working arrays kept with the communicator,
  * the non-blocking sends and receives of the pairs that go as MPI
- * messages, waited for together, and one pair's CMA read. */
+ * messages, waited for together, the blocking ones of a process whose
+ * pairs all go as messages, and one pair's CMA read. */
 #include <stdlib.h>
 
 #include "algos/irregular.h"
@@ -91,6 +92,39 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
             rc = MPI_ERR_TRUNCATE;
     }
     return rc;
+}
+
+/* A received data message's length against the n bytes expected (MPI
+ * reports a longer one). */
+static int check_len(const MPI_Status *st, size_t n)
+{
+    int got = 0;
+    KCOLL_TRY(MPI_Get_count(st, MPI_BYTE, &got));
+    return (size_t)got == n ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+int kcoll_v_message(kcoll_comm *c, void *buf, size_t n, int peer, int send)
+{
+    int tag = kcoll_tag(c, KCOLL_VTAG_DATA);
+    if (n > (size_t)INT32_MAX)
+        return MPI_ERR_COUNT;
+    if (send)
+        return MPI_Send(buf, (int)n, MPI_BYTE, peer, tag, c->comm);
+    MPI_Status st;
+    KCOLL_TRY(MPI_Recv(buf, (int)n, MPI_BYTE, peer, tag, c->comm, &st));
+    return check_len(&st, n);
+}
+
+int kcoll_v_swap(kcoll_comm *c, const void *out, size_t n_out, int to,
+                 void *in, size_t n_in, int from)
+{
+    int tag = kcoll_tag(c, KCOLL_VTAG_DATA);
+    if (n_out > (size_t)INT32_MAX || n_in > (size_t)INT32_MAX)
+        return MPI_ERR_COUNT;
+    MPI_Status st;
+    KCOLL_TRY(MPI_Sendrecv(out, (int)n_out, MPI_BYTE, to, tag, in, (int)n_in,
+                           MPI_BYTE, from, tag, c->comm, &st));
+    return check_len(&st, n_in);
 }
 
 int kcoll_v_read(const kcoll_vargs *a, int peer, const kcoll_vmsg *msg,

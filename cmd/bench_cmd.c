@@ -361,44 +361,9 @@ static int check_vcoll(const options *o, const uint64_t *list, size_t nsizes,
         kcal_cli_error(CMD, "%s", err);
         return -1;
     }
-    size_t p = (size_t)o->launch.p;
-    uint64_t *m = malloc(sizeof *m * p * p), mem = kcal_capacity_memory();
-    if (!m) {
-        kcal_cli_error(CMD, "out of memory for a %zu x %zu matrix", p, p);
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < nsizes && rc == 0; i++) {
-        if (kcal_vcounts_matrix(dist, (int)p, list[i], m, err,
-                                sizeof err) != 0) {
-            kcal_cli_error(CMD, "%s", err);
-            rc = -1;
-            break;
-        }
-        /* Every rank's send and receive buffers (allgatherv: each
-         * receives the whole column): at most the matrix's bytes twice,
-         * or p + 1 times its column for allgatherv. */
-        long double total = 0;
-        for (size_t k = 0; k < p * p; k++)
-            total += (long double)m[k];
-        total *= !strcmp(o->coll_s, "allgatherv") ? (long double)p + 1 : 2;
-        char sz[32], a[32], b[32];
-        if (mem && total > (long double)mem) {
-            kcal_cli_error(CMD, "--sizes: %s with --counts %s needs %s of "
-                           "buffers for %s at p = %zu, more than this "
-                           "machine's %s of memory",
-                           kcal_sizes_format(list[i], sz, sizeof sz),
-                           o->counts ? o->counts : "uniform",
-                           kcal_capacity_format_bytes(
-                               total > 1.8e19L ? UINT64_MAX : (uint64_t)total,
-                               a, sizeof a),
-                           o->coll_s, p,
-                           kcal_capacity_format_bytes(mem, b, sizeof b));
-            rc = -1;
-        }
-    }
-    free(m);
-    return rc;
+    return kcal_bench_vfit(CMD, o->coll_s, dist,
+                           o->counts ? o->counts : "uniform", o->launch.p,
+                           list, nsizes);
 }
 
 int kcal_bench_main(int argc, char **argv)

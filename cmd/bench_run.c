@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/capacity.h"
 #include "common/columns.h"
 #include "common/exe.h"
 #include "common/grow.h"
 #include "common/launch.h"
+#include "common/sizes.h"
 
 typedef struct {
     char *data;
@@ -270,4 +272,48 @@ int kcal_bench_next_row(const char *csv, const char **at, int p,
         return -1;
     }
     return 1;
+}
+
+int kcal_bench_vfit(const char *cmd, const char *vcoll,
+                    const kcal_vcounts *dist, const char *counts, int p,
+                    const uint64_t *sizes, size_t nsizes)
+{
+    char err[512];
+    size_t pp = (size_t)p;
+    uint64_t *m = malloc(sizeof *m * pp * pp), mem = kcal_capacity_memory();
+    if (!m) {
+        kcal_cli_error(cmd, "out of memory for a %d x %d matrix", p, p);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nsizes && rc == 0; i++) {
+        if (kcal_vcounts_matrix(dist, p, sizes[i], m, err, sizeof err) != 0) {
+            /* A file's own errors name the file; say which option. */
+            kcal_cli_error(cmd, "%s%s",
+                           strncmp(err, "--counts", 8) ? "--counts: " : "",
+                           err);
+            rc = -1;
+            break;
+        }
+        long double total = 0;
+        for (size_t k = 0; k < pp * pp; k++)
+            total += (long double)m[k];
+        total *= !strcmp(vcoll, "allgatherv") ? (long double)p + 1 : 2;
+        char sz[32], a[32], b[32];
+        if (mem && total > (long double)mem) {
+            kcal_cli_error(cmd, "--sizes: %s with --counts %s needs %s of "
+                           "buffers for %s at p = %d, more than this "
+                           "machine's %s of memory",
+                           kcal_sizes_format(sizes[i], sz, sizeof sz),
+                           counts,
+                           kcal_capacity_format_bytes(
+                               total > 1.8e19L ? UINT64_MAX : (uint64_t)total,
+                               a, sizeof a),
+                           vcoll, p,
+                           kcal_capacity_format_bytes(mem, b, sizeof b));
+            rc = -1;
+        }
+    }
+    free(m);
+    return rc;
 }

@@ -21,6 +21,7 @@
 
 #include "cmd/cli.h"
 #include "common/mpi_flavor.h"
+#include "common/vcounts.h"
 
 #define KCAL_BENCH_LIBRARY_LEN 256
 
@@ -93,5 +94,16 @@ int kcal_bench_parse_row(const char *s, kcal_bench_row *r);
  * error line ("kcal CMD: the benchmark printed a row ..."). */
 int kcal_bench_next_row(const char *csv, const char **at, int p,
                         const char *cmd, kcal_bench_row *r);
+
+/* Whether kcal-vcoll-bench's buffers for v-collective vcoll under the
+ * distribution dist (`counts`, as the user named it) fit in this
+ * machine's memory at p ranks, every size of sizes: the p x p matrix's
+ * bytes twice (each rank's send and receive buffers), p + 1 times for
+ * allgatherv (each rank receives every block). 0, or -1 after one error
+ * line ("kcal CMD: --sizes: 8M with --counts skew:16 needs ..."), also
+ * for a matrix the distribution cannot make ("--counts: ..."). */
+int kcal_bench_vfit(const char *cmd, const char *vcoll,
+                    const kcal_vcounts *dist, const char *counts,
+                    int p, const uint64_t *sizes, size_t nsizes);
 
 #endif

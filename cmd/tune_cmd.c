@@ -495,8 +495,8 @@ int kcal_tune_main(int argc, char **argv)
     int ndists = 0;
     if (!dists ||
         (nv && kcal_tune_vparse_counts(o.counts ? o.counts : DEFAULT_COUNTS,
-                                       o.launch.p, sizes, nsizes, dists,
-                                       &ndists) != 0)) {
+                                       o.launch.p, sizes, nsizes, vcolls, nv,
+                                       dists, &ndists) != 0)) {
         if (!dists)
             kcal_cli_error(CMD, "out of memory");
         free(dists);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/bench_run.h"
 #include "cmd/cli.h"
 #include "common/sizes.h"
 #include "model/irregular.h"
@@ -13,14 +14,10 @@
 #define CMD "tune"
 
 int kcal_tune_vparse_counts(const char *list, long p, const uint64_t *sizes,
-                            size_t nsizes, kcal_vcounts *dists, int *n)
+                            size_t nsizes, const int *vcolls, int nv,
+                            kcal_vcounts *dists, int *n)
 {
     char err[512];
-    uint64_t *m = malloc(sizeof *m * (size_t)p * (size_t)p);
-    if (!m) {
-        kcal_cli_error(CMD, "out of memory for a %ld x %ld matrix", p, p);
-        return -1;
-    }
     *n = 0;
     for (const char *s = list;;) {
         size_t len = strcspn(s, ",");
@@ -29,34 +26,29 @@ int kcal_tune_vparse_counts(const char *list, long p, const uint64_t *sizes,
         if (*n == KCAL_TUNE_MAX_COUNTS) {
             kcal_cli_error(CMD, "--counts: more than %d distributions",
                            KCAL_TUNE_MAX_COUNTS);
-            goto bad;
+            return -1;
         }
         if (kcal_vcounts_parse(spec, &dists[*n], err, sizeof err) != 0) {
             kcal_cli_error(CMD, "%s", err);
-            goto bad;
+            return -1;
         }
         kcal_vcounts_name(&dists[*n], a, sizeof a);
         for (int i = 0; i < *n; i++)
             if (!strcmp(kcal_vcounts_name(&dists[i], b, sizeof b), a)) {
                 kcal_cli_error(CMD, "--counts: %s is listed twice", a);
-                goto bad;
+                return -1;
             }
-        for (size_t i = 0; i < nsizes; i++)
-            if (kcal_vcounts_matrix(&dists[*n], (int)p, sizes[i], m, err,
-                                    sizeof err) != 0) {
-                kcal_cli_error(CMD, "--counts: %s", err);
-                goto bad;
-            }
+        for (int v = 0; v < nv; v++)
+            if (kcal_bench_vfit(CMD, kcal_model_vcoll_name(vcolls[v]),
+                                &dists[*n], spec, (int)p, sizes,
+                                nsizes) != 0)
+                return -1;
         ++*n;
         if (!s[len])
             break;
         s += len + 1;
     }
-    free(m);
     return 0;
-bad:
-    free(m);
-    return -1;
 }
 
 char *kcal_tune_vcounts_list(const kcal_vcounts *dists, int n, char *buf,

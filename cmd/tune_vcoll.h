@@ -18,9 +18,12 @@
 
 /* --counts: distributions, each once, into dists[] (*n of them, at most
  * KCAL_TUNE_MAX_COUNTS), each making a matrix at p for every size (a
- * file: p x p counts). 0, or -1 after the one error line. */
+ * file: p x p counts) whose buffers fit in this machine's memory for
+ * each of the nv v-collectives vcolls[] (kcal_model_vcoll_index), as
+ * kcal bench checks them. 0, or -1 after the one error line. */
 int kcal_tune_vparse_counts(const char *list, long p, const uint64_t *sizes,
-                            size_t nsizes, kcal_vcounts *dists, int *n);
+                            size_t nsizes, const int *vcolls, int nv,
+                            kcal_vcounts *dists, int *n);
 
 /* The distributions' names, "uniform, skew:16", into buf. Returns buf. */
 char *kcal_tune_vcounts_list(const kcal_vcounts *dists, int n, char *buf,

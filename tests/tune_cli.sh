@@ -55,6 +55,9 @@ bad "--counts: /nonexistent: cannot open" --p 2 --colls scatterv --counts file:/
 bad "--counts is for the v-collectives" --p 2 --colls bcast --counts uniform
 bad "--colls: alltoallv is listed twice" --p 2 --colls alltoallv,bcast,alltoallv
 bad "--sizes: 16T needs" --p 2 --sizes 16T
+# The v-collectives' buffers, as kcal bench checks them (p x p blocks).
+bad "--sizes: 1T with --counts uniform needs" --p 2 --colls alltoallv --sizes 1K,1T
+bad "--sizes: 1T with --counts skew:16 needs" --p 2 --colls gatherv --counts skew:16 --sizes 1T
 "$KCAL" tune --help >"$tmp/out" 2>&1 && grep -q -- '--exhaustive' "$tmp/out" ||
   { echo "FAIL: kcal tune --help"; fail=1; }
 "$KCAL" --help | grep -q '^  tune ' || { echo "FAIL: kcal --help does not list tune"; fail=1; }

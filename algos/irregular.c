@@ -291,8 +291,6 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
         *rc = run_mpi(c, v, a);
         return 1;
     }
-    if (c->vrow[v] >= 0 && !nth(v, c->vrow[v]))
-        return 0; /* the full path says why: the MPI library's call */
     a->below = c->vbelow[v];
     a->pids = c->pids;
     int me = c->rank, p = c->size;
@@ -359,8 +357,10 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             window = alg && alg->windowed && twindow <= c->size - 1
                          ? twindow
                          : 0;
-            if (!alg)
+            if (!alg) { /* no such row here: the MPI library's call, */
                 use_mpi = 1;
+                c->vmpi |= 1u << v; /* from now on at once (short_way) */
+            }
         }
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
             /* Every rank knows every count: the whole call's rule. */

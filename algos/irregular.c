@@ -276,11 +276,11 @@ static int root_help(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
  * meets them. 0 where the full path must run, else 1 and the call's
  * result in *rc.
  *
- * Why: at p = 2 and 1 KiB blocks the MPI library's scatterv takes about
- * 0.4 us on the Zen 4 guest, and the full path's choice, help, row and
- * work-array steps added 60-130 ns to it (auto 0.76-0.90x the MPI
- * library); this path adds 10-20 ns (docs/machine.md, "The v-collectives'
- * short way"). */
+ * Why: at p = 2 and 1-2 KiB blocks the MPI library's v-collectives take
+ * 0.35-0.6 us on the Zen 4 guest, and the full path's choice, help, row
+ * and work-array steps added 60-130 ns (auto 0.79-1.00x the MPI library
+ * for scatterv, gatherv and alltoallv); this path adds 10-40 ns
+ * (0.93-1.03x; docs/machine.md, "The v-collectives' short way"). */
 static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
                      int *rc)
 {

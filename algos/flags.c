@@ -22,6 +22,7 @@
  * A slot holds, for the call with sequence number seq (kcoll_comm.seq, the
  * same on every process):
  *   post   = seq once the owner's address for this call is in addr[seq & 1]
+ *            (and, for a v-collective, its block's bytes in count[seq & 1])
  *   done   = 2·seq + failed once the owner's part of the call is done
  * The address is double-buffered by the parity of seq: a process may post
  * the next call's address while a slow peer still reads this one's. Waiting
@@ -43,7 +44,8 @@ struct kcoll_flag_slot {
      * in the call with sequence number seq; KCOLL_PROGRESS_DONE when its
      * part is done. */
     _Atomic uint64_t progress;
-    char pad[64 - 5 * sizeof(uint64_t)];
+    uint64_t count[2];
+    char pad[64 - 7 * sizeof(uint64_t)];
     /* The second line: the chunk counter of the owner's block (the *_split
      * algorithms), which two processes update, kept off the line the
      * others poll. */
@@ -126,6 +128,19 @@ uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r)
     kcoll_flag_slot *s = &c->flags[r];
     wait_ge(c, &s->post, c->seq);
     return s->addr[c->seq & 1];
+}
+
+void kcoll_flag_post_block(kcoll_comm *c, uint64_t addr, uint64_t count)
+{
+    c->flags[c->rank].count[c->seq & 1] = count;
+    kcoll_flag_post(c, addr); /* its release publishes the count too */
+}
+
+uint64_t kcoll_flag_wait_block(kcoll_comm *c, int r, uint64_t *count)
+{
+    uint64_t addr = kcoll_flag_wait_post(c, r);
+    *count = c->flags[r].count[c->seq & 1];
+    return addr;
 }
 
 void kcoll_flag_done(kcoll_comm *c, int failed)

@@ -18,7 +18,7 @@
  *     linear exchange on libkcoll's communicator.
  *   - allgatherv: every rank knows every count, so the whole call goes to
  *     the MPI library when its largest block is below allgather's
- *     crossover, else source_read.
+ *     crossover, else source_read_flags (source_read across nodes).
  * Across nodes (or virtual nodes) the pairs whose ends share a node where
  * CMA works move as above; the others go as MPI messages whatever their
  * size (irregular.h's kcoll_v_by_message): both ends know whether they

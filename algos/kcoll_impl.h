@@ -212,8 +212,11 @@ int kcoll_waitall(int n, MPI_Request *req);
  * slots on the first call that needs them (collective over c->comm);
  * kcoll_flags_free releases them with the communicator's state (not while
  * MPI finalizes). Within a call (c->seq):
- *   kcoll_flag_post       publish this process's address for the call;
- *   kcoll_flag_wait_post  wait for rank r's, and return it;
+ *   kcoll_flag_post       publish this process's address for the call
+ *                         (kcoll_flag_post_block: with its block's bytes,
+ *                         the v-collectives');
+ *   kcoll_flag_wait_post  wait for rank r's, and return it
+ *                         (kcoll_flag_wait_block: its bytes in *count);
  *   kcoll_flag_done       say this process's part is done (and whether a
  *                         copy of it failed);
  *   kcoll_flag_wait_done  wait for rank r's; returns 1 when r's failed;
@@ -225,6 +228,8 @@ int kcoll_flags_get(kcoll_comm *c);
 void kcoll_flags_free(kcoll_comm *c, int finalizing);
 void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
 uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
+void kcoll_flag_post_block(kcoll_comm *c, uint64_t addr, uint64_t count);
+uint64_t kcoll_flag_wait_block(kcoll_comm *c, int r, uint64_t *count);
 void kcoll_flag_done(kcoll_comm *c, int failed);
 int kcoll_flag_wait_done(kcoll_comm *c, int r);
 uint64_t kcoll_flag_claim(kcoll_comm *c, int r, uint64_t chunks, int back);

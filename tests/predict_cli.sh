@@ -256,7 +256,7 @@ bad "m2:2: '1.5' is not a byte count" predict --coll alltoallv --p 2 --counts "f
 bad "/nonexistent: cannot open" predict --coll alltoallv --p 2 --counts file:/nonexistent
 params=$(dirname "$0")/data/probed-quick.params
 for vc in scatterv:scatter:parallel_read_split gatherv:gather:parallel_write_split \
-          allgatherv:allgather:ring_source_read alltoallv:alltoall:pairwise; do
+          allgatherv:allgather:ring_source_read_flags alltoallv:alltoall:pairwise; do
   IFS=: read -r v r row <<<"$vc"
   "$KCAL" predict --coll "$v" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/v.csv"
   "$KCAL" predict --coll "$r" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/r.csv"

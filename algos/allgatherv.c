@@ -30,6 +30,18 @@
 
 #include "algos/irregular.h"
 
+/* This rank's own block, unless in place: MPI_ERR_TRUNCATE (and no copy)
+ * where its receive count differs from its send count. */
+static int own_block(const kcoll_vargs *a, int me)
+{
+    if (a->in_place)
+        return MPI_SUCCESS;
+    if (a->rcounts[me] != a->scount)
+        return MPI_ERR_TRUNCATE;
+    kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf, a->scount);
+    return MPI_SUCCESS;
+}
+
 int kcoll_allgatherv_source_read(kcoll_comm *c, const kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, status = 0, bad = MPI_SUCCESS;
@@ -66,10 +78,9 @@ int kcoll_allgatherv_source_read(kcoll_comm *c, const kcoll_vargs *a)
         if (bad == MPI_SUCCESS)
             bad = rrc;
     }
-    if (!a->in_place && a->rcounts[me] != a->scount && bad == MPI_SUCCESS)
-        bad = MPI_ERR_TRUNCATE;
-    else if (!a->in_place)
-        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf, a->scount);
+    int own = own_block(a, me);
+    if (bad == MPI_SUCCESS)
+        bad = own;
     int frc = kcoll_vreqs_finish(&q, MPI_SUCCESS);
     if (bad == MPI_SUCCESS && frc != MPI_SUCCESS)
         bad = frc; /* this rank's own: the others still meet below */
@@ -103,10 +114,9 @@ int kcoll_allgatherv_source_read_flags(kcoll_comm *c, const kcoll_vargs *a)
             bad = rrc;
     }
     kcoll_flag_done(c, status);
-    if (!a->in_place && a->rcounts[me] != a->scount && bad == MPI_SUCCESS)
-        bad = MPI_ERR_TRUNCATE;
-    else if (!a->in_place)
-        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf, a->scount);
+    int own = own_block(a, me);
+    if (bad == MPI_SUCCESS)
+        bad = own;
     /* Every reader of this rank's block is done before it may change. */
     for (int t = 1; t < p; t++)
         kcoll_flag_wait_done(c, (me + t) % p);

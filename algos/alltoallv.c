@@ -26,6 +26,19 @@
 
 #include "algos/irregular.h"
 
+/* This rank's block to itself, unless in place: MPI_ERR_TRUNCATE (and no
+ * copy) where its two counts differ. */
+static int own_block(const kcoll_vargs *a, int me)
+{
+    if (a->in_place)
+        return MPI_SUCCESS;
+    if (a->rcounts[me] != a->scounts[me])
+        return MPI_ERR_TRUNCATE;
+    kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf + a->sdispls[me],
+              a->rcounts[me]);
+    return MPI_SUCCESS;
+}
+
 int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, status = 0, bad = MPI_SUCCESS;
@@ -84,13 +97,9 @@ int kcoll_alltoallv_pairwise(kcoll_comm *c, const kcoll_vargs *a)
         rc = kcoll_vreqs_send(c, &q, &done[p + s], sizeof *done, s,
                               KCOLL_VTAG_DONE);
     }
-    if (!a->in_place && a->rcounts[me] != a->scounts[me]) {
-        if (bad == MPI_SUCCESS)
-            bad = MPI_ERR_TRUNCATE;
-    } else if (!a->in_place) {
-        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf + a->sdispls[me],
-                  a->rcounts[me]);
-    }
+    int own = own_block(a, me);
+    if (bad == MPI_SUCCESS)
+        bad = own;
     /* Returns once every reader of this rank's blocks is done. */
     rc = kcoll_vreqs_finish(&q, rc);
     KCOLL_TRY(rc);
@@ -133,11 +142,6 @@ int kcoll_alltoallv_messages(kcoll_comm *c, const kcoll_vargs *a)
                                       a->scounts[d], d, KCOLL_VTAG_DATA);
         rc = kcoll_vreqs_finish(&q, rc);
     }
-    int own = MPI_SUCCESS;
-    if (!a->in_place && a->rcounts[me] != a->scounts[me])
-        own = MPI_ERR_TRUNCATE;
-    else if (!a->in_place)
-        kcal_copy(a->recvbuf + a->rdispls[me], a->sendbuf + a->sdispls[me],
-                  a->rcounts[me]);
+    int own = own_block(a, me);
     return rc != MPI_SUCCESS ? rc : own;
 }

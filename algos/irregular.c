@@ -266,6 +266,16 @@ static int root_help(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     return (int)p;
 }
 
+/* NULL's allgatherv rule: every rank knows every count, so the whole call
+ * goes to the MPI library when its largest block is below the crossover. */
+static int small_allgatherv(const kcoll_vargs *a, int p, uint64_t below)
+{
+    for (int i = 0; i < p; i++)
+        if (a->rcounts[i] >= below)
+            return 0;
+    return 1;
+}
+
 /* The short way of a NULL call on one node, once the communicator's
  * decision for v is known (choice.c) and KCOLL_STATS is off: where the
  * decision is the MPI library's whole call, that call; where every pair
@@ -295,9 +305,8 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     a->pids = c->pids;
     int me = c->rank, p = c->size;
     if (v == KCOLL_VCOLL_ALLGATHERV) {
-        for (int i = 0; i < p; i++)
-            if (a->rcounts[i] >= a->below)
-                return 0;
+        if (!small_allgatherv(a, p, a->below))
+            return 0;
         *rc = run_mpi(c, v, a);
         return 1;
     }
@@ -363,11 +372,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             }
         }
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
-            /* Every rank knows every count: the whole call's rule. */
-            uint64_t most = 0;
-            for (int i = 0; i < c->size; i++)
-                most = a->rcounts[i] > most ? a->rcounts[i] : most;
-            use_mpi = most < below;
+            use_mpi = small_allgatherv(a, c->size, below);
             below = 0;
         }
         a->below = below;

@@ -67,6 +67,15 @@ int kcoll_vreqs_recv(kcoll_comm *c, kcoll_vreqs *r, void *buf, size_t len,
     return post(c, r, buf, len, peer, phase, 0);
 }
 
+/* A received data message's length against the n bytes expected (MPI
+ * reports a longer one). */
+static int check_len(const MPI_Status *st, size_t n)
+{
+    int got = 0;
+    KCOLL_TRY(MPI_Get_count(st, MPI_BYTE, &got));
+    return (size_t)got == n ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
 int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
 {
     int n = r->n, wrc = n ? MPI_Waitall(n, r->req, r->st) : MPI_SUCCESS;
@@ -84,23 +93,10 @@ int kcoll_vreqs_finish(kcoll_vreqs *r, int rc)
                 MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
         return rc != MPI_SUCCESS ? rc : wrc;
     }
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        int got = 0;
-        if (r->want[i] >= 0 &&
-            (MPI_Get_count(&r->st[i], MPI_BYTE, &got) != MPI_SUCCESS ||
-             got != r->want[i]))
-            rc = MPI_ERR_TRUNCATE;
-    }
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        if (r->want[i] >= 0)
+            rc = check_len(&r->st[i], (size_t)r->want[i]);
     return rc;
-}
-
-/* A received data message's length against the n bytes expected (MPI
- * reports a longer one). */
-static int check_len(const MPI_Status *st, size_t n)
-{
-    int got = 0;
-    KCOLL_TRY(MPI_Get_count(st, MPI_BYTE, &got));
-    return (size_t)got == n ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
 int kcoll_v_message(kcoll_comm *c, void *buf, size_t n, int peer, int send)

@@ -25,7 +25,18 @@
  *     Zen 4 guest, source_read ran at 0.95-1.0x the MPI library's
  *     allgatherv and this row at 1.07-1.22x (docs/machine.md,
  *     "allgatherv's flags row"): NULL's first row. The flags are one
- *     node's: across nodes this row is source_read. */
+ *     node's: across nodes this row is source_read.
+ *
+ *   copy_in_out  F_allgather + Σ_{s≠r} (m_s + m_r)·T_memcpy(C) ... as
+ *                allgather's copy_in_out (derived) with n_s per source
+ *     No system call: each rank posts its block's bytes (the flags),
+ *     then in rounds i = 0, 1, ... copies chunk i of its block into its
+ *     staging area (staging.c) and every other rank's chunk i out, as
+ *     allgather's copy_in_out does, for as many rounds as the largest
+ *     posted block has chunks (the same on every rank, whatever its own
+ *     recvcounts say). A posted count that differs from recvcounts[s]
+ *     is MPI_ERR_TRUNCATE at that receiver, which leaves the block
+ *     alone. Across nodes this row is source_read. */
 #include <stdlib.h>
 
 #include "algos/irregular.h"
@@ -122,4 +133,70 @@ int kcoll_allgatherv_source_read_flags(kcoll_comm *c, const kcoll_vargs *a)
         kcoll_flag_wait_done(c, (me + t) % p);
     KCOLL_TRY(bad);
     return status ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* copy_in_out's rounds: the chunks of an n-byte block. */
+static uint64_t chunks(uint64_t n)
+{
+    return n / KCAL_STAGING_CHUNK + (n % KCAL_STAGING_CHUNK != 0);
+}
+
+int kcoll_allgatherv_copy_in_out(kcoll_comm *c, const kcoll_vargs *a)
+{
+    if (c->spans_nodes) /* every rank makes this test alike */
+        return kcoll_allgatherv_source_read(c, a);
+    kcoll_vmsg *w = kcoll_v_work(c, KCOLL_VWORK_MSG,
+                                 sizeof *w * (size_t)c->size);
+    if (!w)
+        return MPI_ERR_NO_MEM;
+    uint64_t unused, last, seq = c->seq;
+    /* The areas and flags; the progress bound is checked below, on the
+     * posted counts every rank sees alike. */
+    KCOLL_TRY(kcoll_staging_enter(c, 0, 2, 2, &unused, &last));
+    int p = c->size, me = c->rank, bad = MPI_SUCCESS;
+    const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
+    kcoll_flag_post_block(c, 0, a->scount);
+    uint64_t rounds = 0;
+    for (int s = 0; s < p; s++) {
+        uint64_t n = a->scount;
+        if (s != me)
+            kcoll_flag_wait_block(c, s, &n);
+        w[s].count = n;
+        if (chunks(n) > rounds)
+            rounds = chunks(n);
+        if (s != me && n != a->rcounts[s] && bad == MPI_SUCCESS)
+            bad = MPI_ERR_TRUNCATE;
+    }
+    if (KCOLL_HALF_OUT(rounds) >= KCOLL_PROGRESS_DONE) {
+        kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+        return MPI_ERR_COUNT;
+    }
+    uint64_t mine = chunks(a->scount);
+    kcoll_staging_wait_free(c, last);
+    for (uint64_t i = 0; i < rounds; i++) {
+        if (i < mine) {
+            if (i >= slots) /* every other rank has chunk i − slots */
+                for (int r = 0; r < p; r++)
+                    if (r != me)
+                        kcoll_flag_wait_progress(c, r, seq,
+                                                 KCOLL_HALF_OUT(i - slots));
+            kcal_copy(kcoll_staging_slot(c, me, i), a->sendbuf + i * chunk,
+                      kcoll_staging_chunk_len(a->scount, i));
+        }
+        kcoll_flag_progress(c, KCOLL_HALF_IN(i));
+        for (int v = 1; v < p; v++) {
+            int r = (me + v) % p;
+            uint64_t n = w[r].count;
+            if (i >= chunks(n) || n != a->rcounts[r])
+                continue;
+            kcoll_flag_wait_progress(c, r, seq, KCOLL_HALF_IN(i));
+            kcal_copy(a->recvbuf + a->rdispls[r] + i * chunk,
+                      kcoll_staging_slot(c, r, i),
+                      kcoll_staging_chunk_len(n, i));
+        }
+        kcoll_flag_progress(c, KCOLL_HALF_OUT(i));
+    }
+    int own = own_block(a, me);
+    kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
+    return bad != MPI_SUCCESS ? bad : own;
 }

@@ -338,7 +338,10 @@ int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n)
 }
 
 /* Rank 0's choice for NULL calls of v-collective v on c, before it is
- * broadcast: msg = {MPI library, below, row, window}. */
+ * broadcast: msg = {MPI library, below, row, window, staged_from,
+ * staged_to}. */
+enum { VMSG = 6 };
+
 static void vchoice_local(kcoll_comm *c, int v, const char *vname,
                           int64_t *msg)
 {
@@ -349,9 +352,6 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
     const kcal_valgorithm *rows = kcal_model_valgorithms(vname, &na);
     kcoll_tuned_verdict tv = kcoll_tuned_vdecide(v, c->size, &below, &valg,
                                                  &w);
-    msg[0] = 0;
-    msg[2] = -1;
-    msg[3] = 0;
     if (tv == KCOLL_TUNED_MPI) {
         msg[0] = 1;
     } else if (tv == KCOLL_TUNED_ALG) {
@@ -371,24 +371,39 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
          * 1.1-1.5 us for the MPI library's v-collective at 1-2 KiB
          * (scripts/bench-irregular). */
         const kcal_params *prm = get_params();
-        uint64_t x = rows ? kcal_model_vcrossover(kcal_model_default(prm),
-                                                  prm, rows, c->size)
+        kcal_model_kind kind = kcal_model_default(prm);
+        uint64_t x = rows ? kcal_model_vcrossover(kind, prm, rows, c->size)
                           : 0;
         if (rows)
             handoff(c, rows->regular, 0); /* loads the crossover */
         uint64_t h = rows ? c->handoff[rows->regular] : 0;
         msg[1] = (int64_t)(x > h ? x : h);
+        /* The staged row from the measured crossover (where the regular
+         * collective's own copy_in_out beat the MPI library) to where
+         * the model prices the first row faster. */
+        const kcal_valgorithm *st = kcal_model_vstaged_row(vname);
+        uint64_t to = st ? kcal_model_vstaged(kind, prm, rows, st, c->size)
+                         : 0;
+        to = to > KCOLL_V_STAGED_MAX ? KCOLL_V_STAGED_MAX : to ? to - 1 : 0;
+        if (to && to >= h) {
+            msg[4] = (int64_t)h;
+            msg[5] = (int64_t)to;
+            /* Above the staged range the first row: the model's MPI line
+             * is one straight line across the MPI library's switch from
+             * its eager copy to CMA, and put allgatherv's crossover at
+             * 16 KiB on the Zen 4 guest, where source_read_flags ran at
+             * 1.21-1.47x the MPI library's call at 4-8 KiB blocks
+             * (docs/machine.md, "allgatherv's copy_in_out"). */
+            if (msg[1] > msg[5])
+                msg[1] = msg[5] + 1;
+        }
     }
 }
 
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below, int *row,
-                           int *window, int *use_mpi)
+                           int user_named, kcoll_vdecision *d)
 {
-    *below = 0;
-    *row = -1;
-    *window = 0;
-    *use_mpi = 1;
+    *d = (kcoll_vdecision){1, 0, -1, 0, 0, 0};
     if (c->no_state)
         return MPI_SUCCESS;
     /* Across nodes each node's state knows whether CMA works there; the
@@ -399,25 +414,29 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
         warn_no_cma();
         return MPI_SUCCESS;
     }
-    *use_mpi = 0;
+    d->use_mpi = 0;
     if (user_named)
         return MPI_SUCCESS;
     if (!(c->vbelow_known & (1u << v))) {
-        int64_t msg[4] = {0, 0, -1, 0};
+        int64_t msg[VMSG] = {0, 0, -1, 0, 0, 0};
         if (c->rank == 0)
             vchoice_local(c, v, vname, msg);
-        KCOLL_TRY(MPI_Bcast(msg, 4, MPI_INT64_T, 0, c->comm));
+        KCOLL_TRY(MPI_Bcast(msg, VMSG, MPI_INT64_T, 0, c->comm));
         c->vbelow[v] = (uint64_t)msg[1];
         c->vrow[v] = (signed char)msg[2];
         c->vwindow[v] = (int)msg[3];
+        c->vstaged_from[v] = (uint64_t)msg[4];
+        c->vstaged_to[v] = (uint64_t)msg[5];
         if (msg[0])
             c->vmpi |= 1u << v;
         c->vbelow_known |= 1u << v;
     }
-    *below = c->vbelow[v];
-    *row = c->vrow[v];
-    *window = c->vwindow[v];
-    *use_mpi = (c->vmpi >> v) & 1u;
+    d->below = c->vbelow[v];
+    d->row = c->vrow[v];
+    d->window = c->vwindow[v];
+    d->use_mpi = (c->vmpi >> v) & 1u;
+    d->staged_from = c->vstaged_from[v];
+    d->staged_to = c->vstaged_to[v];
     return MPI_SUCCESS;
 }
 

@@ -112,25 +112,52 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
  * 1 at p = 2, and p − 1 (no throttle) where the model cannot choose. */
 int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n);
 
+/* What algorithm NULL runs for a v-collective on c (irregular.c). */
+typedef struct {
+    int use_mpi; /* the MPI library's v-collective, every call */
+    /* A pair whose block is shorter goes as one MPI message; allgatherv:
+     * a call whose largest block is shorter is the MPI library's, unless
+     * the staged row takes it. */
+    uint64_t below;
+    int row, window; /* a table rule's row (-1: the first) and window */
+    /* allgatherv: a call whose largest block lies in staged_from ..
+     * staged_to (both 0: none) runs the staged row (irregular.def's
+     * KCOLL_VSTAGED) on one node. */
+    uint64_t staged_from, staged_to;
+} kcoll_vdecision;
+
+/* The staged row's bound, whatever the model says: libkcoll does not
+ * verify the v-collectives' choice at run time (verify.h), and a copy
+ * through the staging areas passes its chunks between cores, which the
+ * host can make 4-5x slower from one minute to the next (verify.h, issue
+ * of the regular collectives' copy_in_out). Up to 4 KiB the MPI
+ * library's own v-collective copies its blocks through shared memory too
+ * (Open MPI's eager limit: bcast 0.37 -> 3.2 us at 4 KiB, docs/machine.md),
+ * so the slow state costs both; above it the MPI library reads by CMA
+ * once, and the staged row would risk being the slower. At 256 B-4 KiB
+ * blocks, p = 2 on the Zen 4 guest, allgatherv's copy_in_out ran at
+ * 1.2-3.8x the MPI library (docs/machine.md, "allgatherv's copy_in_out"). */
+#define KCOLL_V_STAGED_MAX 4096
+
 /* The irregular collectives' choice (irregular.c) for v-collective v
  * (irregular.def's index and name), from what every process of the call
- * knows alike: *use_mpi = 1 runs the MPI library's v-collective (no
+ * knows alike: d->use_mpi = 1 runs the MPI library's v-collective (no
  * state, CMA forbidden on a one-node communicator; or, for a user's
  * NULL, params that do not read and no table rule, or a table that does
- * not read); else the algorithm runs. For NULL (user_named 0): *below is
- * the block below which a pair goes as an MPI message, and *row, *window
- * the v-collective's row (its row-th in irregular.def, -1: its first) and
- * window (0: the root's choice) to run. A $KCOLL_TABLE rule of v at this
- * p gives all three (kcal_table_vchoice); else *below is the larger of
+ * not read); else the algorithm runs. For NULL (user_named 0) the rest
+ * of *d. A $KCOLL_TABLE rule of v at this p gives below, row and window
+ * (kcal_table_vchoice), and no staged range; else below is the larger of
  * the regular collective's measured crossover (mpi_<coll>_below) and the
- * model's for one pair (kcal_model_vcrossover). Decided on the first NULL
- * call of v on c by rank 0 and broadcast (so collective on that call):
- * ranks whose params or table differ still run the same protocol, as
- * the regular collectives' candidates are (verify.h). MPI_ERR_OTHER where
- * CMA is forbidden under KCOLL_STRICT=1. */
+ * model's for one pair (kcal_model_vcrossover), and where v has a staged
+ * row the range runs from that measured crossover to the block where the
+ * model prices the first row faster (kcal_model_vstaged), at most
+ * KCOLL_V_STAGED_MAX. Decided on the first NULL call of v on c by rank 0
+ * and broadcast (so collective on that call): ranks whose params or
+ * table differ still run the same protocol, as the regular collectives'
+ * candidates are (verify.h). MPI_ERR_OTHER where CMA is forbidden under
+ * KCOLL_STRICT=1. */
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
-                           int user_named, uint64_t *below, int *row,
-                           int *window, int *use_mpi);
+                           int user_named, kcoll_vdecision *d);
 
 /* A name for what a plan runs, for KCOLL_STATS: the id (k apart), "mpi". */
 const char *kcoll_plan_name(const kcoll_plan *plan);

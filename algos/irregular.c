@@ -266,14 +266,45 @@ static int root_help(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     return (int)p;
 }
 
-/* NULL's allgatherv rule: every rank knows every count, so the whole call
- * goes to the MPI library when its largest block is below the crossover. */
-static int small_allgatherv(const kcoll_vargs *a, int p, uint64_t below)
+/* Each v-collective's staged row (irregular.def's KCOLL_VSTAGED), found
+ * once: NULL where it has none. */
+static const char *const staged_id[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VSTAGED(VCOLL, id) [KCOLL_VCOLL_##VCOLL] = #id,
+#include "algos/irregular.def"
+};
+
+static const valgorithm *staged_row(kcoll_vcoll v)
 {
-    for (int i = 0; i < p; i++)
-        if (a->rcounts[i] >= below)
-            return 0;
-    return 1;
+    static const valgorithm *row[KCOLL_VCOLL_COUNT];
+    static int found[KCOLL_VCOLL_COUNT];
+    if (!found[v]) { /* the same answer from any thread */
+        int w;
+        if (!staged_id[v] || find(v, staged_id[v], 2, &row[v], &w))
+            row[v] = NULL;
+        found[v] = 1;
+    }
+    return row[v];
+}
+
+/* NULL's allgatherv rule, from the largest block (every rank knows every
+ * count): the staged row where it lies in the staged range (one node),
+ * else the MPI library's whole call below the crossover, else the first
+ * row. The staged row, *use_mpi, or neither (the first row). */
+static const valgorithm *allgatherv_rule(const kcoll_comm *c,
+                                         const kcoll_vargs *a,
+                                         uint64_t below, int *use_mpi)
+{
+    uint64_t most = 0;
+    for (int i = 0; i < c->size; i++)
+        if (a->rcounts[i] > most)
+            most = a->rcounts[i];
+    kcoll_vcoll v = KCOLL_VCOLL_ALLGATHERV;
+    *use_mpi = 0;
+    if (!c->spans_nodes && c->vstaged_to[v] && most >= c->vstaged_from[v] &&
+        most <= c->vstaged_to[v])
+        return staged_row(v);
+    *use_mpi = most < below;
+    return NULL;
 }
 
 /* The short way of a NULL call on one node, once the communicator's
@@ -305,7 +336,15 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     a->pids = c->pids;
     int me = c->rank, p = c->size;
     if (v == KCOLL_VCOLL_ALLGATHERV) {
-        if (!small_allgatherv(a, p, a->below))
+        int use_mpi;
+        const valgorithm *st = allgatherv_rule(c, a, a->below, &use_mpi);
+        if (st) {
+            a->below = 0;
+            c->seq++;
+            *rc = st->fn(c, a);
+            return 1;
+        }
+        if (!use_mpi)
             return 0;
         *rc = run_mpi(c, v, a);
         return 1;
@@ -354,17 +393,16 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     if (c->size == 1 && !c->no_state) {
         rc = run_local(v, a);
     } else {
-        int row = -1, twindow = 0;
+        kcoll_vdecision d = {1, 0, -1, 0, 0, 0};
         if (alg)
             KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
-                                             algorithm != NULL, &below,
-                                             &row, &twindow, &use_mpi));
-        else
-            use_mpi = 1;
-        if (row >= 0) { /* a $KCOLL_TABLE rule's row and window */
-            alg = nth(v, row);
-            window = alg && alg->windowed && twindow <= c->size - 1
-                         ? twindow
+                                             algorithm != NULL, &d));
+        use_mpi = d.use_mpi;
+        below = d.below;
+        if (d.row >= 0) { /* a $KCOLL_TABLE rule's row and window */
+            alg = nth(v, d.row);
+            window = alg && alg->windowed && d.window <= c->size - 1
+                         ? d.window
                          : 0;
             if (!alg) { /* no such row here: the MPI library's call, */
                 use_mpi = 1;
@@ -372,7 +410,9 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             }
         }
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
-            use_mpi = small_allgatherv(a, c->size, below);
+            const valgorithm *st = allgatherv_rule(c, a, below, &use_mpi);
+            if (st)
+                alg = st;
             below = 0;
         }
         a->below = below;

@@ -127,8 +127,10 @@ typedef struct kcoll_comm {
      * runs, once vbelow_known has its bit (choice.c, the same on every
      * rank): the block below which a pair goes as an MPI message; the
      * row (the v-collective's vrow-th, -1 its first) and window a
-     * $KCOLL_TABLE rule names; vmpi's bit: the MPI library's whole call. */
-    uint64_t vbelow[8];
+     * $KCOLL_TABLE rule names; vmpi's bit: the MPI library's whole call;
+     * the largest blocks that run the staged row (choice.h's
+     * kcoll_vdecision: staged_from .. staged_to, 0 .. 0 for none). */
+    uint64_t vbelow[8], vstaged_from[8], vstaged_to[8];
     signed char vrow[8];
     int vwindow[8];
     unsigned vbelow_known, vmpi;

@@ -32,6 +32,15 @@ static const char *const row_coll[] = {
 #include "algos/irregular.def"
 };
 
+/* Each v-collective's staged row (irregular.def's KCOLL_VSTAGED). */
+static const struct {
+    const char *coll, *id;
+} staged[] = {
+#define KCOLL_VSTAGED(VCOLL, id) {#VCOLL, #id},
+#include "algos/irregular.def"
+};
+#define NSTAGED (sizeof staged / sizeof staged[0])
+
 static kcal_valgorithm table[NROWS];
 static int built;
 
@@ -315,6 +324,40 @@ uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
                                    a->row->kind == KCAL_PARAM_STRIDE, p, n,
                                    0, NULL);
         if (t >= 0 && t < line)
+            break;
+    }
+    return n;
+}
+
+const kcal_valgorithm *kcal_model_vstaged_row(const char *vcoll)
+{
+    size_t n;
+    const kcal_valgorithm *rows = kcal_model_valgorithms(vcoll, &n);
+    for (size_t i = 0; i < NSTAGED && rows; i++)
+        if (strcasecmp(staged[i].coll, vcoll) == 0)
+            for (size_t r = 0; r < n; r++)
+                if (strcmp(rows[r].id, staged[i].id) == 0)
+                    return &rows[r];
+    return NULL;
+}
+
+uint64_t kcal_model_vstaged(kcal_model_kind model, const kcal_params *prm,
+                            const kcal_valgorithm *first,
+                            const kcal_valgorithm *st, int p)
+{
+    if (p < 2 || !first || !first->row || !st || !st->row)
+        return 0;
+    uint64_t n = 64;
+    for (; n < ((uint64_t)1 << 30); n *= 2) {
+        double f = kcal_model_time(model, prm, first->regular, first->row,
+                                   first->row->kind == KCAL_PARAM_STRIDE, p,
+                                   n, 0, NULL);
+        double t = kcal_model_time(model, prm, st->regular, st->row,
+                                   st->row->kind == KCAL_PARAM_STRIDE, p, n,
+                                   0, NULL);
+        if (f < 0 || t < 0)
+            return 0;
+        if (f < t)
             break;
     }
     return n;

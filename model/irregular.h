@@ -90,4 +90,16 @@ double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
 uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
                                const kcal_valgorithm *a, int p);
 
+/* The v-collective's staged row (algos/irregular.def's KCOLL_VSTAGED),
+ * or NULL where it has none. */
+const kcal_valgorithm *kcal_model_vstaged_row(const char *vcoll);
+
+/* Where the staged row st stops winning: the smallest power of two n (64 B
+ * to 1 GiB) at which the collective's first row, every block n, is
+ * predicted faster than st at p (64: never slower; 0 where either row
+ * cannot be priced with these params). */
+uint64_t kcal_model_vstaged(kcal_model_kind model, const kcal_params *prm,
+                            const kcal_valgorithm *first,
+                            const kcal_valgorithm *st, int p);
+
 #endif

@@ -52,6 +52,29 @@ run "p=3, NULL with a crossover" timeout 600 "${mpi_run[@]}" -np 3 "$mpi_x" KCAL
 # 65549-byte cases have one (1 MiB), so one call mixes helped pairs,
 # plain CMA pairs and messages.
 run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$prog"
+# NULL's allgatherv from its largest block (every rank knows every
+# count), with those params (mpi_allgather_below 512): the MPI library's
+# call below the measured crossover, the staged row (copy_in_out) from
+# it to 4 KiB (choice.h's KCOLL_V_STAGED_MAX), source_read_flags above.
+# kcal-vcoll-bench's auto rows alone are NULL's (its other row is mpi).
+vbench=$mpi_build/kcal-vcoll-bench
+if "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$mpi_x" KCOLL_STATS=1 \
+     "$vbench" --coll allgatherv --counts uniform --sizes 256,1K,4K,5K,64K \
+     --iterations 20 --min-iterations 20 --algorithm mpi --quiet \
+     >"$tmp/out" 2>"$tmp/err"; then
+  got=$(awk '$1 == "allgatherv" && NF == 5 { print $2 "=" $4 / $3 }' "$tmp/out" "$tmp/err" | sort | xargs)
+  # bytes per call at rank 0 (2 blocks; as many calls of each size; the
+  # bench's mpi row calls the MPI library itself): mpi 256 B blocks,
+  # copy_in_out 1K and 4K, source_read_flags 5K and 64K
+  want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 2 * 256 )) source_read_flags=$(( 5120 + 65536 ))"
+  if [ "$got" = "$want" ]; then
+    echo "ok   p=2, NULL's allgatherv by its largest block: $got"
+  else
+    echo "FAIL p=2, NULL's allgatherv by its largest block: '$got', want '$want'"; fail=1
+  fi
+else
+  echo "FAIL p=2, NULL's allgatherv by its largest block: the bench failed"; tail -n 20 "$tmp/err"; fail=1
+fi
 # A $KCOLL_TABLE with rules of the v-collectives at p = 3: NULL runs the
 # rows and crossovers they name (rank 0's KCOLL_STATS must show them), and
 # its results stay right. Then rank 0 and the others read different

@@ -255,15 +255,17 @@ printf '0 5\n7 1.5\n' >"$tmp/m2"
 bad "m2:2: '1.5' is not a byte count" predict --coll alltoallv --p 2 --counts "file:$tmp/m2"
 bad "/nonexistent: cannot open" predict --coll alltoallv --p 2 --counts file:/nonexistent
 params=$(dirname "$0")/data/probed-quick.params
-for vc in scatterv:scatter:parallel_read_split gatherv:gather:parallel_write_split \
-          allgatherv:allgather:ring_source_read_flags alltoallv:alltoall:pairwise; do
-  IFS=: read -r v r row <<<"$vc"
+for vc in scatterv:parallel_read_split:scatter:parallel_read_split \
+          gatherv:parallel_write_split:gather:parallel_write_split \
+          allgatherv:source_read_flags:allgather:ring_source_read_flags \
+          allgatherv:copy_in_out:allgather:copy_in_out \
+          alltoallv:pairwise:alltoall:pairwise; do
+  IFS=: read -r v vid r row <<<"$vc"
   "$KCAL" predict --coll "$v" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/v.csv"
   "$KCAL" predict --coll "$r" --p 6 --sizes 1K:1M --params "$params" --format csv 2>/dev/null >"$tmp/r.csv"
-  # The collective's first row (the one algos/irregular.def prices with
-  # the regular row named here) against that row, at every size.
-  vid=$(awk -F, -v v="$v" 'NR > 1 && $1 == v { print $4; exit }' "$tmp/v.csv")
-  [ -n "$vid" ] || { no "$v: no rows"; continue; }
+  # Each collective's first row, and allgatherv's staged row (the rows
+  # algos/irregular.def prices with the regular row named here), against
+  # that row, at every size.
   join -t, <(awk -F, -v a="$vid" 'NR > 1 && $4 == a { print $3 "," $6 }' "$tmp/v.csv" | sort) \
            <(awk -F, -v a="$row" 'NR > 1 && $4 == a { print $3 "," $6 }' "$tmp/r.csv" | sort) |
     awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * $3) bad = 1; n++ }

@@ -294,6 +294,42 @@ static void windows(const kcal_params *prm, kcal_model_kind model)
     }
 }
 
+/* The staged row (irregular.def's KCOLL_VSTAGED): allgatherv's is its
+ * copy_in_out, the others have none; kcal_model_vstaged is where the
+ * first row's regular row is first predicted faster than the staged
+ * one's, every block n, at p: the staged row not slower just below it,
+ * the first row faster at it. */
+static void staged(const kcal_params *prm, kcal_model_kind model)
+{
+    const kcal_valgorithm *st = kcal_model_vstaged_row("allgatherv");
+    CHECK(st && !strcmp(st->id, "copy_in_out") &&
+          st->regular == KCAL_COLL_ALLGATHER);
+    CHECK(!kcal_model_vstaged_row("scatterv"));
+    CHECK(!kcal_model_vstaged_row("alltoallv"));
+    CHECK(!kcal_model_vstaged_row("nonesuch"));
+    size_t na;
+    const kcal_valgorithm *first = kcal_model_valgorithms("allgatherv", &na);
+    for (int p = 2; p <= 8 && st && first; p *= 2) {
+        uint64_t n = kcal_model_vstaged(model, prm, first, st, p);
+        CHECK(n >= 64 && n <= ((uint64_t)1 << 30));
+        double f = kcal_model_time(model, prm, first->regular, first->row,
+                                   0, p, n, 0, NULL);
+        double t = kcal_model_time(model, prm, st->regular, st->row, 0, p,
+                                   n, 0, NULL);
+        if (n < ((uint64_t)1 << 30)) /* 2^30: never, below 1 GiB */
+            CHECK(f < t);
+        if (n > 64) {
+            f = kcal_model_time(model, prm, first->regular, first->row, 0,
+                                p, n / 2, 0, NULL);
+            t = kcal_model_time(model, prm, st->regular, st->row, 0, p,
+                                n / 2, 0, NULL);
+            CHECK(t <= f);
+        }
+    }
+    CHECK(kcal_model_vstaged(model, prm, first, st, 1) == 0);
+    CHECK(kcal_model_vstaged(model, prm, first, NULL, 2) == 0);
+}
+
 int main(void)
 {
     distributions();
@@ -313,6 +349,8 @@ int main(void)
     uniform_is_regular(&zen, KCAL_MODEL_FULL);
     uniform_is_regular(&zen, KCAL_MODEL_PAPER);
     shapes(&zen);
+    staged(&zen, KCAL_MODEL_FULL);
+    staged(&zen, KCAL_MODEL_PAPER);
     windows(&zen, KCAL_MODEL_FULL);
     own_block(&zen, KCAL_MODEL_FULL);
     kcal_params_free(&zen);

@@ -388,14 +388,6 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
         if (to && to >= h) {
             msg[4] = (int64_t)h;
             msg[5] = (int64_t)to;
-            /* Above the staged range the first row: the model's MPI line
-             * is one straight line across the MPI library's switch from
-             * its eager copy to CMA, and put allgatherv's crossover at
-             * 16 KiB on the Zen 4 guest, where source_read_flags ran at
-             * 1.21-1.47x the MPI library's call at 4-8 KiB blocks
-             * (docs/machine.md, "allgatherv's copy_in_out"). */
-            if (msg[1] > msg[5])
-                msg[1] = msg[5] + 1;
         }
     }
 }

@@ -129,8 +129,8 @@ typedef struct {
 /* The staged row's bound, whatever the model says: libkcoll does not
  * verify the v-collectives' choice at run time (verify.h), and a copy
  * through the staging areas passes its chunks between cores, which the
- * host can make 4-5x slower from one minute to the next (verify.h, issue
- * of the regular collectives' copy_in_out). Up to 4 KiB the MPI
+ * host can make 4-5x slower from one minute to the next (verify.h: the
+ * regular collectives' copy_in_out). Up to 4 KiB the MPI
  * library's own v-collective copies its blocks through shared memory too
  * (Open MPI's eager limit: bcast 0.37 -> 3.2 us at 4 KiB, docs/machine.md),
  * so the slow state costs both; above it the MPI library reads by CMA

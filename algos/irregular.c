@@ -16,9 +16,11 @@
  *     message, a longer one by CMA. Both ends of a pair know its count,
  *     so they agree, and a call of small blocks costs the MPI library's
  *     linear exchange on libkcoll's communicator.
- *   - allgatherv: every rank knows every count, so the whole call goes to
- *     the MPI library when its largest block is below allgather's
- *     crossover, else source_read_flags (source_read across nodes).
+ *   - allgatherv: every rank knows every count, so the whole call is
+ *     decided by its largest block: the MPI library's below allgather's
+ *     measured crossover, copy_in_out (the staged row) from there to at
+ *     most 4 KiB on one node (choice.h's kcoll_vdecision), else
+ *     source_read_flags (source_read across nodes).
  * Across nodes (or virtual nodes) the pairs whose ends share a node where
  * CMA works move as above; the others go as MPI messages whatever their
  * size (irregular.h's kcoll_v_by_message): both ends know whether they

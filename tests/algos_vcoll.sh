@@ -55,7 +55,9 @@ run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}
 # NULL's allgatherv from its largest block (every rank knows every
 # count), with those params (mpi_allgather_below 512): the MPI library's
 # call below the measured crossover, the staged row (copy_in_out) from
-# it to 4 KiB (choice.h's KCOLL_V_STAGED_MAX), source_read_flags above.
+# it to 4 KiB (choice.h's KCOLL_V_STAGED_MAX), the MPI library's again
+# up to the first row's crossover (the model's, above 5K here), then
+# source_read_flags.
 # kcal-vcoll-bench's auto rows alone are NULL's (its other row is mpi).
 vbench=$mpi_build/kcal-vcoll-bench
 if "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$mpi_x" KCOLL_STATS=1 \
@@ -64,9 +66,9 @@ if "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$mpi_x" KCOLL_STATS=1 \
      >"$tmp/out" 2>"$tmp/err"; then
   got=$(awk '$1 == "allgatherv" && NF == 5 { print $2 "=" $4 / $3 }' "$tmp/out" "$tmp/err" | sort | xargs)
   # bytes per call at rank 0 (2 blocks; as many calls of each size; the
-  # bench's mpi row calls the MPI library itself): mpi 256 B blocks,
-  # copy_in_out 1K and 4K, source_read_flags 5K and 64K
-  want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 2 * 256 )) source_read_flags=$(( 5120 + 65536 ))"
+  # bench's mpi row calls the MPI library itself): mpi 256 B and 5K
+  # blocks, copy_in_out 1K and 4K, source_read_flags 64K
+  want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 256 + 5120 )) source_read_flags=$(( 2 * 65536 ))"
   if [ "$got" = "$want" ]; then
     echo "ok   p=2, NULL's allgatherv by its largest block: $got"
   else

@@ -32,6 +32,7 @@
  * (short_way below). The run-time verification (verify.h) does not apply
  * to them yet. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,17 +276,23 @@ static const char *const staged_id[KCOLL_VCOLL_COUNT] = {
 #include "algos/irregular.def"
 };
 
+static const valgorithm *staged_rows[KCOLL_VCOLL_COUNT];
+
+static void find_staged(void)
+{
+    for (int v = 0; v < KCOLL_VCOLL_COUNT; v++) {
+        int w;
+        if (!staged_id[v] ||
+            find((kcoll_vcoll)v, staged_id[v], 2, &staged_rows[v], &w))
+            staged_rows[v] = NULL;
+    }
+}
+
 static const valgorithm *staged_row(kcoll_vcoll v)
 {
-    static const valgorithm *row[KCOLL_VCOLL_COUNT];
-    static int found[KCOLL_VCOLL_COUNT];
-    if (!found[v]) { /* the same answer from any thread */
-        int w;
-        if (!staged_id[v] || find(v, staged_id[v], 2, &row[v], &w))
-            row[v] = NULL;
-        found[v] = 1;
-    }
-    return row[v];
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_staged);
+    return staged_rows[v];
 }
 
 /* NULL's allgatherv rule, from the largest block (every rank knows every

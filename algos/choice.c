@@ -350,8 +350,9 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
     int w = 0;
     size_t na;
     const kcal_valgorithm *rows = kcal_model_valgorithms(vname, &na);
+    uint64_t staged[2] = {0, 0};
     kcoll_tuned_verdict tv = kcoll_tuned_vdecide(v, c->size, &below, &valg,
-                                                 &w);
+                                                 &w, staged);
     if (tv == KCOLL_TUNED_MPI) {
         msg[0] = 1;
     } else if (tv == KCOLL_TUNED_ALG) {
@@ -361,6 +362,8 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
         msg[1] = (int64_t)(below > INT64_MAX ? INT64_MAX : below);
         msg[2] = valg && rows ? (int64_t)(valg - rows) : -1;
         msg[3] = w;
+        msg[4] = (int64_t)staged[0];
+        msg[5] = (int64_t)staged[1];
     } else if (!get_params()) {
         msg[0] = 1;
     } else {
@@ -384,7 +387,7 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
         const kcal_valgorithm *st = kcal_model_vstaged_row(vname);
         uint64_t to = st ? kcal_model_vstaged(kind, prm, rows, st, c->size)
                          : 0;
-        to = to > KCOLL_V_STAGED_MAX ? KCOLL_V_STAGED_MAX : to ? to - 1 : 0;
+        to = to > KCAL_V_STAGED_MAX ? KCAL_V_STAGED_MAX : to ? to - 1 : 0;
         if (to && to >= h) {
             msg[4] = (int64_t)h;
             msg[5] = (int64_t)to;

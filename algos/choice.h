@@ -126,19 +126,6 @@ typedef struct {
     uint64_t staged_from, staged_to;
 } kcoll_vdecision;
 
-/* The staged row's bound, whatever the model says: libkcoll does not
- * verify the v-collectives' choice at run time (verify.h), and a copy
- * through the staging areas passes its chunks between cores, which the
- * host can make 4-5x slower from one minute to the next (verify.h: the
- * regular collectives' copy_in_out). Up to 4 KiB the MPI
- * library's own v-collective copies its blocks through shared memory too
- * (Open MPI's eager limit: bcast 0.37 -> 3.2 us at 4 KiB, docs/machine.md),
- * so the slow state costs both; above it the MPI library reads by CMA
- * once, and the staged row would risk being the slower. At 256 B-4 KiB
- * blocks, p = 2 on the Zen 4 guest, allgatherv's copy_in_out ran at
- * 1.2-3.8x the MPI library (docs/machine.md, "allgatherv's copy_in_out"). */
-#define KCOLL_V_STAGED_MAX 4096
-
 /* The irregular collectives' choice (irregular.c) for v-collective v
  * (irregular.def's index and name), from what every process of the call
  * knows alike: d->use_mpi = 1 runs the MPI library's v-collective (no
@@ -146,12 +133,12 @@ typedef struct {
  * NULL, params that do not read and no table rule, or a table that does
  * not read); else the algorithm runs. For NULL (user_named 0) the rest
  * of *d. A $KCOLL_TABLE rule of v at this p gives below, row and window
- * (kcal_table_vchoice), and no staged range; else below is the larger of
+ * and the staged range (kcal_table_vchoice); else below is the larger of
  * the regular collective's measured crossover (mpi_<coll>_below) and the
  * model's for one pair (kcal_model_vcrossover), and where v has a staged
  * row the range runs from that measured crossover to the block where the
  * model prices the first row faster (kcal_model_vstaged), at most
- * KCOLL_V_STAGED_MAX. Decided on the first NULL call of v on c by rank 0
+ * KCAL_V_STAGED_MAX (model/irregular.h). Decided on the first NULL call of v on c by rank 0
  * and broadcast (so collective on that call): ranks whose params or
  * table differ still run the same protocol, as the regular collectives'
  * candidates are (verify.h). MPI_ERR_OTHER where CMA is forbidden under

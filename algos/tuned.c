@@ -77,14 +77,14 @@ kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
 
 kcoll_tuned_verdict kcoll_tuned_vdecide(int v, int p, uint64_t *below,
                                         const kcal_valgorithm **valg,
-                                        int *w)
+                                        int *w, uint64_t staged[2])
 {
     pthread_once(&table_once, read_table);
     if (table_state == NO_TABLE)
         return KCOLL_TUNED_NONE;
     if (table_state == TABLE_BAD)
         return KCOLL_TUNED_MPI;
-    if (!kcal_table_vchoice(&table, v, p, below, valg, w))
+    if (!kcal_table_vchoice(&table, v, p, below, valg, w, staged))
         return KCOLL_TUNED_NONE;
     count_decision();
     return KCOLL_TUNED_ALG;

@@ -31,11 +31,11 @@ kcoll_tuned_verdict kcoll_tuned_decide(kcal_coll coll, int p, uint64_t n,
 
 /* What the table says for a NULL call of v-collective v (irregular.def's
  * index) at p: NONE (no table, or no rule of v at p), MPI (a table that
- * does not read), or ALG with *below, *valg and *w as kcal_table_vchoice
- * gives them (*valg NULL where every rule is `mpi`). */
+ * does not read), or ALG with *below, *valg, *w and staged as
+ * kcal_table_vchoice gives them (*valg NULL where every rule is `mpi`). */
 kcoll_tuned_verdict kcoll_tuned_vdecide(int v, int p, uint64_t *below,
                                         const kcal_valgorithm **valg,
-                                        int *w);
+                                        int *w, uint64_t staged[2]);
 
 /* Whether $KCOLL_TABLE is set but does not read (after the first
  * kcoll_tuned_decide): every NULL call then runs the MPI library's. */

@@ -104,8 +104,8 @@ static int take_vrows(const char *csv, kcal_tune_vset *v, size_t d,
 void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists)
 {
     const char *name = kcal_model_vcoll_name(v->vcoll);
-    size_t j, r;
-    char sz[32];
+    size_t j, k, r;
+    char sz[32], sz2[32];
     fprintf(stderr, "kcal tune: %s, worst slowdown under %s (1.00: the "
             "fastest under each):\nkcal tune:   %-8s", name, dists, "size");
     for (size_t c = 0; c <= v->n_rows; c++)
@@ -123,17 +123,23 @@ void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists)
         }
         fputc('\n', stderr);
     }
-    if (kcal_tune_vsplit(v, &j, &r) != 0)
+    if (kcal_tune_vsplit(v, &j, &k, &r) != 0)
         return;
-    if (j == v->n_sizes)
+    if (j == v->n_sizes) {
         fprintf(stderr, "kcal tune: %s: mpi at every size\n", name);
-    else if (j == 0)
-        fprintf(stderr, "kcal tune: %s: %s at every size\n", name,
-                v->rows[r].id);
-    else
-        fprintf(stderr, "kcal tune: %s: mpi below %s, %s from there\n",
-                name, kcal_sizes_format(v->sizes[j], sz, sizeof sz),
-                v->rows[r].id);
+        return;
+    }
+    fprintf(stderr, "kcal tune: %s: ", name);
+    if (j > 0)
+        fprintf(stderr, "mpi below %s, ",
+                kcal_sizes_format(v->sizes[j], sz, sizeof sz));
+    if (k > j)
+        fprintf(stderr, "%s from %s to %s, ",
+                kcal_model_vstaged_row(name)->id,
+                kcal_sizes_format(v->sizes[j], sz, sizeof sz),
+                kcal_sizes_format(v->sizes[k - 1], sz2, sizeof sz2));
+    fprintf(stderr, "%s %s\n", v->rows[r].id,
+            j == 0 && k == 0 ? "at every size" : "from there");
 }
 
 int kcal_tune_vmeasure(kcal_bench_job *job, kcal_tune_vset *v,

@@ -90,6 +90,20 @@ double kcal_model_vmpi_time(const kcal_params *prm, const char *vcoll, int p,
 uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
                                const kcal_valgorithm *a, int p);
 
+/* The staged row's bound, whatever the model or a table says: libkcoll
+ * does not verify the v-collectives' choice at run time (algos/verify.h),
+ * and a copy through the staging areas passes its chunks between cores,
+ * which the host can make 4-5x slower from one minute to the next (the
+ * regular collectives' copy_in_out, algos/verify.h). Up to 4 KiB the MPI
+ * library's own v-collective copies its blocks through shared memory too
+ * (Open MPI's eager limit: bcast 0.37 -> 3.2 us at 4 KiB,
+ * docs/machine.md), so the slow state costs both; above it the MPI
+ * library reads by CMA once, and the staged row would risk being the
+ * slower. At 256 B-4 KiB blocks, p = 2 on the Zen 4 guest, allgatherv's
+ * copy_in_out ran at 1.2-4.1x the MPI library (docs/machine.md,
+ * "allgatherv's copy_in_out"). */
+#define KCAL_V_STAGED_MAX 4096
+
 /* The v-collective's staged row (algos/irregular.def's KCOLL_VSTAGED),
  * or NULL where it has none. */
 const kcal_valgorithm *kcal_model_vstaged_row(const char *vcoll);

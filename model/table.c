@@ -371,13 +371,13 @@ const kcal_table_rule *kcal_table_lookup(const kcal_table *t, kcal_coll coll,
 
 int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
                        uint64_t *below, const kcal_valgorithm **valg,
-                       int *w)
+                       int *w, uint64_t staged[2])
 {
     if (!t || !t->by_coll)
         return 0;
     int found = 0, chained = 1;
     uint64_t x = 0;
-    const kcal_table_rule *last = NULL;
+    const kcal_table_rule *last = NULL, *first_alg = NULL;
     /* By n_lo (the index's order): the chain of `mpi` rules from 0 ends
      * at the first gap or the first algorithm. */
     for (size_t i = t->first[KCAL_COLL_COUNT]; i < t->count; i++) {
@@ -387,6 +387,8 @@ int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
         found++;
         if (r->valg)
             last = r;
+        if (r->valg && !first_alg && chained && r->n_lo == x)
+            first_alg = r; /* right where the chain ends */
         if (!chained)
             continue;
         if (r->valg || r->n_lo > x)
@@ -400,6 +402,17 @@ int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
         *below = x;
         *valg = last ? last->valg : NULL;
         *w = last ? last->k : 0;
+        staged[0] = staged[1] = 0;
+        const kcal_valgorithm *st =
+            kcal_model_vstaged_row(kcal_model_vcoll_name(vcoll));
+        if (first_alg && first_alg != last && st && first_alg->valg == st &&
+            first_alg->n_hi != KCAL_TABLE_N_OPEN &&
+            first_alg->n_lo <= KCAL_V_STAGED_MAX) {
+            staged[0] = first_alg->n_lo;
+            staged[1] = first_alg->n_hi < KCAL_V_STAGED_MAX
+                            ? first_alg->n_hi
+                            : KCAL_V_STAGED_MAX;
+        }
     }
     return found;
 }

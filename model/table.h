@@ -107,12 +107,17 @@ const kcal_table_rule *kcal_table_lookup(const kcal_table *t, kcal_coll coll,
  * algorithm and window at the largest sizes (the last rule by size that
  * is not `mpi`), NULL when every rule is `mpi`. `mpi` rules above the
  * first algorithm's are not followed: both ends of a pair must take the
- * same side, and only the crossover is known to both. Returns how many
- * of vcoll's rules cover p (0: the table says nothing, and *below, *valg,
- * *w are left alone). */
+ * same side, and only the crossover is known to both. *staged: the
+ * range of largest blocks that run the v-collective's staged row
+ * (model/irregular.h: kcal_model_vstaged_row; {0, 0} for none): a rule
+ * of that row with an upper end, right where the chain of `mpi` rules
+ * ends and before the last rule, up to KCAL_V_STAGED_MAX at most
+ * (allgatherv, whose ranks all know every block). Returns how many of
+ * vcoll's rules cover p (0: the table says nothing, and *below, *valg,
+ * *w, staged are left alone). */
 int kcal_table_vchoice(const kcal_table *t, int vcoll, int p,
                        uint64_t *below, const kcal_valgorithm **valg,
-                       int *w);
+                       int *w, uint64_t staged[2]);
 
 /* The rule as it reads in a file: "scatter  4  64K..  throttled_read:3"
  * (columns padded, no newline), into buf. Returns buf. */

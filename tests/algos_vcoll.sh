@@ -53,30 +53,44 @@ run "p=3, NULL with a crossover" timeout 600 "${mpi_run[@]}" -np 3 "$mpi_x" KCAL
 # plain CMA pairs and messages.
 run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$prog"
 # NULL's allgatherv from its largest block (every rank knows every
-# count), with those params (mpi_allgather_below 512): the MPI library's
-# call below the measured crossover, the staged row (copy_in_out) from
-# it to 4 KiB (choice.h's KCOLL_V_STAGED_MAX), the MPI library's again
+# count), at rank 0 (KCOLL_STATS; kcal-vcoll-bench's auto rows alone are
+# NULL's, its other row is mpi), as bytes per call (2 blocks; as many
+# calls of each size; the bench's mpi row calls the MPI library itself).
+# With those params (mpi_allgather_below 512): the MPI library's call
+# below the measured crossover, the staged row (copy_in_out) from it to
+# 4 KiB (model/irregular.h's KCAL_V_STAGED_MAX), the MPI library's again
 # up to the first row's crossover (the model's, above 5K here), then
-# source_read_flags.
-# kcal-vcoll-bench's auto rows alone are NULL's (its other row is mpi).
+# source_read_flags. With a table: its mpi rule, its staged range (cut at
+# 4 KiB) and its row.
+cat >"$tmp/s.table" <<'EOF2'
+kcoll-table 1 tests/algos_vcoll.sh: allgatherv's staged range
+allgatherv 2  0..511     mpi
+allgatherv 2  512..8K    copy_in_out
+allgatherv 2  8193..     source_read
+EOF2
 vbench=$mpi_build/kcal-vcoll-bench
-if "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$mpi_x" KCOLL_STATS=1 \
-     "$vbench" --coll allgatherv --counts uniform --sizes 256,1K,4K,5K,64K \
-     --iterations 20 --min-iterations 20 --algorithm mpi --quiet \
-     >"$tmp/out" 2>"$tmp/err"; then
-  got=$(awk '$1 == "allgatherv" && NF == 5 { print $2 "=" $4 / $3 }' "$tmp/out" "$tmp/err" | sort | xargs)
-  # bytes per call at rank 0 (2 blocks; as many calls of each size; the
-  # bench's mpi row calls the MPI library itself): mpi 256 B and 5K
-  # blocks, copy_in_out 1K and 4K, source_read_flags 64K
-  want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 256 + 5120 )) source_read_flags=$(( 2 * 65536 ))"
-  if [ "$got" = "$want" ]; then
-    echo "ok   p=2, NULL's allgatherv by its largest block: $got"
+for how in params table; do
+  if [ $how = params ]; then
+    env=(KCAL_PARAMS="$params")
+    want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 256 + 5120 )) source_read_flags=$(( 2 * 65536 ))"
   else
-    echo "FAIL p=2, NULL's allgatherv by its largest block: '$got', want '$want'"; fail=1
+    env=(KCOLL_TABLE="$tmp/s.table")
+    want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 2 * 256 )) source_read=$(( 5120 + 65536 ))"
   fi
-else
-  echo "FAIL p=2, NULL's allgatherv by its largest block: the bench failed"; tail -n 20 "$tmp/err"; fail=1
-fi
+  if "${mpi_run[@]}" -np 2 "$mpi_x" "${env[0]}" "$mpi_x" KCOLL_STATS=1 \
+       "$vbench" --coll allgatherv --counts uniform --sizes 256,1K,4K,5K,64K \
+       --iterations 20 --min-iterations 20 --algorithm mpi --quiet \
+       >"$tmp/out" 2>"$tmp/err"; then
+    got=$(awk '$1 == "allgatherv" && NF == 5 { print $2 "=" $4 / $3 }' "$tmp/out" "$tmp/err" | sort | xargs)
+    if [ "$got" = "$want" ]; then
+      echo "ok   p=2, NULL's allgatherv by its largest block ($how): $got"
+    else
+      echo "FAIL p=2, NULL's allgatherv by its largest block ($how): '$got', want '$want'"; fail=1
+    fi
+  else
+    echo "FAIL p=2, NULL's allgatherv by its largest block ($how): the bench failed"; tail -n 20 "$tmp/err"; fail=1
+  fi
+done
 # A $KCOLL_TABLE with rules of the v-collectives at p = 3: NULL runs the
 # rows and crossovers they name (rank 0's KCOLL_STATS must show them), and
 # its results stay right. Then rank 0 and the others read different

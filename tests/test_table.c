@@ -336,21 +336,76 @@ static void test_file_and_add(void)
     kcal_table_free(&t);
 }
 
-/* kcal_table_vchoice's answer as "below alg[:w]" ("none" for no rule). */
+/* kcal_table_vchoice's answer as "below alg[:w]", with " staged
+ * from..to" where it names a staged range ("none" for no rule). */
 static const char *vchoice(const kcal_table *t, const char *vname, int p)
 {
-    static char buf[80];
-    uint64_t below = 7;
+    static char buf[120];
+    uint64_t below = 7, staged[2] = {7, 7};
     const kcal_valgorithm *a = NULL;
     int w = -1;
     if (!kcal_table_vchoice(t, kcal_model_vcoll_index(vname), p, &below, &a,
-                            &w))
+                            &w, staged))
         return "none";
     snprintf(buf, sizeof buf, "%llu %s", (unsigned long long)below,
              a ? a->id : "-");
     if (w > 0)
         snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ":%d", w);
+    if (staged[0] || staged[1])
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+                 " staged %llu..%llu", (unsigned long long)staged[0],
+                 (unsigned long long)staged[1]);
     return buf;
+}
+
+/* allgatherv's staged row (copy_in_out): a rule of it with an upper end
+ * right where the chain of mpi rules ends, before the last rule, is the
+ * staged range, cut at KCAL_V_STAGED_MAX; anywhere else, or open-ended,
+ * it is an ordinary row. */
+static void test_vstaged(void)
+{
+    static const struct {
+        const char *rules, *want;
+    } cases[] = {
+        {"allgatherv 2 0..255 mpi\nallgatherv 2 256..4096 copy_in_out\n"
+         "allgatherv 2 4097.. source_read_flags\n",
+         "256 source_read_flags staged 256..4096"},
+        {"allgatherv 2 0..4095 copy_in_out\n"
+         "allgatherv 2 4K.. source_read\n",
+         "0 source_read staged 0..4095"},
+        {"allgatherv 2 0..255 mpi\nallgatherv 2 256..64K copy_in_out\n"
+         "allgatherv 2 65537.. source_read_flags\n",
+         "256 source_read_flags staged 256..4096"},
+        /* not right after the chain: a gap */
+        {"allgatherv 2 0..255 mpi\nallgatherv 2 512..4096 copy_in_out\n"
+         "allgatherv 2 4097.. source_read_flags\n",
+         "256 source_read_flags"},
+        /* the last rule: the row */
+        {"allgatherv 2 0..255 mpi\nallgatherv 2 256.. copy_in_out\n",
+         "256 copy_in_out"},
+        /* starting above the bound */
+        {"allgatherv 2 0..8191 mpi\nallgatherv 2 8K..16K copy_in_out\n"
+         "allgatherv 2 16385.. source_read_flags\n",
+         "8192 source_read_flags"},
+        /* another row first */
+        {"allgatherv 2 0..4096 source_read\n"
+         "allgatherv 2 4097.. source_read_flags\n",
+         "0 source_read_flags"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[400], err[400] = "";
+        snprintf(text, sizeof text, "kcoll-table 1 staged\n%s",
+                 cases[i].rules);
+        kcal_table t;
+        int rc = parse(text, &t, err, sizeof err);
+        CHECK(rc == 0);
+        if (rc != 0) {
+            fprintf(stderr, "case %zu: %s\n", i, err);
+            continue;
+        }
+        CHECK_STR(vchoice(&t, "allgatherv", 2), cases[i].want);
+        kcal_table_free(&t);
+    }
 }
 
 /* The v-collectives' rules: a pair's block, the crossover that a chain of
@@ -430,7 +485,7 @@ static void test_vrules(void)
     CHECK(u.count == 2 && kcal_table_index(&u) == 0);
     CHECK(kcal_table_vchoice(&u, kcal_model_vcoll_index("gatherv"), 2,
                              &(uint64_t){0}, &(const kcal_valgorithm *){0},
-                             &(int){0}) == 2);
+                             &(int){0}, (uint64_t[2]){0, 0}) == 2);
     kcal_table_free(&u);
     kcal_table_free(&t);
 }
@@ -438,6 +493,7 @@ static void test_vrules(void)
 int main(void)
 {
     test_vrules();
+    test_vstaged();
     test_good();
     test_bad();
     test_file_and_add();

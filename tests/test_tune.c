@@ -395,6 +395,24 @@ static void test_vsplit(void)
                         4, 4, 4};      /* throttled_write */
     vrules("gatherv", 1, sz, 3, g, got, sizeof got);
     CHECK_STR(got, "gatherv 2 * parallel_write_split");
+    /* allgatherv: mpi, source_read_flags, source_read, copy_in_out (its
+     * staged row). mpi wins 256 B, copy_in_out 1K to 8K, and
+     * source_read_flags 64K: mpi below 1K, the staged range from 1K to
+     * 4K (KCAL_V_STAGED_MAX: 8K would have cost less), then the row. */
+    const uint64_t sa[5] = {256, 1024, 4096, 8192, 65536};
+    const double a[] = {1, 2, 8, 8, 20,  /* mpi */
+                        5, 5, 5, 5, 10,  /* source_read_flags */
+                        6, 6, 6, 6, 12,  /* source_read */
+                        2, 1, 2, 4, 40}; /* copy_in_out */
+    vrules("allgatherv", 1, sa, 5, a, got, sizeof got);
+    CHECK_STR(got, "allgatherv 2 0..1023 mpi; allgatherv 2 1K..4K "
+                   "copy_in_out; allgatherv 2 4097.. source_read_flags");
+    /* copy_in_out fastest at 64K too: the row from 1K (the staged range
+     * and then the same row cost the same: the shorter range, none). */
+    const double a2[] = {1, 2, 8, 8, 20, 5, 5, 5, 5, 10, 6, 6, 6, 6, 12,
+                         2, 1, 2, 4, 5};
+    vrules("allgatherv", 1, sa, 5, a2, got, sizeof got);
+    CHECK_STR(got, "allgatherv 2 0..1023 mpi; allgatherv 2 1K.. copy_in_out");
     /* A missing time: no rules. */
     kcal_tune_vset v;
     CHECK(kcal_tune_vinit(&v, "alltoallv", 1, sz, 3) == 0);
@@ -403,8 +421,8 @@ static void test_vsplit(void)
     CHECK(kcal_tune_vrecord(&v, 0, "mpi", 4096, 1) == -1);
     CHECK(kcal_tune_vrecord(&v, 1, "mpi", 1024, 1) == -1);
     CHECK(isnan(kcal_tune_vscore(&v, 0, 0)));
-    size_t j, r;
-    CHECK(kcal_tune_vsplit(&v, &j, &r) == -1);
+    size_t j, k, r;
+    CHECK(kcal_tune_vsplit(&v, &j, &k, &r) == -1);
     kcal_tune_vfree(&v);
     CHECK(kcal_tune_vinit(&v, "alltoall", 1, sz, 3) == -1);
 }

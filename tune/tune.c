@@ -266,28 +266,49 @@ double kcal_tune_vscore(const kcal_tune_vset *v, size_t c, size_t i)
     return worst;
 }
 
-int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *row)
+/* The staged row's candidate index (1 + its row), or 0 for none. */
+static size_t staged_candidate(const kcal_tune_vset *v)
 {
-    size_t m = v->n_sizes;
+    const kcal_valgorithm *st =
+        kcal_model_vstaged_row(kcal_model_vcoll_name(v->vcoll));
+    for (size_t r = 0; st && r < v->n_rows; r++)
+        if (&v->rows[r] == st)
+            return 1 + r;
+    return 0;
+}
+
+int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *staged,
+                     size_t *row)
+{
+    size_t m = v->n_sizes, s = staged_candidate(v);
     double best = INFINITY;
-    *split = m;
+    *split = *staged = m;
     *row = 0;
-    /* From j = m down, so a tie keeps the larger j; rows in order, so a
-     * tie keeps the first. */
+    /* From j = m down, so a tie keeps the larger j; k from j up, so it
+     * keeps the shorter staged range; rows in order, so it keeps the
+     * first. */
     for (size_t j = m + 1; j-- > 0;) {
         double below = 0;
         for (size_t i = 0; i < j; i++)
             below += kcal_tune_vscore(v, 0, i);
-        for (size_t r = 0; r < (j < m ? v->n_rows : 1); r++) {
-            double cost = below;
-            for (size_t i = j; i < m; i++)
-                cost += kcal_tune_vscore(v, 1 + r, i);
-            if (isnan(cost))
-                return -1;
-            if (cost < best) {
-                best = cost;
-                *split = j;
-                *row = j < m ? r : 0;
+        for (size_t k = j; k == j || (s && k < m &&
+                                      v->sizes[k - 1] <= KCAL_V_STAGED_MAX);
+             k++) {
+            double mid = below;
+            for (size_t i = j; i < k; i++)
+                mid += kcal_tune_vscore(v, s, i);
+            for (size_t r = 0; r < (k < m ? v->n_rows : 1); r++) {
+                double cost = mid;
+                for (size_t i = k; i < m; i++)
+                    cost += kcal_tune_vscore(v, 1 + r, i);
+                if (isnan(cost))
+                    return -1;
+                if (cost < best) {
+                    best = cost;
+                    *split = j;
+                    *staged = k;
+                    *row = k < m ? r : 0;
+                }
             }
         }
     }
@@ -297,8 +318,8 @@ int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *row)
 int kcal_tune_vtable_add(kcal_table *t, const kcal_tune_vset *v, int p,
                          char *err, size_t errlen)
 {
-    size_t j, r;
-    if (kcal_tune_vsplit(v, &j, &r) != 0) {
+    size_t j, k, r;
+    if (kcal_tune_vsplit(v, &j, &k, &r) != 0) {
         kcal_set_err(err, errlen, "%s: a candidate was not measured at "
                      "every size and distribution",
                      kcal_model_vcoll_name(v->vcoll));
@@ -316,6 +337,14 @@ int kcal_tune_vtable_add(kcal_table *t, const kcal_tune_vset *v, int p,
     }
     kcal_table_rule alg = mpi;
     alg.n_lo = j > 0 ? v->sizes[j] : 0;
+    if (k > j) { /* the staged row, then the row right after it */
+        alg.n_hi = v->sizes[k] - 1 < KCAL_V_STAGED_MAX ? v->sizes[k] - 1
+                                                       : KCAL_V_STAGED_MAX;
+        alg.valg = &v->rows[staged_candidate(v) - 1];
+        if (kcal_table_add(t, &alg, err, errlen) != 0)
+            return -1;
+        alg.n_lo = alg.n_hi + 1;
+    }
     alg.n_hi = KCAL_TABLE_N_OPEN;
     alg.valg = &v->rows[r];
     return kcal_table_add(t, &alg, err, errlen);

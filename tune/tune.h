@@ -152,15 +152,21 @@ double kcal_tune_vscore(const kcal_tune_vset *v, size_t c, size_t i);
 
 /* The one crossover and one row libkcoll can follow alike on every rank
  * (kcal_table_vchoice): *split j in 0..n_sizes (the sizes below the j-th
- * go as mpi) and *row r (candidate 1 + r from the j-th on; 0 when j =
- * n_sizes) minimising the sum of mpi's scores below j and the row's from
- * j. Ties: the larger j (libkcoll only where it pays), then the row
- * first in irregular.def. 0, or -1 when a score is NaN. */
-int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *row);
+ * go as mpi), *staged k in j..n_sizes − 1 (the sizes from the j-th to
+ * below the k-th run the v-collective's staged row, kcal_model_vstaged_row,
+ * where it has one; each at most KCAL_V_STAGED_MAX; k = j: none) and *row
+ * r (candidate 1 + r from the k-th on; 0 when j = n_sizes) minimising the
+ * sum of mpi's scores below j, the staged row's from j to k and the row's
+ * from k. Ties: the larger j (libkcoll only where it pays), then the
+ * smaller k, then the row first in irregular.def. 0, or -1 when a score
+ * is NaN. */
+int kcal_tune_vsplit(const kcal_tune_vset *v, size_t *split, size_t *staged,
+                     size_t *row);
 
 /* Add to t the rules of that choice at p: "0..s_j−1 mpi" when j > 0,
- * "s_j.. row" (from 0 when j = 0) when j < n_sizes; j = n_sizes is one
- * rule "* mpi". 0, or -1 with why in err. */
+ * "s_j..min(s_k−1, KCAL_V_STAGED_MAX) staged-row" when k > j, and the
+ * row from there (from s_j when k = j, from 0 when j = 0) when j <
+ * n_sizes; j = n_sizes is one rule "* mpi". 0, or -1 with why in err. */
 int kcal_tune_vtable_add(kcal_table *t, const kcal_tune_vset *v, int p,
                          char *err, size_t errlen);
 

@@ -39,16 +39,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < t.count; i++) {
         const kcal_table_rule *r = &t.rules[i];
-        uint64_t below;
+        uint64_t below, staged[2];
         const kcal_valgorithm *valg;
         int w;
-        /* A v-collective's rules are followed as a whole (crossover and
-         * row): each must count at its own p range's ends. */
+        /* A v-collective's rules are followed as a whole (crossover,
+         * staged range and row): each must count at its own p range's
+         * ends, and a staged range never passes KCAL_V_STAGED_MAX. */
         if (r->vcoll
                 ? kcal_table_vchoice(&t, r->vcoll - 1, r->p_lo, &below,
-                                     &valg, &w) < 1 ||
+                                     &valg, &w, staged) < 1 ||
+                      staged[0] > staged[1] ||
+                      staged[1] > KCAL_V_STAGED_MAX ||
                       kcal_table_vchoice(&t, r->vcoll - 1, r->p_hi, &below,
-                                         &valg, &w) < 1
+                                         &valg, &w, staged) < 1
                 : kcal_table_lookup(&t, r->coll, r->p_lo, r->n_lo) != r ||
                       kcal_table_lookup(&t, r->coll, r->p_hi, r->n_hi) != r)
             fail("a rule is not what its own corners look up", t.about);

@@ -398,7 +398,7 @@ static void vchoice_local(kcoll_comm *c, int v, const char *vname,
 int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
                            int user_named, kcoll_vdecision *d)
 {
-    *d = (kcoll_vdecision){1, 0, -1, 0, 0, 0};
+    *d = (kcoll_vdecision){1, 0, -1, 0};
     if (c->no_state)
         return MPI_SUCCESS;
     /* Across nodes each node's state knows whether CMA works there; the
@@ -430,8 +430,6 @@ int kcoll_choice_irregular(kcoll_comm *c, int v, const char *vname,
     d->row = c->vrow[v];
     d->window = c->vwindow[v];
     d->use_mpi = (c->vmpi >> v) & 1u;
-    d->staged_from = c->vstaged_from[v];
-    d->staged_to = c->vstaged_to[v];
     return MPI_SUCCESS;
 }
 

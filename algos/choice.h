@@ -120,10 +120,6 @@ typedef struct {
      * the staged row takes it. */
     uint64_t below;
     int row, window; /* a table rule's row (-1: the first) and window */
-    /* allgatherv: a call whose largest block lies in staged_from ..
-     * staged_to (both 0: none) runs the staged row (irregular.def's
-     * KCOLL_VSTAGED) on one node. */
-    uint64_t staged_from, staged_to;
 } kcoll_vdecision;
 
 /* The irregular collectives' choice (irregular.c) for v-collective v
@@ -132,7 +128,9 @@ typedef struct {
  * state, CMA forbidden on a one-node communicator; or, for a user's
  * NULL, params that do not read and no table rule, or a table that does
  * not read); else the algorithm runs. For NULL (user_named 0) the rest
- * of *d. A $KCOLL_TABLE rule of v at this p gives below, row and window
+ * of *d, and c->vstaged_from[v] .. c->vstaged_to[v] (both 0: none): the
+ * largest blocks of a call that runs v's staged row (irregular.def's
+ * KCOLL_VSTAGED) on one node. A $KCOLL_TABLE rule of v at this p gives below, row and window
  * and the staged range (kcal_table_vchoice); else below is the larger of
  * the regular collective's measured crossover (mpi_<coll>_below) and the
  * model's for one pair (kcal_model_vcrossover), and where v has a staged

@@ -19,7 +19,7 @@
  *   - allgatherv: every rank knows every count, so the whole call is
  *     decided by its largest block: the MPI library's below allgather's
  *     measured crossover, copy_in_out (the staged row) from there to at
- *     most 4 KiB on one node (choice.h's kcoll_vdecision), else
+ *     most 4 KiB on one node (choice.h's kcoll_choice_irregular), else
  *     source_read_flags (source_read across nodes).
  * Across nodes (or virtual nodes) the pairs whose ends share a node where
  * CMA works move as above; the others go as MPI messages whatever their
@@ -402,7 +402,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     if (c->size == 1 && !c->no_state) {
         rc = run_local(v, a);
     } else {
-        kcoll_vdecision d = {1, 0, -1, 0, 0, 0};
+        kcoll_vdecision d = {1, 0, -1, 0};
         if (alg)
             KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
                                              algorithm != NULL, &d));

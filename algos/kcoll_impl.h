@@ -129,7 +129,8 @@ typedef struct kcoll_comm {
      * row (the v-collective's vrow-th, -1 its first) and window a
      * $KCOLL_TABLE rule names; vmpi's bit: the MPI library's whole call;
      * the largest blocks that run the staged row (choice.h's
-     * kcoll_vdecision: staged_from .. staged_to, 0 .. 0 for none). */
+     * kcoll_choice_irregular: vstaged_from .. vstaged_to, 0 .. 0 for
+     * none). */
     uint64_t vbelow[8], vstaged_from[8], vstaged_to[8];
     signed char vrow[8];
     int vwindow[8];

@@ -318,12 +318,12 @@ int kcoll_allgather_ring_source_read_flags(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_allgather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    uint64_t m, last, seq = c->seq;
-    KCOLL_TRY(kcoll_staging_enter(c, a->n, 2, 2, &m, &last)); /* HALF_OUT(m) */
+    uint64_t m, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter(c, a->n, 2, 2, &m)); /* HALF_OUT(m) */
     int p = c->size, me = c->rank;
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     const char *own = own_source(c, a);
-    kcoll_staging_wait_free(c, last);
+    kcoll_staging_wait_free(c);
     for (uint64_t i = 0; i < m; i++) {
         size_t len = kcoll_staging_chunk_len(a->n, i);
         if (i >= slots) /* every other rank has copied chunk i − slots out */

@@ -149,10 +149,10 @@ int kcoll_allgatherv_copy_in_out(kcoll_comm *c, const kcoll_vargs *a)
                                  sizeof *w * (size_t)c->size);
     if (!w)
         return MPI_ERR_NO_MEM;
-    uint64_t unused, last, seq = c->seq;
+    uint64_t unused, seq = c->seq;
     /* The areas and flags; the progress bound is checked below, on the
      * posted counts every rank sees alike. */
-    KCOLL_TRY(kcoll_staging_enter(c, 0, 2, 2, &unused, &last));
+    KCOLL_TRY(kcoll_staging_enter(c, 0, 2, 2, &unused));
     int p = c->size, me = c->rank, bad = MPI_SUCCESS;
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     kcoll_flag_post_block(c, 0, a->scount);
@@ -172,7 +172,7 @@ int kcoll_allgatherv_copy_in_out(kcoll_comm *c, const kcoll_vargs *a)
         return MPI_ERR_COUNT;
     }
     uint64_t mine = chunks(a->scount);
-    kcoll_staging_wait_free(c, last);
+    kcoll_staging_wait_free(c);
     for (uint64_t i = 0; i < rounds; i++) {
         if (i < mine) {
             if (i >= slots) /* every other rank has chunk i − slots */

@@ -124,9 +124,9 @@ int kcoll_alltoall_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank;
     size_t n = a->n;
-    uint64_t m, last, seq = c->seq;
+    uint64_t m, seq = c->seq;
     /* HALF_OUT(steps) */
-    KCOLL_TRY(kcoll_staging_enter(c, n, 2 * (uint64_t)(p - 1), 2, &m, &last));
+    KCOLL_TRY(kcoll_staging_enter(c, n, 2 * (uint64_t)(p - 1), 2, &m));
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     uint64_t steps = m * (uint64_t)(p - 1);
     char *out = a->recvbuf;
@@ -134,7 +134,7 @@ int kcoll_alltoall_copy_in_out(kcoll_comm *c, const kcoll_args *a)
     int in_place = src == MPI_IN_PLACE;
     if (in_place && !(src = set_aside(c, a)))
         return MPI_ERR_NO_MEM; /* the others wait, as in pairwise */
-    kcoll_staging_wait_free(c, last);
+    kcoll_staging_wait_free(c);
     for (uint64_t g = 0; g < steps; g++) {
         int v = (int)(g / m) + 1;
         uint64_t i = g % m;

@@ -253,13 +253,13 @@ int kcoll_bcast_direct_split(kcoll_comm *c, const kcoll_args *a)
 
 int kcoll_bcast_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
-    uint64_t m, last, seq = c->seq;
-    KCOLL_TRY(kcoll_staging_enter(c, a->n, 1, 0, &m, &last));
+    uint64_t m, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter(c, a->n, 1, 0, &m));
     int p = c->size, me = c->rank, root = a->root;
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
     char *buf = a->recvbuf;
     if (me == root) {
-        kcoll_staging_wait_free(c, last);
+        kcoll_staging_wait_free(c);
         for (uint64_t i = 0; i < m; i++) {
             if (i >= slots)
                 for (int r = 0; r < p; r++)

@@ -82,7 +82,7 @@ static int delete_state(MPI_Comm comm, int keyval, void *attr, void *extra)
         MPI_Comm_free(&c->comm);
     free(c->pids);
     free(c->reach);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < KCOLL_VWORK_SLOTS; i++)
         free(c->vwork[i]);
     free(c->scratch);
     free(c);

@@ -206,14 +206,14 @@ int kcoll_gather_parallel_write_split(kcoll_comm *c, const kcoll_args *a)
 int kcoll_gather_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, root = a->root;
-    uint64_t m, last, first, seq = c->seq;
-    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &last, &first));
+    uint64_t m, first, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &first));
     if (c->rank != root) {
         /* The root drains the sources in order: this block is chunks
          * first .. first + m − 1 of what it has copied out. */
         const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
         const char *src = a->sendbuf;
-        kcoll_staging_wait_free(c, last);
+        kcoll_staging_wait_free(c);
         for (uint64_t i = 0; i < m; i++) {
             if (i >= slots)
                 kcoll_flag_wait_progress(c, root, seq, first + i - slots + 1);

@@ -84,6 +84,10 @@ typedef struct kcoll_flag_slot kcoll_flag_slot;
 typedef struct kcoll_nodes kcoll_nodes;
 typedef struct kcoll_verify_slot kcoll_verify_slot;
 
+/* The v-collectives' working arrays per communicator (irregular.h's
+ * KCOLL_VWORK_*). */
+#define KCOLL_VWORK_SLOTS 4
+
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private split: our control never matches users'; with
                     * no_state, the user's communicator itself */
@@ -109,7 +113,12 @@ typedef struct kcoll_comm {
     char **staging;  /* copy_in_out's shared areas by owner rank
                       * (staging.c), or NULL */
     MPI_Win staging_win;
-    uint64_t staging_seq; /* seq of the last call that used it, 0: none */
+    /* This process's last write into its own area: the call (seq, 0:
+     * none) and who read it (staging_readers[r], p bytes; all of them
+     * where staging_all): the next write waits for those alone. */
+    uint64_t staging_wseq;
+    unsigned char *staging_readers;
+    int staging_all;
     /* The model's choices on this communicator, as Open MPI's coll/tuned
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
@@ -135,11 +144,13 @@ typedef struct kcoll_comm {
     signed char vrow[8];
     int vwindow[8];
     unsigned vbelow_known, vmpi;
-    /* The v-collectives' working arrays (irregular.h's kcoll_v_work),
+    /* The v-collectives' working arrays (irregular.h's kcoll_v_work:
+     * requests, messages, ints, the root's counts without its staged
+     * pairs),
      * kept between calls: a malloc and free of each per call were a
      * tenth of a 1 KiB alltoallv at p = 2. */
-    void *vwork[3];
-    size_t vwork_len[3];
+    void *vwork[KCOLL_VWORK_SLOTS];
+    size_t vwork_len[KCOLL_VWORK_SLOTS];
     /* The rooted v-collectives' measured help policy at this process as
      * a root (vhelp.c), or NULL until its first NULL call as one. */
     void *vhelp;
@@ -257,9 +268,7 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  *                            areas, *m = the chunks of an n-byte block,
  *                            MPI_ERR_COUNT when the largest progress count
  *                            the algorithm writes, m·per_chunk + extra,
- *                            does not fit; records this call and gives
- *                            *last, the last one through the areas (0:
- *                            none);
+ *                            does not fit;
  *   kcoll_staging_enter_rooted  scatter's and gather's enter: the root's
  *                            progress word counts one stream of the p − 1
  *                            other ranks' blocks, m chunks each, from rank
@@ -267,9 +276,18 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
  *                            in, gather: those it copied out); *first:
  *                            where this rank's block starts in it (the
  *                            root: (p − 1)·m, its end);
+ *   kcoll_staging_ready      the flags and the areas alone (collective
+ *                            the first time, like enter);
  *   kcoll_staging_wait_free  a process about to copy into its own area:
- *                            wait until every process's part of that last
- *                            call is over (its progress word's DONE);
+ *                            wait until every process that read its last
+ *                            write has flagged that call DONE (or any later
+ *                            call), and record this call as its write, to
+ *                            be read by every process;
+ *   kcoll_staging_wait_free_some  the same for a write that only some
+ *                            processes read (the rooted v-collectives'
+ *                            staged pairs, vstaged.c): returns the p
+ *                            bytes, all 0, in which the caller marks each
+ *                            reader before it flags its progress;
  *   kcoll_staging_slot       where chunk i of owner's stream goes;
  *   kcoll_staging_chunk_len  bytes of chunk i of an n-byte block (the last
  *                            may be short);
@@ -287,10 +305,12 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
 int kcoll_staging_get(kcoll_comm *c);
 void kcoll_staging_free(kcoll_comm *c, int finalizing);
 int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
-                        uint64_t extra, uint64_t *m, uint64_t *last);
+                        uint64_t extra, uint64_t *m);
 int kcoll_staging_enter_rooted(kcoll_comm *c, size_t n, int root,
-                               uint64_t *m, uint64_t *last, uint64_t *first);
-void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last);
+                               uint64_t *m, uint64_t *first);
+int kcoll_staging_ready(kcoll_comm *c);
+void kcoll_staging_wait_free(kcoll_comm *c);
+unsigned char *kcoll_staging_wait_free_some(kcoll_comm *c);
 char *kcoll_staging_slot(const kcoll_comm *c, int owner, uint64_t i);
 size_t kcoll_staging_chunk_len(size_t n, uint64_t i);
 void kcoll_staging_drain(kcoll_comm *c, int owner, uint64_t first, uint64_t m,

@@ -314,13 +314,13 @@ static int staged_fold(kcoll_comm *c, const kcoll_args *a, kcal_coll coll)
     size_t total = blocks ? (size_t)p * a->n : a->n;
     size_t lo = blocks ? (size_t)me * a->n : 0;
     size_t hi = root_only && me != a->root ? lo : lo + a->n;
-    uint64_t chunks = total / ce + (total % ce != 0), m, last, seq = c->seq;
+    uint64_t chunks = total / ce + (total % ce != 0), m, seq = c->seq;
     /* the areas count slots of KCAL_STAGING_CHUNK: as many as chunks */
     KCOLL_TRY(kcoll_staging_enter(c, (size_t)chunks * KCAL_STAGING_CHUNK, 2,
-                                  2, &m, &last));
+                                  2, &m));
     const uint64_t slots = KCAL_STAGING_SLOTS;
     const char *own = input(a);
-    kcoll_staging_wait_free(c, last);
+    kcoll_staging_wait_free(c);
     for (uint64_t i = 0; i < chunks; i++) {
         size_t off = (size_t)i * ce, len = total - off < ce ? total - off : ce;
         if (i >= slots) /* chunk i − slots has been folded where it is */

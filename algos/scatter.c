@@ -207,15 +207,15 @@ int kcoll_scatter_parallel_read_split(kcoll_comm *c, const kcoll_args *a)
 int kcoll_scatter_copy_in_out(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, root = a->root;
-    uint64_t m, last, first, seq = c->seq;
-    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &last, &first));
+    uint64_t m, first, seq = c->seq;
+    KCOLL_TRY(kcoll_staging_enter_rooted(c, a->n, root, &m, &first));
     if (c->rank != root) {
         kcoll_staging_drain(c, root, first, m, a->recvbuf, a->n, 0);
         kcoll_flag_progress(c, KCOLL_PROGRESS_DONE);
         return MPI_SUCCESS;
     }
     const uint64_t chunk = KCAL_STAGING_CHUNK, slots = KCAL_STAGING_SLOTS;
-    kcoll_staging_wait_free(c, last);
+    kcoll_staging_wait_free(c);
     uint64_t g = 0; /* chunks of the stream copied in */
     for (int v = 1; v < p; v++) {
         const char *blk = (const char *)a->sendbuf +

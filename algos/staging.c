@@ -40,13 +40,18 @@ int kcoll_staging_get(kcoll_comm *c)
         return MPI_SUCCESS;
     MPI_Aint size = (MPI_Aint)KCAL_STAGING_SLOTS * (MPI_Aint)KCAL_STAGING_CHUNK;
     char **area = calloc((size_t)c->size, sizeof *area);
-    if (!area)
+    unsigned char *readers = calloc((size_t)c->size, 1);
+    if (!area || !readers) {
+        free(area);
+        free(readers);
         return MPI_ERR_NO_MEM; /* the same on every process: no window yet */
+    }
     void *mine = NULL;
     int rc = MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->comm, &mine,
                                      &c->staging_win);
     if (rc != MPI_SUCCESS) {
         free(area);
+        free(readers);
         return rc;
     }
     for (int r = 0; r < c->size && rc == MPI_SUCCESS; r++) {
@@ -61,10 +66,13 @@ int kcoll_staging_get(kcoll_comm *c)
     if (rc != MPI_SUCCESS) {
         MPI_Win_free(&c->staging_win);
         free(area);
+        free(readers);
         return rc;
     }
     c->staging = area;
-    c->staging_seq = 0;
+    c->staging_readers = readers;
+    c->staging_wseq = 0;
+    c->staging_all = 1;
     return MPI_SUCCESS;
 }
 
@@ -73,44 +81,65 @@ void kcoll_staging_free(kcoll_comm *c, int finalizing)
     if (c->staging && !finalizing)
         MPI_Win_free(&c->staging_win);
     free(c->staging);
+    free(c->staging_readers);
     c->staging = NULL;
+    c->staging_readers = NULL;
+}
+
+int kcoll_staging_ready(kcoll_comm *c)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    return kcoll_staging_get(c);
 }
 
 int kcoll_staging_enter(kcoll_comm *c, size_t n, uint64_t per_chunk,
-                        uint64_t extra, uint64_t *m, uint64_t *last)
+                        uint64_t extra, uint64_t *m)
 {
-    KCOLL_TRY(kcoll_flags_get(c));
-    KCOLL_TRY(kcoll_staging_get(c));
+    KCOLL_TRY(kcoll_staging_ready(c));
     uint64_t chunks = n / KCAL_STAGING_CHUNK + (n % KCAL_STAGING_CHUNK != 0);
     /* The progress word's 24 bits; the same verdict on every process. */
     if (chunks * per_chunk + extra >= KCOLL_PROGRESS_DONE)
         return MPI_ERR_COUNT;
     *m = chunks;
-    *last = c->staging_seq;
-    c->staging_seq = c->seq;
     return MPI_SUCCESS;
 }
 
 int kcoll_staging_enter_rooted(kcoll_comm *c, size_t n, int root,
-                               uint64_t *m, uint64_t *last, uint64_t *first)
+                               uint64_t *m, uint64_t *first)
 {
     int p = c->size;
     /* The root's counter runs over every block's chunks. */
-    KCOLL_TRY(kcoll_staging_enter(c, n, (uint64_t)(p - 1), 0, m, last));
+    KCOLL_TRY(kcoll_staging_enter(c, n, (uint64_t)(p - 1), 0, m));
     *first = (uint64_t)((c->rank - root + p - 1) % p) * *m;
     return MPI_SUCCESS;
 }
 
-void kcoll_staging_wait_free(kcoll_comm *c, uint64_t last)
+/* Wait for the readers of this process's last write into its area. Each
+ * reader flags DONE at the end of its part of a call, and its parts of
+ * earlier calls ended before; a process that read nothing of that call
+ * is not waited for (it may never flag it: the rooted v-collectives'
+ * pairs that were not staged, vstaged.c). */
+static void wait_readers(kcoll_comm *c)
 {
-    /* Which processes read this process's area in the last call through
-     * the areas depends on that call's collective and root, so wait for
-     * all: each flags DONE at the end of its part of a call (all run the
-     * same algorithms in the same order), and its parts of earlier calls
-     * ended before. */
-    for (int r = 0; r < c->size && last; r++)
-        if (r != c->rank)
-            kcoll_flag_wait_progress(c, r, last, KCOLL_PROGRESS_DONE);
+    for (int r = 0; r < c->size && c->staging_wseq; r++)
+        if (r != c->rank && (c->staging_all || c->staging_readers[r]))
+            kcoll_flag_wait_progress(c, r, c->staging_wseq,
+                                     KCOLL_PROGRESS_DONE);
+    c->staging_wseq = c->seq;
+}
+
+void kcoll_staging_wait_free(kcoll_comm *c)
+{
+    wait_readers(c);
+    c->staging_all = 1;
+}
+
+unsigned char *kcoll_staging_wait_free_some(kcoll_comm *c)
+{
+    wait_readers(c);
+    c->staging_all = 0;
+    memset(c->staging_readers, 0, (size_t)c->size);
+    return c->staging_readers;
 }
 
 size_t kcoll_staging_chunk_len(size_t n, uint64_t i)

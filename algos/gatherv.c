@@ -28,6 +28,11 @@
  *     a long block holds one lane while the short ones pass through the
  *     others; only the root knows w (named without one: the model's k
  *     for gather's throttled_write at the mean block).
+ *   copy_in_out  Σ_r n_r·T_memcpy(1) at the root for the blocks of at
+ *     most 16 KiB − 64 B (KCOLL_V_STAGED_BLOCK), plus parallel_write for
+ *     the larger: each such rank copies its block into its staging area
+ *     and flags it, the root copies them out one after another (vstaged.c;
+ *     no system call, no message). Across nodes: parallel_write.
  * All run vrooted.c's protocols with the data coming into the root. */
 #include "algos/irregular.h"
 
@@ -49,4 +54,9 @@ int kcoll_gatherv_parallel_write_split(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_gatherv_throttled_write(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_window(c, a, 0);
+}
+
+int kcoll_gatherv_copy_in_out(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_copy_in_out(c, a, 0);
 }

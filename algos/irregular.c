@@ -359,6 +359,10 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
         return 1;
     }
     int out = v == KCOLL_VCOLL_SCATTERV;
+    if (v != KCOLL_VCOLL_ALLTOALLV) { /* staged pairs first (vstaged.c) */
+        a->staged_from = c->vstaged_from[v];
+        a->staged_to = c->vstaged_to[v];
+    }
     if (v == KCOLL_VCOLL_ALLTOALLV) {
         for (int i = 0; i < p; i++)
             if (i != me && ((a->scounts[i] && !kcoll_v_by_message(
@@ -368,17 +372,30 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
                 return 0;
     } else if (me != a->root) {
         size_t n = out ? a->rcount : a->scount;
-        if (n && !kcoll_v_by_message(a, a->root, n))
+        if (n && !kcoll_v_staged(a, a->root, n) &&
+            !kcoll_v_by_message(a, a->root, n))
             return 0;
     } else {
         const size_t *many = out ? a->scounts : a->rcounts;
         for (int i = 0; i < p; i++)
-            if (i != me && many[i] && !kcoll_v_by_message(a, i, many[i]))
+            if (i != me && many[i] && !kcoll_v_staged(a, i, many[i]) &&
+                !kcoll_v_by_message(a, i, many[i]))
                 return 0;
     }
     c->seq++;
-    *rc = v == KCOLL_VCOLL_ALLTOALLV ? kcoll_alltoallv_messages(c, a)
-                                     : kcoll_v_rooted_messages(c, a, out);
+    if (v == KCOLL_VCOLL_ALLTOALLV) {
+        *rc = kcoll_alltoallv_messages(c, a);
+        return 1;
+    }
+    const size_t *sc = a->scounts, *rn = a->rcounts;
+    int rest;
+    *rc = kcoll_v_rooted_stage(c, a, out, &rest);
+    if (rest) {
+        int more = kcoll_v_rooted_messages(c, a, out);
+        *rc = *rc != MPI_SUCCESS ? *rc : more;
+    }
+    a->scounts = sc;
+    a->rcounts = rn;
     return 1;
 }
 
@@ -425,6 +442,16 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             below = 0;
         }
         a->below = below;
+        int rooted = v == KCOLL_VCOLL_SCATTERV || v == KCOLL_VCOLL_GATHERV;
+        if (!algorithm && !use_mpi && rooted && !c->spans_nodes &&
+            c->vstaged_to[v]) {
+            /* Only the ends of staged pairs use the areas: every process
+             * makes them now, on NULL's first call, as all take this
+             * path then (vbelow_known unset). */
+            KCOLL_TRY(kcoll_staging_ready(c));
+            a->staged_from = c->vstaged_from[v];
+            a->staged_to = c->vstaged_to[v];
+        }
         a->split_from = algorithm ? 0 : KCOLL_V_HELP_MIN;
         if (!use_mpi && alg->windowed && c->rank == a->root)
             a->window = window ? window : root_window(c, v, a);
@@ -433,17 +460,29 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         if (use_mpi) {
             rc = run_mpi(c, v, a);
         } else {
+            c->seq++;
+            /* NULL's staged pairs first: a peer with one is done, the
+             * root runs the row for the other pairs (vstaged.c). */
+            const size_t *sc = a->scounts, *rn = a->rcounts;
+            int rest = 1;
+            if (rooted)
+                rc = kcoll_v_rooted_stage(c, a, v == KCOLL_VCOLL_SCATTERV,
+                                          &rest);
             /* NULL's root measures whether its help pays (vhelp.h), for
              * the first row (the *_split form) only: a table's other row
              * takes no help. */
             void *hslot = NULL;
-            if (!algorithm && !c->spans_nodes && alg == nth(v, 0))
+            if (rest && !algorithm && !c->spans_nodes && alg == nth(v, 0))
                 help = root_help(c, v, a, &hslot);
             double t0 = hslot ? kcoll_verify_clock() : 0;
-            c->seq++;
-            rc = alg->fn(c, a);
+            if (rest) {
+                int more = alg->fn(c, a);
+                rc = rc != MPI_SUCCESS ? rc : more;
+            }
             if (hslot)
                 kcoll_vhelp_observe(hslot, kcoll_verify_clock() - t0);
+            a->scounts = sc;
+            a->rcounts = rn;
         }
     }
     if (stats) {
@@ -463,11 +502,16 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
                          kcoll_vhelp_name((kcoll_vhelp_policy)help));
             else if (a->window)
                 snprintf(how, sizeof how, ":%d", a->window);
+            /* NULL's staged range (scatterv, gatherv: vstaged.c) */
+            char staged[32] = "";
+            if (a->staged_to && !algorithm)
+                snprintf(staged, sizeof staged, "+staged<=%llu",
+                         (unsigned long long)a->staged_to);
             if (below)
-                snprintf(name, sizeof name, "%s%s+msg<%llu", alg->id, how,
-                         (unsigned long long)below);
+                snprintf(name, sizeof name, "%s%s%s+msg<%llu", alg->id, how,
+                         staged, (unsigned long long)below);
             else
-                snprintf(name, sizeof name, "%s%s", alg->id, how);
+                snprintf(name, sizeof name, "%s%s%s", alg->id, how, staged);
         }
         kcoll_stats_add_named(vnames[v], name, 0,
                               stats_bytes(v, a, c->size, c->rank),

@@ -13,6 +13,7 @@
 #define KCOLL_IRREGULAR_H
 
 #include "algos/kcoll_impl.h"
+#include "model/irregular.h"
 
 typedef enum {
 #define KCOLL_VCOLL(ID, name, REGULAR) KCOLL_VCOLL_##ID,
@@ -47,6 +48,12 @@ typedef struct {
     /* The windowed rows (throttled_read, throttled_write), at the root:
      * at most this many peers copy at once (1 .. p − 1; vrooted.c). */
     int window;
+    /* scatterv's and gatherv's staged pairs (vstaged.c): a pair whose
+     * block is staged_from .. staged_to bytes, on one node, goes through
+     * the staging areas (0 .. 0: none); staged: they have gone this
+     * call, and the root's counts now say 0 for them. */
+    uint64_t staged_from, staged_to;
+    int staged;
 } kcoll_vargs;
 
 /* The rule, one of the three help policies NULL's root measures
@@ -125,13 +132,48 @@ int kcoll_v_packed(const size_t *counts, int p, size_t **displs,
 /* Receive regions of a that overlap (or overflow): this process receives
  * into a packed scratch buffer in *s instead, its recvbuf untouched, and
  * *bad becomes MPI_ERR_ARG, to return after taking part. */
+/* A staged block's slot: its count as the writer saw it, then the block
+ * (vstaged.c); the copy_in_out rows stage every block that fits one. */
+#define KCOLL_V_STAGED_HEADER 64
+#define KCOLL_V_STAGED_BLOCK (KCAL_STAGING_CHUNK - KCOLL_V_STAGED_HEADER)
+_Static_assert(KCAL_V_STAGED_MAX <= KCOLL_V_STAGED_BLOCK,
+               "NULL's staged range fits one slot");
+
+/* Whether the pair's block of n bytes goes through the staging areas
+ * (vstaged.c): both ends decide alike from the count they both know. */
+static inline int kcoll_v_staged(const kcoll_vargs *a, int peer, size_t n)
+{
+    return n > 0 && n >= a->staged_from && n <= a->staged_to &&
+           a->pids[peer];
+}
+
+/* The staged pairs of a scatterv (out 1) or gatherv (out 0) call, first
+ * (vstaged.c): a peer whose pair is staged copies it and is done (*rest
+ * 0); the root copies its staged pairs, then points a's counts at a copy
+ * that says 0 for them (*rest 1: the row runs for the others and the own
+ * block). The staging areas and the flags must exist on every process
+ * (kcoll_staging_ready, collective): only some processes come here.
+ * a->staged_to 0 or a->staged set: nothing to do, *rest 1. */
+int kcoll_v_rooted_stage(kcoll_comm *c, kcoll_vargs *a, int out, int *rest);
+/* The copy_in_out rows: every pair of at most KCOLL_V_STAGED_BLOCK
+ * bytes staged, the others as the parallel row's pairs. */
+int kcoll_v_rooted_copy_in_out(kcoll_comm *c, const kcoll_vargs *a, int out);
+
 int kcoll_v_divert(kcoll_vargs *a, int p, kcoll_vspare *s, int *bad);
 
 /* The point-to-point steps (vsteps.c). */
 /* A call's working arrays, kept with the communicator between calls:
  * at least len bytes of slot `which` (one array of each kind at a time;
  * NULL out of memory). */
-enum { KCOLL_VWORK_REQ, KCOLL_VWORK_MSG, KCOLL_VWORK_INT };
+enum {
+    KCOLL_VWORK_REQ,
+    KCOLL_VWORK_MSG,
+    KCOLL_VWORK_INT,
+    KCOLL_VWORK_COUNTS, /* the root's counts without its staged pairs */
+    KCOLL_VWORK_COUNT
+};
+_Static_assert(KCOLL_VWORK_COUNT == KCOLL_VWORK_SLOTS,
+               "kcoll_comm.vwork holds one array per KCOLL_VWORK_*");
 void *kcoll_v_work(kcoll_comm *c, int which, size_t len);
 
 /* Non-blocking sends and receives of one call, waited for together (the

@@ -30,6 +30,12 @@
  *     arrives, and a long block holds one lane while the short ones pass
  *     through the others. Only the root knows w (named without one: the
  *     model's k for scatter's throttled_read at the mean block).
+ *   copy_in_out  Σ_r n_r·T_memcpy(1) at the root for the blocks of at
+ *     most 16 KiB − 64 B (KCOLL_V_STAGED_BLOCK), plus parallel_read for
+ *     the larger: the root copies them into its staging area one after
+ *     another, each rank copies its own out as soon as it is flagged
+ *     (vstaged.c; no system call, no message). Across nodes:
+ *     parallel_read.
  * All run vrooted.c's protocols with the data going out of the root. */
 #include "algos/irregular.h"
 
@@ -51,4 +57,9 @@ int kcoll_scatterv_parallel_read_split(kcoll_comm *c, const kcoll_vargs *a)
 int kcoll_scatterv_throttled_read(kcoll_comm *c, const kcoll_vargs *a)
 {
     return kcoll_v_rooted_window(c, a, 1);
+}
+
+int kcoll_scatterv_copy_in_out(kcoll_comm *c, const kcoll_vargs *a)
+{
+    return kcoll_v_rooted_copy_in_out(c, a, 1);
 }

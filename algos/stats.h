@@ -26,7 +26,7 @@ double kcoll_stats_now(void);
 /* One call. name is copied (at most KCOLL_STATS_NAME - 1 bytes); k > 0 is
  * appended as ":k". Safe from any thread. Calls after the table is full
  * (KCOLL_STATS_ROWS distinct rows) are counted in one "other" row. */
-#define KCOLL_STATS_NAME 48
+#define KCOLL_STATS_NAME 64
 #define KCOLL_STATS_ROWS 64
 void kcoll_stats_add(kcal_coll coll, const char *name, int k, uint64_t bytes,
                      double seconds);

@@ -133,11 +133,18 @@ void kcal_tune_vsay(const kcal_tune_vset *v, const char *dists)
     if (j > 0)
         fprintf(stderr, "mpi below %s, ",
                 kcal_sizes_format(v->sizes[j], sz, sizeof sz));
-    if (k > j)
-        fprintf(stderr, "%s from %s to %s, ",
-                kcal_model_vstaged_row(name)->id,
-                kcal_sizes_format(v->sizes[j], sz, sizeof sz),
-                kcal_sizes_format(v->sizes[k - 1], sz2, sizeof sz2));
+    if (k > j) { /* the staged range as the table writes it */
+        uint64_t to = k < v->n_sizes ? v->sizes[k] - 1 : UINT64_MAX;
+        to = to > KCAL_V_STAGED_MAX ? KCAL_V_STAGED_MAX : to;
+        kcal_sizes_format(to, sz2, sizeof sz2);
+        if (j > 0)
+            fprintf(stderr, "%s from %s to %s, ",
+                    kcal_model_vstaged_row(name)->id,
+                    kcal_sizes_format(v->sizes[j], sz, sizeof sz), sz2);
+        else
+            fprintf(stderr, "%s up to %s, ",
+                    kcal_model_vstaged_row(name)->id, sz2);
+    }
     fprintf(stderr, "%s %s\n", v->rows[r].id,
             j == 0 && k == 0 ? "at every size" : "from there");
 }

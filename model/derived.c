@@ -154,7 +154,7 @@ static void staged_root(acc *a, int p, kcal_sm_op op, int full)
 {
     uint64_t m, c;
     cio_chunks(a, &m, &c);
-    double own = a->in_place ? 0 : (double)a->n;
+    double own = a->in_place ? 0 : a->own; /* n but in a v-collective */
     double stream = (double)(p - 1) * (double)m * (double)c * a->beta_local;
     double root_end = stream + own * a->beta_local;
     double reader_end = stream + (double)c * a->beta_local;

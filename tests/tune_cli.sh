@@ -112,30 +112,40 @@ if grep -q 'regret' "$tmp/err"; then echo "FAIL: a guided run speaks of regret";
 # The v-collectives: every row and mpi under each --counts distribution
 # (the default's two), one crossover and one row each (kcal_table_vchoice
 # follows nothing else): "* mpi", or "0..X mpi" then "X+1.. row", or
-# "* row"; the scores and the choice on stderr.
+# "* row"; gatherv's staged row (copy_in_out) may take a range of at most
+# 4 KiB between them, from 0 or right after the mpi rule; the scores and
+# the choice on stderr.
 start=$SECONDS
 "$KCAL" tune --p 2 --colls alltoallv,bcast,gatherv --sizes 1K,64K --iters 5 --warmup 1 \
   >"$tmp/v.table" 2>"$tmp/err"; rc=$?
 echo "v-collectives run: exit $rc in $((SECONDS - start)) s"
 grep -E '^(alltoallv|gatherv) ' "$tmp/v.table"
-vshape=$(awk '$1 == "alltoallv" || $1 == "gatherv" {
+vshape=$(awk 'function bytes(s) { return s ~ /K$/ ? s * 1024 : s + 0 }
+  $1 == "alltoallv" || $1 == "gatherv" {
     n[$1]++; r[$1, n[$1]] = $2 " " $3 " " $4 }
   END {
     for (c in n) {
-      split(r[c, 1], a, " "); split(r[c, 2], b, " ")
+      split(r[c, 1], a, " "); split(r[c, 2], b, " "); split(r[c, 3], s, " ")
       if (a[1] != 2) { print c ": p " a[1]; continue }
       if (n[c] == 1 && a[2] == "*") continue
-      if (n[c] == 2 && a[3] == "mpi" && b[3] != "mpi" && a[2] ~ /^0[.][.][0-9]+$/ &&
-          b[2] ~ /[.][.]$/) continue
-      print c ": " n[c] " rules, " r[c, 1] "; " r[c, 2]
+      split(a[2], ar, "[.][.]"); split(b[2], br, "[.][.]")
+      staged = c == "gatherv" && b[3] == "copy_in_out" && n[c] == 3 &&
+               a[3] == "mpi" && bytes(br[1]) == bytes(ar[2]) + 1 &&
+               bytes(br[2]) <= 4096 && s[2] ~ /[.][.]$/ && s[3] != "mpi"
+      from0 = c == "gatherv" && a[3] == "copy_in_out" && n[c] == 2 &&
+              a[2] ~ /^0[.][.]/ && bytes(ar[2]) <= 4096
+      if (n[c] == 2 && (a[3] == "mpi" || from0) && b[3] != "mpi" &&
+          a[2] ~ /^0[.][.][0-9]+K?$/ && b[2] ~ /[.][.]$/) continue
+      if (staged) continue
+      print c ": " n[c] " rules, " r[c, 1] "; " r[c, 2] "; " r[c, 3]
     }
     if (!n["alltoallv"] || !n["gatherv"]) print "missing"
   }' "$tmp/v.table")
 if [ $rc -ne 0 ] || [ -n "$vshape" ] || ! grep -q '^bcast ' "$tmp/v.table" ||
    ! head -n 1 "$tmp/v.table" | grep -qF '; v-collectives: every row and mpi under uniform, skew:16, median of 5' ||
-   ! grep -q '^kcal tune: p = 2, 2 v-collectives x 2 sizes x 2 distributions (uniform, skew:16): 28 measurements (every row and mpi: the model.s window does not apply) in 4 runs$' "$tmp/err" ||
+   ! grep -q '^kcal tune: p = 2, 2 v-collectives x 2 sizes x 2 distributions (uniform, skew:16): 32 measurements (every row and mpi: the model.s window does not apply) in 4 runs$' "$tmp/err" ||
    ! grep -Eq '^kcal tune:   64K +[0-9]+[.][0-9]{2} +[0-9]+[.][0-9]{2} +[0-9]' "$tmp/err" ||
-   ! grep -Eq '^kcal tune: gatherv: (mpi|[a-z_]+) (at every size|below 64K, [a-z_]+ from there)$' "$tmp/err"; then
+   ! grep -Eq '^kcal tune: gatherv: ((mpi|[a-z_]+) at every size|(mpi below 1K, copy_in_out from 1K to 4K, |copy_in_out up to 4K, )?[a-z_]+ from there|mpi below 64K, [a-z_]+ from there)$' "$tmp/err"; then
   echo "FAIL: v-collectives run: exit $rc, shape '$vshape':"; cat "$tmp/v.table" "$tmp/err"; fail=1
 fi
 

@@ -29,7 +29,9 @@
  *     the summary, not a failure: MPICH 4.0.2's MPI_Allgatherv at p = 1
  *     ignores displs); send buffers must be left as they were.
  * A smaller matrix runs again on MPI_COMM_WORLD split in reversed rank
- * order (ranks that are not the world's).
+ * order (ranks that are not the world's). NULL's scatterv and gatherv
+ * run between regular copy_in_out calls, their pairs staged at some ranks
+ * only (interleaved()).
  * Then the errors:
  *   - an unknown id, and another v-collective's id, are MPI_ERR_ARG on
  *     every rank; a root out of range is MPI_ERR_ROOT on every rank;
@@ -856,6 +858,91 @@ static void repeated(MPI_Comm comm)
                 }
 }
 
+/* Staged pairs next to the regular collectives' copy_in_out, which share
+ * the staging areas (algos/vstaged.c): NULL scatterv and gatherv calls
+ * whose pairs are staged at some ranks only (a 1000-byte block, inside
+ * NULL's staged range where the params give one), empty at others and
+ * long at the rest (40000 bytes: CMA or a message), the roles turning
+ * from call to call, between bcast and allgather copy_in_out calls rooted
+ * at a rank that had no staged pair. A process that staged nothing never
+ * flags the call; a writer that waited for it would hang here (alarm). */
+static void interleaved(MPI_Comm comm)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    size_t *n = sizes_new(p), *at = sizes_new(p), total = 0;
+    const size_t sizes[3] = {1000, 0, 40000};
+    for (int i = 0; i < p; i++)
+        total += 40000;
+    unsigned char *big = malloc(total), *mine = malloc(40000);
+    unsigned char *all = malloc((size_t)p * 2000), *b = malloc(2000);
+    for (int it = 0; it < 24; it++) {
+        int root = it % p;
+        for (int r = 0; r < p; r++) {
+            n[r] = sizes[(size_t)(r + it) % 3];
+            at[r] = (size_t)r * 40000;
+        }
+        vcase k = {it % 2 ? V_GATHERV : V_SCATTERV, NULL, UNIFORM, PACKED,
+                   0, root, 1000, comm, "interleaved", (unsigned)it};
+        begin(&k, "interleaved: ");
+        int rc;
+        if (it % 2 == 0) {
+            for (size_t i = 0; i < total && me == root; i++)
+                big[i] = (unsigned char)(i / 40000 * 31 + i + (size_t)it);
+            memset(mine, 0, 40000);
+            rc = kcoll_scatterv(big, n, at, mine, n[me], root, comm, NULL);
+            for (size_t i = 0; rc == MPI_SUCCESS && i < n[me]; i++)
+                if (mine[i] != (unsigned char)((size_t)me * 31 +
+                                               (size_t)me * 40000 + i +
+                                               (size_t)it)) {
+                    fail(&k, "scatterv byte %zu wrong", i);
+                    break;
+                }
+        } else {
+            for (size_t i = 0; i < n[me]; i++)
+                mine[i] = (unsigned char)(me * 7 + (int)i + it);
+            memset(big, 0, total);
+            rc = kcoll_gatherv(mine, n[me], big, n, at, root, comm, NULL);
+            for (int r = 0; rc == MPI_SUCCESS && me == root && r < p; r++)
+                for (size_t i = 0; i < n[r]; i++)
+                    if (big[at[r] + i] != (unsigned char)(r * 7 + (int)i +
+                                                          it)) {
+                        fail(&k, "gatherv block %d byte %zu wrong", r, i);
+                        break;
+                    }
+        }
+        if (rc != MPI_SUCCESS)
+            fail(&k, "returned %d", rc);
+        /* a regular copy_in_out rooted at a rank with no staged pair */
+        int other = (root + 2) % p;
+        for (int i = 0; i < 2000; i++)
+            b[i] = me == other ? (unsigned char)(i + it) : 0;
+        rc = kcoll_bcast(b, 2000, other, comm, "copy_in_out");
+        for (int i = 0; rc == MPI_SUCCESS && i < 2000; i++)
+            if (b[i] != (unsigned char)(i + it)) {
+                fail(&k, "bcast copy_in_out byte %d wrong", i);
+                break;
+            }
+        if (rc == MPI_SUCCESS)
+            rc = kcoll_allgather(b, all, 2000, comm, "copy_in_out");
+        for (int r = 0; rc == MPI_SUCCESS && r < p; r++)
+            if (memcmp(all + (size_t)r * 2000, b, 2000) != 0) {
+                fail(&k, "allgather copy_in_out block %d wrong", r);
+                break;
+            }
+        if (rc != MPI_SUCCESS)
+            fail(&k, "a regular copy_in_out returned %d", rc);
+        alarm(0);
+    }
+    free(n);
+    free(at);
+    free(big);
+    free(mine);
+    free(all);
+    free(b);
+}
+
 /* Errors the same on every rank: unknown ids, a root out of range. */
 static void bad_ids(MPI_Comm comm)
 {
@@ -1055,6 +1142,8 @@ int main(int argc, char **argv)
     phase("matrix on the reversed world");
     repeated(MPI_COMM_WORLD);
     phase("NULL repeated: the root's help policies in turn");
+    interleaved(MPI_COMM_WORLD);
+    phase("NULL's staged pairs between regular copy_in_out calls");
     bad_ids(MPI_COMM_WORLD);
     overlaps(MPI_COMM_WORLD, "world");
     overlaps(rev, "reversed");

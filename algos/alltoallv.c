@@ -17,6 +17,14 @@
  *     so no agreement is needed, and an exchange of small blocks is the
  *     MPI library's own linear exchange on libkcoll's communicator.
  *
+ *   copy_in_out  Σ_s n_sd·T_memcpy(1) at the busiest receiver d for
+ *     the blocks of at most 16 KiB − 64 B (KCAL_V_SLOT_BLOCK), plus
+ *     pairwise for the larger: each rank copies its such blocks into its
+ *     staging area, then copies the ones meant for it out of their
+ *     senders' areas as they are flagged (vstaged.c; no system call, no
+ *     message). Where p − 1 > KCAL_STAGING_SLOTS, and across nodes:
+ *     pairwise.
+ *
  * kcoll_alltoallv_messages is that exchange alone, for a NULL call in
  * which every pair of this process goes as a message (irregular.c's
  * short way): T_msg per block, the receives posted before the sends as

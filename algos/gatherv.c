@@ -29,7 +29,7 @@
  *     others; only the root knows w (named without one: the model's k
  *     for gather's throttled_write at the mean block).
  *   copy_in_out  Σ_r n_r·T_memcpy(1) at the root for the blocks of at
- *     most 16 KiB − 64 B (KCOLL_V_STAGED_BLOCK), plus parallel_write for
+ *     most 16 KiB − 64 B (KCAL_V_SLOT_BLOCK), plus parallel_write for
  *     the larger: each such rank copies its block into its staging area
  *     and flags it, the root copies them out one after another (vstaged.c;
  *     no system call, no message). Across nodes: parallel_write.

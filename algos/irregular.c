@@ -11,11 +11,12 @@
  * of its own (a scatterv's non-root knows only its own count, an
  * alltoallv's rank only its row and column):
  *   - scatterv, gatherv, alltoallv: the collective's first row, with each
- *     pair deciding for itself: a block shorter than the regular
- *     collective's measured crossover (mpi_<coll>_below) goes as one MPI
- *     message, a longer one by CMA. Both ends of a pair know its count,
- *     so they agree, and a call of small blocks costs the MPI library's
- *     linear exchange on libkcoll's communicator.
+ *     pair deciding for itself: a block in the staged range (from the
+ *     regular collective's measured crossover, mpi_<coll>_below, to at
+ *     most 4 KiB) goes through the staging areas (vstaged.c), a shorter
+ *     one as one MPI message, a longer one (up to the model's crossover
+ *     for a pair: a message) by CMA. Both ends of a pair know its count,
+ *     so they agree.
  *   - allgatherv: every rank knows every count, so the whole call is
  *     decided by its largest block: the MPI library's below allgather's
  *     measured crossover, copy_in_out (the staged row) from there to at
@@ -359,16 +360,19 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
         return 1;
     }
     int out = v == KCOLL_VCOLL_SCATTERV;
-    if (v != KCOLL_VCOLL_ALLTOALLV) { /* staged pairs first (vstaged.c) */
-        a->staged_from = c->vstaged_from[v];
-        a->staged_to = c->vstaged_to[v];
-    }
+    a->staged_from = c->vstaged_from[v]; /* staged pairs (vstaged.c) */
+    a->staged_to = c->vstaged_to[v];
     if (v == KCOLL_VCOLL_ALLTOALLV) {
+        /* alltoallv stages nothing past KCAL_STAGING_SLOTS + 1 ranks */
+        int stages = p - 1 <= (int)KCAL_STAGING_SLOTS;
         for (int i = 0; i < p; i++)
-            if (i != me && ((a->scounts[i] && !kcoll_v_by_message(
-                                                   a, i, a->scounts[i])) ||
-                            (a->rcounts[i] && !kcoll_v_by_message(
-                                                   a, i, a->rcounts[i]))))
+            if (i != me &&
+                ((a->scounts[i] &&
+                  !(stages && kcoll_v_staged(a, i, a->scounts[i])) &&
+                  !kcoll_v_by_message(a, i, a->scounts[i])) ||
+                 (a->rcounts[i] &&
+                  !(stages && kcoll_v_staged(a, i, a->rcounts[i])) &&
+                  !kcoll_v_by_message(a, i, a->rcounts[i]))))
                 return 0;
     } else if (me != a->root) {
         size_t n = out ? a->rcount : a->scount;
@@ -383,15 +387,14 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
                 return 0;
     }
     c->seq++;
-    if (v == KCOLL_VCOLL_ALLTOALLV) {
-        *rc = kcoll_alltoallv_messages(c, a);
-        return 1;
-    }
     const size_t *sc = a->scounts, *rn = a->rcounts;
-    int rest;
-    *rc = kcoll_v_rooted_stage(c, a, out, &rest);
+    int rest = 1;
+    *rc = v == KCOLL_VCOLL_ALLTOALLV ? kcoll_alltoallv_stage(c, a)
+                                     : kcoll_v_rooted_stage(c, a, out, &rest);
     if (rest) {
-        int more = kcoll_v_rooted_messages(c, a, out);
+        int more = v == KCOLL_VCOLL_ALLTOALLV
+                       ? kcoll_alltoallv_messages(c, a)
+                       : kcoll_v_rooted_messages(c, a, out);
         *rc = *rc != MPI_SUCCESS ? *rc : more;
     }
     a->scounts = sc;
@@ -443,8 +446,8 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
         }
         a->below = below;
         int rooted = v == KCOLL_VCOLL_SCATTERV || v == KCOLL_VCOLL_GATHERV;
-        if (!algorithm && !use_mpi && rooted && !c->spans_nodes &&
-            c->vstaged_to[v]) {
+        if (!algorithm && !use_mpi && v != KCOLL_VCOLL_ALLGATHERV &&
+            !c->spans_nodes && c->vstaged_to[v]) {
             /* Only the ends of staged pairs use the areas: every process
              * makes them now, on NULL's first call, as all take this
              * path then (vbelow_known unset). */
@@ -461,13 +464,16 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             rc = run_mpi(c, v, a);
         } else {
             c->seq++;
-            /* NULL's staged pairs first: a peer with one is done, the
-             * root runs the row for the other pairs (vstaged.c). */
+            /* NULL's staged pairs first (vstaged.c): a rooted call's
+             * peer with one is done, the root and alltoallv's ranks run
+             * the row for the other pairs. */
             const size_t *sc = a->scounts, *rn = a->rcounts;
             int rest = 1;
             if (rooted)
                 rc = kcoll_v_rooted_stage(c, a, v == KCOLL_VCOLL_SCATTERV,
                                           &rest);
+            else if (v == KCOLL_VCOLL_ALLTOALLV)
+                rc = kcoll_alltoallv_stage(c, a);
             /* NULL's root measures whether its help pays (vhelp.h), for
              * the first row (the *_split form) only: a table's other row
              * takes no help. */

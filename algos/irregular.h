@@ -48,7 +48,7 @@ typedef struct {
     /* The windowed rows (throttled_read, throttled_write), at the root:
      * at most this many peers copy at once (1 .. p − 1; vrooted.c). */
     int window;
-    /* scatterv's and gatherv's staged pairs (vstaged.c): a pair whose
+    /* scatterv's, gatherv's and alltoallv's staged pairs (vstaged.c): a pair whose
      * block is staged_from .. staged_to bytes, on one node, goes through
      * the staging areas (0 .. 0: none); staged: they have gone this
      * call, and the root's counts now say 0 for them. */
@@ -132,13 +132,6 @@ int kcoll_v_packed(const size_t *counts, int p, size_t **displs,
 /* Receive regions of a that overlap (or overflow): this process receives
  * into a packed scratch buffer in *s instead, its recvbuf untouched, and
  * *bad becomes MPI_ERR_ARG, to return after taking part. */
-/* A staged block's slot: its count as the writer saw it, then the block
- * (vstaged.c); the copy_in_out rows stage every block that fits one. */
-#define KCOLL_V_STAGED_HEADER 64
-#define KCOLL_V_STAGED_BLOCK (KCAL_STAGING_CHUNK - KCOLL_V_STAGED_HEADER)
-_Static_assert(KCAL_V_STAGED_MAX <= KCOLL_V_STAGED_BLOCK,
-               "NULL's staged range fits one slot");
-
 /* Whether the pair's block of n bytes goes through the staging areas
  * (vstaged.c): both ends decide alike from the count they both know. */
 static inline int kcoll_v_staged(const kcoll_vargs *a, int peer, size_t n)
@@ -155,9 +148,16 @@ static inline int kcoll_v_staged(const kcoll_vargs *a, int peer, size_t n)
  * (kcoll_staging_ready, collective): only some processes come here.
  * a->staged_to 0 or a->staged set: nothing to do, *rest 1. */
 int kcoll_v_rooted_stage(kcoll_comm *c, kcoll_vargs *a, int out, int *rest);
-/* The copy_in_out rows: every pair of at most KCOLL_V_STAGED_BLOCK
- * bytes staged, the others as the parallel row's pairs. */
+/* The copy_in_out rows: every pair of at most KCAL_V_SLOT_BLOCK
+ * bytes (model/irregular.h) staged, the others as the parallel row's
+ * pairs. */
 int kcoll_v_rooted_copy_in_out(kcoll_comm *c, const kcoll_vargs *a, int out);
+/* alltoallv's staged pairs (vstaged.c), first: this rank's staged blocks
+ * out and in, then a's counts point at copies that say 0 for them; the
+ * pairwise row or the messages run the rest and the own block. Where
+ * p − 1 > KCAL_STAGING_SLOTS nothing is staged. Same preconditions as
+ * kcoll_v_rooted_stage. */
+int kcoll_alltoallv_stage(kcoll_comm *c, kcoll_vargs *a);
 
 int kcoll_v_divert(kcoll_vargs *a, int p, kcoll_vspare *s, int *bad);
 

@@ -31,7 +31,7 @@
  *     through the others. Only the root knows w (named without one: the
  *     model's k for scatter's throttled_read at the mean block).
  *   copy_in_out  Σ_r n_r·T_memcpy(1) at the root for the blocks of at
- *     most 16 KiB − 64 B (KCOLL_V_STAGED_BLOCK), plus parallel_read for
+ *     most 16 KiB − 64 B (KCAL_V_SLOT_BLOCK), plus parallel_read for
  *     the larger: the root copies them into its staging area one after
  *     another, each rank copies its own out as soon as it is flagged
  *     (vstaged.c; no system call, no message). Across nodes:

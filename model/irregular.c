@@ -41,6 +41,15 @@ static const struct {
 };
 #define NSTAGED (sizeof staged / sizeof staged[0])
 
+/* The rows whose large pairs another regular row prices (KCOLL_VSLOT). */
+static const struct {
+    const char *coll, *id, *large;
+} slotted[] = {
+#define KCOLL_VSLOT(VCOLL, id, large) {#VCOLL, #id, #large},
+#include "algos/irregular.def"
+};
+#define NSLOTTED (sizeof slotted / sizeof slotted[0])
+
 static kcal_valgorithm table[NROWS];
 static int built;
 
@@ -54,13 +63,19 @@ static void build(void)
         size_t v = 0;
         while (v < NVCOLLS && strcasecmp(vcolls[v].name, row_coll[i]) != 0)
             v++;
+        const kcal_algorithm *large = NULL;
+        for (size_t j = 0; j < NSLOTTED && v < NVCOLLS; j++)
+            if (strcasecmp(slotted[j].coll, row_coll[i]) == 0 &&
+                strcmp(slotted[j].id, rows[i].id) == 0)
+                large = kcal_model_find_algorithm(vcolls[v].regular,
+                                                  slotted[j].large);
         table[i] = (kcal_valgorithm){
             v < NVCOLLS ? vcolls[v].name : "?", rows[i].id,
             v < NVCOLLS ? vcolls[v].regular : KCAL_COLL_COUNT,
             v < NVCOLLS ? kcal_model_find_algorithm(vcolls[v].regular,
                                                     rows[i].regular_id)
                         : NULL,
-            rows[i].path};
+            rows[i].path, large};
     }
     built = 1;
 }
@@ -169,9 +184,12 @@ static const priced *price(pricer *pr, uint64_t n, uint64_t own)
     if (pr->used < MEMO)
         pr->used++;
     kcal_terms t = {0, 0, 0, 0};
-    int k = pr->a->row->kind == KCAL_PARAM_STRIDE ? 1 : 0;
-    kcal_model_pair_time(pr->model, pr->prm, pr->a->regular, pr->a->row, k,
-                         pr->p, n, own, &t);
+    /* a pair past one slot runs as the large row's (KCOLL_VSLOT) */
+    const kcal_algorithm *row =
+        pr->a->large && n > KCAL_V_SLOT_BLOCK ? pr->a->large : pr->a->row;
+    int k = row->kind == KCAL_PARAM_STRIDE ? 1 : 0;
+    kcal_model_pair_time(pr->model, pr->prm, pr->a->regular, row, k, pr->p,
+                         n, own, &t);
     e->n = n;
     e->own = own;
     e->sync = t.sync;

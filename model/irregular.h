@@ -41,6 +41,9 @@ typedef struct {
     kcal_coll regular;
     const kcal_algorithm *row; /* the regular row that prices a pair */
     kcal_vpath path;
+    /* The regular row that prices a pair above KCAL_V_SLOT_BLOCK, or
+     * NULL: row prices every pair (irregular.def's KCOLL_VSLOT). */
+    const kcal_algorithm *large;
 } kcal_valgorithm;
 
 /* Whether name is a v-collective ("scatterv" ... "alltoallv"), and the
@@ -103,6 +106,16 @@ uint64_t kcal_model_vcrossover(kcal_model_kind model, const kcal_params *prm,
  * copy_in_out ran at 1.2-4.1x the MPI library (docs/machine.md,
  * "allgatherv's copy_in_out"). */
 #define KCAL_V_STAGED_MAX 4096
+
+/* A staged block's slot in the staging areas (algos/vstaged.c): its
+ * count as the writer saw it, then the block. scatterv's, gatherv's and
+ * alltoallv's copy_in_out stage the blocks that fit one and run the
+ * others as their large row's pairs (irregular.def's KCOLL_VSLOT), and
+ * the model prices them so. */
+#define KCAL_V_SLOT_HEADER 64
+#define KCAL_V_SLOT_BLOCK (KCAL_STAGING_CHUNK - KCAL_V_SLOT_HEADER)
+_Static_assert(KCAL_V_STAGED_MAX <= KCAL_V_SLOT_BLOCK,
+               "NULL's staged range fits one slot");
 
 /* The v-collective's staged row (algos/irregular.def's KCOLL_VSTAGED),
  * or NULL where it has none. */

@@ -103,7 +103,8 @@ static void distributions(void)
           strstr(err, "cannot open"));
 }
 
-/* Uniform counts: every v-algorithm is its regular row. */
+/* Uniform counts: every v-algorithm is its regular row (a slotted row,
+ * KCOLL_VSLOT: its large row past one slot). */
 static void uniform_is_regular(const kcal_params *prm, kcal_model_kind model)
 {
     const char *v[] = {"scatterv", "gatherv", "allgatherv", "alltoallv"};
@@ -120,8 +121,11 @@ static void uniform_is_regular(const kcal_params *prm, kcal_model_kind model)
                         m[j] = n;
                     kcal_terms t;
                     double tv = kcal_model_vtime(model, prm, &a[i], p, p - 1, m, &t);
+                    const kcal_algorithm *row =
+                        a[i].large && n > KCAL_V_SLOT_BLOCK ? a[i].large
+                                                            : a[i].row;
                     double tr = kcal_model_time(model, prm, a[i].regular,
-                                                a[i].row, 0, p, n, 0, NULL);
+                                                row, 0, p, n, 0, NULL);
                     CHECK(tr > 0 && close_to(tv, tr));
                     CHECK(close_to(t.startup + t.copy + t.lock + t.sync, tv));
                     double mpi = kcal_model_vmpi_time(prm, v[c], p, m);
@@ -140,7 +144,9 @@ static void shapes(const kcal_params *prm)
     uint64_t m[P * P];
     size_t na;
     const kcal_valgorithm *a = kcal_model_valgorithms("alltoallv", &na);
-    CHECK(a && na == 1 && kcal_model_valgorithms("bcastv", &na) == NULL);
+    /* pairwise, then its staged row */
+    CHECK(a && na == 2 && !strcmp(a->id, "pairwise") &&
+          kcal_model_valgorithms("bcastv", &na) == NULL);
     kcal_model_kind full = KCAL_MODEL_FULL;
     for (int i = 0; i < P * P; i++)
         m[i] = 65536;
@@ -298,8 +304,8 @@ static void windows(const kcal_params *prm, kcal_model_kind model)
     }
 }
 
-/* The staged row (irregular.def's KCOLL_VSTAGED): scatterv's, gatherv's
- * and allgatherv's is their copy_in_out, alltoallv has none; kcal_model_vstaged is where the
+/* The staged row (irregular.def's KCOLL_VSTAGED): every v-collective's
+ * is its copy_in_out; kcal_model_vstaged is where the
  * first row's regular row is first predicted faster than the staged
  * one's, every block n, at p: the staged row not slower just below it,
  * the first row faster at it. */
@@ -308,13 +314,21 @@ static void staged(const kcal_params *prm, kcal_model_kind model)
     const kcal_valgorithm *st = kcal_model_vstaged_row("allgatherv");
     CHECK(st && !strcmp(st->id, "copy_in_out") &&
           st->regular == KCAL_COLL_ALLGATHER);
-    for (size_t i = 0; i < 2; i++) {
-        static const char *const rooted[] = {"scatterv", "gatherv"};
-        const kcal_valgorithm *r = kcal_model_vstaged_row(rooted[i]);
+    static const char *const others[] = {"scatterv", "gatherv",
+                                         "alltoallv"};
+    static const kcal_coll regular[] = {KCAL_COLL_SCATTER, KCAL_COLL_GATHER,
+                                        KCAL_COLL_ALLTOALL};
+    /* their large pairs as the parallel rows' (KCOLL_VSLOT);
+     * allgatherv's copy_in_out copies any block in chunks */
+    static const char *const large[] = {"parallel_read", "parallel_write",
+                                        "pairwise"};
+    for (size_t i = 0; i < 3; i++) {
+        const kcal_valgorithm *r = kcal_model_vstaged_row(others[i]);
         CHECK(r && !strcmp(r->id, "copy_in_out") &&
-              r->regular == (i ? KCAL_COLL_GATHER : KCAL_COLL_SCATTER));
+              r->regular == regular[i]);
+        CHECK(r && r->large && !strcmp(r->large->id, large[i]));
     }
-    CHECK(!kcal_model_vstaged_row("alltoallv"));
+    CHECK(st && !st->large);
     CHECK(!kcal_model_vstaged_row("nonesuch"));
     size_t na;
     const kcal_valgorithm *first = kcal_model_valgorithms("allgatherv", &na);

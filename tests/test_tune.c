@@ -357,28 +357,31 @@ static void test_vsplit(void)
 {
     const uint64_t sz[3] = {1024, 65536, 1048576};
     char got[512];
-    /* alltoallv: mpi and pairwise. One distribution: mpi wins 1K,
-     * pairwise 64K and 1M: the crossover at 64K. */
-    const double one[] = {1, 4, 9, /* mpi */ 2, 2, 3 /* pairwise */};
+    /* alltoallv: mpi, pairwise and copy_in_out (its staged row, never
+     * the cheapest here). One distribution:
+     * mpi wins 1K, pairwise 64K and 1M: the crossover at 64K. */
+    const double one[] = {1, 4, 9, /* mpi */ 2, 2, 3, /* pairwise */
+                          3, 5, 9 /* copy_in_out */};
     vrules("alltoallv", 1, sz, 3, one, got, sizeof got);
     CHECK_STR(got, "alltoallv 2 0..65535 mpi; alltoallv 2 64K.. pairwise");
     /* Two distributions that disagree at 64K: uniform prefers pairwise
      * (mpi 2x slower), skew mpi (pairwise 1.5x slower). Scores at 64K:
      * mpi 2, pairwise 1.5: the crossover stays at 64K. With mpi only
      * 1.2x slower under uniform it moves to 1M. */
-    const double dis[] = {1, 4, 9, 2, 2, 3, /* uniform */
-                          1, 2, 9, 2, 3, 3 /* skew */};
+    const double dis[] = {1, 4, 9, 2, 2, 3, 9, 9, 9, /* uniform */
+                          1, 2, 9, 2, 3, 3, 9, 9, 9 /* skew */};
     vrules("alltoallv", 2, sz, 3, dis, got, sizeof got);
     CHECK_STR(got, "alltoallv 2 0..65535 mpi; alltoallv 2 64K.. pairwise");
-    const double dis2[] = {1, 2.4, 9, 2, 2, 3, 1, 2, 9, 2, 3, 3};
+    const double dis2[] = {1, 2.4, 9, 2, 2, 3, 9, 9, 9,
+                           1, 2, 9, 2, 3, 3, 9, 9, 9};
     vrules("alltoallv", 2, sz, 3, dis2, got, sizeof got);
     CHECK_STR(got, "alltoallv 2 0..1048575 mpi; alltoallv 2 1M.. pairwise");
     /* mpi fastest everywhere: one rule. */
-    const double all[] = {1, 1, 1, 2, 2, 2};
+    const double all[] = {1, 1, 1, 2, 2, 2, 3, 3, 3};
     vrules("alltoallv", 1, sz, 3, all, got, sizeof got);
     CHECK_STR(got, "alltoallv 2 * mpi");
     /* A tie keeps mpi (the larger split). */
-    const double tie[] = {1, 2, 2, 1, 2, 2};
+    const double tie[] = {1, 2, 2, 1, 2, 2, 4, 4, 4};
     vrules("alltoallv", 1, sz, 3, tie, got, sizeof got);
     CHECK_STR(got, "alltoallv 2 * mpi");
     /* gatherv: mpi, parallel_write_split, parallel_write,

@@ -112,7 +112,7 @@ if grep -q 'regret' "$tmp/err"; then echo "FAIL: a guided run speaks of regret";
 # The v-collectives: every row and mpi under each --counts distribution
 # (the default's two), one crossover and one row each (kcal_table_vchoice
 # follows nothing else): "* mpi", or "0..X mpi" then "X+1.. row", or
-# "* row"; gatherv's staged row (copy_in_out) may take a range of at most
+# "* row"; the staged row (copy_in_out) may take a range of at most
 # 4 KiB between them, from 0 or right after the mpi rule; the scores and
 # the choice on stderr.
 start=$SECONDS
@@ -129,10 +129,10 @@ vshape=$(awk 'function bytes(s) { return s ~ /K$/ ? s * 1024 : s + 0 }
       if (a[1] != 2) { print c ": p " a[1]; continue }
       if (n[c] == 1 && a[2] == "*") continue
       split(a[2], ar, "[.][.]"); split(b[2], br, "[.][.]")
-      staged = c == "gatherv" && b[3] == "copy_in_out" && n[c] == 3 &&
+      staged = b[3] == "copy_in_out" && n[c] == 3 &&
                a[3] == "mpi" && bytes(br[1]) == bytes(ar[2]) + 1 &&
                bytes(br[2]) <= 4096 && s[2] ~ /[.][.]$/ && s[3] != "mpi"
-      from0 = c == "gatherv" && a[3] == "copy_in_out" && n[c] == 2 &&
+      from0 = a[3] == "copy_in_out" && n[c] == 2 &&
               a[2] ~ /^0[.][.]/ && bytes(ar[2]) <= 4096
       if (n[c] == 2 && (a[3] == "mpi" || from0) && b[3] != "mpi" &&
           a[2] ~ /^0[.][.][0-9]+K?$/ && b[2] ~ /[.][.]$/) continue
@@ -143,7 +143,7 @@ vshape=$(awk 'function bytes(s) { return s ~ /K$/ ? s * 1024 : s + 0 }
   }' "$tmp/v.table")
 if [ $rc -ne 0 ] || [ -n "$vshape" ] || ! grep -q '^bcast ' "$tmp/v.table" ||
    ! head -n 1 "$tmp/v.table" | grep -qF '; v-collectives: every row and mpi under uniform, skew:16, median of 5' ||
-   ! grep -q '^kcal tune: p = 2, 2 v-collectives x 2 sizes x 2 distributions (uniform, skew:16): 32 measurements (every row and mpi: the model.s window does not apply) in 4 runs$' "$tmp/err" ||
+   ! grep -q '^kcal tune: p = 2, 2 v-collectives x 2 sizes x 2 distributions (uniform, skew:16): 36 measurements (every row and mpi: the model.s window does not apply) in 4 runs$' "$tmp/err" ||
    ! grep -Eq '^kcal tune:   64K +[0-9]+[.][0-9]{2} +[0-9]+[.][0-9]{2} +[0-9]' "$tmp/err" ||
    ! grep -Eq '^kcal tune: gatherv: ((mpi|[a-z_]+) at every size|(mpi below 1K, copy_in_out from 1K to 4K, |copy_in_out up to 4K, )?[a-z_]+ from there|mpi below 64K, [a-z_]+ from there)$' "$tmp/err"; then
   echo "FAIL: v-collectives run: exit $rc, shape '$vshape':"; cat "$tmp/v.table" "$tmp/err"; fail=1
@@ -209,15 +209,23 @@ run "KCOLL_TABLE=kcal tune's table" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL
 # libkcoll follows the v-collectives' rules kcal tune wrote: vcoll_check
 # (every case's NULL call right) under that table, and rank 0's NULL rows
 # of alltoallv are the table's: "mpi" for "* mpi", "pairwise+msg<X+1"
-# for "0..X mpi" (pairs below X + 1 as messages), plain "pairwise" for
-# "* pairwise" (tests/algos_vcoll.sh checks a hand-written table).
+# for "0..X mpi" (pairs below X + 1 as messages), the row alone for
+# "* row", and "+staged<=Y" in between for a staged rule "..Y
+# copy_in_out" (tests/algos_vcoll.sh checks a hand-written table).
 run "KCOLL_TABLE=kcal tune's v-collective table" timeout 300 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_TABLE="$tmp/v.table" \
   "$mpi_x" KCOLL_STATS=1 "$vcheck"
-want=$(awk '$1 == "alltoallv" { n++; r[n] = $3 " " $4 }
-  END { split(r[1], a, " ")
-        if (n == 1) print (a[2] == "mpi" ? "mpi" : a[2])
-        else { sub(/^0[.][.]/, "", a[1]); print "pairwise+msg<" a[1] + 1 } }' "$tmp/v.table")
-got=$(awk '$1 == "alltoallv" && ($2 ~ /[+]msg</ || $2 == "mpi" || $2 == "pairwise") { print $2 }' "$tmp/out" "$tmp/err2" | sort -u | xargs)
+want=$(awk 'function bytes(s) { return s ~ /K$/ ? s * 1024 : s + 0 }
+  $1 == "alltoallv" { n++; r[n] = $3 " " $4 }
+  END { split(r[1], a, " "); split(r[n], last, " ")
+        if (n == 1) { print (a[2] == "mpi" ? "mpi" : a[2]); exit }
+        split(a[1], x, "[.][.]"); staged = ""; msg = ""
+        if (a[2] == "mpi") msg = "+msg<" bytes(x[2]) + 1
+        for (i = 1; i < n; i++) {
+          split(r[i], b, " "); split(b[1], y, "[.][.]")
+          if (b[2] == "copy_in_out") staged = "+staged<=" bytes(y[2])
+        }
+        print last[2] staged msg }' "$tmp/v.table")
+got=$(awk '$1 == "alltoallv" && ($2 ~ /[+](msg<|staged<=)/ || $2 == "mpi" || $2 == "pairwise" || $2 == "copy_in_out") { print $2 }' "$tmp/out" "$tmp/err2" | sort -u | xargs)
 # The crossover rows NULL made: exactly the table's (none without one).
 msg=$(echo "$got" | tr ' ' '\n' | grep 'msg<' | xargs)
 case $want in *msg\<*) want_msg=$want ;; *) want_msg= ;; esac

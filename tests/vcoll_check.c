@@ -29,9 +29,9 @@
  *     the summary, not a failure: MPICH 4.0.2's MPI_Allgatherv at p = 1
  *     ignores displs); send buffers must be left as they were.
  * A smaller matrix runs again on MPI_COMM_WORLD split in reversed rank
- * order (ranks that are not the world's). NULL's scatterv and gatherv
- * run between regular copy_in_out calls, their pairs staged at some ranks
- * only (interleaved()).
+ * order (ranks that are not the world's). NULL's scatterv, gatherv and
+ * alltoallv run between regular copy_in_out calls, their pairs staged at
+ * some ranks only (interleaved()).
  * Then the errors:
  *   - an unknown id, and another v-collective's id, are MPI_ERR_ARG on
  *     every rank; a root out of range is MPI_ERR_ROOT on every rank;
@@ -859,7 +859,8 @@ static void repeated(MPI_Comm comm)
 }
 
 /* Staged pairs next to the regular collectives' copy_in_out, which share
- * the staging areas (algos/vstaged.c): NULL scatterv and gatherv calls
+ * the staging areas (algos/vstaged.c): NULL scatterv and gatherv calls,
+ * and alltoallv calls (at most 8 ranks),
  * whose pairs are staged at some ranks only (a 1000-byte block, inside
  * NULL's staged range where the params give one), empty at others and
  * long at the rest (40000 bytes: CMA or a message), the roles turning
@@ -877,6 +878,9 @@ static void interleaved(MPI_Comm comm)
         total += 40000;
     unsigned char *big = malloc(total), *mine = malloc(40000);
     unsigned char *all = malloc((size_t)p * 2000), *b = malloc(2000);
+    unsigned char *recv = malloc(total);
+    size_t *sc = sizes_new(p), *rcn = sizes_new(p), *sd = sizes_new(p),
+           *rd = sizes_new(p);
     for (int it = 0; it < 24; it++) {
         int root = it % p;
         for (int r = 0; r < p; r++) {
@@ -914,6 +918,25 @@ static void interleaved(MPI_Comm comm)
         }
         if (rc != MPI_SUCCESS)
             fail(&k, "returned %d", rc);
+        /* alltoallv: pair s -> d staged, empty or long by s + 2d */
+        for (int r = 0; r < p && p <= 8; r++) {
+            sc[r] = sizes[(size_t)(me + 2 * r + it) % 3];
+            rcn[r] = sizes[(size_t)(r + 2 * me + it) % 3];
+            sd[r] = rd[r] = (size_t)r * 40000;
+        }
+        for (size_t i = 0; i < total && p <= 8; i++)
+            big[i] = (unsigned char)(me + (int)(i / 40000) * 5 + (int)i + it);
+        rc = p <= 8 ? kcoll_alltoallv(big, sc, sd, recv, rcn, rd, comm, NULL)
+                    : MPI_SUCCESS;
+        for (int r = 0; rc == MPI_SUCCESS && r < p && p <= 8; r++)
+            for (size_t i = 0; i < rcn[r]; i++)
+                if (recv[rd[r] + i] !=
+                    (unsigned char)(r + me * 5 + (int)(rd[me] + i) + it)) {
+                    fail(&k, "alltoallv block from %d byte %zu wrong", r, i);
+                    break;
+                }
+        if (rc != MPI_SUCCESS)
+            fail(&k, "alltoallv returned %d", rc);
         /* a regular copy_in_out rooted at a rank with no staged pair */
         int other = (root + 2) % p;
         for (int i = 0; i < 2000; i++)
@@ -941,6 +964,11 @@ static void interleaved(MPI_Comm comm)
     free(mine);
     free(all);
     free(b);
+    free(recv);
+    free(sc);
+    free(rcn);
+    free(sd);
+    free(rd);
 }
 
 /* Errors the same on every rank: unknown ids, a root out of range. */

@@ -317,6 +317,27 @@ static const valgorithm *allgatherv_rule(const kcoll_comm *c,
     return NULL;
 }
 
+/* NULL's staged pairs of a call (vstaged.c), first: *rest 0 where this
+ * process has nothing else to do (a rooted call's staged peer). Points
+ * a's counts at copies without the staged pairs, for the row that runs
+ * the rest; unstage() puts them back. */
+static int stage(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rest)
+{
+    *rest = 1;
+    if (v == KCOLL_VCOLL_ALLTOALLV)
+        return kcoll_alltoallv_stage(c, a);
+    if (v == KCOLL_VCOLL_SCATTERV || v == KCOLL_VCOLL_GATHERV)
+        return kcoll_v_rooted_stage(c, a, v == KCOLL_VCOLL_SCATTERV, rest);
+    return MPI_SUCCESS;
+}
+
+static void unstage(kcoll_vargs *a, const size_t *scounts,
+                    const size_t *rcounts)
+{
+    a->scounts = scounts;
+    a->rcounts = rcounts;
+}
+
 /* The short way of a NULL call on one node, once the communicator's
  * decision for v is known (choice.c) and KCOLL_STATS is off: where the
  * decision is the MPI library's whole call, that call; where every pair
@@ -363,8 +384,7 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     a->staged_from = c->vstaged_from[v]; /* staged pairs (vstaged.c) */
     a->staged_to = c->vstaged_to[v];
     if (v == KCOLL_VCOLL_ALLTOALLV) {
-        /* alltoallv stages nothing past KCAL_STAGING_SLOTS + 1 ranks */
-        int stages = p - 1 <= (int)KCAL_STAGING_SLOTS;
+        int stages = kcoll_alltoallv_stages(p);
         for (int i = 0; i < p; i++)
             if (i != me &&
                 ((a->scounts[i] &&
@@ -388,17 +408,15 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     }
     c->seq++;
     const size_t *sc = a->scounts, *rn = a->rcounts;
-    int rest = 1;
-    *rc = v == KCOLL_VCOLL_ALLTOALLV ? kcoll_alltoallv_stage(c, a)
-                                     : kcoll_v_rooted_stage(c, a, out, &rest);
+    int rest;
+    *rc = stage(c, v, a, &rest);
     if (rest) {
         int more = v == KCOLL_VCOLL_ALLTOALLV
                        ? kcoll_alltoallv_messages(c, a)
                        : kcoll_v_rooted_messages(c, a, out);
         *rc = *rc != MPI_SUCCESS ? *rc : more;
     }
-    a->scounts = sc;
-    a->rcounts = rn;
+    unstage(a, sc, rn);
     return 1;
 }
 
@@ -445,7 +463,6 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             below = 0;
         }
         a->below = below;
-        int rooted = v == KCOLL_VCOLL_SCATTERV || v == KCOLL_VCOLL_GATHERV;
         if (!algorithm && !use_mpi && v != KCOLL_VCOLL_ALLGATHERV &&
             !c->spans_nodes && c->vstaged_to[v]) {
             /* Only the ends of staged pairs use the areas: every process
@@ -468,12 +485,8 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
              * peer with one is done, the root and alltoallv's ranks run
              * the row for the other pairs. */
             const size_t *sc = a->scounts, *rn = a->rcounts;
-            int rest = 1;
-            if (rooted)
-                rc = kcoll_v_rooted_stage(c, a, v == KCOLL_VCOLL_SCATTERV,
-                                          &rest);
-            else if (v == KCOLL_VCOLL_ALLTOALLV)
-                rc = kcoll_alltoallv_stage(c, a);
+            int rest;
+            rc = stage(c, v, a, &rest);
             /* NULL's root measures whether its help pays (vhelp.h), for
              * the first row (the *_split form) only: a table's other row
              * takes no help. */
@@ -487,8 +500,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             }
             if (hslot)
                 kcoll_vhelp_observe(hslot, kcoll_verify_clock() - t0);
-            a->scounts = sc;
-            a->rcounts = rn;
+            unstage(a, sc, rn);
         }
     }
     if (stats) {
@@ -508,7 +520,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
                          kcoll_vhelp_name((kcoll_vhelp_policy)help));
             else if (a->window)
                 snprintf(how, sizeof how, ":%d", a->window);
-            /* NULL's staged range (scatterv, gatherv: vstaged.c) */
+            /* NULL's staged range (scatterv, gatherv, alltoallv) */
             char staged[32] = "";
             if (a->staged_to && !algorithm)
                 snprintf(staged, sizeof staged, "+staged<=%llu",

@@ -158,6 +158,12 @@ int kcoll_v_rooted_copy_in_out(kcoll_comm *c, const kcoll_vargs *a, int out);
  * p − 1 > KCAL_STAGING_SLOTS nothing is staged. Same preconditions as
  * kcoll_v_rooted_stage. */
 int kcoll_alltoallv_stage(kcoll_comm *c, kcoll_vargs *a);
+/* Whether alltoallv stages at p processes: only where no slot is used
+ * twice in a call (vstaged.c says why). */
+static inline int kcoll_alltoallv_stages(int p)
+{
+    return p - 1 <= (int)KCAL_STAGING_SLOTS;
+}
 
 int kcoll_v_divert(kcoll_vargs *a, int p, kcoll_vspare *s, int *bad);
 

@@ -149,7 +149,7 @@ int kcoll_v_rooted_stage(kcoll_comm *c, kcoll_vargs *a, int out, int *rest)
 int kcoll_alltoallv_stage(kcoll_comm *c, kcoll_vargs *a)
 {
     int p = c->size, me = c->rank, any = 0;
-    if (!a->staged_to || a->staged || p - 1 > (int)KCAL_STAGING_SLOTS)
+    if (!a->staged_to || a->staged || !kcoll_alltoallv_stages(p))
         return MPI_SUCCESS;
     a->staged = 1;
     for (int r = 0; r < p && !any; r++)

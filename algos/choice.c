@@ -465,7 +465,7 @@ static int listed(const kcoll_candidate *cand, int n, const kcal_algorithm *a)
 }
 
 int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                            int in_place, double spread,
+                            int in_place, double spread, int own_min,
                             kcoll_candidate *out, int max)
 {
     const kcal_algorithm *mpi = kcal_model_mpi(coll);
@@ -500,19 +500,30 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
             out[nc++] = (kcoll_candidate){talg, tk < 0 ? 0 : tk, 0};
     }
     double best = -1;
+    int own = 0; /* libkcoll's algorithms listed */
+    for (int i = 0; i < nc; i++)
+        own += !kcal_model_is_mpi(out[i].alg);
     for (long i = 0; i < np && nc < max; i++) {
         if (!isfinite(pr[i].seconds) || listed(out, nc, pr[i].alg))
             continue;
         if (best < 0)
             best = pr[i].seconds;
-        if (pr[i].seconds > spread * best)
-            break;
+        int is_mpi = kcal_model_is_mpi(pr[i].alg);
+        /* Past the spread only to reach own_min of libkcoll's own: where
+         * the host makes the model's first several times slower than its
+         * prediction, the next best fallback is often libkcoll's next,
+         * not the MPI library's (verify.h). */
+        if (pr[i].seconds > spread * best && (own >= own_min || is_mpi)) {
+            if (own >= own_min)
+                break;
+            continue;
+        }
         /* Room for the MPI library's at the end, where the model ranks it
          * below the others or does not rank it at all. */
-        if (!kcal_model_is_mpi(pr[i].alg) && nc == max - 1 &&
-            !listed(out, nc, mpi))
+        if (!is_mpi && nc == max - 1 && !listed(out, nc, mpi))
             break;
         out[nc++] = (kcoll_candidate){pr[i].alg, pr[i].k, pr[i].seconds};
+        own += !is_mpi;
     }
     if (np > 0 && best < 0)
         warn_nonfinite(coll, NULL, c->size, n);

@@ -77,11 +77,13 @@ typedef struct {
 /* The candidates of a NULL call of coll with n bytes on c, in the order
  * the model ranks them (a $KCOLL_TABLE rule first; the MPI library's
  * collective where the model ranks it, else last), distinct algorithms
- * with their best k, those predicted within `spread` times the best, at
- * most max (the MPI library's always among them). Returns the count (>= 1:
- * the MPI library's alone when the params or the table cannot be used). */
+ * with their best k, those predicted within `spread` times the best and,
+ * whatever their predicted time, the next ones until own_min of
+ * libkcoll's algorithms are listed, at most max (the MPI library's
+ * always among them). Returns the count (>= 1: the MPI library's alone
+ * when the params or the table cannot be used). */
 int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                            int in_place, double spread,
+                            int in_place, double spread, int own_min,
                             kcoll_candidate *out, int max);
 
 /* The plan of a call of coll with n bytes (in_place as the choice may use

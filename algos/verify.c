@@ -127,7 +127,7 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
     double msg[OVER + 1] = {0};
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     int nc = kcoll_choice_candidates(c, coll, n, in_place, KCOLL_VERIFY_SPREAD,
-                                     cand, KCOLL_VERIFY_MAX);
+                                     KCOLL_VERIFY_OWN, cand, KCOLL_VERIFY_MAX);
     msg[0] = nc;
     msg[1] = samples_for(cand[0].predicted, n);
     for (int i = 0; i < nc; i++) {

@@ -11,10 +11,16 @@
  *   candidates  per (communicator, collective, size class, in place): the
  *               model's best few distinct algorithms (best k each) whose
  *               predicted time is within KCOLL_VERIFY_SPREAD of the best
- *               (a table's rule first), at most KCOLL_VERIFY_MAX − 1, and
- *               the MPI library's own collective, always. Rank 0 proposes
- *               and broadcasts them, so every rank runs the same list
- *               whatever its environment says.
+ *               (a table's rule first), and at least KCOLL_VERIFY_OWN of
+ *               libkcoll's whatever their prediction (the model's first
+ *               can run several times its prediction, and then libkcoll's
+ *               next is the fallback that is fastest: scatter at 64 KiB
+ *               with copy_in_out slowed 4x ran 0.60-0.70x the best row
+ *               while parallel_read_split, predicted at 4.03x copy_in_out,
+ *               was left out), at most KCOLL_VERIFY_MAX − 1, and the MPI
+ *               library's own collective, always. Rank 0 proposes and
+ *               broadcasts them, so every rank runs the same list whatever
+ *               its environment says.
  *   explore     the class's first calls run each candidate in turn: one
  *               untimed call (first-touch, windows, caches), then E timed
  *               ones (E from the predicted time: more for short calls,
@@ -74,6 +80,7 @@
 #define KCOLL_VERIFY_MAX 5        /* candidates: libkcoll's few + MPI's */
 #define KCOLL_VERIFY_SAMPLES 8    /* E at most */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
+#define KCOLL_VERIFY_OWN 2        /* ... and at least 2 of libkcoll's */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */

@@ -229,13 +229,25 @@ static void same_everywhere(kcal_coll coll, size_t n)
                  st.cand[st.chosen].alg->id);
         fail(kcal_coll_name(coll), d);
     }
-    int has_mpi = 0;
-    for (int i = 0; i < st.ncand; i++)
+    int has_mpi = 0, own = 0;
+    for (int i = 0; i < st.ncand; i++) {
         has_mpi |= kcal_model_is_mpi(st.cand[i].alg);
+        own += !kcal_model_is_mpi(st.cand[i].alg);
+    }
     cases++;
     if (!has_mpi || st.ncand < 2)
         fail(kcal_coll_name(coll), "the MPI library's collective is not "
                                    "among two or more candidates");
+    /* Every collective has two or more algorithms at any p >= 2, so the
+     * fallback for a first choice the host slows is libkcoll's next one
+     * too, not the MPI library's alone (verify.h, KCOLL_VERIFY_OWN). */
+    cases++;
+    if (own < KCOLL_VERIFY_OWN) {
+        char d[96];
+        snprintf(d, sizeof d, "n=%zu: %d of libkcoll's algorithms among the "
+                 "candidates, want %d", n, own, KCOLL_VERIFY_OWN);
+        fail(kcal_coll_name(coll), d);
+    }
 }
 
 static const size_t agree_sizes[] = {1024, 65536, 1 << 20};

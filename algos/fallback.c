@@ -74,10 +74,20 @@ int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
         kcoll_args a = kcoll_bytes_reduction(sendbuf, recvbuf, n, root);
         return kcoll_mpi_reduction(coll, &a, comm);
     }
-    MPI_Datatype t;
-    int count, rc = MPI_ERR_ARG;
-    KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, &t,
-                               &count));
+    return kcoll_mpi_data(coll, sendbuf, recvbuf, n, root, comm);
+}
+
+int kcoll_mpi_data(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                   size_t n, int root, MPI_Comm comm)
+{
+    MPI_Datatype t = MPI_BYTE;
+    int count = (int)n, rc = MPI_ERR_ARG;
+    /* The usual call needs no derived type: no call into
+     * kcoll_bytes_type's checks (a small call's every instruction counts:
+     * kcoll.c's quiet calls). */
+    if (n > kcoll_mpi_max_count || kcoll_mpi_max_count > INT_MAX)
+        KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece,
+                                   &t, &count));
     switch (coll) {
     case KCAL_COLL_SCATTER:
         rc = MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);

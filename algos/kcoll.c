@@ -160,7 +160,7 @@ static int choice_in_place(kcal_coll coll, const kcoll_args *in)
  * 0.97x of the MPI library's call at 8-256 B (docs/machine.md). A data
  * collective keys on n with type MPI_BYTE and op MPI_OP_NULL. */
 static _Thread_local struct {
-    int set, root, in_place;
+    int set, root, in_place, red;
     kcal_coll coll;
     MPI_Comm comm;
     size_t count, n, esize;
@@ -182,30 +182,69 @@ static void remember(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
         kcoll_verify_slot_of(c, coll, (uint64_t)in->n, in_place);
     if (!s)
         return;
-    memo = (__typeof__(memo)){1, in->root, in->sendbuf == MPI_IN_PLACE, coll,
+    memo = (__typeof__(memo)){1, in->root, in->sendbuf == MPI_IN_PLACE, red,
+                              coll,
                               comm, red ? in->n / in->esize : in->n, in->n,
                               in->esize, red ? in->type : MPI_BYTE,
                               red ? in->op : MPI_OP_NULL, gen, c, s};
 }
 
 /* Whether a NULL call repeats the one memo holds (count elements of type
- * under op; a data collective: n, MPI_BYTE, MPI_OP_NULL). */
-static int repeats(kcal_coll coll, MPI_Comm comm, size_t count,
+ * under op; a data collective: n, MPI_BYTE, MPI_OP_NULL). KCOLL_STATS
+ * needs no test here: memo is set only while it is off, and the
+ * configuration is read once per process (config.h). */
+static inline __attribute__((always_inline)) int
+repeats(kcal_coll coll, MPI_Comm comm, size_t count,
                    MPI_Datatype type, MPI_Op op, int root,
                    const void *sendbuf)
 {
     return memo.set && memo.comm == comm && memo.coll == coll &&
            memo.count == count && memo.type == type && memo.op == op &&
            memo.root == root && memo.in_place == (sendbuf == MPI_IN_PLACE) &&
-           memo.gen == kcoll_comm_generation() && !kcoll_stats_on();
+           memo.gen == kcoll_comm_generation();
 }
 
-/* The memo's slot's plan, run with these buffers. */
-static int repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
+/* A quiet call's decision h (verify.h) run with a's buffers, and
+ * nothing else: what execute() does for a verified plan. */
+static int quiet_run(kcal_coll coll, const kcoll_verify_hot *h,
+                     kcoll_args *a)
 {
-    kcoll_plan plan;
+    kcoll_comm *c = memo.c;
+    a->k = h->k;
+    if (h->is_mpi)
+        return memo.red ? kcoll_mpi_reduction(coll, a, c->comm)
+                        : kcoll_mpi_data(coll, a->sendbuf, a->recvbuf, a->n,
+                                         a->root, c->comm);
+    c->seq++;
+    return dispatch[h->alg->index](c, a);
+}
+
+/* The memo's slot's plan, run with these buffers. A quiet call (verify.h:
+ * decided, neither timed nor due) runs its decision straight away: below
+ * a few KiB, where the decision is often the MPI library's call, the
+ * plan and the bookkeeping around it were ~380 instructions and 40-55 ns
+ * of a 0.3 us MPI_Scatter on the Zen 5 guest (docs/machine.md, "The
+ * decided call"). In the test builds the hook slows it as it slows
+ * run()'s calls. */
+static inline __attribute__((always_inline)) int
+repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
+{
     kcoll_args a = {sendbuf, recvbuf, memo.n, memo.root, 0, memo.type,
                     memo.op, memo.esize};
+    const kcoll_verify_hot *h = kcoll_verify_quiet(memo.slot);
+    if (h && !KCOLL_TEST_HOOKS_ON)
+        return quiet_run(coll, h, &a);
+    if (h) {
+        kcoll_plan plan = {h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
+                           h->alg, h->k, KCOLL_WHY_VERIFIED, NULL, 0, 0};
+        int slowed = kcoll_test_slowed(coll, &plan);
+        double t0 = slowed ? kcoll_verify_clock() : 0;
+        int rc = quiet_run(coll, h, &a);
+        if (slowed)
+            kcoll_test_slow(memo.c->comm, coll, &plan, a.n, t0);
+        return rc;
+    }
+    kcoll_plan plan;
     kcoll_verify_plan_slot(memo.slot, &plan);
     return run(memo.c, coll, &plan, &a);
 }
@@ -279,9 +318,9 @@ static int entry(kcal_coll coll, const kcoll_args *a, MPI_Comm comm,
     return rc;
 }
 
-static int data_entry(kcal_coll coll, const void *sendbuf, void *recvbuf,
-                      size_t n, int root, MPI_Comm comm,
-                      const char *algorithm)
+static inline __attribute__((always_inline)) int
+data_entry(kcal_coll coll, const void *sendbuf, void *recvbuf, size_t n,
+           int root, MPI_Comm comm, const char *algorithm)
 {
     if (!algorithm &&
         repeats(coll, comm, n, MPI_BYTE, MPI_OP_NULL, root, sendbuf))

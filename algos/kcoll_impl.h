@@ -360,6 +360,9 @@ int kcoll_mpi_alltoall(const void *sendbuf, void *recvbuf, size_t n,
  * reductions; kcoll_coll_bytes is libkcoll's call of the same. */
 int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
                    size_t n, int root, MPI_Comm comm);
+/* kcoll_mpi_coll for the five data collectives alone. */
+int kcoll_mpi_data(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                   size_t n, int root, MPI_Comm comm);
 
 /* How fallback.c describes n bytes to MPI: `count` elements of `type`, with
  * type's extent n when count is 1. Up to max_count bytes: MPI_BYTE and

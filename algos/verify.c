@@ -11,6 +11,8 @@
 #include "algos/verify.h"
 
 struct kcoll_verify_slot {
+    /* First: a quiet call reads this alone (verify.h). */
+    kcoll_verify_hot hot;
     int ncand, samples; /* candidates, E */
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     /* Exploring: candidate cur's turn-th call (0: the untimed one). */
@@ -37,7 +39,6 @@ struct kcoll_verify_slot {
     /* Steady checks in a row that found the decision drifted: one alone
      * re-explores only at KCOLL_VERIFY_DRIFT_CHECKS (verify.h). */
     unsigned drifted;
-    uint64_t calls; /* since the last exploration ended */
     uint64_t sample_every; /* a power of two */
     uint64_t check_every, next_check, explore_every, explore_at;
     double ring[KCOLL_VERIFY_RING];
@@ -64,6 +65,35 @@ static double clock_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* hot.quiet_until from the schedule: the next call that is timed (a
+ * multiple of sample_every), checked or explores again. Called wherever
+ * one of them or the state changes. */
+static void set_quiet(kcoll_verify_slot *s)
+{
+    if (s->fixed) {
+        s->hot.quiet_until = UINT64_MAX;
+        return;
+    }
+    if (s->exploring) {
+        s->hot.quiet_until = 0;
+        return;
+    }
+    uint64_t q = (s->hot.calls | (s->sample_every - 1)) + 1;
+    if (s->next_check < q)
+        q = s->next_check;
+    if (s->explore_at < q)
+        q = s->explore_at;
+    s->hot.quiet_until = q;
+}
+
+/* The decision the quiet calls run. */
+static void set_decision(kcoll_verify_slot *s, const kcoll_candidate *cd)
+{
+    s->hot.alg = cd->alg;
+    s->hot.k = cd->k;
+    s->hot.is_mpi = kcal_model_is_mpi(cd->alg);
 }
 
 static kcoll_verify_slot **slot_ref(kcoll_comm *c, kcal_coll coll, int cls,
@@ -161,6 +191,8 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
      * does not read) has nothing to measure against. */
     s->exploring = s->ncand > 1;
     s->fixed = s->ncand == 1;
+    set_decision(s, &s->cand[0]);
+    set_quiet(s);
     s->oversubscribed = msg[OVER] != 0;
     s->first_n = n;
     s->coll = coll;
@@ -216,12 +248,13 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
     /* The decided call: a counter and two compares; the slot goes with
      * the plan only where the call is timed or an event is due, so the
      * others skip kcoll_choice_observe altogether. */
-    s->calls++;
-    int timed = (s->calls & (s->sample_every - 1)) == 0;
-    int due = s->calls == s->next_check || s->calls >= s->explore_at;
+    uint64_t calls = ++s->hot.calls;
+    int timed = (calls & (s->sample_every - 1)) == 0;
+    int due = calls == s->next_check || calls >= s->explore_at;
     plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED,
             timed || due ? s : NULL, timed);
     plan->sync = timed && s->validating;
+    set_quiet(s);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -316,7 +349,7 @@ static void schedule(kcoll_verify_slot *s, int kept)
     s->validating = 1;
     s->drifted = 0;
     s->baseline = 0;
-    s->calls = 0;
+    s->hot.calls = 0;
     s->nring = s->ring_at = 0;
 }
 
@@ -388,12 +421,14 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     s->chosen = best;
     s->decided = own[best];
     s->exploring = 0;
+    set_decision(s, &s->cand[best]);
     s->explorations++;
     memset(s->failed, 0, sizeof s->failed);
     int kept = before == best;
     if (before >= 0 && !kept)
         s->switches++;
     schedule(s, kept);
+    set_quiet(s);
     s->confirm = confirm_first(s);
     log_decision(s, c->size, before < 0 ? "first" : kept ? "kept" : "switched");
     s->reason[0] = '\0';
@@ -406,6 +441,7 @@ static void explore_again(kcoll_verify_slot *s, const char *why)
     s->exploring = 1;
     s->cur = 0;
     s->turn = 0;
+    set_quiet(s);
 }
 
 int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
@@ -437,13 +473,14 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
         if (s->nring < KCOLL_VERIFY_RING)
             s->nring++;
     }
-    if (s->calls >= s->explore_at) {
+    if (s->hot.calls >= s->explore_at) {
         explore_again(s, "periodic");
         return MPI_SUCCESS;
     }
-    if (s->calls != s->next_check)
+    if (s->hot.calls != s->next_check)
         return MPI_SUCCESS;
     s->next_check += s->check_every;
+    set_quiet(s);
     s->checks++;
     if (s->confirm) { /* the same on every rank: from agreed[] */
         s->confirm = 0;
@@ -504,7 +541,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
     out->explorations = s->explorations;
     out->switches = s->switches;
     out->checks = s->checks;
-    out->calls = s->calls;
+    out->calls = s->hot.calls;
     out->samples = s->samples;
     out->check_every = s->check_every;
     out->explore_at = s->explore_at;
@@ -519,6 +556,13 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
 typedef struct {
     int coll;
     char id[48];
+    /* What id names, found once: the MPI library's collective, or an
+     * algorithm (NULL: none of coll's, which no call matches). A call is
+     * matched by its plan's pointer, not its name: the quiet calls
+     * (kcoll.c) pass through here in the test builds too, and should
+     * cost those builds what they cost the library users link. */
+    int mpi;
+    const kcal_algorithm *alg;
     double factor;
     int rank; /* -1: every rank */
     unsigned long after, seen;
@@ -549,7 +593,9 @@ static void parse_slow(const char *v)
             fprintf(stderr, "kcoll: KCOLL_TEST_SLOW: bad rule '%s'\n", r);
             continue;
         }
-        slow[nslow++] = (slow_rule){(int)cc, "", f, got >= 4 ? rank : -1,
+        slow[nslow++] = (slow_rule){(int)cc, "", !strcmp(id, "mpi"),
+                                    kcal_model_find_algorithm(cc, id), f,
+                                    got >= 4 ? rank : -1,
                                     got >= 5 ? after : 0, 0, {0}};
         snprintf(slow[nslow - 1].id, sizeof slow[nslow - 1].id, "%s", id);
     }
@@ -577,13 +623,16 @@ void kcoll_test_slow_rules(const char *rules)
  * slowed algorithm still measured fastest in 3 of 10 launches. A rule for
  * one rank keeps that rank's own duration (the others make no
  * reduction). */
-static int rule_applies(const slow_rule *r, kcal_coll coll, const char *id)
+static int rule_applies(const slow_rule *r, kcal_coll coll,
+                        const kcoll_plan *plan)
 {
     static int world = -2;
+    if (r->coll != (int)coll ||
+        (plan->kind == KCOLL_PLAN_MPI ? !r->mpi : plan->alg != r->alg))
+        return 0;
     if (world == -2 && PMPI_Comm_rank(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         world = -1;
-    return r->coll == (int)coll && !strcmp(r->id, id) &&
-           (r->rank < 0 || r->rank == world);
+    return r->rank < 0 || r->rank == world;
 }
 
 int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
@@ -591,9 +640,8 @@ int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
     pthread_once(&slow_once, read_slow);
     if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
         return 0;
-    const char *id = kcoll_plan_name(plan);
     for (int i = 0; i < nslow; i++)
-        if (rule_applies(&slow[i], coll, id))
+        if (rule_applies(&slow[i], coll, plan))
             return 1;
     return 0;
 }
@@ -603,10 +651,9 @@ void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
 {
     if (!kcoll_test_slowed(coll, plan))
         return;
-    const char *id = kcoll_plan_name(plan);
     for (int i = 0; i < nslow; i++) {
         slow_rule *r = &slow[i];
-        if (!rule_applies(r, coll, id))
+        if (!rule_applies(r, coll, plan))
             continue;
         double took = clock_now() - t0;
         if (r->rank < 0 &&

@@ -100,6 +100,30 @@ int kcoll_verify_size_class(uint64_t n);
 int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
                       int in_place, kcoll_plan *plan);
 
+/* The head of every slot: what a quiet call reads and writes. A decided
+ * call is quiet when it is neither timed nor due for a check or an
+ * exploration (kcoll_verify_plan_slot): it runs the decision and nothing
+ * else, so it costs what the decision costs plus a compare. quiet_until
+ * is the first call count that is not quiet (0 while exploring; never
+ * reached where one candidate is all there is). */
+typedef struct {
+    uint64_t calls;       /* decided calls since the last exploration */
+    uint64_t quiet_until;
+    const kcal_algorithm *alg; /* the decision */
+    int k, is_mpi;
+} kcoll_verify_hot;
+
+/* The decision of s for a quiet call, counted, or NULL where the call is
+ * not quiet (then kcoll_verify_plan_slot plans it). Never collective. */
+static inline const kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
+{
+    kcoll_verify_hot *h = (kcoll_verify_hot *)(void *)s;
+    if (h->calls + 1 >= h->quiet_until)
+        return NULL;
+    h->calls++;
+    return h;
+}
+
 /* The same in two halves, for a caller that keeps the slot of a call it
  * repeats (kcoll.c): the slot of (coll, n's class, in_place) on c, NULL
  * before kcoll_verify_plan made it; and the plan from a slot (never

@@ -74,6 +74,17 @@ kb=$(awk '$1 == "bcast" && $2 == "local" { print int($4 / 4096) }' "$tmp/out" "$
 [ $rc -eq 0 ] && [ "$rows" = "direct_read mpi" ] && [ "$kb" = 11 ] \
   && echo "ok   --loop --rounds 3: a row of 10 calls for each variant, 11 calls of 4K run" \
   || bad "--loop --rounds 3: exit $rc, rows '$rows', $kb calls of 4K: $(cat "$tmp/out" "$tmp/err")"
+# Without warm-up, one untimed set-up call of each variant (the staging
+# areas and the params are made once per job, not by whichever variant
+# comes first), auto's of 8 bytes: direct_read's and auto's 10 each, the
+# set-up one of direct_read at 4 KiB and auto's of 8 bytes, and the
+# benchmark's 1-byte CMA check (p = 1: all local copies).
+KCOLL_STATS=1 "${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" --coll bcast --sizes 4K \
+  --algorithm direct_read,auto --loop --rounds 2 --iterations 10 --warmup 0 --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
+calls=$(awk '$1 == "bcast" && $2 == "local" { print $3, $4 }' "$tmp/err")
+[ $rc -eq 0 ] && [ "$calls" = "23 86025" ] \
+  && echo "ok   --loop --warmup 0: one set-up call per variant, auto's of 8 bytes" \
+  || bad "--loop --warmup 0: exit $rc, calls and bytes '$calls' (want 23 86025: 21 of 4K, one of 8, one of 1): $(cat "$tmp/out" "$tmp/err")"
 
 if ! perf record -a -e cpu-clock -q -o "$tmp/pre.data" -- true >/dev/null 2>&1; then
   echo "skip real runs: perf cannot record every CPU here (not installed, or kernel.perf_event_paranoid > 0 and not root)"

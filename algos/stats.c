@@ -176,7 +176,7 @@ size_t kcoll_stats_format(char *buf, size_t len)
                 PUT(" %s:%d %.2f", d->name[j], d->k[j], 1e6 * d->seconds[j]);
             else
                 PUT(" %s %.2f", d->name[j], 1e6 * d->seconds[j]);
-            PUT("%s", j + 1 < d->ncand ? "," : "");
+            PUT("%s%s", d->cut[j] ? " (cut)" : "", j + 1 < d->ncand ? "," : "");
         }
         PUT(" -> %s (%s)\n", d->name[d->chosen], d->why);
     }

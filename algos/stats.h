@@ -45,6 +45,7 @@ typedef struct {
     const char *name[KCOLL_STATS_CANDIDATES]; /* registry ids, "mpi" */
     int k[KCOLL_STATS_CANDIDATES];
     double seconds[KCOLL_STATS_CANDIDATES];
+    int cut[KCOLL_STATS_CANDIDATES]; /* measured by its first calls alone */
     char why[64]; /* "first", "kept", "switched", after "drift 1.4x, " or
                    * "periodic, " */
 } kcoll_stats_decision;

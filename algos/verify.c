@@ -22,6 +22,12 @@ struct kcoll_verify_slot {
     double t0[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
     double t1[KCOLL_VERIFY_MAX][KCOLL_VERIFY_SAMPLES];
     int failed[KCOLL_VERIFY_MAX]; /* a call of it failed here */
+    /* Timed calls each candidate made in the last exploration: E, or
+     * KCOLL_VERIFY_CUT_AFTER where it was cut (cut_check()); and the
+     * least agreed span of the candidates measured before it. The same
+     * on every rank. */
+    int ran[KCOLL_VERIFY_MAX];
+    double best_min;
     /* Decided. Every count below is the same on every rank. */
     int chosen;
     double agreed[KCOLL_VERIFY_MAX]; /* spans' lower quartile: decides */
@@ -191,6 +197,7 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
      * does not read) has nothing to measure against. */
     s->exploring = s->ncand > 1;
     s->fixed = s->ncand == 1;
+    s->best_min = INFINITY;
     set_decision(s, &s->cand[0]);
     set_quiet(s);
     s->oversubscribed = msg[OVER] != 0;
@@ -305,6 +312,7 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
         d.name[i] = s->cand[i].alg->id;
         d.k[i] = s->cand[i].k;
         d.seconds[i] = s->agreed[i];
+        d.cut[i] = s->ran[i] < s->samples;
     }
     kcoll_stats_add_decision(&d);
 }
@@ -324,7 +332,7 @@ static void schedule(kcoll_verify_slot *s, int kept)
                                            : ring;
     double extra = 0; /* the exploration's cost beyond the chosen one */
     for (int i = 0; i < s->ncand; i++)
-        extra += (1 + s->samples) *
+        extra += (1 + s->ran[i]) *
                  fmax(s->agreed[i] - s->agreed[s->chosen], 0);
     double every = ceil(KCOLL_VERIFY_BUDGET * extra / t);
     uint64_t base = every > (double)s->check_every
@@ -385,24 +393,24 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     double mine[W] = {0}, all[W];
     int nc = s->ncand, e = s->samples, w = nc * (1 + 2 * e);
     for (int i = 0; i < nc; i++) {
-        mine[i] = s->failed[i] ? INFINITY
-                               : kcoll_verify_median(s->t[i], (unsigned)e);
-        for (int j = 0; j < e; j++) {
-            mine[nc + 2 * (i * e + j)] = -s->t0[i][j];
-            mine[nc + 2 * (i * e + j) + 1] = s->t1[i][j];
+        unsigned ran = (unsigned)s->ran[i]; /* E, or fewer where cut */
+        mine[i] = s->failed[i] ? INFINITY : kcoll_verify_median(s->t[i], ran);
+        for (unsigned j = 0; j < ran; j++) {
+            mine[nc + 2 * (i * e + (int)j)] = -s->t0[i][j];
+            mine[nc + 2 * (i * e + (int)j) + 1] = s->t1[i][j];
         }
     }
     int rc = MPI_Allreduce(mine, all, w, MPI_DOUBLE, MPI_MAX, c->comm);
     double own[KCOLL_VERIFY_MAX], mid[KCOLL_VERIFY_MAX], least = INFINITY;
     for (int i = 0; i < nc; i++) {
+        unsigned ran = (unsigned)s->ran[i];
         double span[KCOLL_VERIFY_SAMPLES];
-        for (int j = 0; j < e; j++)
-            span[j] = all[nc + 2 * (i * e + j)] + all[nc + 2 * (i * e + j) + 1];
+        for (unsigned j = 0; j < ran; j++)
+            span[j] = all[nc + 2 * (i * e + (int)j)] +
+                      all[nc + 2 * (i * e + (int)j) + 1];
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
-        s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, (unsigned)e)
-                                      : INFINITY;
-        mid[i] = isfinite(own[i]) ? kcoll_verify_median(span, (unsigned)e)
-                                  : INFINITY;
+        s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, ran) : INFINITY;
+        mid[i] = isfinite(own[i]) ? kcoll_verify_median(span, ran) : INFINITY;
         least = fmin(least, mid[i]);
     }
     /* The least quartile among the candidates whose median is within
@@ -441,7 +449,42 @@ static void explore_again(kcoll_verify_slot *s, const char *why)
     s->exploring = 1;
     s->cur = 0;
     s->turn = 0;
+    s->best_min = INFINITY;
     set_quiet(s);
+}
+
+/* After candidate cur's first KCOLL_VERIFY_CUT_AFTER timed calls, where E
+ * leaves more to come: one MAX reduction gives every rank their spans
+ * (and whether a call failed anywhere), and the candidate is cut (*cut:
+ * its other timed calls are not made) when its least span is more than
+ * KCOLL_VERIFY_CUT times the least of the candidates before it, or a call
+ * failed; else its least span joins theirs. At 16 KiB on the Zen 5 guest
+ * the MPI library's collective and parallel_read_flags took 3.5-4 us a
+ * call against copy_in_out's 0.6, and their 8 timed calls were most of
+ * an exploration. A cut candidate keeps its two spans: it is still
+ * chosen where those turn out the least (a first candidate fast in its
+ * first calls and slow after, verify_check's passing mode). */
+static int cut_check(kcoll_comm *c, kcoll_verify_slot *s, int *cut)
+{
+    enum { K = KCOLL_VERIFY_CUT_AFTER };
+    double mine[2 * K + 1], all[2 * K + 1];
+    for (int j = 0; j < K; j++) {
+        mine[2 * j] = -s->t0[s->cur][j];
+        mine[2 * j + 1] = s->t1[s->cur][j];
+    }
+    mine[2 * K] = s->failed[s->cur];
+    *cut = 0;
+    int rc = MPI_Allreduce(mine, all, 2 * K + 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    double least = INFINITY;
+    for (int j = 0; j < K; j++)
+        least = fmin(least, all[2 * j] + all[2 * j + 1]);
+    if (all[2 * K] != 0 || least > KCOLL_VERIFY_CUT * s->best_min)
+        *cut = 1;
+    else
+        s->best_min = fmin(s->best_min, least);
+    return MPI_SUCCESS;
 }
 
 int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
@@ -459,13 +502,21 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
             s->t0[s->cur][s->turn - 1] = t0;
             s->t1[s->cur][s->turn - 1] = t1;
         }
-        if (++s->turn <= s->samples)
-            return MPI_SUCCESS;
+        int rc = MPI_SUCCESS, last = s->turn == s->samples;
+        if (!last && s->turn == KCOLL_VERIFY_CUT_AFTER &&
+            s->samples >= KCOLL_VERIFY_CUT_MIN)
+            rc = cut_check(c, s, &last);
+        if (!last) {
+            s->turn++;
+            return rc;
+        }
+        s->ran[s->cur] = s->turn;
         s->turn = 0;
         if (++s->cur < s->ncand)
-            return MPI_SUCCESS;
+            return rc;
         s->cur = 0;
-        return decide(c, s);
+        int drc = decide(c, s);
+        return rc != MPI_SUCCESS ? rc : drc;
     }
     if (plan->timed) {
         s->ring[s->ring_at] = seconds;
@@ -543,6 +594,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
     out->checks = s->checks;
     out->calls = s->hot.calls;
     out->samples = s->samples;
+    memcpy(out->ran, s->ran, sizeof out->ran);
     out->check_every = s->check_every;
     out->explore_at = s->explore_at;
     out->baseline = s->baseline;

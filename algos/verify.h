@@ -25,7 +25,10 @@
  *               untimed call (first-touch, windows, caches), then E timed
  *               ones (E from the predicted time: more for short calls,
  *               whose times are noisier), each started together (a
- *               barrier) and timed on the node's one clock. After the
+ *               barrier) and timed on the node's one clock; where E >= 6
+ *               a candidate whose first two spans (one MAX reduction)
+ *               both exceed KCOLL_VERIFY_CUT times the least span of the
+ *               candidates before it is cut there. After the
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
@@ -79,6 +82,9 @@
 
 #define KCOLL_VERIFY_MAX 5        /* candidates: libkcoll's few + MPI's */
 #define KCOLL_VERIFY_SAMPLES 8    /* E at most */
+#define KCOLL_VERIFY_CUT 2.0      /* a candidate whose first spans all */
+#define KCOLL_VERIFY_CUT_AFTER 2  /* ... 2 of them, exceed 2x the least */
+#define KCOLL_VERIFY_CUT_MIN 6    /* ... before it is cut, where E >= 6 */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
 #define KCOLL_VERIFY_OWN 2        /* ... and at least 2 of libkcoll's */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
@@ -162,6 +168,7 @@ typedef struct {
     unsigned explorations, switches, checks;
     uint64_t calls;
     int samples;                  /* E */
+    int ran[KCOLL_VERIFY_MAX]; /* timed calls each made: E, fewer where cut */
     uint64_t check_every, explore_at; /* in calls since the decision */
     double baseline; /* the steady state the first check found (0: none) */
     unsigned drifted; /* checks in a row that found a drift */

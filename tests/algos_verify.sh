@@ -8,7 +8,9 @@
 # within three check intervals (a drift counts in two checks in a row)
 # and one exploration and not taken again while slow, and one slow
 # interval alone is not explored; a close first decision is explored
-# twice, a clear one once; KCOLL_VERIFY=0 is the pure model choice;
+# twice, a clear one once; a candidate far slower than one before it in
+# its first two timed calls makes no more; KCOLL_VERIFY=0 is the pure
+# model choice;
 # and KCOLL_STATS=1 lists the decisions. Against the MPI library of
 # $KCAL_MPI (common/mpi_flavor.sh).
 set -u
@@ -66,6 +68,9 @@ run "p=2 burst" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode burst
 # A close first decision is explored once more at its first check; a
 # clear one (the others slowed 20x) is not.
 run "p=2 confirm" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode confirm
+# A candidate far slower than one before it in its first two timed calls
+# makes no more of them (the exploration's cut).
+run "p=2 cut" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode cut
 run "p=2 KCOLL_VERIFY=0" timeout 120 "${mpi[@]}" -np 2 "$mpi_x" KCOLL_VERIFY=0 "$prog" --mode pure
 # KCOLL_STATS=1: rank 0 lists one first decision per class it verified
 # (8 collectives x 3 sizes), each with the MPI library among the candidates.

@@ -31,6 +31,10 @@
  * --mode confirm: a close first decision (another candidate within
  *   KCOLL_VERIFY_CONFIRM) is explored again at its first check; a clear
  *   one (the others slowed 20x) is not.
+ * --mode cut: every candidate but the first slowed 30x (bcast, gather,
+ *   allgather at 16 KiB, where E >= KCOLL_VERIFY_CUT_MIN): each slowed one
+ *   is cut after KCOLL_VERIFY_CUT_AFTER timed calls, the first makes all
+ *   E and is chosen.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -662,6 +666,53 @@ static void confirm(void)
                                 : "no clear first decision");
 }
 
+static void cut(void)
+{
+    static const kcal_coll colls[] = {KCAL_COLL_BCAST, KCAL_COLL_GATHER,
+                                      KCAL_COLL_ALLGATHER};
+    const size_t n = 16384;
+    unsigned seed = 1;
+    int tested = 0;
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        kcal_coll cc = colls[ci];
+        kcoll_verify_state st;
+        one_call(cc, n, seed++); /* makes the class */
+        state_of(cc, n, &st);
+        if (st.ncand < 2 || st.samples < KCOLL_VERIFY_CUT_MIN) {
+            settle(cc, n, 0, 400, &seed);
+            continue;
+        }
+        char rules[512] = "", *at = rules;
+        for (int i = 1; i < st.ncand; i++)
+            at += snprintf(at, sizeof rules - (size_t)(at - rules),
+                           "%s%s:%s:30", i > 1 ? "," : "", kcal_coll_name(cc),
+                           st.cand[i].alg->id);
+        kcoll_test_slow_rules(rules);
+        long calls = settle(cc, n, 0, 400, &seed);
+        kcoll_test_slow_rules("");
+        if (calls < 0)
+            continue;
+        state_of(cc, n, &st);
+        tested++;
+        for (int i = 0; i < st.ncand; i++) {
+            int want = i == 0 ? st.samples : KCOLL_VERIFY_CUT_AFTER;
+            cases++;
+            if (st.ran[i] != want) {
+                char d[128];
+                snprintf(d, sizeof d, "n=%zu: %s made %d timed calls, want %d",
+                         n, st.cand[i].alg->id, st.ran[i], want);
+                fail(kcal_coll_name(cc), d);
+            }
+        }
+        cases++;
+        if (st.chosen != 0)
+            fail(kcal_coll_name(cc), "a slowed candidate was chosen");
+    }
+    cases++;
+    if (!tested)
+        fail("cut", "no class with two candidates and E >= 6 at 16 KiB");
+}
+
 static void pure(void)
 {
     unsigned seed = 1;
@@ -697,13 +748,15 @@ int main(int argc, char **argv)
         burst();
     else if (!strcmp(mode, "confirm"))
         confirm();
+    else if (!strcmp(mode, "cut"))
+        cut();
     else if (!strcmp(mode, "pure"))
         pure();
     else {
         if (me == 0)
             fprintf(stderr,
                     "verify_check: --mode "
-                    "agree|opposite|passing|leave|burst|confirm|pure\n");
+                    "agree|opposite|passing|leave|burst|confirm|cut|pure\n");
         MPI_Finalize();
         return 2;
     }

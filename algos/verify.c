@@ -28,6 +28,9 @@ struct kcoll_verify_slot {
      * on every rank. */
     int ran[KCOLL_VERIFY_MAX];
     double best_min;
+    /* When this rank began the exploration, and what the last one cost
+     * beyond its calls of the decision (the slowest rank's: agreed). */
+    double explore_t0, extra;
     /* Decided. Every count below is the same on every rank. */
     int chosen;
     double agreed[KCOLL_VERIFY_MAX]; /* spans' lower quartile: decides */
@@ -321,7 +324,10 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
  * rank): every S-th call timed (a clock pair is ~50 ns), the first check
  * when the ring is full and then one per millisecond of collective time,
  * and re-exploring once the calls since have cost KCOLL_VERIFY_BUDGET
- * times the exploration's extra cost. */
+ * times the exploration's extra cost (s->extra: measured, its barriers
+ * and reductions too; priced from the candidates' spans alone it was
+ * about half the real cost at 16 KiB on the Zen 5 guest, where a barrier
+ * takes two calls' time, and exploring took 2-3 % of a loop). */
 static void schedule(kcoll_verify_slot *s, int kept)
 {
     double t = s->decided > 1e-9 ? s->decided : 1e-9;
@@ -330,11 +336,7 @@ static void schedule(kcoll_verify_slot *s, int kept)
     double per_ms = ceil(1e-3 / t);
     s->check_every = per_ms > (double)ring ? (uint64_t)fmin(per_ms, 1 << 20)
                                            : ring;
-    double extra = 0; /* the exploration's cost beyond the chosen one */
-    for (int i = 0; i < s->ncand; i++)
-        extra += (1 + s->ran[i]) *
-                 fmax(s->agreed[i] - s->agreed[s->chosen], 0);
-    double every = ceil(KCOLL_VERIFY_BUDGET * extra / t);
+    double every = ceil(KCOLL_VERIFY_BUDGET * s->extra / t);
     uint64_t base = every > (double)s->check_every
                         ? (uint64_t)fmin(every, 1e12)
                         : s->check_every;
@@ -389,9 +391,10 @@ static int confirm_first(const kcoll_verify_slot *s)
  * per timed call the latest end and (negated) the earliest start. */
 static int decide(kcoll_comm *c, kcoll_verify_slot *s)
 {
-    enum { W = KCOLL_VERIFY_MAX * (1 + 2 * KCOLL_VERIFY_SAMPLES) };
+    enum { W = KCOLL_VERIFY_MAX * (1 + 2 * KCOLL_VERIFY_SAMPLES) + 1 };
     double mine[W] = {0}, all[W];
-    int nc = s->ncand, e = s->samples, w = nc * (1 + 2 * e);
+    int nc = s->ncand, e = s->samples, w = nc * (1 + 2 * e) + 1;
+    mine[w - 1] = clock_now() - s->explore_t0; /* the whole exploration */
     for (int i = 0; i < nc; i++) {
         unsigned ran = (unsigned)s->ran[i]; /* E, or fewer where cut */
         mine[i] = s->failed[i] ? INFINITY : kcoll_verify_median(s->t[i], ran);
@@ -428,6 +431,14 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
                 best = i;
     s->chosen = best;
     s->decided = own[best];
+    /* What exploring cost beyond as many calls of the decision: every
+     * call, barrier and reduction of it, as the slowest rank saw it. */
+    unsigned calls = 0;
+    for (int i = 0; i < nc; i++)
+        calls += 1 + (unsigned)s->ran[i];
+    s->extra = rc == MPI_SUCCESS && isfinite(s->agreed[best])
+                   ? fmax(all[w - 1] - calls * s->agreed[best], 0)
+                   : 0;
     s->exploring = 0;
     set_decision(s, &s->cand[best]);
     s->explorations++;
@@ -501,6 +512,8 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
             s->t[s->cur][s->turn - 1] = seconds;
             s->t0[s->cur][s->turn - 1] = t0;
             s->t1[s->cur][s->turn - 1] = t1;
+        } else if (s->cur == 0) {
+            s->explore_t0 = t0; /* its first call's start */
         }
         int rc = MPI_SUCCESS, last = s->turn == s->samples;
         if (!last && s->turn == KCOLL_VERIFY_CUT_AFTER &&
@@ -598,6 +611,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
     out->check_every = s->check_every;
     out->explore_at = s->explore_at;
     out->baseline = s->baseline;
+    out->extra = s->extra;
     out->drifted = s->drifted;
 }
 

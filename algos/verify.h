@@ -171,6 +171,8 @@ typedef struct {
     int ran[KCOLL_VERIFY_MAX]; /* timed calls each made: E, fewer where cut */
     uint64_t check_every, explore_at; /* in calls since the decision */
     double baseline; /* the steady state the first check found (0: none) */
+    double extra; /* the last exploration's cost beyond as many calls of
+                   * the decision, seconds (the slowest rank's) */
     unsigned drifted; /* checks in a row that found a drift */
 } kcoll_verify_state;
 

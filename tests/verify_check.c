@@ -34,7 +34,8 @@
  * --mode cut: every candidate but the first slowed 30x (bcast, gather,
  *   allgather at 16 KiB, where E >= KCOLL_VERIFY_CUT_MIN): each slowed one
  *   is cut after KCOLL_VERIFY_CUT_AFTER timed calls, the first makes all
- *   E and is chosen.
+ *   E and is chosen, and the exploration's measured extra cost holds the
+ *   slowed calls.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
@@ -707,6 +708,20 @@ static void cut(void)
         cases++;
         if (st.chosen != 0)
             fail(kcal_coll_name(cc), "a slowed candidate was chosen");
+        /* What the exploration cost beyond the decision's calls is
+         * measured: at least the slowed candidates' calls (their spans
+         * beyond the decision's), which it holds with its barriers. */
+        double spans = 0;
+        for (int i = 1; i < st.ncand; i++)
+            spans += (1 + st.ran[i]) * (st.agreed[i] - st.agreed[0]);
+        cases++;
+        if (!(st.extra >= 0.8 * spans)) {
+            char d[128];
+            snprintf(d, sizeof d, "n=%zu: the exploration cost %.1f us beyond "
+                     "the decision, its slowed calls' spans %.1f", n,
+                     1e6 * st.extra, 1e6 * spans);
+            fail(kcal_coll_name(cc), d);
+        }
     }
     cases++;
     if (!tested)

@@ -117,6 +117,11 @@ void bench_parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--rounds")) {
             o->rounds = num(v, 1, 1000000, a);
             i++;
+        } else if (!strcmp(a, "--twin")) {
+            if (!v || !*v)
+                bench_usage_error("--twin needs a variant of --algorithm", v);
+            o->twin = v;
+            i++;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -139,7 +144,7 @@ void bench_parse(int argc, char **argv, options *o)
                        "[--algorithm ID[,ID...]]\n"
                        "       [--type T] [--op O] [--iterations N] "
                        "[--warmup N] [--cold] [--check] [--root R]\n"
-                       "       [--no-auto-limit] [--loop [--rounds R]] "
+                       "       [--no-auto-limit] [--loop [--rounds R] [--twin ID]] "
                        "[--quiet] [--progress] [--mpi NAME] [--expect-p P]\n"
                        "       [--library]\n"
                        "Run it under mpirun or srun; rank 0 prints CSV (see "
@@ -160,6 +165,9 @@ void bench_parse(int argc, char **argv, options *o)
         bench_usage_error("--rounds splits --loop's calls: give --loop", NULL);
     if (o->rounds > o->iterations)
         bench_usage_error("--rounds is more than --iterations", NULL);
+    if (o->twin && !o->loop)
+        bench_usage_error("--twin measures a --loop variant twice: give --loop",
+                          NULL);
     if (o->loop && o->check)
         bench_usage_error("--loop times calls, --check checks them: one at a time",
                     NULL);
@@ -289,6 +297,20 @@ variant *bench_variants(const options *o, int *count)
         v[c++] = (variant){"", "auto", -1, V_AUTO};
     if (o->loop ? named(want, nwant, "limit") : !o->no_auto_limit)
         v[c++] = (variant){"", "limit", -1, V_LIMIT};
+    if (o->twin) { /* after the others: the twin is no one's predecessor */
+        static char name[80];
+        int t = -1;
+        for (int i = 0; i < c; i++)
+            if ((v[i].kind == V_KCOLL && !strcmp(v[i].spec, o->twin)) ||
+                (v[i].kind == V_MPI && !strcmp(o->twin, "mpi")))
+                t = i;
+        if (t < 0)
+            bench_usage_error("--twin is not a fixed variant of --algorithm",
+                              o->twin);
+        snprintf(name, sizeof name, "%s#2", o->twin);
+        v[c] = v[t];
+        v[c++].name = name;
+    }
     free(want);
     *count = c;
     return v;

@@ -35,6 +35,9 @@ typedef struct {
     long iterations, warmup;
     long rounds; /* --loop's calls in that many rounds of the variants in
                   * turn (0: each variant's calls in one loop) */
+    const char *twin; /* --loop: this variant measured twice, the second
+                       * named "<id>#2" (an A/A control: the loop's own
+                       * noise) */
     int cold, check, root, quiet, progress, no_auto_limit, loop;
     const char *mpi; /* the MPI family kcal bench built this for, or NULL */
     long expect_p;   /* the world size kcal bench launched, or 0 */

@@ -15,6 +15,10 @@
 #   A3, A4:     the same two, hooked;
 #   A5 loop:    auto's time per call (its exploration included) <= 1.03 x
 #               the fastest fixed row's (mpi included) in the same launch;
+#               a row "<id>#2" is that fixed row measured a second time
+#               (kcal-bench-mpi --twin): not a candidate for the fastest,
+#               its ratio to the first is printed beside as the launch's
+#               own noise (the control), which judges nothing;
 #   A6 oversub: median(mpi) / median(auto) >= 0.9 at every size.
 # Prints a table per mode and one verdict line per target; exits 1 when a
 # target fails or when a mode it needs has no rows. Bad input (a line that
@@ -36,6 +40,8 @@ $3 == "collective" { next } # a CSV header
   if (t !~ /^[0-9.eE+-]+$/ || t + 0 <= 0) die("time '" t "' is not a positive number")
   name = alg (k != "" ? ":" k : "")
   key = mode SUBSEP launch SUBSEP coll SUBSEP p SUBSEP size
+  if (mode == "loop") lt[key, name] = t
+  if (mode == "loop" && name ~ /#2$/) { twin[key] = substr(name, 1, length(name) - 2); next }
   if (!(key in seen)) { seen[key] = 1; keys[++nkeys] = key }
   if (alg == "auto") tauto[key] = t
   else if (alg == "mpi") { tmpi[key] = t; if (!(key in best) || t < best[key]) { best[key] = t; bestname[key] = name } }
@@ -88,15 +94,25 @@ END {
   report("oversub", 0.9, "A6", "")
   # A5: the application loop.
   if (npts["loop"]) {
-    printf "\n# loop: auto's time per call (exploration included) against the fastest fixed row, per launch\n"
-    printf "%-10s %9s %7s  %s\n", "collective", "size", "launch", "auto/fastest (fastest)"
+    printf "\n# loop: auto's time per call (exploration included) against the fastest fixed row, per launch; control: a fixed row measured twice in the same rounds, second/first\n"
+    printf "%-10s %9s %7s  %s\n", "collective", "size", "launch", "auto/fastest (fastest)  control"
     for (i = 1; i <= nkeys; i++) {
       split(keys[i], K, SUBSEP)
       if (K[1] != "loop") continue
       if (!(keys[i] in tauto)) { failed["A5"] = failed["A5"] sprintf(" %s launch %s: no auto row;", K[3], K[2]); continue }
       q = tauto[keys[i]] / best[keys[i]]
-      printf "%-10s %9s %7s  %.3f (%s)\n", K[3], K[5], K[2], q, bestname[keys[i]]
+      ctl = ""
+      if ((keys[i] in twin) && ((keys[i], twin[keys[i]]) in lt)) {
+        cq = lt[keys[i], twin[keys[i]] "#2"] / lt[keys[i], twin[keys[i]]]
+        ctl = sprintf("  %.3f (%s)", cq, twin[keys[i]])
+        nc++; cr[nc] = cq; if (cq > 1.03 || cq < 1 / 1.03) cout++
+      }
+      printf "%-10s %9s %7s  %.3f (%s)%s\n", K[3], K[5], K[2], q, bestname[keys[i]], ctl
       if (q > 1.03) failed["A5"] = failed["A5"] sprintf(" %s launch %s: %.3f;", K[3], K[2], q)
+    }
+    if (nc) {
+      sortmin(cr, nc)
+      printf "control: %d loops, second/first %.3f-%.3f, median %.3f; %d beyond 1.03x either way\n", nc, cr[1], cr[nc], med(cr, nc), cout
     }
     checked["A5"] = 1
   } else failed["A5"] = " no loop rows"

@@ -22,12 +22,13 @@ loop_row() { # LAUNCH ALG US_PER_CALL
 }
 # Good rows: at 1K auto 1.6 us against mpi 2 and the fastest 1.5 (1.07x:
 # A2 does not judge 1K anyway); at 64K auto 5.2 against direct_split 5
-# (1.04x) and mpi 10; the loop 5.1 against 5 (1.02x); oversubscribed auto
+# (1.04x) and mpi 10; the loop 5.1 against 5 (1.02x), direct_split's twin
+# 4.9 (the control, 0.98, never the fastest: 5.1/4.9 would fail A5); oversubscribed auto
 # 21 against mpi 20 (0.952 >= 0.9). Launch AUTO64_AT (one per line:
 # "launch us") overrides auto at 64K, AUTO1_AT at 1K.
 make_rows() { # FILE, then VAR=VALUE settings
   local f=$1; shift
-  local auto64_at="" auto1_at="" loop_auto=5.1 over_auto=21 modes="plain hooked loop oversub"
+  local auto64_at="" auto1_at="" loop_auto=5.1 loop_twin=4.9 over_auto=21 modes="plain hooked loop oversub"
   local kv; for kv in "$@"; do printf -v "${kv%%=*}" '%s' "${kv#*=}"; done
   : >"$f"
   for m in plain hooked; do
@@ -43,7 +44,8 @@ make_rows() { # FILE, then VAR=VALUE settings
   done
   if [[ " $modes " == *" loop "* ]]; then
     for l in $(seq 10); do
-      { loop_row "$l" direct_split 5; loop_row "$l" mpi 9; loop_row "$l" auto "$loop_auto"; } >>"$f"
+      { loop_row "$l" direct_split 5; loop_row "$l" mpi 9; loop_row "$l" auto "$loop_auto"
+        loop_row "$l" "direct_split#2" "$loop_twin"; } >>"$f"
     done
   fi
   if [[ " $modes " == *" oversub "* ]]; then
@@ -67,6 +69,12 @@ fi
 # 5/5.2 = 0.96, 10 of 10 launches held.
 grep -Eq '^bcast +2 +65536 +1\.92 +1\.92 +0\.96 +0\.96 +10/10 +direct_split$' "$tmp/out" ||
   { echo "FAIL: good rows: no 64K table row as worked by hand:"; cat "$tmp/out"; fail=1; }
+# The loop's control: 4.9/5 in each launch; 0.98 is within 1.03x.
+grep -Eq '^bcast +16384 +1  1\.020 \(direct_split\)  0\.980 \(direct_split\)$' "$tmp/out" &&
+  grep -q '^control: 10 loops, second/first 0\.980-0\.980, median 0\.980; 0 beyond 1\.03x either way$' "$tmp/out" ||
+  { echo "FAIL: good rows: the loop's control not as worked by hand:"; cat "$tmp/out"; fail=1; }
+make_rows "$tmp/ctl" loop_twin=5.25
+verdict "a control beyond 1.03x is counted and judges nothing" 0 '^control: 10 loops, second/first 1\.050-1\.050, median 1\.050; 10 beyond' "$tmp/ctl"
 
 # A1: auto 2.2 us at 1K in launch 7 (mpi 2: 0.909 < 0.95).
 make_rows "$tmp/a1" auto1_at="7 2.2"

@@ -65,6 +65,21 @@ for args in "--coll bcast --algorithm mpi --rounds 2" \
   [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && grep -q -- "--rounds" "$tmp/err" \
     && echo "ok   kcal-bench-mpi $args refused: $(grep -m1 -- --rounds "$tmp/err")" || bad "kcal-bench-mpi $args: exit $rc"
 done
+# --twin: only with --loop, and only a fixed variant the loop measures.
+for args in "--coll bcast --algorithm direct_read --twin direct_read" \
+            "--coll bcast --algorithm direct_read,auto --loop --twin auto" \
+            "--coll bcast --algorithm direct_read --loop --twin mpi"; do
+  # shellcheck disable=SC2086
+  "${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && grep -q -- "--twin" "$tmp/err" \
+    && echo "ok   kcal-bench-mpi $args refused: $(grep -m1 -- --twin "$tmp/err")" || bad "kcal-bench-mpi $args: exit $rc"
+done
+"${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" --coll bcast --sizes 4K --algorithm direct_read \
+  --twin direct_read --loop --rounds 2 --iterations 10 --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
+rows=$(awk -F, 'NR > 1 && $6 == 10 && $7 > 0 { print $4 }' "$tmp/out" | xargs)
+[ $rc -eq 0 ] && [ "$rows" = "direct_read direct_read#2" ] \
+  && echo "ok   --loop --twin: the variant's row, then its twin's" \
+  || bad "--loop --twin: exit $rc, rows '$rows': $(cat "$tmp/out" "$tmp/err")"
 # KCOLL_STATS counts libkcoll's calls (local copies at p = 1): direct_read's
 # 10 in 3 rounds and its warm-up one, 4 KiB each.
 KCOLL_STATS=1 "${mpi_run[@]}" -np 1 "$mpi_build/kcal-bench-mpi" --coll bcast --sizes 4K \

@@ -406,7 +406,7 @@ static void to_next_check(kcal_coll cc, size_t n, unsigned *seed,
 
 /* After the class's first decision (settled): calls until it has a
  * steady state (a decision whose first check validated it, KCOLL_VERIFY_RING
- * timed calls in, every S-th call timed, S <= 8, verify.h; and whose next
+ * timed calls in, every S-th call timed, S <= 32, verify.h; and whose next
  * check set the steady state). A check may start an exploration (a close
  * first decision is confirmed; a drift), which is settled, and the count
  * starts over with its decision; after four steps (a confirmed decision:

@@ -194,9 +194,8 @@ static void remember(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
  * needs no test here: memo is set only while it is off, and the
  * configuration is read once per process (config.h). */
 static inline __attribute__((always_inline)) int
-repeats(kcal_coll coll, MPI_Comm comm, size_t count,
-                   MPI_Datatype type, MPI_Op op, int root,
-                   const void *sendbuf)
+repeats(kcal_coll coll, MPI_Comm comm, size_t count, MPI_Datatype type,
+        MPI_Op op, int root, const void *sendbuf)
 {
     return memo.set && memo.comm == comm && memo.coll == coll &&
            memo.count == count && memo.type == type && memo.op == op &&
@@ -205,7 +204,8 @@ repeats(kcal_coll coll, MPI_Comm comm, size_t count,
 }
 
 /* A quiet call's decision h (verify.h) run with a's buffers, and
- * nothing else: what execute() does for a verified plan. */
+ * nothing else: what execute() does for a verified plan (p >= 2, n > 0,
+ * one node: kcoll_choice_verified), without its tests of the plan. */
 static int quiet_run(kcal_coll coll, const kcoll_verify_hot *h,
                      kcoll_args *a)
 {
@@ -222,10 +222,10 @@ static int quiet_run(kcal_coll coll, const kcoll_verify_hot *h,
 /* The memo's slot's plan, run with these buffers. A quiet call (verify.h:
  * decided, neither timed nor due) runs its decision straight away: below
  * a few KiB, where the decision is often the MPI library's call, the
- * plan and the bookkeeping around it were ~380 instructions and 40-55 ns
- * of a 0.3 us MPI_Scatter on the Zen 5 guest (docs/machine.md, "The
- * decided call"). In the test builds the hook slows it as it slows
- * run()'s calls. */
+ * plan and the bookkeeping around it took libkcoll 347 instructions (169
+ * now, with the entry points inlined into one function) and 40-55 ns of
+ * a 0.3 us MPI_Scatter on the Zen 5 guest (docs/machine.md, "The decided
+ * call"). In the test builds the hook slows it as it slows run()'s. */
 static inline __attribute__((always_inline)) int
 repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
 {
@@ -235,8 +235,9 @@ repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
     if (h && !KCOLL_TEST_HOOKS_ON)
         return quiet_run(coll, h, &a);
     if (h) {
-        kcoll_plan plan = {h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
-                           h->alg, h->k, KCOLL_WHY_VERIFIED, NULL, 0, 0};
+        kcoll_plan plan = {.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
+                           .alg = h->alg, .k = h->k,
+                           .why = KCOLL_WHY_VERIFIED};
         int slowed = kcoll_test_slowed(coll, &plan);
         double t0 = slowed ? kcoll_verify_clock() : 0;
         int rc = quiet_run(coll, h, &a);

@@ -443,8 +443,9 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
                 best = i;
     s->chosen = best;
     s->decided = own[best];
-    /* What exploring cost beyond as many calls of the decision: every
-     * call, barrier and reduction of it, as the slowest rank saw it. */
+    /* What exploring cost beyond as many calls of the decision (its
+     * stretches of timed calls with their barriers and reductions, each
+     * untimed call priced as a timed one), as the slowest rank saw it. */
     unsigned calls = 0;
     for (int i = 0; i < nc; i++)
         calls += 1 + (unsigned)s->ran[i];
@@ -631,10 +632,9 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
 /* $KCOLL_TEST_SLOW, parsed once: up to 8 rules. */
 typedef struct {
     int coll;
-    char id[48];
-    /* What id names, found once: the MPI library's collective, or an
-     * algorithm (NULL: none of coll's, which no call matches). A call is
-     * matched by its plan's pointer, not its name: the quiet calls
+    /* What the rule's id names, found once: the MPI library's
+     * collective, or an algorithm of coll. A call is matched by its
+     * plan's pointer, not its name: the quiet calls
      * (kcoll.c) pass through here in the test builds too, and should
      * cost those builds what they cost the library users link. */
     int mpi;
@@ -665,15 +665,15 @@ static void parse_slow(const char *v)
         int got = sscanf(r, "%31[^:]:%47[^:]:%lf:%d:%lu", coll, id, &f, &rank,
                          &after);
         kcal_coll cc;
-        if (got < 3 || kcal_coll_from_name(coll, &cc) != 0 || !(f >= 1)) {
+        const kcal_algorithm *alg = NULL;
+        int mpi = !strcmp(id, "mpi");
+        if (got < 3 || kcal_coll_from_name(coll, &cc) != 0 || !(f >= 1) ||
+            (!mpi && !(alg = kcal_model_find_algorithm(cc, id)))) {
             fprintf(stderr, "kcoll: KCOLL_TEST_SLOW: bad rule '%s'\n", r);
             continue;
         }
-        slow[nslow++] = (slow_rule){(int)cc, "", !strcmp(id, "mpi"),
-                                    kcal_model_find_algorithm(cc, id), f,
-                                    got >= 4 ? rank : -1,
+        slow[nslow++] = (slow_rule){(int)cc, mpi, alg, f, got >= 4 ? rank : -1,
                                     got >= 5 ? after : 0, 0, {0}};
-        snprintf(slow[nslow - 1].id, sizeof slow[nslow - 1].id, "%s", id);
     }
 }
 

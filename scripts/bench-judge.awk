@@ -23,14 +23,9 @@
 # the copies it makes. median/min is printed beside it.
 #
 # T1 (best >= 1.0x mpi) counts a shortfall within the two medians' own
-# noise as a tie, not a miss: where both run at the copy limit (allgather
-# and alltoall from 1 MiB) the ratio is 1.00 +- that noise and was a coin
-# toss, run after run (alltoall 8M 0.997 with halves 0.9 % and 1.6 %
-# apart, Xeon guest, 2026-11-26). The noise of a median is taken from its
-# run: the medians of the odd and of the even iterations (half1_s,
-# half2_s) differ by d = |h1 - h2| / median, about twice the median's
-# standard error, so sqrt(d_mpi^2 + d_best^2) is two standard errors of
-# the ratio. Files without the halves: no allowance.
+# noise as a tie, not a miss: scripts/bench-noise.awk has the rule and
+# why (load it first: awk -f scripts/bench-noise.awk -f this). Files
+# without the halves: no allowance.
 BEGIN { FS = ","; reduction = coll == "reduce" || coll == "allreduce" || coll == "reduce_scatter_block" }
 function lab(n) { return n >= 1048576 ? n / 1048576 "M" : n >= 1024 ? n / 1024 "K" : n }
 NR == 1 {
@@ -55,8 +50,7 @@ NR == 1 {
   }
   if (!(n in seen)) { seen[n] = 1; order[++ns] = n }
   name = a ($5 != "" ? ":" $5 : "")
-  d = halves ? ($(col["half1_s"]) - $(col["half2_s"])) / med : 0
-  if (d < 0) d = -d
+  d = halves ? noise_d($(col["half1_s"]), $(col["half2_s"]), med) : 0
   if (n == 1048576) { s5[name] = med / lo; smin[name] = med / mn }
   if (a == "mpi") { mpi[n] = med; mpid[n] = d }
   else if (a == "auto") au[n] = med
@@ -76,7 +70,7 @@ END {
     xl = (n in lim) ? best[n] / lim[n] : 0
     tie = 0
     if (n >= 4096 && sp < 1.0) {
-      if (sp >= 1.0 - sqrt(mpid[n] ^ 2 + bestd[n] ^ 2)) tie = 1
+      if (noise_tie(sp, mpid[n], bestd[n])) tie = 1
       else why = why " T1"
     }
     if (n >= 65536 && sp < 1.3 && (coll == "scatter" || coll == "gather" || coll == "bcast")) why = why " T2"

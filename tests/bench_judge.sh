@@ -31,7 +31,7 @@ point() {
 # judge NAME COLL STRICT: runs the judge on $tmp/NAME.csv; output in
 # $tmp/NAME.out, exit status in $rc.
 judge() {
-  awk -v coll="$2" -v p=2 -v strict="$3" -f scripts/bench-judge.awk "$tmp/$1.csv" \
+  awk -v coll="$2" -v p=2 -v strict="$3" -f scripts/bench-noise.awk -f scripts/bench-judge.awk "$tmp/$1.csv" \
     >"$tmp/$1.out" 2>"$tmp/$1.err"
   rc=$?
 }

@@ -58,8 +58,9 @@ static double batch_se(const kcal_raw *raw, const long *nn, size_t n)
  * the larger of the fit's and the batch-means standard error, and n − 2
  * degrees of freedom (n − 1 with a held at 0). a, the call's own cost,
  * is not a key: the model charges the op per byte only (its calls are on
- * chunks of up to 256 KiB). The out-of-cache size's rate goes into the
- * header only. */
+ * chunks of up to 256 KiB). reduce_beta_cold: the out-of-cache size's
+ * t/b (its median's standard error over b), where it is above ρ, for the
+ * record (the model does not use it: docs/model.md "Reductions"). */
 int cal_reduce(const kcal_raw *raw, kcal_params *out,
                kcal_calibrate_notes *notes, char *comment, size_t commentlen,
                char *err, size_t errlen)
@@ -132,6 +133,16 @@ int cal_reduce(const kcal_raw *raw, kcal_params *out,
     if (cal_set_fit(out, key, rho, srho, err, errlen) < 0 ||
         cal_set_num(out, kd, dof, err, errlen) < 0)
         return -1;
+    /* The largest out-of-cache size (the probe measures one). */
+    const char *cold = KCAL_KEY_NAME(reduce_beta_cold);
+    if (n > 0) {
+        size_t i = n - 1;
+        double rc = y[i] / (double)nn[i], src = se[i] / (double)nn[i];
+        if (rc > rho)
+            return cal_set_fit(out, cold, rc, src, err, errlen);
+        cal_note(notes, "%s: out of cache the op was no slower than in "
+                 "cache (%.3g against %.3g s/B): not written", cold, rc, rho);
+    }
     return 0;
 failed:
     kcal_set_err(err, errlen, "the fit of %s failed", key);

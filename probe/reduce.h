@@ -21,8 +21,7 @@
  *   cold  one size, in and inout each as large as the last-level cache
  *         hwloc reports (8..64 MiB, 32 with --quick: 15 calls over 64
  *         MiB took 1.1 s on the loaded EPYC guest): the rate out of
- *         cache, recorded in the raw file and the params' header only (no
- *         key uses it)
+ *         cache, the key reduce_beta_cold (fit/calibrate_reduce.c)
  * in passes over the sizes (rep = the pass), so a slow stretch of a
  * shared host falls on every size alike; a sample during which the rank
  * was preempted is taken again (up to 4 times).

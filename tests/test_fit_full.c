@@ -695,8 +695,9 @@ static void test_reduce_plan(void)
 
 /* reduce_beta: t(b) = A + rho·b at the in-cache sizes, 2 % noise per
  * sample, in RPASSES passes; the out-of-cache size (a quite different
- * rate) must not move it. */
+ * rate, COLD_RHO, reduce_beta_cold) must not move it. */
 #define RPASSES 40
+static double cold_rho = 8.5e-11;
 static void add_reduce(kcal_raw *r, gsl_rng *rng, double a, double rho,
                        const long *sizes, size_t n)
 {
@@ -706,7 +707,7 @@ static void add_reduce(kcal_raw *r, gsl_rng *rng, double a, double rho,
             kcal_raw_add(r, KCAL_PHASE_REDUCE, KCAL_PATTERN_HOT, 1, 0,
                          sizes[i], k, t + gsl_ran_gaussian(rng, 0.02 * t));
         }
-        double tc = 8.5e-11 * (32 << 20);
+        double tc = cold_rho * (32 << 20);
         kcal_raw_add(r, KCAL_PHASE_REDUCE, KCAL_PATTERN_COLD, 1, 0, 32 << 20,
                      k, tc + gsl_ran_gaussian(rng, 0.02 * tc));
     }
@@ -726,10 +727,11 @@ static void test_reduce(gsl_rng *rng)
         sw += 1 / (se * se), swx += x / (se * se), swxx += x * x / (se * se);
     }
     double se_rho = 1 / sqrt(swxx - swx * swx / sw);
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         kcal_raw r;
         make_samples(&r, rng, 2);
-        if (variant == 1)
+        cold_rho = variant == 4 ? RHO / 2 : 8.5e-11;
+        if (variant == 1 || variant == 4)
             add_reduce(&r, rng, A, RHO, SZ, NSZ);
         if (variant == 2)
             add_reduce(&r, rng, A, RHO, SZ + 4, 1);
@@ -753,15 +755,28 @@ static void test_reduce(gsl_rng *rng)
                                   "4K..256K, dof 5: ") != NULL);
             CHECK(strstr(comment, "out of cache 32M: 0.08") != NULL);
             CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+            /* reduce_beta_cold: t/b of the one cold size, its median's
+             * standard error over b. */
+            double tc = 8.5e-11 * (32 << 20);
+            double sc = se_median(0.02 * tc, RPASSES) / (32 << 20);
+            double c = kcal_params_get(&p, "reduce_beta_cold", -1);
+            double cse = kcal_params_get(&p, "reduce_beta_cold_stderr", -1);
+            CHECK(fabs(c - 8.5e-11) < 5 * sc);
+            CHECK(cse > sc / 3 && cse < 3 * sc);
         } else if (variant == 2) {
             /* one size: t/b, the call's own cost included */
             double t = A + RHO * SZ[4];
             CHECK(fabs(rho - t / SZ[4]) < 5 * se_median(0.02 * t, RPASSES) / SZ[4]);
             CHECK(kcal_params_get(&p, "reduce_beta_dof", -1) == 0);
             CHECK(has_note(&notes, "reduce_beta: one size measured"));
-        } else {
+        } else if (variant == 3) {
             CHECK(rho == -1);
+            CHECK(kcal_params_get(&p, "reduce_beta_cold", -1) == -1);
             CHECK(has_note(&notes, "reduce_beta: the op's time did not grow"));
+        } else { /* out of cache no slower: no cold key */
+            CHECK(fabs(rho - RHO) < 5 * se_rho);
+            CHECK(kcal_params_get(&p, "reduce_beta_cold", -1) == -1);
+            CHECK(has_note(&notes, "reduce_beta_cold: out of cache the op was no slower"));
         }
         kcal_params_free(&p);
         kcal_raw_free(&r);

@@ -14,6 +14,7 @@
 
 #include "algos/choice.h"
 #include "algos/config.h"
+#include "algos/irregular.h"
 #include "algos/tuned.h"
 #include "algos/verify.h"
 #include "model/irregular.h"
@@ -532,5 +533,39 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
         double t = prm ? kcal_model_mpi_time(prm, coll, c->size, n) : -1;
         out[nc < max ? nc++ : max - 1] = (kcoll_candidate){mpi, 0, t > 0 ? t : 0};
     }
+    return nc;
+}
+
+int kcoll_choice_vcandidates(kcoll_comm *c, int v, uint64_t n, int in_place,
+                             kcoll_candidate *out, int max)
+{
+    kcal_coll coll = kcoll_v_regular(v);
+    const kcal_algorithm *mpi = kcal_model_mpi(coll);
+    const kcal_params *prm = get_params();
+    const kcal_algorithm *rows[KCOLL_VERIFY_MAX];
+    int nrows = kcoll_v_regular_rows(v, rows, max - 1), nc = 0;
+    if (max < 1)
+        return 0;
+    /* A table's row first, as for the other collectives. */
+    if (c->vrow[v] >= 0 && c->vrow[v] < nrows)
+        out[nc++] = (kcoll_candidate){rows[(int)c->vrow[v]], 0, 0};
+    kcal_prediction *pr = NULL;
+    long np = prm ? kcal_model_rank(kcal_model_default(prm), prm, coll,
+                                    c->size, n, in_place, 0, &pr)
+                  : -1;
+    /* Then every row, in the model's order at n (priced as the regular
+     * collective at blocks of n: a proposal, the calls decide), the rows
+     * it does not price after them. */
+    for (long i = 0; i < np && nc < max - 1; i++)
+        for (int r = 0; r < nrows; r++)
+            if (pr[i].alg == rows[r] && !listed(out, nc, rows[r]) &&
+                isfinite(pr[i].seconds))
+                out[nc++] = (kcoll_candidate){rows[r], 0, pr[i].seconds};
+    free(pr);
+    for (int r = 0; r < nrows && nc < max - 1; r++)
+        if (!listed(out, nc, rows[r]))
+            out[nc++] = (kcoll_candidate){rows[r], 0, 0};
+    double t = prm ? kcal_model_mpi_time(prm, coll, c->size, n) : -1;
+    out[nc++] = (kcoll_candidate){mpi, 0, t > 0 ? t : 0};
     return nc;
 }

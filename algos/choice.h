@@ -86,6 +86,15 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
                             int in_place, double spread, int own_min,
                             kcoll_candidate *out, int max);
 
+/* The candidates of a verified v-collective v (verify.h's domains) whose
+ * call's largest block is n: a $KCOLL_TABLE rule's row first, then every
+ * row of v (as the regular rows that stand for them) in the model's order
+ * at blocks of n, at most max − 1, and the MPI library's v-collective
+ * last. The communicator's static decision for v (kcoll_choice_irregular)
+ * is known. */
+int kcoll_choice_vcandidates(kcoll_comm *c, int v, uint64_t n, int in_place,
+                             kcoll_candidate *out, int max);
+
 /* The plan of a call of coll with n bytes (in_place as the choice may use
  * it: allgather and alltoall only) and the user's algorithm (NULL: the
  * choice's). MPI_SUCCESS, MPI_ERR_ARG (an unknown id, a k out of range, a

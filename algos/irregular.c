@@ -30,14 +30,21 @@
  * rank 0 decides both on the first NULL call and broadcasts them
  * (choice.c), so every rank runs the same protocol. Once it has, a
  * process whose pairs all go as messages sends them and nothing else
- * (short_way below). The run-time verification (verify.h) does not apply
- * to them yet. */
+ * (short_way below).
+ * On one node a NULL allgatherv is verified at run time as the regular
+ * collectives are (verify.h, verified() below): the static decision above
+ * is its first candidate, its other rows and the MPI library's
+ * allgatherv are measured on a size class's first calls (the class of
+ * its largest block), and the fastest stays. The other three are not:
+ * no rank knows every count, so no rank can name a class every rank
+ * agrees on without a message per call. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/choice.h"
+#include "algos/config.h"
 #include "algos/irregular.h"
 #include "algos/nodes.h"
 #include "algos/stats.h"
@@ -51,22 +58,84 @@ static const char *const vnames[KCOLL_VCOLL_COUNT] = {
 };
 
 /* kcoll_comm keeps a crossover per v-collective (vbelow). */
-_Static_assert(KCOLL_VCOLL_COUNT <= 8, "kcoll_comm.vbelow holds 8");
+_Static_assert(KCOLL_VCOLL_COUNT <= KCOLL_VCOLL_SLOTS,
+               "kcoll_comm holds KCOLL_VCOLL_SLOTS v-collectives");
 
 typedef struct {
     kcoll_vcoll coll;
     const char *id;
     kcoll_valgorithm_fn fn;
     int windowed; /* takes ":w" (the ROOT_WINDOW path) */
+    const char *regular; /* the regular row the model prices it with */
 } valgorithm;
 
 static const valgorithm valgorithms[] = {
 #define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path)                       \
     {KCOLL_VCOLL_##VCOLL, #id, fn,                                           \
-     KCAL_VPATH_##path == KCAL_VPATH_ROOT_WINDOW},
+     KCAL_VPATH_##path == KCAL_VPATH_ROOT_WINDOW, #regular},
 #include "algos/irregular.def"
 };
 #define NVALG (sizeof valgorithms / sizeof valgorithms[0])
+
+static const kcal_coll vregular[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
+#include "algos/irregular.def"
+};
+
+const char *kcoll_v_name(int v)
+{
+    return v >= 0 && v < KCOLL_VCOLL_COUNT ? vnames[v] : NULL;
+}
+
+int kcoll_v_from_name(const char *name)
+{
+    for (int v = 0; v < KCOLL_VCOLL_COUNT; v++)
+        if (!strcmp(vnames[v], name))
+            return v;
+    return -1;
+}
+
+kcal_coll kcoll_v_regular(int v)
+{
+    return vregular[v];
+}
+
+const kcal_algorithm *kcoll_v_row_regular(int v, const char *id)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if ((int)valgorithms[i].coll == v && !strcmp(valgorithms[i].id, id))
+            return kcal_model_find_algorithm(vregular[v],
+                                             valgorithms[i].regular);
+    return NULL;
+}
+
+int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < NVALG && n < max; i++)
+        if ((int)valgorithms[i].coll == v &&
+            (out[n] = kcal_model_find_algorithm(vregular[v],
+                                                valgorithms[i].regular)))
+            n++;
+    return n;
+}
+
+/* The row of v that the regular row alg stands for (NULL: none). */
+static const valgorithm *row_of_regular(kcoll_vcoll v, const kcal_algorithm *alg)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v && !strcmp(valgorithms[i].regular, alg->id))
+            return &valgorithms[i];
+    return NULL;
+}
+
+const char *kcoll_v_row_id(int v, const kcal_algorithm *alg)
+{
+    const valgorithm *row =
+        v >= 0 && v < KCOLL_VCOLL_COUNT ? row_of_regular((kcoll_vcoll)v, alg)
+                                        : NULL;
+    return row ? row->id : alg->id;
+}
 
 /* The row of a user's "id" or "id:w" (NULL: the collective's first), or
  * NULL for "mpi"; *window the w given (0: none, the root chooses).
@@ -237,11 +306,7 @@ static int root_window(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
     uint64_t total = 0;
     for (int r = 0; r < c->size; r++)
         total += r == a->root ? 0 : many[r];
-    static const kcal_coll regular[KCOLL_VCOLL_COUNT] = {
-#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
-#include "algos/irregular.def"
-    };
-    return kcoll_choice_vwindow(c, regular[v],
+    return kcoll_choice_vwindow(c, vregular[v],
                                 total / (uint64_t)(c->size - 1));
 }
 
@@ -420,6 +485,96 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     return 1;
 }
 
+/* One call of a verified decision (verified()): the row alg stands for
+ * (row_of_regular), every block by it, or the MPI library's call (alg
+ * NULL). */
+static int run_decided(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
+                       const kcal_algorithm *alg)
+{
+    if (!alg)
+        return run_mpi(c, v, a);
+    const valgorithm *row = row_of_regular(v, alg);
+    if (!row)
+        return MPI_ERR_INTERN;
+    a->below = 0;
+    a->pids = c->pids;
+    c->seq++;
+    return row->fn(c, a);
+}
+
+/* A NULL allgatherv on one node, its choice verified at run time as the
+ * regular collectives' is (verify.h): every rank knows every count, so
+ * the size class of the call's largest block and whether it is in place
+ * are the same on every rank, and its rows (at any size: the staged row
+ * too, which the static rule keeps to 4 KiB) and the MPI library's
+ * v-collective are measured on the class's first calls. 0 where that
+ * does not apply (another v-collective, KCOLL_VERIFY=0, across nodes, no
+ * state or CMA, p = 1, a call of empty blocks, the static decision the
+ * MPI library's whole call: params or a table that do not read), else 1
+ * and the call's result in *rc. The first NULL call makes the static
+ * decision first (choice.c, collective), whose table row is the first
+ * candidate. */
+static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
+{
+    if (v != KCOLL_VCOLL_ALLGATHERV || c->no_state || c->spans_nodes ||
+        !c->cma_ok || c->size < 2 || !kcoll_config_number(KCOLL_CFG_VERIFY))
+        return 0;
+    uint64_t most = 0;
+    for (int i = 0; i < c->size; i++)
+        if (a->rcounts[i] > most)
+            most = a->rcounts[i];
+    if (!most)
+        return 0;
+    if (!(c->vbelow_known & (1u << v))) {
+        kcoll_vdecision d;
+        *rc = kcoll_choice_irregular(c, (int)v, vnames[v], 0, &d);
+        if (*rc != MPI_SUCCESS)
+            return 1;
+    }
+    if ((c->vmpi >> v) & 1u)
+        return 0;
+    int dom = KCOLL_VERIFY_VDOM(v), stats = kcoll_stats_on();
+    kcoll_verify_slot *s = kcoll_verify_slot_dom(c, dom, most, a->in_place);
+    const kcoll_verify_hot *h = s && !stats ? kcoll_verify_quiet(s) : NULL;
+    if (h && !KCOLL_TEST_HOOKS_ON) {
+        *rc = run_decided(c, v, a, h->is_mpi ? NULL : h->alg);
+        return 1;
+    }
+    double st0 = stats ? kcoll_stats_now() : 0;
+    kcoll_plan plan;
+    if (h) {
+        plan = (kcoll_plan){.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
+                            .alg = h->alg, .k = h->k,
+                            .why = KCOLL_WHY_VERIFIED};
+    } else {
+        *rc = kcoll_verify_plan_dom(c, dom, most, a->in_place, &plan);
+        if (*rc != MPI_SUCCESS)
+            return 1;
+    }
+    if (plan.sync && (*rc = MPI_Barrier(c->comm)) != MPI_SUCCESS)
+        return 1;
+    int slowed = kcoll_test_slowed(dom, &plan);
+    double t0 = plan.timed || slowed ? kcoll_verify_clock() : 0;
+    const kcal_algorithm *alg = plan.kind == KCOLL_PLAN_MPI ? NULL : plan.alg;
+    int crc = run_decided(c, v, a, alg);
+    if (slowed)
+        kcoll_test_slow(c->comm, dom, &plan, most, t0);
+    if (plan.slot) {
+        double t1 = plan.timed ? kcoll_verify_clock() : t0;
+        int orc = kcoll_choice_observe(c, &plan, t0, t1, crc);
+        if (crc == MPI_SUCCESS)
+            crc = orc;
+    }
+    if (stats) {
+        const valgorithm *row = alg ? row_of_regular(v, alg) : NULL;
+        kcoll_stats_add_named(vnames[v], row ? row->id : "mpi", 0,
+                              stats_bytes(v, a, c->size, c->rank),
+                              kcoll_stats_now() - st0);
+    }
+    *rc = crc;
+    return 1;
+}
+
 /* A checked call: a's arrays are those this process uses, its in-place
  * forms resolved; bad is this process's own error to return after taking
  * part (overlapping receive regions). */
@@ -427,7 +582,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
                  kcoll_vargs *a, int bad)
 {
     int rc;
-    if (!algorithm && short_way(c, v, a, &rc))
+    if (!algorithm && (verified(c, v, a, &rc) || short_way(c, v, a, &rc)))
         return rc != MPI_SUCCESS ? rc : bad;
     int help = -1; /* the root's help policy, where it measured one */
     int stats = kcoll_stats_on();

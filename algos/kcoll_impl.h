@@ -88,6 +88,10 @@ typedef struct kcoll_verify_slot kcoll_verify_slot;
  * KCOLL_VWORK_*). */
 #define KCOLL_VWORK_SLOTS 4
 
+/* Room per communicator for the v-collectives' state (irregular.def has
+ * four; irregular.c asserts they fit). */
+#define KCOLL_VCOLL_SLOTS 8
+
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private split: our control never matches users'; with
                     * no_state, the user's communicator itself */
@@ -123,9 +127,10 @@ typedef struct kcoll_comm {
      * keeps its decision per communicator. No lock: collectives on one
      * communicator never run at the same time (MPI's rule). */
     kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
-    /* The verified choice's state per collective (verify.c): an array of
-     * slots by size class and in place, made on the first NULL call. */
-    kcoll_verify_slot **verify[KCAL_COLL_COUNT];
+    /* The verified choice's state per domain (verify.h: each collective,
+     * then the v-collectives): an array of slots by size class and in
+     * place, made on the first NULL call. */
+    kcoll_verify_slot **verify[KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS];
     /* Per collective, the size below which algorithm NULL hands the call
      * to the MPI library (0: never), and the size classes above it that go
      * there too, once handoff_known has its bit. */
@@ -140,9 +145,10 @@ typedef struct kcoll_comm {
      * the largest blocks that run the staged row (choice.h's
      * kcoll_choice_irregular: vstaged_from .. vstaged_to, 0 .. 0 for
      * none). */
-    uint64_t vbelow[8], vstaged_from[8], vstaged_to[8];
-    signed char vrow[8];
-    int vwindow[8];
+    uint64_t vbelow[KCOLL_VCOLL_SLOTS], vstaged_from[KCOLL_VCOLL_SLOTS],
+        vstaged_to[KCOLL_VCOLL_SLOTS];
+    signed char vrow[KCOLL_VCOLL_SLOTS];
+    int vwindow[KCOLL_VCOLL_SLOTS];
     unsigned vbelow_known, vmpi;
     /* The v-collectives' working arrays (irregular.h's kcoll_v_work:
      * requests, messages, ints, the root's counts without its staged

@@ -169,7 +169,7 @@ size_t kcoll_stats_format(char *buf, size_t len)
     for (int i = 0; i < ndecisions; i++) {
         const kcoll_stats_decision *d = &decisions[i];
         char sz[32];
-        PUT("decision %-10s p=%-3d %6s%s:", kcal_coll_name(d->coll), d->p,
+        PUT("decision %-10s p=%-3d %6s%s:", d->coll, d->p,
             size_text(d->n, sz, sizeof sz), d->in_place ? " in place" : "");
         for (int j = 0; j < d->ncand && j < KCOLL_STATS_CANDIDATES; j++) {
             if (d->k[j] > 0)

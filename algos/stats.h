@@ -39,7 +39,7 @@ void kcoll_stats_add_named(const char *coll, const char *name, int k,
  * the candidates with their agreed times (seconds) and what was kept. */
 #define KCOLL_STATS_CANDIDATES 5
 typedef struct {
-    kcal_coll coll;
+    const char *coll; /* the collective's name (a v-collective's too) */
     int p, in_place, ncand, chosen;
     uint64_t n;
     const char *name[KCOLL_STATS_CANDIDATES]; /* registry ids, "mpi" */

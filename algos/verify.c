@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "algos/config.h"
+#include "algos/irregular.h"
 #include "algos/stats.h"
 #include "algos/verify.h"
 
@@ -54,7 +55,9 @@ struct kcoll_verify_slot {
     unsigned nring, ring_at;
     unsigned explorations, switches, checks;
     uint64_t first_n; /* the call that made the slot, for KCOLL_STATS */
-    int coll, in_place;
+    /* dom: the domain (verify.h); coll: the collective whose registry
+     * rows the candidates are (a v-collective's regular one). */
+    int dom, coll, in_place;
     char reason[32]; /* why the exploration under way began */
     int fixed;       /* one candidate: no timing, no checks */
 };
@@ -105,30 +108,43 @@ static void set_decision(kcoll_verify_slot *s, const kcoll_candidate *cd)
     s->hot.is_mpi = kcal_model_is_mpi(cd->alg);
 }
 
-static kcoll_verify_slot **slot_ref(kcoll_comm *c, kcal_coll coll, int cls,
+static kcoll_verify_slot **slot_ref(kcoll_comm *c, int dom, int cls,
                                     int in_place, int make)
 {
-    if (!c->verify[coll]) {
+    if (!c->verify[dom]) {
         if (!make)
             return NULL;
-        c->verify[coll] = calloc(2 * KCOLL_VERIFY_CLASSES,
-                                 sizeof *c->verify[coll]);
-        if (!c->verify[coll])
+        c->verify[dom] = calloc(2 * KCOLL_VERIFY_CLASSES,
+                                sizeof *c->verify[dom]);
+        if (!c->verify[dom])
             return NULL;
     }
-    return &c->verify[coll][2 * cls + (in_place ? 1 : 0)];
+    return &c->verify[dom][2 * cls + (in_place ? 1 : 0)];
 }
 
 void kcoll_verify_free(kcoll_comm *c)
 {
-    for (int coll = 0; coll < KCAL_COLL_COUNT; coll++) {
-        if (!c->verify[coll])
+    for (int dom = 0; dom < KCOLL_VERIFY_DOMS; dom++) {
+        if (!c->verify[dom])
             continue;
         for (int i = 0; i < 2 * KCOLL_VERIFY_CLASSES; i++)
-            free(c->verify[coll][i]);
-        free(c->verify[coll]);
-        c->verify[coll] = NULL;
+            free(c->verify[dom][i]);
+        free(c->verify[dom]);
+        c->verify[dom] = NULL;
     }
+}
+
+/* The collective whose registry rows stand for dom's candidates. */
+static kcal_coll model_coll(int dom)
+{
+    return dom < KCAL_COLL_COUNT ? (kcal_coll)dom
+                                 : kcoll_v_regular(dom - KCAL_COLL_COUNT);
+}
+
+static const char *dom_name(int dom)
+{
+    return dom < KCAL_COLL_COUNT ? kcal_coll_name((kcal_coll)dom)
+                                 : kcoll_v_name(dom - KCAL_COLL_COUNT);
 }
 
 /* E: timed calls per candidate. Short calls are the noisy ones (a host's
@@ -159,14 +175,20 @@ static const kcal_algorithm *alg_by_index(kcal_coll coll, int index)
  * out: the model's warnings are per process.) One broadcast of doubles:
  * ncand, E, then (index, k, predicted) per candidate, then whether the
  * node is oversubscribed. */
-static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
+static int make_slot(kcoll_comm *c, int dom, uint64_t n, int in_place,
                      kcoll_verify_slot **out)
 {
     enum { OVER = 2 + 3 * KCOLL_VERIFY_MAX };
     double msg[OVER + 1] = {0};
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
-    int nc = kcoll_choice_candidates(c, coll, n, in_place, KCOLL_VERIFY_SPREAD,
-                                     KCOLL_VERIFY_OWN, cand, KCOLL_VERIFY_MAX);
+    kcal_coll coll = model_coll(dom);
+    int nc = dom < KCAL_COLL_COUNT
+                 ? kcoll_choice_candidates(c, coll, n, in_place,
+                                           KCOLL_VERIFY_SPREAD,
+                                           KCOLL_VERIFY_OWN, cand,
+                                           KCOLL_VERIFY_MAX)
+                 : kcoll_choice_vcandidates(c, dom - KCAL_COLL_COUNT, n,
+                                            in_place, cand, KCOLL_VERIFY_MAX);
     msg[0] = nc;
     msg[1] = samples_for(cand[0].predicted, n);
     for (int i = 0; i < nc; i++) {
@@ -205,6 +227,7 @@ static int make_slot(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
     set_quiet(s);
     s->oversubscribed = msg[OVER] != 0;
     s->first_n = n;
+    s->dom = dom;
     s->coll = coll;
     s->in_place = in_place;
     *out = s;
@@ -223,25 +246,37 @@ static void plan_of(kcoll_plan *plan, const kcoll_candidate *cd,
     plan->timed = timed;
 }
 
-int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                      int in_place, kcoll_plan *plan)
+int kcoll_verify_plan_dom(kcoll_comm *c, int dom, uint64_t n, int in_place,
+                          kcoll_plan *plan)
 {
     kcoll_verify_slot **ref =
-        slot_ref(c, coll, kcoll_verify_size_class(n), in_place, 1);
+        slot_ref(c, dom, kcoll_verify_size_class(n), in_place, 1);
     if (!ref)
         return MPI_ERR_NO_MEM;
     if (!*ref)
-        KCOLL_TRY(make_slot(c, coll, n, in_place, ref));
+        KCOLL_TRY(make_slot(c, dom, n, in_place, ref));
     kcoll_verify_plan_slot(*ref, plan);
     return MPI_SUCCESS;
+}
+
+int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
+                      int in_place, kcoll_plan *plan)
+{
+    return kcoll_verify_plan_dom(c, (int)coll, n, in_place, plan);
+}
+
+kcoll_verify_slot *kcoll_verify_slot_dom(kcoll_comm *c, int dom, uint64_t n,
+                                         int in_place)
+{
+    kcoll_verify_slot **ref =
+        slot_ref(c, dom, kcoll_verify_size_class(n), in_place, 0);
+    return ref ? *ref : NULL;
 }
 
 kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
                                         uint64_t n, int in_place)
 {
-    kcoll_verify_slot **ref =
-        slot_ref(c, coll, kcoll_verify_size_class(n), in_place, 0);
-    return ref ? *ref : NULL;
+    return kcoll_verify_slot_dom(c, (int)coll, n, in_place);
 }
 
 void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
@@ -306,13 +341,16 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
 {
     if (!kcoll_stats_on())
         return;
-    kcoll_stats_decision d = {.coll = (kcal_coll)s->coll, .p = p,
+    kcoll_stats_decision d = {.coll = dom_name(s->dom), .p = p,
                               .n = s->first_n, .in_place = s->in_place,
                               .ncand = s->ncand, .chosen = s->chosen};
     snprintf(d.why, sizeof d.why, "%s%s%s", s->reason, *s->reason ? ", " : "",
              what);
     for (int i = 0; i < s->ncand; i++) {
-        d.name[i] = s->cand[i].alg->id;
+        d.name[i] = s->dom < KCAL_COLL_COUNT
+                        ? s->cand[i].alg->id
+                        : kcoll_v_row_id(s->dom - KCAL_COLL_COUNT,
+                                         s->cand[i].alg);
         d.k[i] = s->cand[i].k;
         d.seconds[i] = s->agreed[i];
         d.cut[i] = s->ran[i] < s->samples;
@@ -601,9 +639,15 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
 void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
                            int in_place, kcoll_verify_state *out)
 {
+    kcoll_verify_describe_dom(c, (int)coll, n, in_place, out);
+}
+
+void kcoll_verify_describe_dom(kcoll_comm *c, int dom, uint64_t n,
+                               int in_place, kcoll_verify_state *out)
+{
     memset(out, 0, sizeof *out);
     kcoll_verify_slot **ref =
-        slot_ref(c, coll, kcoll_verify_size_class(n), in_place, 0);
+        slot_ref(c, dom, kcoll_verify_size_class(n), in_place, 0);
     kcoll_verify_slot *s = ref ? *ref : NULL;
     if (!s)
         return;
@@ -631,7 +675,7 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
 
 /* $KCOLL_TEST_SLOW, parsed once: up to 8 rules. */
 typedef struct {
-    int coll;
+    int coll; /* the domain (verify.h) */
     /* What the rule's id names, found once: the MPI library's
      * collective, or an algorithm of coll. A call is matched by its
      * plan's pointer, not its name: the quiet calls
@@ -665,14 +709,21 @@ static void parse_slow(const char *v)
         int got = sscanf(r, "%31[^:]:%47[^:]:%lf:%d:%lu", coll, id, &f, &rank,
                          &after);
         kcal_coll cc;
+        int dom = -1, v = kcoll_v_from_name(coll);
         const kcal_algorithm *alg = NULL;
         int mpi = !strcmp(id, "mpi");
-        if (got < 3 || kcal_coll_from_name(coll, &cc) != 0 || !(f >= 1) ||
-            (!mpi && !(alg = kcal_model_find_algorithm(cc, id)))) {
+        if (v >= 0)
+            dom = KCOLL_VERIFY_VDOM(v);
+        else if (kcal_coll_from_name(coll, &cc) == 0)
+            dom = (int)cc;
+        if (got >= 3 && dom >= 0 && !mpi)
+            alg = v >= 0 ? kcoll_v_row_regular(v, id)
+                         : kcal_model_find_algorithm(cc, id);
+        if (got < 3 || dom < 0 || !(f >= 1) || (!mpi && !alg)) {
             fprintf(stderr, "kcoll: KCOLL_TEST_SLOW: bad rule '%s'\n", r);
             continue;
         }
-        slow[nslow++] = (slow_rule){(int)cc, mpi, alg, f, got >= 4 ? rank : -1,
+        slow[nslow++] = (slow_rule){dom, mpi, alg, f, got >= 4 ? rank : -1,
                                     got >= 5 ? after : 0, 0, {0}};
     }
 }
@@ -699,11 +750,10 @@ void kcoll_test_slow_rules(const char *rules)
  * slowed algorithm still measured fastest in 3 of 10 launches. A rule for
  * one rank keeps that rank's own duration (the others make no
  * reduction). */
-static int rule_applies(const slow_rule *r, kcal_coll coll,
-                        const kcoll_plan *plan)
+static int rule_applies(const slow_rule *r, int dom, const kcoll_plan *plan)
 {
     static int world = -2;
-    if (r->coll != (int)coll ||
+    if (r->coll != dom ||
         (plan->kind == KCOLL_PLAN_MPI ? !r->mpi : plan->alg != r->alg))
         return 0;
     if (world == -2 && PMPI_Comm_rank(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
@@ -711,25 +761,25 @@ static int rule_applies(const slow_rule *r, kcal_coll coll,
     return r->rank < 0 || r->rank == world;
 }
 
-int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
+int kcoll_test_slowed(int dom, const kcoll_plan *plan)
 {
     pthread_once(&slow_once, read_slow);
     if (!nslow || plan->kind == KCOLL_PLAN_TWO_LEVEL)
         return 0;
     for (int i = 0; i < nslow; i++)
-        if (rule_applies(&slow[i], coll, plan))
+        if (rule_applies(&slow[i], dom, plan))
             return 1;
     return 0;
 }
 
-void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
+void kcoll_test_slow(MPI_Comm comm, int dom, const kcoll_plan *plan,
                      size_t n, double t0)
 {
-    if (!kcoll_test_slowed(coll, plan))
+    if (!kcoll_test_slowed(dom, plan))
         return;
     for (int i = 0; i < nslow; i++) {
         slow_rule *r = &slow[i];
-        if (!rule_applies(r, coll, plan))
+        if (!rule_applies(r, dom, plan))
             continue;
         double took = clock_now() - t0;
         if (r->rank < 0 &&

@@ -95,6 +95,15 @@
 #define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
 #define KCOLL_VERIFY_CLASSES 128  /* two size classes per octave */
 
+/* The domains a communicator verifies choices in: each collective of
+ * kcal_coll, and after them each v-collective (algos/irregular.def's
+ * order) whose every rank knows the call's size class: allgatherv, every
+ * rank knowing every count (irregular.c). A v-collective's candidates are
+ * the regular rows that stand for its rows in the model (irregular.h)
+ * and the MPI library's v-collective. */
+#define KCOLL_VERIFY_VDOM(v) (KCAL_COLL_COUNT + (int)(v))
+#define KCOLL_VERIFY_DOMS (KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS)
+
 /* The size class of n: two per octave, [2^i, 1.5·2^i) and
  * [1.5·2^i, 2^(i+1)); class 0 holds n = 0 and 1. */
 int kcoll_verify_size_class(uint64_t n);
@@ -105,6 +114,10 @@ int kcoll_verify_size_class(uint64_t n);
  * MPI_SUCCESS or an MPI error. */
 int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
                       int in_place, kcoll_plan *plan);
+/* The same for domain dom (KCOLL_VERIFY_VDOM(v): n a v-collective's size
+ * class's key, alike on every rank, its largest block). */
+int kcoll_verify_plan_dom(kcoll_comm *c, int dom, uint64_t n, int in_place,
+                          kcoll_plan *plan);
 
 /* The head of every slot: what a quiet call reads and writes. A decided
  * call is quiet when it is neither timed nor due for a check or an
@@ -136,6 +149,8 @@ static inline const kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
  * collective). A slot lives as long as c's state. */
 kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
                                         uint64_t n, int in_place);
+kcoll_verify_slot *kcoll_verify_slot_dom(kcoll_comm *c, int dom, uint64_t n,
+                                         int in_place);
 void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan);
 
 /* After the call of plan (see kcoll_choice_observe): its start and end
@@ -178,10 +193,13 @@ typedef struct {
 
 void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
                            int in_place, kcoll_verify_state *out);
+void kcoll_verify_describe_dom(kcoll_comm *c, int dom, uint64_t n,
+                               int in_place, kcoll_verify_state *out);
 
 /* Test builds only (-DKCOLL_TEST_HOOKS): $KCOLL_TEST_SLOW makes one
  * algorithm slow, "coll:id:factor[:rank][:after]" (several, comma
- * separated): each call of id (or "mpi") of coll, on that world rank only
+ * separated; coll a collective or a verifying v-collective, dom the
+ * call's domain): each call of id (or "mpi") of coll, on that world rank only
  * if given, from the after-th such call of this process on, spins for
  * factor − 1 times the fastest such call at that size class: the call's
  * slowest rank (one MAX reduction per call) for a rule of every rank,
@@ -190,22 +208,22 @@ void kcoll_verify_describe(kcoll_comm *c, kcal_coll coll, uint64_t n,
 #ifdef KCOLL_TEST_HOOKS
 #define KCOLL_TEST_HOOKS_ON 1
 /* Whether a rule slows this call (then it is timed from its start). */
-int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan);
-void kcoll_test_slow(MPI_Comm comm, kcal_coll coll, const kcoll_plan *plan,
+int kcoll_test_slowed(int dom, const kcoll_plan *plan);
+void kcoll_test_slow(MPI_Comm comm, int dom, const kcoll_plan *plan,
                      size_t n, double t0);
 /* Replace the rules (the same syntax; "" for none), counts from 0. */
 void kcoll_test_slow_rules(const char *rules);
 #else
 #define KCOLL_TEST_HOOKS_ON 0
-static inline int kcoll_test_slowed(kcal_coll coll, const kcoll_plan *plan)
+static inline int kcoll_test_slowed(int dom, const kcoll_plan *plan)
 {
-    (void)coll, (void)plan;
+    (void)dom, (void)plan;
     return 0;
 }
-static inline void kcoll_test_slow(MPI_Comm comm, kcal_coll coll,
+static inline void kcoll_test_slow(MPI_Comm comm, int dom,
                                    const kcoll_plan *plan, size_t n, double t0)
 {
-    (void)comm, (void)coll, (void)plan, (void)n, (void)t0;
+    (void)comm, (void)dom, (void)plan, (void)n, (void)t0;
 }
 #endif
 

@@ -61,7 +61,9 @@ run "p=2, NULL with a crossover and the split's help" timeout 600 "${mpi_run[@]}
 # 4 KiB (model/irregular.h's KCAL_V_STAGED_MAX), the MPI library's again
 # up to the first row's crossover (the model's, above 5K here), then
 # source_read_flags. With a table: its mpi rule, its staged range (cut at
-# 4 KiB) and its row.
+# 4 KiB) and its row. That static decision is what KCOLL_VERIFY=0 runs
+# (on one node the verified choice measures it against the others:
+# below).
 cat >"$tmp/s.table" <<'EOF2'
 kcoll-table 1 tests/algos_vcoll.sh: allgatherv's staged range
 allgatherv 2  0..511     mpi
@@ -78,6 +80,7 @@ for how in params table; do
     want="copy_in_out=$(( 1024 + 4096 )) mpi=$(( 2 * 256 )) source_read=$(( 5120 + 65536 ))"
   fi
   if "${mpi_run[@]}" -np 2 "$mpi_x" "${env[0]}" "$mpi_x" KCOLL_STATS=1 \
+       "$mpi_x" KCOLL_VERIFY=0 \
        "$vbench" --coll allgatherv --counts uniform --sizes 256,1K,4K,5K,64K \
        --iterations 20 --min-iterations 20 --algorithm mpi --quiet \
        >"$tmp/out" 2>"$tmp/err"; then
@@ -91,6 +94,29 @@ for how in params table; do
     echo "FAIL p=2, NULL's allgatherv by its largest block ($how): the bench failed"; tail -n 20 "$tmp/err"; fail=1
   fi
 done
+# Verified (the default on one node): rank 0's KCOLL_STATS lists one
+# first decision of allgatherv per size class (256, 4K, 64K), each with
+# the static decision, another row and the MPI library among its
+# candidates, and every row the calls ran is a candidate of one.
+if "${mpi_run[@]}" -np 2 "$mpi_x" KCAL_PARAMS="$params" "$mpi_x" KCOLL_STATS=1 \
+     "$vbench" --coll allgatherv --counts uniform --sizes 256,4K,64K \
+     --iterations 20 --min-iterations 20 --algorithm mpi --quiet \
+     >"$tmp/out" 2>"$tmp/err"; then
+  firsts=$(grep -c '^decision allgatherv p=2 .*, .* mpi [0-9.]*.* -> [a-z_]* (first)$' "$tmp/err")
+  ran=$(awk '$1 == "allgatherv" && NF == 5 { print $2 }' "$tmp/err" | sort -u | xargs)
+  stray=""
+  for r in $ran; do
+    grep -q "^decision allgatherv .* $r [0-9.]*" "$tmp/err" || stray="$stray $r"
+  done
+  if [ "$firsts" -eq 3 ] && [ -z "$stray" ]; then
+    echo "ok   p=2, NULL's allgatherv verified: 3 first decisions, ran $ran"
+  else
+    echo "FAIL p=2, NULL's allgatherv verified: $firsts first decisions (want 3), rows no decision lists:${stray:- none}"
+    cat "$tmp/err"; fail=1
+  fi
+else
+  echo "FAIL p=2, NULL's allgatherv verified: the bench failed"; tail -n 20 "$tmp/err"; fail=1
+fi
 # A $KCOLL_TABLE with rules of the v-collectives at p = 3: NULL runs the
 # rows and crossovers they name (rank 0's KCOLL_STATS must show them), and
 # its results stay right. Then rank 0 and the others read different

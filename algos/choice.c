@@ -14,9 +14,9 @@
 
 #include "algos/choice.h"
 #include "algos/config.h"
-#include "algos/irregular.h"
 #include "algos/tuned.h"
 #include "algos/verify.h"
+#include "algos/vrows.h"
 #include "model/irregular.h"
 #include "model/params.h"
 

@@ -4,7 +4,8 @@
  * the algorithms take (irregular.h, vargs.c), asks choice.c what may
  * run, and runs the algorithm (algos/irregular.def: scatterv.c,
  * gatherv.c, allgatherv.c, alltoallv.c; the rooted two's protocols in
- * vrooted.c; their message steps in vsteps.c) or the MPI library's
+ * vrooted.c; their message steps in vsteps.c; the rows' table in
+ * vrows.c) or the MPI library's
  * v-collective.
  *
  * What algorithm NULL runs, decided alike on every rank without a message
@@ -38,7 +39,6 @@
  * its largest block), and the fastest stays. The other three are not:
  * no rank knows every count, so no rank can name a class every rank
  * agrees on without a message per call. */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,133 +50,8 @@
 #include "algos/stats.h"
 #include "algos/verify.h"
 #include "algos/vhelp.h"
+#include "algos/vrows.h"
 #include "model/irregular.h"
-
-static const char *const vnames[KCOLL_VCOLL_COUNT] = {
-#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = #name,
-#include "algos/irregular.def"
-};
-
-/* kcoll_comm keeps a crossover per v-collective (vbelow). */
-_Static_assert(KCOLL_VCOLL_COUNT <= KCOLL_VCOLL_SLOTS,
-               "kcoll_comm holds KCOLL_VCOLL_SLOTS v-collectives");
-
-typedef struct {
-    kcoll_vcoll coll;
-    const char *id;
-    kcoll_valgorithm_fn fn;
-    int windowed; /* takes ":w" (the ROOT_WINDOW path) */
-    const char *regular; /* the regular row the model prices it with */
-} valgorithm;
-
-static const valgorithm valgorithms[] = {
-#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path)                       \
-    {KCOLL_VCOLL_##VCOLL, #id, fn,                                           \
-     KCAL_VPATH_##path == KCAL_VPATH_ROOT_WINDOW, #regular},
-#include "algos/irregular.def"
-};
-#define NVALG (sizeof valgorithms / sizeof valgorithms[0])
-
-static const kcal_coll vregular[KCOLL_VCOLL_COUNT] = {
-#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
-#include "algos/irregular.def"
-};
-
-const char *kcoll_v_name(int v)
-{
-    return v >= 0 && v < KCOLL_VCOLL_COUNT ? vnames[v] : NULL;
-}
-
-int kcoll_v_from_name(const char *name)
-{
-    for (int v = 0; v < KCOLL_VCOLL_COUNT; v++)
-        if (!strcmp(vnames[v], name))
-            return v;
-    return -1;
-}
-
-kcal_coll kcoll_v_regular(int v)
-{
-    return vregular[v];
-}
-
-const kcal_algorithm *kcoll_v_row_regular(int v, const char *id)
-{
-    for (size_t i = 0; i < NVALG; i++)
-        if ((int)valgorithms[i].coll == v && !strcmp(valgorithms[i].id, id))
-            return kcal_model_find_algorithm(vregular[v],
-                                             valgorithms[i].regular);
-    return NULL;
-}
-
-int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
-{
-    int n = 0;
-    for (size_t i = 0; i < NVALG && n < max; i++)
-        if ((int)valgorithms[i].coll == v &&
-            (out[n] = kcal_model_find_algorithm(vregular[v],
-                                                valgorithms[i].regular)))
-            n++;
-    return n;
-}
-
-/* The row of v that the regular row alg stands for (NULL: none). */
-static const valgorithm *row_of_regular(kcoll_vcoll v, const kcal_algorithm *alg)
-{
-    for (size_t i = 0; i < NVALG; i++)
-        if (valgorithms[i].coll == v && !strcmp(valgorithms[i].regular, alg->id))
-            return &valgorithms[i];
-    return NULL;
-}
-
-const char *kcoll_v_row_id(int v, const kcal_algorithm *alg)
-{
-    const valgorithm *row =
-        v >= 0 && v < KCOLL_VCOLL_COUNT ? row_of_regular((kcoll_vcoll)v, alg)
-                                        : NULL;
-    return row ? row->id : alg->id;
-}
-
-/* The row of a user's "id" or "id:w" (NULL: the collective's first), or
- * NULL for "mpi"; *window the w given (0: none, the root chooses).
- * MPI_ERR_ARG for an unknown id, a window on a row without one, or w
- * outside 1 .. max(p − 1, 1). */
-static int find(kcoll_vcoll v, const char *spec, int p,
-                const valgorithm **out, int *window)
-{
-    *out = NULL;
-    *window = 0;
-    if (spec && strcmp(spec, "mpi") == 0)
-        return MPI_SUCCESS;
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    size_t len = spec ? (colon ? (size_t)(colon - spec) : strlen(spec)) : 0;
-    for (size_t i = 0; i < NVALG; i++)
-        if (valgorithms[i].coll == v &&
-            (!spec || (strlen(valgorithms[i].id) == len &&
-                       strncmp(valgorithms[i].id, spec, len) == 0))) {
-            if (colon) {
-                char *end;
-                errno = 0;
-                long w = strtol(colon + 1, &end, 10);
-                if (!valgorithms[i].windowed || errno || end == colon + 1 ||
-                    *end || w < 1 || w > (p > 2 ? p - 1 : 1))
-                    return MPI_ERR_ARG;
-                *window = (int)w;
-            }
-            *out = &valgorithms[i];
-            return MPI_SUCCESS;
-        }
-    return MPI_ERR_ARG;
-}
-
-/* The row-th row of v (irregular.def's order), or NULL. */
-static const valgorithm *nth(kcoll_vcoll v, int row)
-{
-    for (size_t i = 0; i < NVALG; i++)
-        if (valgorithms[i].coll == v && row-- == 0)
-            return &valgorithms[i];
-    return NULL;
-}
 
 /* ---- one call ----------------------------------------------------------- */
 
@@ -306,7 +181,7 @@ static int root_window(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a)
     uint64_t total = 0;
     for (int r = 0; r < c->size; r++)
         total += r == a->root ? 0 : many[r];
-    return kcoll_choice_vwindow(c, vregular[v],
+    return kcoll_choice_vwindow(c, kcoll_v_regular(v),
                                 total / (uint64_t)(c->size - 1));
 }
 
@@ -342,19 +217,19 @@ static const char *const staged_id[KCOLL_VCOLL_COUNT] = {
 #include "algos/irregular.def"
 };
 
-static const valgorithm *staged_rows[KCOLL_VCOLL_COUNT];
+static const kcoll_vrow *staged_rows[KCOLL_VCOLL_COUNT];
 
 static void find_staged(void)
 {
     for (int v = 0; v < KCOLL_VCOLL_COUNT; v++) {
         int w;
         if (!staged_id[v] ||
-            find((kcoll_vcoll)v, staged_id[v], 2, &staged_rows[v], &w))
+            kcoll_vrow_find((kcoll_vcoll)v, staged_id[v], 2, &staged_rows[v], &w))
             staged_rows[v] = NULL;
     }
 }
 
-static const valgorithm *staged_row(kcoll_vcoll v)
+static const kcoll_vrow *staged_row(kcoll_vcoll v)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, find_staged);
@@ -365,7 +240,7 @@ static const valgorithm *staged_row(kcoll_vcoll v)
  * count): the staged row where it lies in the staged range (one node),
  * else the MPI library's whole call below the crossover, else the first
  * row. The staged row, *use_mpi, or neither (the first row). */
-static const valgorithm *allgatherv_rule(const kcoll_comm *c,
+static const kcoll_vrow *allgatherv_rule(const kcoll_comm *c,
                                          const kcoll_vargs *a,
                                          uint64_t below, int *use_mpi)
 {
@@ -433,7 +308,7 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     int me = c->rank, p = c->size;
     if (v == KCOLL_VCOLL_ALLGATHERV) {
         int use_mpi;
-        const valgorithm *st = allgatherv_rule(c, a, a->below, &use_mpi);
+        const kcoll_vrow *st = allgatherv_rule(c, a, a->below, &use_mpi);
         if (st) {
             a->below = 0;
             c->seq++;
@@ -486,14 +361,14 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
 }
 
 /* One call of a verified decision (verified()): the row alg stands for
- * (row_of_regular), every block by it, or the MPI library's call (alg
+ * (kcoll_vrow_of_regular), every block by it, or the MPI library's call (alg
  * NULL). */
 static int run_decided(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
                        const kcal_algorithm *alg)
 {
     if (!alg)
         return run_mpi(c, v, a);
-    const valgorithm *row = row_of_regular(v, alg);
+    const kcoll_vrow *row = kcoll_vrow_of_regular(v, alg);
     if (!row)
         return MPI_ERR_INTERN;
     a->below = 0;
@@ -527,7 +402,7 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
         return 0;
     if (!(c->vbelow_known & (1u << v))) {
         kcoll_vdecision d;
-        *rc = kcoll_choice_irregular(c, (int)v, vnames[v], 0, &d);
+        *rc = kcoll_choice_irregular(c, (int)v, kcoll_v_name(v), 0, &d);
         if (*rc != MPI_SUCCESS)
             return 1;
     }
@@ -566,8 +441,8 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
             crc = orc;
     }
     if (stats) {
-        const valgorithm *row = alg ? row_of_regular(v, alg) : NULL;
-        kcoll_stats_add_named(vnames[v], row ? row->id : "mpi", 0,
+        const kcoll_vrow *row = alg ? kcoll_vrow_of_regular(v, alg) : NULL;
+        kcoll_stats_add_named(kcoll_v_name(v), row ? row->id : "mpi", 0,
                               stats_bytes(v, a, c->size, c->rank),
                               kcoll_stats_now() - st0);
     }
@@ -587,9 +462,9 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     int help = -1; /* the root's help policy, where it measured one */
     int stats = kcoll_stats_on();
     double t0 = stats ? kcoll_stats_now() : 0;
-    const valgorithm *alg;
+    const kcoll_vrow *alg;
     int window, use_mpi = 0;
-    rc = find(v, algorithm, c->size, &alg, &window);
+    rc = kcoll_vrow_find(v, algorithm, c->size, &alg, &window);
     uint64_t below = 0;
     KCOLL_TRY(rc);
     if (c->size == 1 && !c->no_state) {
@@ -597,12 +472,12 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     } else {
         kcoll_vdecision d = {1, 0, -1, 0};
         if (alg)
-            KCOLL_TRY(kcoll_choice_irregular(c, (int)v, vnames[v],
+            KCOLL_TRY(kcoll_choice_irregular(c, (int)v, kcoll_v_name(v),
                                              algorithm != NULL, &d));
         use_mpi = d.use_mpi;
         below = d.below;
         if (d.row >= 0) { /* a $KCOLL_TABLE rule's row and window */
-            alg = nth(v, d.row);
+            alg = kcoll_vrow_nth(v, d.row);
             window = alg && alg->windowed && d.window <= c->size - 1
                          ? d.window
                          : 0;
@@ -612,7 +487,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             }
         }
         if (!use_mpi && !algorithm && v == KCOLL_VCOLL_ALLGATHERV) {
-            const valgorithm *st = allgatherv_rule(c, a, below, &use_mpi);
+            const kcoll_vrow *st = allgatherv_rule(c, a, below, &use_mpi);
             if (st)
                 alg = st;
             below = 0;
@@ -646,7 +521,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
              * the first row (the *_split form) only: a table's other row
              * takes no help. */
             void *hslot = NULL;
-            if (rest && !algorithm && !c->spans_nodes && alg == nth(v, 0))
+            if (rest && !algorithm && !c->spans_nodes && alg == kcoll_vrow_nth(v, 0))
                 help = root_help(c, v, a, &hslot);
             double t0 = hslot ? kcoll_verify_clock() : 0;
             if (rest) {
@@ -686,7 +561,7 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
             else
                 snprintf(name, sizeof name, "%s%s%s", alg->id, how, staged);
         }
-        kcoll_stats_add_named(vnames[v], name, 0,
+        kcoll_stats_add_named(kcoll_v_name(v), name, 0,
                               stats_bytes(v, a, c->size, c->rank),
                               kcoll_stats_now() - t0);
     }

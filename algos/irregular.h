@@ -21,21 +21,6 @@ typedef enum {
     KCOLL_VCOLL_COUNT
 } kcoll_vcoll;
 
-/* For the verified choice (verify.c, choice.c), which prices and names a
- * v-collective's rows by the regular rows that stand for them in the
- * model (irregular.def's `regular`): v's name and the index of a name
- * (-1: none), the regular collective, the regular row of v's row `id`
- * (NULL: no such row), and v's rows' regular rows in irregular.def's
- * order (how many, at most max). */
-const char *kcoll_v_name(int v);
-int kcoll_v_from_name(const char *name);
-kcal_coll kcoll_v_regular(int v);
-const kcal_algorithm *kcoll_v_row_regular(int v, const char *id);
-/* The id of v's row that regular row alg stands for (alg's own id where
- * none: "mpi"). */
-const char *kcoll_v_row_id(int v, const kcal_algorithm *alg);
-int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max);
-
 typedef struct {
     const char *sendbuf;
     const size_t *scounts, *sdispls; /* the p-block send side, or NULL */

@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "algos/config.h"
-#include "algos/irregular.h"
 #include "algos/stats.h"
 #include "algos/verify.h"
+#include "algos/vrows.h"
 
 struct kcoll_verify_slot {
     /* First: a quiet call reads this alone (verify.h). */

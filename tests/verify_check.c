@@ -50,7 +50,7 @@
 #include <mpi.h>
 
 #include "algos/kcoll.h"
-#include "algos/irregular.h"
+#include "algos/vrows.h"
 #include "algos/kcoll_impl.h"
 #include "algos/verify.h"
 

@@ -1,0 +1,125 @@
+/* vrows: the v-collectives' rows (algos/irregular.def) in one table:
+ * each v-collective's name and regular collective, each row's id,
+ * function, window and the regular row the model prices it with, and
+ * the lookups of them. irregular.c runs the rows; the verified choice
+ * (verify.c, choice.c) names and prices them through this file, not
+ * through the entry points. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/vrows.h"
+
+static const char *const vnames[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = #name,
+#include "algos/irregular.def"
+};
+
+/* kcoll_comm keeps a crossover per v-collective (vbelow). */
+_Static_assert(KCOLL_VCOLL_COUNT <= KCOLL_VCOLL_SLOTS,
+               "kcoll_comm holds KCOLL_VCOLL_SLOTS v-collectives");
+
+static const kcoll_vrow valgorithms[] = {
+#define KCOLL_VALGORITHM(VCOLL, id, fn, regular, path)                       \
+    {KCOLL_VCOLL_##VCOLL, #id, fn,                                           \
+     KCAL_VPATH_##path == KCAL_VPATH_ROOT_WINDOW, #regular},
+#include "algos/irregular.def"
+};
+#define NVALG (sizeof valgorithms / sizeof valgorithms[0])
+
+static const kcal_coll vregular[KCOLL_VCOLL_COUNT] = {
+#define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,
+#include "algos/irregular.def"
+};
+
+const char *kcoll_v_name(int v)
+{
+    return v >= 0 && v < KCOLL_VCOLL_COUNT ? vnames[v] : NULL;
+}
+
+int kcoll_v_from_name(const char *name)
+{
+    for (int v = 0; v < KCOLL_VCOLL_COUNT; v++)
+        if (!strcmp(vnames[v], name))
+            return v;
+    return -1;
+}
+
+kcal_coll kcoll_v_regular(int v)
+{
+    return vregular[v];
+}
+
+const kcal_algorithm *kcoll_v_row_regular(int v, const char *id)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if ((int)valgorithms[i].coll == v && !strcmp(valgorithms[i].id, id))
+            return kcal_model_find_algorithm(vregular[v],
+                                             valgorithms[i].regular);
+    return NULL;
+}
+
+int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < NVALG && n < max; i++)
+        if ((int)valgorithms[i].coll == v &&
+            (out[n] = kcal_model_find_algorithm(vregular[v],
+                                                valgorithms[i].regular)))
+            n++;
+    return n;
+}
+
+const kcoll_vrow *kcoll_vrow_of_regular(kcoll_vcoll v,
+                                       const kcal_algorithm *alg)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v && !strcmp(valgorithms[i].regular, alg->id))
+            return &valgorithms[i];
+    return NULL;
+}
+
+const char *kcoll_v_row_id(int v, const kcal_algorithm *alg)
+{
+    const kcoll_vrow *row =
+        v >= 0 && v < KCOLL_VCOLL_COUNT
+            ? kcoll_vrow_of_regular((kcoll_vcoll)v, alg)
+            : NULL;
+    return row ? row->id : alg->id;
+}
+
+int kcoll_vrow_find(kcoll_vcoll v, const char *spec, int p,
+                    const kcoll_vrow **out, int *window)
+{
+    *out = NULL;
+    *window = 0;
+    if (spec && strcmp(spec, "mpi") == 0)
+        return MPI_SUCCESS;
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    size_t len = spec ? (colon ? (size_t)(colon - spec) : strlen(spec)) : 0;
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v &&
+            (!spec || (strlen(valgorithms[i].id) == len &&
+                       strncmp(valgorithms[i].id, spec, len) == 0))) {
+            if (colon) {
+                char *end;
+                errno = 0;
+                long w = strtol(colon + 1, &end, 10);
+                if (!valgorithms[i].windowed || errno || end == colon + 1 ||
+                    *end || w < 1 || w > (p > 2 ? p - 1 : 1))
+                    return MPI_ERR_ARG;
+                *window = (int)w;
+            }
+            *out = &valgorithms[i];
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_ARG;
+}
+
+const kcoll_vrow *kcoll_vrow_nth(kcoll_vcoll v, int row)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if (valgorithms[i].coll == v && row-- == 0)
+            return &valgorithms[i];
+    return NULL;
+}

@@ -86,6 +86,10 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
                             int in_place, double spread, int own_min,
                             kcoll_candidate *out, int max);
 
+/* The params the choice prices with ($KCAL_PARAMS, else the embedded
+ * default), read once; NULL where they do not read. */
+const kcal_params *kcoll_choice_params(void);
+
 /* The candidates of a verified v-collective v (verify.h's domains) whose
  * call's largest block is n: a $KCOLL_TABLE rule's row first, then every
  * row of v (as the regular rows that stand for them) in the model's order

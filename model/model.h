@@ -229,6 +229,11 @@ int kcal_model_size_class(uint64_t n);
  * none). */
 int kcal_model_handed_off(double below, double mask, uint64_t n);
 int kcal_model_is_mpi(const kcal_algorithm *alg);
+/* c's staged row (copy_in_out): its data passes between cores through
+ * the staging areas with no system call, so its time moves with what
+ * passing lines costs at the moment, the quantity the host moves most
+ * (pass_spread: 1.8 or 9.7 us per 16 KiB from one minute to the next). */
+const kcal_algorithm *kcal_model_staged(kcal_coll c);
 double kcal_model_mpi_time(const kcal_params *prm, kcal_coll c, int p,
                            uint64_t n);
 

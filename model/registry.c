@@ -107,6 +107,23 @@ const kcal_algorithm *kcal_model_find_algorithm(kcal_coll c, const char *id)
     return NULL;
 }
 
+const kcal_algorithm *kcal_model_staged(kcal_coll c)
+{
+    static const int staged[KCAL_COLL_COUNT] = {
+        [KCAL_COLL_SCATTER] = KCAL_ALG_SCATTER_copy_in_out,
+        [KCAL_COLL_GATHER] = KCAL_ALG_GATHER_copy_in_out,
+        [KCAL_COLL_BCAST] = KCAL_ALG_BCAST_copy_in_out,
+        [KCAL_COLL_ALLGATHER] = KCAL_ALG_ALLGATHER_copy_in_out,
+        [KCAL_COLL_ALLTOALL] = KCAL_ALG_ALLTOALL_copy_in_out,
+        [KCAL_COLL_REDUCE] = KCAL_ALG_REDUCE_copy_in_out,
+        [KCAL_COLL_ALLREDUCE] = KCAL_ALG_ALLREDUCE_copy_in_out,
+        [KCAL_COLL_REDUCE_SCATTER_BLOCK] =
+            KCAL_ALG_REDUCE_SCATTER_BLOCK_copy_in_out,
+    };
+    _Static_assert(KCAL_COLL_COUNT == 8, "a staged row per collective");
+    return c >= 0 && c < KCAL_COLL_COUNT ? &registry[staged[c]] : NULL;
+}
+
 int kcal_model_is_row_of(kcal_coll c, const kcal_algorithm *alg)
 {
     return alg && alg->index >= 0 && alg->index < KCAL_ALG_COUNT &&

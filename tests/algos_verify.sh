@@ -71,7 +71,15 @@ run "p=2 burst" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode burst
 run "p=2 confirm" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode confirm
 # A candidate far slower than one before it in its first two timed calls
 # makes no more of them (the exploration's cut).
+# The hook slows by a multiple of each row's own fastest call, so in a
+# slow host state a slowed copy_in_out (tenths of a us) can still beat
+# a CMA first candidate (CI once, at 30x): one second try, as leave has.
+f0=$fail
 run "p=2 cut" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode cut
+if [ "$fail" != "$f0" ]; then
+  fail=$f0
+  run "p=2 cut (second try)" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode cut
+fi
 # Params probed while passing lines between the cores was slow: the
 # model ranks copy_in_out fifth to seventh at 8-16 KiB, behind four CMA
 # variants; it must still be a candidate (it was the fastest row there

@@ -447,6 +447,29 @@ int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                       : MPI_SUCCESS;
 }
 
+int kcoll_choice_start(kcoll_comm *c, int dom, const kcoll_plan *plan,
+                       double *t0)
+{
+    if (plan->sync)
+        KCOLL_TRY(MPI_Barrier(c->comm));
+    *t0 = plan->timed || kcoll_test_slowed(dom, plan) ? kcoll_verify_clock()
+                                                      : 0;
+    return MPI_SUCCESS;
+}
+
+int kcoll_choice_finish(kcoll_comm *c, int dom, const kcoll_plan *plan,
+                        size_t n, double t0, int rc)
+{
+    kcoll_test_slow(c->comm, dom, plan, n, t0);
+    if (plan->slot) {
+        double t1 = plan->timed ? kcoll_verify_clock() : t0;
+        int orc = kcoll_choice_observe(c, plan, t0, t1, rc);
+        if (rc == MPI_SUCCESS)
+            rc = orc;
+    }
+    return rc;
+}
+
 const char *kcoll_plan_name(const kcoll_plan *plan)
 {
     if (plan->kind == KCOLL_PLAN_MPI)

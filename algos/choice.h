@@ -120,6 +120,18 @@ int kcoll_choice_verified(const kcoll_comm *c, size_t n);
 int kcoll_choice_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
                          double t1, int call_rc);
 
+/* Around one call of plan in verify.h's domain dom (a collective, or a
+ * v-collective's KCOLL_VERIFY_VDOM): start makes the barrier the plan
+ * asks for and reads the start time where it is timed or the test hook
+ * slows it (MPI_SUCCESS or the barrier's error, and then no call);
+ * finish applies the hook (n the call's size class key) and observes the
+ * call, whose result is rc: the call's result, or the observation's
+ * error where the call succeeded. */
+int kcoll_choice_start(kcoll_comm *c, int dom, const kcoll_plan *plan,
+                       double *t0);
+int kcoll_choice_finish(kcoll_comm *c, int dom, const kcoll_plan *plan,
+                        size_t n, double t0, int rc);
+
 /* The window of a windowed v-row (scatterv throttled_read, gatherv
  * throttled_write) named without one, at its root, the only process the
  * window concerns: the model's best k for the regular collective's

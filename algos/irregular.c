@@ -240,14 +240,20 @@ static const kcoll_vrow *staged_row(kcoll_vcoll v)
  * count): the staged row where it lies in the staged range (one node),
  * else the MPI library's whole call below the crossover, else the first
  * row. The staged row, *use_mpi, or neither (the first row). */
-static const kcoll_vrow *allgatherv_rule(const kcoll_comm *c,
-                                         const kcoll_vargs *a,
-                                         uint64_t below, int *use_mpi)
+static uint64_t largest_block(const kcoll_comm *c, const kcoll_vargs *a)
 {
     uint64_t most = 0;
     for (int i = 0; i < c->size; i++)
         if (a->rcounts[i] > most)
             most = a->rcounts[i];
+    return most;
+}
+
+static const kcoll_vrow *allgatherv_rule(const kcoll_comm *c,
+                                         const kcoll_vargs *a,
+                                         uint64_t below, int *use_mpi)
+{
+    uint64_t most = largest_block(c, a);
     kcoll_vcoll v = KCOLL_VCOLL_ALLGATHERV;
     *use_mpi = 0;
     if (!c->spans_nodes && c->vstaged_to[v] && most >= c->vstaged_from[v] &&
@@ -394,10 +400,7 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
     if (v != KCOLL_VCOLL_ALLGATHERV || c->no_state || c->spans_nodes ||
         !c->cma_ok || c->size < 2 || !kcoll_config_number(KCOLL_CFG_VERIFY))
         return 0;
-    uint64_t most = 0;
-    for (int i = 0; i < c->size; i++)
-        if (a->rcounts[i] > most)
-            most = a->rcounts[i];
+    uint64_t most = largest_block(c, a);
     if (!most)
         return 0;
     if (!(c->vbelow_known & (1u << v))) {
@@ -426,20 +429,12 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
         if (*rc != MPI_SUCCESS)
             return 1;
     }
-    if (plan.sync && (*rc = MPI_Barrier(c->comm)) != MPI_SUCCESS)
+    double t0;
+    if ((*rc = kcoll_choice_start(c, dom, &plan, &t0)) != MPI_SUCCESS)
         return 1;
-    int slowed = kcoll_test_slowed(dom, &plan);
-    double t0 = plan.timed || slowed ? kcoll_verify_clock() : 0;
     const kcal_algorithm *alg = plan.kind == KCOLL_PLAN_MPI ? NULL : plan.alg;
-    int crc = run_decided(c, v, a, alg);
-    if (slowed)
-        kcoll_test_slow(c->comm, dom, &plan, most, t0);
-    if (plan.slot) {
-        double t1 = plan.timed ? kcoll_verify_clock() : t0;
-        int orc = kcoll_choice_observe(c, &plan, t0, t1, crc);
-        if (crc == MPI_SUCCESS)
-            crc = orc;
-    }
+    int crc = kcoll_choice_finish(c, dom, &plan, most, t0,
+                                  run_decided(c, v, a, alg));
     if (stats) {
         const kcoll_vrow *row = alg ? kcoll_vrow_of_regular(v, alg) : NULL;
         kcoll_stats_add_named(kcoll_v_name(v), row ? row->id : "mpi", 0,

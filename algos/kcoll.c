@@ -122,20 +122,10 @@ static int run(kcoll_comm *c, kcal_coll coll, const kcoll_plan *plan,
 {
     kcoll_args a = *in;
     a.k = plan->k;
-    if (plan->sync)
-        KCOLL_TRY(MPI_Barrier(c->comm));
-    int slowed = kcoll_test_slowed(coll, plan);
-    double t0 = plan->timed || slowed ? kcoll_verify_clock() : 0;
-    int rc = execute(c, coll, plan, &a);
-    if (slowed)
-        kcoll_test_slow(c->comm, coll, plan, a.n, t0);
-    if (plan->slot) {
-        double t1 = plan->timed ? kcoll_verify_clock() : t0;
-        int orc = kcoll_choice_observe(c, plan, t0, t1, rc);
-        if (rc == MPI_SUCCESS)
-            rc = orc;
-    }
-    return rc;
+    double t0;
+    KCOLL_TRY(kcoll_choice_start(c, coll, plan, &t0));
+    return kcoll_choice_finish(c, coll, plan, a.n, t0,
+                               execute(c, coll, plan, &a));
 }
 
 /* In place steers the choice only where every process knows it:

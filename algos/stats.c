@@ -176,9 +176,13 @@ size_t kcoll_stats_format(char *buf, size_t len)
                 PUT(" %s:%d %.2f", d->name[j], d->k[j], 1e6 * d->seconds[j]);
             else
                 PUT(" %s %.2f", d->name[j], 1e6 * d->seconds[j]);
+            if (d->paced[j] > 0)
+                PUT(" (paced %.2f)", 1e6 * d->paced[j]);
             PUT("%s%s", d->cut[j] ? " (cut)" : "", j + 1 < d->ncand ? "," : "");
         }
-        PUT(" -> %s (%s)\n", d->name[d->chosen], d->why);
+        PUT("; cost %.1f us, next in %llu calls -> %s (%s)\n",
+            1e6 * d->extra, (unsigned long long)d->next,
+            d->name[d->chosen], d->why);
     }
     if (decisions_dropped)
         PUT("(%lu later decisions not listed)\n", decisions_dropped);

@@ -46,8 +46,14 @@ typedef struct {
     int k[KCOLL_STATS_CANDIDATES];
     double seconds[KCOLL_STATS_CANDIDATES];
     int cut[KCOLL_STATS_CANDIDATES]; /* measured by its first calls alone */
+    double paced[KCOLL_STATS_CANDIDATES]; /* what it stands for in the
+                                           * program's loop where it ran
+                                           * decided, seconds (0) */
     char why[64]; /* "first", "kept", "switched", after "drift 1.4x, " or
                    * "periodic, " */
+    double extra;  /* the exploration's cost beyond as many calls of the
+                    * decision, seconds (the slowest rank's) */
+    uint64_t next; /* calls to the next periodic exploration */
 } kcoll_stats_decision;
 
 /* Record one (the first KCOLL_STATS_DECISIONS; later ones are counted). */

@@ -38,6 +38,31 @@ struct kcoll_verify_slot {
     double decided; /* the chosen one's slowest own median: what the
                      * ring's own times are checked against */
     double baseline; /* the steady check's agreed median (0: none yet) */
+    /* Per candidate, where it has run decided (paced: 1), its pace less
+     * its spans' lower quartile: what the program's own calls of it cost
+     * beyond what its barrier-started ones said, the program's time
+     * between calls included (the same for every candidate, so the
+     * order stays). The class's explorations add it to each quartile
+     * (weigh()). raw, own: the last exploration's unweighted quartiles
+     * and slowest own medians. */
+    double excess[KCOLL_VERIFY_MAX];
+    int paced[KCOLL_VERIFY_MAX];
+    double raw[KCOLL_VERIFY_MAX], own[KCOLL_VERIFY_MAX];
+    /* The pace of the decision: wall time per call from one check's call
+     * to the next, the slowest rank's, with whatever the program does
+     * between its calls (0: none yet); where and at which count the
+     * last check's call started. Not the ring's own times: a call timed
+     * is a call perturbed, and on the Xeon guest parallel_read_split's
+     * timed calls (one in 8) had a median of 1.4-1.6 us while 1,000
+     * calls back to back took 2.0-2.5 us each. */
+    double pace, pace_t;
+    uint64_t pace_calls;
+    /* A trial (trial()): the decision before it (-1: none), that one's
+     * pace, deciding time and steady state, until the new decision's
+     * pace is known. periodic: the exploration under way is a periodic
+     * one; dueled: the class's first decision had its duel. */
+    int trial_from, periodic, dueled;
+    double trial_ref, trial_decided, trial_baseline;
     /* Until the first check after a decision: its timed calls start
      * together (a barrier), as the exploration's did, so the check
      * compares like with like (schedule()). */
@@ -223,6 +248,7 @@ static int make_slot(kcoll_comm *c, int dom, uint64_t n, int in_place,
     s->exploring = s->ncand > 1;
     s->fixed = s->ncand == 1;
     s->best_min = INFINITY;
+    s->trial_from = -1;
     set_decision(s, &s->cand[0]);
     set_quiet(s);
     s->oversubscribed = msg[OVER] != 0;
@@ -294,8 +320,10 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
      * the plan only where the call is timed or an event is due, so the
      * others skip kcoll_choice_observe altogether. */
     uint64_t calls = ++s->hot.calls;
-    int timed = (calls & (s->sample_every - 1)) == 0;
     int due = calls == s->next_check || calls >= s->explore_at;
+    int timed = (calls & (s->sample_every - 1)) == 0 || due; /* a check's
+                                                             * start is
+                                                             * the pace's */
     plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED,
             timed || due ? s : NULL, timed);
     plan->sync = timed && s->validating;
@@ -343,7 +371,8 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
         return;
     kcoll_stats_decision d = {.coll = dom_name(s->dom), .p = p,
                               .n = s->first_n, .in_place = s->in_place,
-                              .ncand = s->ncand, .chosen = s->chosen};
+                              .ncand = s->ncand, .chosen = s->chosen,
+                              .extra = s->extra, .next = s->explore_at};
     snprintf(d.why, sizeof d.why, "%s%s%s", s->reason, *s->reason ? ", " : "",
              what);
     for (int i = 0; i < s->ncand; i++) {
@@ -352,8 +381,9 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
                         : kcoll_v_row_id(s->dom - KCAL_COLL_COUNT,
                                          s->cand[i].alg);
         d.k[i] = s->cand[i].k;
-        d.seconds[i] = s->agreed[i];
+        d.seconds[i] = s->raw[i];
         d.cut[i] = s->ran[i] < s->samples;
+        d.paced[i] = s->paced[i] ? s->raw[i] + s->excess[i] : 0;
     }
     kcoll_stats_add_decision(&d);
 }
@@ -427,6 +457,55 @@ static int confirm_first(const kcoll_verify_slot *s)
     return 0;
 }
 
+/* What candidate i's quartile q stands for in a program's loop: q plus
+ * its own excess where it has run decided, else plus the least of the
+ * others' (one not yet run is not held back for that), q where none
+ * has. */
+static double weigh(const kcoll_verify_slot *s, int i, double q)
+{
+    if (s->paced[i])
+        return q + s->excess[i];
+    double e = INFINITY;
+    for (int j = 0; j < s->ncand; j++)
+        if (s->paced[j])
+            e = fmin(e, s->excess[j]);
+    return isfinite(e) ? q + e : q;
+}
+
+/* The decision now (before) becomes a trial's reference. */
+static void trial_from(kcoll_verify_slot *s, int before)
+{
+    s->trial_from = before;
+    s->trial_ref = s->pace;
+    s->trial_decided = s->decided;
+    s->trial_baseline = s->baseline;
+}
+
+/* Among the candidates within KCOLL_VERIFY_TIE of the least quartile
+ * (best's), the first in the model's order, unless it is slower than the
+ * MPI library's collective: differences that small are the exploration's
+ * noise, and what it cannot tell apart, barrier-started, may differ back
+ * to back. On the Xeon guest (scatter, 16 KiB, p = 2) parallel_read_flags
+ * and parallel_read_split measured 1.26-1.42 us and 1.28-1.51 in 25
+ * explorations, split least in 9 of them by 0.2-7 %, while 1,000 calls
+ * back to back took 1.2-1.4 us each against split's 1.9-2.5: a loop of
+ * 10,000 calls letting libkcoll choose ran 1.16-1.24x the fixed
+ * parallel_read_flags, mostly in the calls after such a switch. */
+static int tie_break(const kcoll_verify_slot *s, const double *mid,
+                     double least, int best)
+{
+    double mpi = INFINITY;
+    for (int i = 0; i < s->ncand; i++)
+        if (kcal_model_is_mpi(s->cand[i].alg))
+            mpi = s->agreed[i];
+    for (int i = 0; i < best; i++)
+        if (mid[i] <= KCOLL_VERIFY_STEADY * least &&
+            s->agreed[i] <= KCOLL_VERIFY_TIE * s->agreed[best] &&
+            s->agreed[i] <= mpi)
+            return i;
+    return best;
+}
+
 /* One MAX reduction: per candidate the slowest rank's own median, then
  * per timed call the latest end and (negated) the earliest start. */
 static int decide(kcoll_comm *c, kcoll_verify_slot *s)
@@ -462,8 +541,12 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
             span[j] = all[nc + 2 * (i * e + (int)j)] +
                       all[nc + 2 * (i * e + (int)j) + 1];
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
-        s->agreed[i] = isfinite(own[i]) ? lower_quartile(span, ran) : INFINITY;
-        mid[i] = isfinite(own[i]) ? kcoll_verify_median(span, ran) : INFINITY;
+        s->own[i] = own[i];
+        s->raw[i] = isfinite(own[i]) ? lower_quartile(span, ran) : INFINITY;
+        s->agreed[i] = weigh(s, i, s->raw[i]);
+        mid[i] = isfinite(own[i])
+                     ? weigh(s, i, kcoll_verify_median(span, ran))
+                     : INFINITY;
         least = fmin(least, mid[i]);
     }
     /* The least quartile among the candidates whose median is within
@@ -475,10 +558,15 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
             best = i;
     if (best < 0)
         best = 0;
+    best = tie_break(s, mid, least, best);
     if (!isfinite(s->agreed[best])) /* every one failed somewhere */
         for (int i = 0; i < s->ncand; i++)
             if (kcal_model_is_mpi(s->cand[i].alg))
                 best = i;
+    s->trial_from = -1;
+    if (s->periodic && before >= 0 && best != before && s->pace > 0)
+        trial_from(s, before);
+    s->periodic = 0;
     s->chosen = best;
     s->decided = own[best];
     /* What exploring cost beyond as many calls of the decision (its
@@ -488,7 +576,9 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     for (int i = 0; i < nc; i++)
         calls += 1 + (unsigned)s->ran[i];
     s->extra = rc == MPI_SUCCESS && isfinite(s->agreed[best])
-                   ? fmax(all[w - 1] - calls * s->agreed[best], 0)
+                   ? fmax(all[w - 1] -
+                              calls * s->raw[best],
+                          0)
                    : 0;
     s->exploring = 0;
     set_decision(s, &s->cand[best]);
@@ -505,9 +595,81 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     return rc;
 }
 
+/* A trial: a new decision runs as the program runs it until its pace is
+ * known, against the pace of the decision before it (trial_ref), and
+ * the faster stays. Two kinds: a periodic exploration's switch (its
+ * candidate measured faster barrier-started than a decision whose pace
+ * was known), and the duel of a class's first decision with its
+ * runner-up (within KCOLL_VERIFY_DUEL), once, when its pace is first
+ * known. Why: on the Xeon guest (scatter, 16 KiB, p = 2) explorations
+ * could not tell parallel_read_split from parallel_read_flags (quartiles
+ * 1.28-1.51 us against 1.26-1.42 in 25 explorations), but 1,000 calls
+ * back to back took 1.9-2.5 us each against 1.2-1.4; a switch to it
+ * held until the next exploration, thousands of calls, and a 10,000-call
+ * loop letting libkcoll choose ran 1.14-1.29x the fixed
+ * parallel_read_flags. Lost (paced above KCOLL_VERIFY_TRIAL times the
+ * reference), the decision before comes back as it was: no exploration,
+ * no validation. Either way both keep their excess. */
+static void trial_end(kcoll_comm *c, kcoll_verify_slot *s)
+{
+    int from = s->trial_from;
+    s->trial_from = -1;
+    if (s->pace <= KCOLL_VERIFY_TRIAL * s->trial_ref)
+        return;
+    char why[32];
+    snprintf(why, sizeof why, "trial %.2fx", s->pace / s->trial_ref);
+    double baseline = s->trial_baseline, pace = s->trial_ref;
+    s->chosen = from;
+    s->decided = s->trial_decided;
+    set_decision(s, &s->cand[from]);
+    s->switches++;
+    schedule(s, 1);
+    s->validating = 0;
+    s->baseline = baseline;
+    s->pace = pace;
+    s->pace_calls = 0; /* the pace's window starts at this call */
+    s->next_check = s->check_every;
+    set_quiet(s);
+    snprintf(s->reason, sizeof s->reason, "%s", why);
+    log_decision(s, c->size, "reverted");
+    s->reason[0] = '\0';
+}
+
+/* The duel: the class's first decision, steady, against its runner-up
+ * (the least weighted quartile of the others, within
+ * KCOLL_VERIFY_DUEL of it: a near tie, which the exploration cannot
+ * tell apart), which runs from this call on as a trial.
+ * Not oversubscribed: there every call is a time slice and paces a
+ * scheduler apart. */
+static void duel(kcoll_comm *c, kcoll_verify_slot *s)
+{
+    s->dueled = 1;
+    if (s->oversubscribed || s->explorations > 2)
+        return;
+    int r = -1;
+    for (int i = 0; i < s->ncand; i++)
+        if (i != s->chosen && isfinite(s->agreed[i]) &&
+            s->agreed[i] <= KCOLL_VERIFY_DUEL * s->agreed[s->chosen] &&
+            (r < 0 || s->agreed[i] < s->agreed[r]))
+            r = i;
+    if (r < 0)
+        return;
+    trial_from(s, s->chosen);
+    s->chosen = r;
+    s->decided = s->own[r];
+    set_decision(s, &s->cand[r]);
+    s->baseline = 0;
+    s->drifted = 0;
+    s->nring = s->ring_at = 0;
+    snprintf(s->reason, sizeof s->reason, "duel");
+    log_decision(s, c->size, "trial");
+    s->reason[0] = '\0';
+}
+
 static void explore_again(kcoll_verify_slot *s, const char *why)
 {
     snprintf(s->reason, sizeof s->reason, "%s", why);
+    s->periodic = strcmp(why, "periodic") == 0 && s->drifted == 0;
     s->exploring = 1;
     s->cur = 0;
     s->turn = 0;
@@ -592,7 +754,11 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
     }
     if (s->hot.calls != s->next_check)
         return MPI_SUCCESS;
-    s->next_check += s->check_every;
+    /* Until the steady state is known, a check per ring: a trial's
+     * candidate paced twice the decision before it is left after two
+     * rings, not a millisecond's calls. */
+    s->next_check += s->baseline > 0 ? s->check_every
+                                     : KCOLL_VERIFY_RING * s->sample_every;
     set_quiet(s);
     s->checks++;
     if (s->confirm) { /* the same on every rank: from agreed[] */
@@ -604,14 +770,36 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
      * steady state the first check after the decision found (against the
      * deciding time at that first check: its E calls among the other
      * candidates' can be off the steady state either way). A failed call
-     * counts as drifted. */
-    double mine = call_rc != MPI_SUCCESS
-                      ? INFINITY
-                      : kcoll_verify_median(s->ring, s->nring),
-           now = 0;
-    int rc = MPI_Allreduce(&mine, &now, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+     * counts as drifted. With it, the pace since the last check (none
+     * through a validation: its calls start together). */
+    double mine[2] = {call_rc != MPI_SUCCESS
+                          ? INFINITY
+                          : kcoll_verify_median(s->ring, s->nring),
+                      !s->validating && s->pace_t > 0 &&
+                              s->hot.calls > s->pace_calls
+                          ? (t0 - s->pace_t) /
+                                (double)(s->hot.calls - s->pace_calls)
+                          : 0},
+           all[2] = {0, 0};
+    int rc = MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return rc;
+    double now = all[0];
+    s->pace_t = t0;
+    s->pace_calls = s->hot.calls;
+    if (all[1] > 0) {
+        s->pace = all[1];
+        if (isfinite(s->raw[s->chosen])) {
+            s->excess[s->chosen] = s->pace - s->raw[s->chosen];
+            s->paced[s->chosen] = 1;
+        }
+    }
+    if (!s->validating && s->trial_from >= 0 && all[1] > 0) {
+        int from = s->trial_from;
+        trial_end(c, s);
+        if (s->chosen == from)
+            return MPI_SUCCESS;
+    }
     double ref = s->baseline > 0 ? s->baseline : s->decided;
     int over = now > KCOLL_VERIFY_DRIFT * ref;
     /* After the first check, a drift counts once it holds for
@@ -624,14 +812,17 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
         char why[32];
         snprintf(why, sizeof why, "%s %.2fx",
                  s->validating ? "first check" : "drift", now / ref);
+        s->trial_from = -1;
         explore_again(s, why);
     } else if (s->validating) {
         /* Valid. The steady state comes from the next check, whose
          * calls run as the program runs them (no barrier). */
         s->validating = 0;
         s->nring = s->ring_at = 0;
-    } else if (s->baseline == 0) {
+    } else if (s->baseline == 0 && s->pace > 0) {
         s->baseline = now;
+        if (!s->dueled && s->trial_from < 0)
+            duel(c, s);
     }
     return MPI_SUCCESS;
 }
@@ -686,6 +877,9 @@ typedef struct {
     double factor;
     int rank; /* -1: every rank */
     unsigned long after, seen;
+    int when; /* 0 every call; 1 the calls started as a program makes
+               * them (plan->sync 0: back to back); 2 the barrier-started
+               * ones (the exploration's timed calls, the validation's) */
     double fastest[KCOLL_VERIFY_CLASSES]; /* own duration, by size class */
 } slow_rule;
 
@@ -702,12 +896,14 @@ static void parse_slow(const char *v)
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save = NULL, *r = strtok_r(buf, ",", &save); r && nslow < 8;
          r = strtok_r(NULL, ",", &save)) {
-        char coll[32] = "", id[48] = "";
+        char coll[32] = "", id[48] = "", when[16] = "any";
         double f = 1;
         int rank = -1;
         unsigned long after = 0;
-        int got = sscanf(r, "%31[^:]:%47[^:]:%lf:%d:%lu", coll, id, &f, &rank,
-                         &after);
+        int got = sscanf(r, "%31[^:]:%47[^:]:%lf:%d:%lu:%15s", coll, id, &f,
+                         &rank, &after, when);
+        int w = !strcmp(when, "any") ? 0 : !strcmp(when, "steady") ? 1
+                : !strcmp(when, "synced") ? 2 : -1;
         kcal_coll cc;
         int dom = -1, v = kcoll_v_from_name(coll);
         const kcal_algorithm *alg = NULL;
@@ -719,12 +915,12 @@ static void parse_slow(const char *v)
         if (got >= 3 && dom >= 0 && !mpi)
             alg = v >= 0 ? kcoll_v_row_regular(v, id)
                          : kcal_model_find_algorithm(cc, id);
-        if (got < 3 || dom < 0 || !(f >= 1) || (!mpi && !alg)) {
+        if (got < 3 || dom < 0 || !(f >= 1) || (!mpi && !alg) || w < 0) {
             fprintf(stderr, "kcoll: KCOLL_TEST_SLOW: bad rule '%s'\n", r);
             continue;
         }
         slow[nslow++] = (slow_rule){dom, mpi, alg, f, got >= 4 ? rank : -1,
-                                    got >= 5 ? after : 0, 0, {0}};
+                                    got >= 5 ? after : 0, 0, w, {0}};
     }
 }
 
@@ -754,11 +950,24 @@ static int rule_applies(const slow_rule *r, int dom, const kcoll_plan *plan)
 {
     static int world = -2;
     if (r->coll != dom ||
-        (plan->kind == KCOLL_PLAN_MPI ? !r->mpi : plan->alg != r->alg))
+        (plan->kind == KCOLL_PLAN_MPI ? !r->mpi : plan->alg != r->alg) ||
+        (r->when == 1 && plan->sync) || (r->when == 2 && !plan->sync))
         return 0;
     if (world == -2 && PMPI_Comm_rank(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
         world = -1;
     return r->rank < 0 || r->rank == world;
+}
+
+void kcoll_test_explore_soon(kcoll_comm *c, int dom, uint64_t n,
+                             int in_place)
+{
+    kcoll_verify_slot **ref =
+        slot_ref(c, dom, kcoll_verify_size_class(n), in_place, 0);
+    kcoll_verify_slot *s = ref ? *ref : NULL;
+    if (!s || s->exploring || s->fixed)
+        return;
+    s->explore_at = s->hot.calls + 1;
+    set_quiet(s);
 }
 
 int kcoll_test_slowed(int dom, const kcoll_plan *plan)

@@ -32,8 +32,9 @@
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
- *               candidate whose spans' lower quartile is least (ties:
- *               the model's order; the quartile, not the median: a
+ *               candidate whose spans' lower quartile (plus its excess,
+ *               below) is least (within KCOLL_VERIFY_TIE: the model's
+ *               order; the quartile, not the median: a
  *               descheduled rank only adds time, to any rank's span),
  *               among those whose spans' median is within
  *               KCOLL_VERIFY_STEADY of the least median: a candidate
@@ -65,6 +66,19 @@
  *               again (one alone, at 1-8 MiB, was a burst of the host's:
  *               its exploration's slower candidates then cost more than
  *               the burst did).
+ *   pace        each check's reduction also carries the wall time per
+ *               call since the last check (the program's own time
+ *               between calls included): what a candidate's pace
+ *               exceeds its quartile by is added to its quartile in the
+ *               class's later explorations (a timed call is a perturbed
+ *               one, and some candidates run far slower back to back
+ *               than barrier-started).
+ *   trial       a periodic exploration's switch away from a decision
+ *               whose pace is known, and once per class a duel of the
+ *               first decision with its runner-up within
+ *               KCOLL_VERIFY_DUEL: the new decision runs until its pace
+ *               is known, and the faster pace stays; a lost trial takes
+ *               the old decision back without exploring.
  *   re-explore  also after a bounded share of the class's time, so a
  *               candidate that became faster is found: when the calls
  *               since the last exploration have cost
@@ -91,6 +105,11 @@
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */
 #define KCOLL_VERIFY_CONFIRM 1.5  /* a first decision this close: twice */
+#define KCOLL_VERIFY_TIE 1.05     /* this close: the model's order decides */
+#define KCOLL_VERIFY_DUEL 1.1     /* a first decision's runner-up this
+                                   * close: both run as the program runs */
+#define KCOLL_VERIFY_TRIAL 1.0    /* a trial's candidate paced above the
+                                   * decision before it: taken back */
 #define KCOLL_VERIFY_BUDGET 100   /* re-exploring costs <= 1 % */
 #define KCOLL_VERIFY_RING 8       /* timed calls the drift check uses */
 #define KCOLL_VERIFY_CLASSES 128  /* two size classes per octave */
@@ -197,9 +216,12 @@ void kcoll_verify_describe_dom(kcoll_comm *c, int dom, uint64_t n,
                                int in_place, kcoll_verify_state *out);
 
 /* Test builds only (-DKCOLL_TEST_HOOKS): $KCOLL_TEST_SLOW makes one
- * algorithm slow, "coll:id:factor[:rank][:after]" (several, comma
+ * algorithm slow, "coll:id:factor[:rank][:after][:when]" (several, comma
  * separated; coll a collective or a verifying v-collective, dom the
- * call's domain): each call of id (or "mpi") of coll, on that world rank only
+ * call's domain; rank -1 for every rank; when "any", "steady" for the
+ * calls started as a program makes them, back to back, or "synced" for
+ * the barrier-started ones): each such call of id (or "mpi") of coll, on
+ * that world rank only
  * if given, from the after-th such call of this process on, spins for
  * factor − 1 times the fastest such call at that size class: the call's
  * slowest rank (one MAX reduction per call) for a rule of every rank,
@@ -213,6 +235,11 @@ void kcoll_test_slow(MPI_Comm comm, int dom, const kcoll_plan *plan,
                      size_t n, double t0);
 /* Replace the rules (the same syntax; "" for none), counts from 0. */
 void kcoll_test_slow_rules(const char *rules);
+/* The class's next call on c (decided) starts a periodic exploration, as
+ * if its re-exploration interval had passed (the same call on every
+ * rank). */
+void kcoll_test_explore_soon(kcoll_comm *c, int dom, uint64_t n,
+                             int in_place);
 #else
 #define KCOLL_TEST_HOOKS_ON 0
 static inline int kcoll_test_slowed(int dom, const kcoll_plan *plan)

@@ -8,7 +8,8 @@
 # within three check intervals (a drift counts in two checks in a row)
 # and one exploration and not taken again while slow, and one slow
 # interval alone is not explored; a close first decision is explored
-# twice, a clear one once; a candidate far slower than one before it in
+# twice, a clear one once; a periodic switch slower back to back than
+# the decision it replaced is taken back; a candidate far slower than one before it in
 # its first two timed calls makes no more; KCOLL_VERIFY=0 is the pure
 # model choice;
 # and KCOLL_STATS=1 lists the decisions. Allgatherv (every block alike)
@@ -69,6 +70,10 @@ run "p=2 burst" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode burst
 # A close first decision is explored once more at its first check; a
 # clear one (the others slowed 20x) is not.
 run "p=2 confirm" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode confirm
+# A periodic exploration's switch to a candidate slow back to back (and
+# not barrier-started) is taken back at the new decision's first steady
+# check, without exploring, and not made again.
+run "p=2 trial" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode trial
 # A candidate far slower than one before it in its first two timed calls
 # makes no more of them (the exploration's cut).
 # The hook slows by a multiple of each row's own fastest call, so in a

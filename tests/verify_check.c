@@ -42,6 +42,9 @@
  *   slowed calls.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
+ * --mode trial: a periodic exploration's switch to a candidate 20x slow
+ *   back to back (barrier-started it is not) is taken back within
+ *   TRIAL_CALLS calls, without exploring, and not made again.
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
 #include <stdint.h>
 #include <math.h>
@@ -486,8 +489,9 @@ static void to_next_check(int cc, size_t n, unsigned *seed,
  * timed calls in, every S-th call timed, S <= 32, verify.h; and whose next
  * check set the steady state). A check may start an exploration (a close
  * first decision is confirmed; a drift), which is settled, and the count
- * starts over with its decision; after four steps (a confirmed decision:
- * check, exploration, check, check) the last decision stands: at most two
+ * starts over with its decision; after six steps (a confirmed decision:
+ * check, exploration, check, check; then a duel's trial: check, check)
+ * the last decision stands: at most two
  * explorations, as many as before the confirm: oversubscribed each one is
  * hundreds of time slices (with eight, and the confirm on there too,
  * MPICH's leave mode at p = 4 once ran past its 600 s limit).
@@ -497,7 +501,7 @@ static int steady(int cc, size_t n, unsigned *seed,
 {
     if (settle(cc, n, 0, 400, seed) < 0)
         return -1;
-    for (int step = 0; step < 4; step++) {
+    for (int step = 0; step < 6; step++) {
         state_of(cc, n, st);
         if (st->exploring) {
             if (settle(cc, n, st->explorations, 400, seed) < 0)
@@ -762,6 +766,106 @@ static void confirm(void)
                                 : "no clear first decision");
 }
 
+/* A periodic exploration's switch whose calls run slower back to back
+ * than those of the decision it replaced is taken back (verify.c,
+ * trial_lost()): with the class steady on A, A is made 6x slow in its
+ * barrier-started calls only (the exploration's), the runner-up B 20x
+ * in its back-to-back calls only (a program's), the rest 20x. The next
+ * periodic exploration (made due at once) switches to B; within
+ * TRIAL_CALLS calls the class
+ * must be back on A with no exploration in between, and the periodic
+ * exploration after that must keep A (B's back-to-back cost is kept).
+ * bcast, gather and allgather at 64 KiB; at least one must get that far
+ * (a drift of the host's own can start another exploration). */
+#define TRIAL_CALLS (4 * KCOLL_VERIFY_RING * 32)
+/* A periodic exploration now (kcoll_test_explore_soon: the interval is
+ * 100x an exploration's cost, here 40,000-200,000 calls), settled. */
+static int periodic_next(int cc, size_t n, unsigned *seed,
+                         kcoll_verify_state *st)
+{
+    kcoll_comm *c;
+    if (kcoll_comm_get(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    unsigned e0 = st->explorations;
+    kcoll_test_explore_soon(c, cc, n, 0);
+    one_call(cc, n, (*seed)++);
+    state_of(cc, n, st);
+    if (!st->exploring || settle(cc, n, e0, 400, seed) < 0)
+        return -1;
+    state_of(cc, n, st);
+    return 0;
+}
+
+static void trial(void)
+{
+    static const int colls[] = {KCAL_COLL_BCAST, KCAL_COLL_GATHER,
+                                KCAL_COLL_ALLGATHER};
+    const size_t n = 65536;
+    unsigned seed = 1;
+    int tested = 0;
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        int cc = colls[ci];
+        kcoll_verify_state st;
+        if (steady(cc, n, &seed, &st) < 0 || st.baseline == 0 ||
+            st.ncand < 2)
+            continue;
+        int a = st.chosen, b = -1; /* b: the runner-up */
+        for (int i = 0; i < st.ncand; i++)
+            if (i != a && isfinite(st.agreed[i]) &&
+                (b < 0 || st.agreed[i] < st.agreed[b]))
+                b = i;
+        if (b < 0)
+            continue;
+        char rules[512], *at = rules;
+        at += snprintf(at, sizeof rules, "%s:%s:6:-1:0:synced,%s:%s:20:-1:0:steady",
+                       dname(cc), row_id(cc, st.cand[a].alg), dname(cc),
+                       row_id(cc, st.cand[b].alg));
+        for (int i = 0; i < st.ncand; i++)
+            if (i != a && i != b)
+                at += snprintf(at, sizeof rules - (size_t)(at - rules),
+                               ",%s:%s:20", dname(cc),
+                               row_id(cc, st.cand[i].alg));
+        kcoll_test_slow_rules(rules);
+        if (periodic_next(cc, n, &seed, &st) < 0 || st.chosen != b) {
+            kcoll_test_slow_rules("");
+            continue; /* no periodic exploration near, or another path */
+        }
+        unsigned e1 = st.explorations;
+        for (long i = 0; i < TRIAL_CALLS && st.chosen == b && !st.exploring;
+             i++) {
+            one_call(cc, n, seed++);
+            state_of(cc, n, &st);
+        }
+        cases++;
+        if (st.chosen != a || st.explorations != e1 || st.exploring) {
+            char d[160];
+            snprintf(d, sizeof d, "switched to %s, 20x slow back to back: "
+                     "after %d calls on %s, %u more explorations",
+                     row_id(cc, st.cand[b].alg), TRIAL_CALLS,
+                     row_id(cc, st.cand[st.chosen].alg),
+                     st.explorations - e1);
+            fail(dname(cc), d);
+            kcoll_test_slow_rules("");
+            continue;
+        }
+        tested++;
+        if (periodic_next(cc, n, &seed, &st) == 0) {
+            cases++;
+            if (st.chosen != a) {
+                char d[128];
+                snprintf(d, sizeof d, "the exploration after the trial "
+                         "chose %s, 20x slow back to back",
+                         row_id(cc, st.cand[st.chosen].alg));
+                fail(dname(cc), d);
+            }
+        }
+        kcoll_test_slow_rules("");
+    }
+    cases++;
+    if (tested == 0)
+        fail("trial", "no collective's periodic switch was tried");
+}
+
 static void cut(void)
 {
     static const int colls[] = {KCAL_COLL_BCAST, KCAL_COLL_GATHER,
@@ -867,11 +971,13 @@ int main(int argc, char **argv)
         cut();
     else if (!strcmp(mode, "pure"))
         pure();
+    else if (!strcmp(mode, "trial"))
+        trial();
     else {
         if (me == 0)
             fprintf(stderr,
                     "verify_check: --mode "
-                    "agree|opposite|passing|leave|burst|confirm|cut|pure\n");
+                    "agree|opposite|passing|leave|burst|confirm|cut|pure|trial\n");
         MPI_Finalize();
         return 2;
     }

@@ -49,8 +49,9 @@ typedef struct {
     double paced[KCOLL_STATS_CANDIDATES]; /* what it stands for in the
                                            * program's loop where it ran
                                            * decided, seconds (0) */
-    char why[64]; /* "first", "kept", "switched", after "drift 1.4x, " or
-                   * "periodic, " */
+    char why[64]; /* "first", "kept", "switched", after "drift 1.4x, ",
+                   * "periodic, " or "confirm, "; "duel, trial";
+                   * "trial 1.5x, reverted" */
     double extra;  /* the exploration's cost beyond as many calls of the
                     * decision, seconds (the slowest rank's) */
     uint64_t next; /* calls to the next periodic exploration */

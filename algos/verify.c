@@ -57,7 +57,7 @@ struct kcoll_verify_slot {
      * calls back to back took 2.0-2.5 us each. */
     double pace, pace_t;
     uint64_t pace_calls;
-    /* A trial (trial()): the decision before it (-1: none), that one's
+    /* A trial (trial_end(), duel()): the decision before it (-1: none), that one's
      * pace, deciding time and steady state, until the new decision's
      * pace is known. periodic: the exploration under way is a periodic
      * one; dueled: the class's first decision had its duel. */
@@ -325,7 +325,7 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
                                                              * start is
                                                              * the pace's */
     plan_of(plan, &s->cand[s->chosen], KCOLL_WHY_VERIFIED,
-            timed || due ? s : NULL, timed);
+            timed ? s : NULL, timed);
     plan->sync = timed && s->validating;
     set_quiet(s);
 }
@@ -644,6 +644,7 @@ static void trial_end(kcoll_comm *c, kcoll_verify_slot *s)
 static void duel(kcoll_comm *c, kcoll_verify_slot *s)
 {
     s->dueled = 1;
+    /* The first decision only: its exploration and a confirm's. */
     if (s->oversubscribed || s->explorations > 2)
         return;
     int r = -1;

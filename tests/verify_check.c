@@ -768,7 +768,7 @@ static void confirm(void)
 
 /* A periodic exploration's switch whose calls run slower back to back
  * than those of the decision it replaced is taken back (verify.c,
- * trial_lost()): with the class steady on A, A is made 6x slow in its
+ * trial_end()): with the class steady on A, A is made 6x slow in its
  * barrier-started calls only (the exploration's), the runner-up B 20x
  * in its back-to-back calls only (a program's), the rest 20x. The next
  * periodic exploration (made due at once) switches to B; within

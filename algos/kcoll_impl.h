@@ -233,10 +233,12 @@ int kcoll_waitall(int n, MPI_Request *req);
  * kcoll_flags_free releases them with the communicator's state (not while
  * MPI finalizes). Within a call (c->seq):
  *   kcoll_flag_post       publish this process's address for the call
- *                         (kcoll_flag_post_block: with its block's bytes,
- *                         the v-collectives');
+ *                         (kcoll_flag_post_block: with a second word,
+ *                         a v-collective's block bytes or a reduction's
+ *                         recvbuf address);
  *   kcoll_flag_wait_post  wait for rank r's, and return it
- *                         (kcoll_flag_wait_block: its bytes in *count);
+ *                         (kcoll_flag_wait_block: the second word in
+ *                         *count);
  *   kcoll_flag_done       say this process's part is done (and whether a
  *                         copy of it failed);
  *   kcoll_flag_wait_done  wait for rank r's; returns 1 when r's failed;

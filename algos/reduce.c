@@ -4,7 +4,8 @@
  * between the read that brings a peer's piece and the op that consumes it,
  * as XHC pipelines its reductions. With n the vector's bytes, X(b) one
  * CMA read of b bytes (α + b·β, in pieces of C), R(b) the op applied to b
- * bytes, and S one small MPI collective on the private communicator:
+ * bytes, and S one synchronisation through the shared-memory flags
+ * (flags.c; model.md's F_allgather and F_barrier):
  *
  *   allreduce read_all
  *     Total cost = S + (p−1)·(X(n) + R(n)) + S
@@ -43,7 +44,8 @@
  *     F: the areas' flags (allgather's, for reduce gather's).
  * Every algorithm ends with a closing S in which every rank learns whether
  * any read, write or op failed, so all return the same result, and no rank
- * returns while another may still read its buffers. */
+ * returns while another may still read its buffers (root_read's root, which
+ * nobody reads and whose own failures are the only ones, waits for no one). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,24 +89,67 @@ static int get_scratch(kcoll_comm *c, const kcoll_args *a, size_t extra,
     return MPI_SUCCESS;
 }
 
-/* Every rank's `per` addresses: rank r's at (*out)[per·r ...]. */
-static int exchange(kcoll_comm *c, const uint64_t *mine, int per,
-                    uint64_t **out)
-{
-    *out = malloc(sizeof(uint64_t) * (size_t)per * (size_t)c->size);
-    if (!*out)
-        return MPI_ERR_NO_MEM;
-    int rc = MPI_Allgather(mine, per, MPI_UINT64_T, *out, per, MPI_UINT64_T,
-                           c->comm);
-    if (rc != MPI_SUCCESS)
-        free(*out);
-    return rc;
-}
-
 /* Where this rank's input is. */
 static const void *input(const kcoll_args *a)
 {
     return a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
+}
+
+/* The synchronisations go through the shared-memory flags (flags.c), as
+ * the model prices them (model/reduction.c: F_allgather, F_barrier): on
+ * the Xeon KVM guest at p = 2 the MPI_Allgather of the addresses and the
+ * MPI_Allreduce of the status made root_read 2-11 % slower than Open
+ * MPI's MPI_Reduce at 8K-256K, where its copies alone were not
+ * (docs/machine.md, "The reductions' synchronisations"). Every row runs
+ * on one node (two_level_reduce.c takes a communicator across nodes), so
+ * the flags' shared window always exists.
+ *
+ * Publish this rank's input address (with recv, its recvbuf's too) for
+ * the call; then, where it reads the others (`wait`), wait for every
+ * rank's: rank r's input at (*src)[r], its recvbuf at (*src)[p + r]. */
+static int exchange(kcoll_comm *c, const kcoll_args *a, int recv, int wait,
+                    uint64_t **src)
+{
+    size_t p = (size_t)c->size;
+    KCOLL_TRY(kcoll_flags_get(c));
+    /* Before the post: once posted, the peers read this rank's buffers
+     * and wait for its done, so nothing may fail after it. */
+    *src = wait ? malloc(sizeof(uint64_t) * 2 * p) : NULL;
+    if (wait && !*src)
+        return MPI_ERR_NO_MEM;
+    uint64_t in = kcoll_addr(input(a)), out = kcoll_addr(a->recvbuf);
+    if (recv)
+        kcoll_flag_post_block(c, in, out);
+    else
+        kcoll_flag_post(c, in);
+    for (int r = 0; wait && r < c->size; r++) {
+        uint64_t *s = *src;
+        if (r == c->rank) {
+            s[r] = in;
+            s[p + (size_t)r] = out;
+        } else if (recv) {
+            s[r] = kcoll_flag_wait_block(c, r, &s[p + (size_t)r]);
+        } else {
+            s[r] = kcoll_flag_wait_post(c, r);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The closing synchronisation: this rank says it is done (and whether a
+ * read, write or op failed) and waits for the done of every other rank,
+ * so all return the same result, and none returns while a peer may still
+ * read or write its buffers. */
+static int finish(kcoll_comm *c, int status, int rc)
+{
+    status |= rc != MPI_SUCCESS;
+    kcoll_flag_done(c, status);
+    for (int r = 0; r < c->size; r++)
+        if (r != c->rank)
+            status |= kcoll_flag_wait_done(c, r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 /* Fold elements [lo, hi) into dst (element lo at dst), chunk by chunk;
@@ -138,41 +183,6 @@ static int fold_range(kcoll_comm *c, const kcoll_args *a,
     return failed;
 }
 
-/* The closing synchronisation: every rank learns whether any failed. */
-static int finish(kcoll_comm *c, int status, int rc)
-{
-    status |= rc != MPI_SUCCESS;
-    KCOLL_TRY(kcoll_ctl_allstatus(c, &status));
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return status ? MPI_ERR_OTHER : MPI_SUCCESS;
-}
-
-/* The input address of every rank (one per rank). */
-static int exchange_inputs(kcoll_comm *c, const kcoll_args *a,
-                           uint64_t **src)
-{
-    uint64_t mine = kcoll_addr(input(a));
-    return exchange(c, &mine, 1, src);
-}
-
-/* Every rank's input and recvbuf addresses: rank r's at (*addr)[2r] and
- * [2r + 1], and the inputs alone in *src (what the fold reads). */
-static int exchange_both(kcoll_comm *c, const kcoll_args *a, uint64_t **addr,
-                         uint64_t **src)
-{
-    uint64_t mine[2] = {kcoll_addr(input(a)), kcoll_addr(a->recvbuf)};
-    KCOLL_TRY(exchange(c, mine, 2, addr));
-    *src = malloc(sizeof **src * (size_t)c->size);
-    if (!*src) {
-        free(*addr);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < c->size; r++)
-        (*src)[r] = (*addr)[2 * r];
-    return MPI_SUCCESS;
-}
-
 int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_args *a)
 {
     int in_place = a->sendbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
@@ -180,7 +190,7 @@ int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_args *a)
     red_scratch s;
     uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
-    KCOLL_TRY(exchange_inputs(c, a, &src));
+    KCOLL_TRY(exchange(c, a, 0, 1, &src));
     /* In place the peers read this rank's input, recvbuf, to the end of
      * their folds: the result waits in scratch. */
     char *dst = in_place ? s.extra : a->recvbuf;
@@ -197,9 +207,10 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS, status;
     red_scratch s;
-    uint64_t *addr, *src;
+    uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, 0, &s));
-    KCOLL_TRY(exchange_both(c, a, &addr, &src));
+    KCOLL_TRY(exchange(c, a, 1, 1, &src));
+    const uint64_t *out = src + p; /* the recvbufs */
     size_t lo, hi;
     slice(count(a), p, me, &lo, &hi);
     /* Slice me of recvbuf: nobody else reads it in this phase; in place
@@ -207,51 +218,60 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
     char *dst = (char *)a->recvbuf + lo * a->esize;
     status = fold_range(c, a, src, lo, hi, dst, a->sendbuf == MPI_IN_PLACE,
                         -1, 0, &s, &rc);
-    free(src);
-    status |= rc != MPI_SUCCESS;
-    int crc = kcoll_ctl_allstatus(c, &status);
-    if (crc != MPI_SUCCESS || status) {
-        free(addr);
-        return crc != MPI_SUCCESS ? crc : rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
-    }
+    /* The middle synchronisation: this rank's slice is reduced (progress
+     * 1 of the call). A failure waits for the closing one: the others read
+     * a slice that is not the result, and every rank returns the error. */
+    kcoll_flag_progress(c, 1);
+    for (int r = 0; r < p; r++)
+        if (r != me)
+            kcoll_flag_wait_progress(c, r, c->seq, 1);
     /* Every slice is reduced: read the others from their owners, the
      * next owner first so the p readers of one step spread over sources. */
-    for (int t = 1; t < p && !status; t++) {
+    for (int t = 1; t < p && !status && rc == MPI_SUCCESS; t++) {
         int j = (me + t) % p;
         slice(count(a), p, j, &lo, &hi);
         size_t off = lo * a->esize;
         status = kcoll_cma_read(c->pids[j], (char *)a->recvbuf + off,
-                                addr[2 * j + 1] + off,
-                                (hi - lo) * a->esize) != 0;
+                                out[j] + off, (hi - lo) * a->esize) != 0;
     }
-    free(addr);
-    return finish(c, status, MPI_SUCCESS);
+    free(src);
+    return finish(c, status, rc);
 }
 
 int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_args *a)
 {
-    int rc = MPI_SUCCESS, failed = 0;
+    int rc = MPI_SUCCESS, failed = 0, root = c->rank == a->root;
     red_scratch s;
     uint64_t *src;
-    if (c->rank == a->root)
+    if (root)
         KCOLL_TRY(get_scratch(c, a, 0, &s));
-    KCOLL_TRY(exchange_inputs(c, a, &src));
+    KCOLL_TRY(exchange(c, a, 0, root, &src));
     /* Nobody reads the root's buffer but the root: in place, each chunk
      * is staged only because the fold still reads it. */
-    if (c->rank == a->root)
+    if (root)
         failed = fold_range(c, a, src, 0, count(a), a->recvbuf,
                             a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
     free(src);
-    return finish(c, failed, rc);
+    /* Half of finish(): only the root can fail and only its reads touch
+     * another's buffer, so the others wait for its done (and learn its
+     * result), and it waits for no one. They post no done, as nobody
+     * waits for it: a rank's done word is then never a call ahead of a
+     * peer still waiting for it (flags.c keeps only the latest). */
+    if (root) {
+        failed |= rc != MPI_SUCCESS;
+        kcoll_flag_done(c, failed);
+        return rc != MPI_SUCCESS ? rc : failed ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    return kcoll_flag_wait_done(c, a->root) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank, root = a->root, rc = MPI_SUCCESS;
     red_scratch s;
-    uint64_t *addr, *src;
+    uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, 0, &s));
-    KCOLL_TRY(exchange_both(c, a, &addr, &src));
+    KCOLL_TRY(exchange(c, a, 1, 1, &src));
     size_t lo, hi;
     slice(count(a), p, me, &lo, &hi);
     int failed;
@@ -261,9 +281,8 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
                             a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
     else
         failed = fold_range(c, a, src, lo, hi, NULL, 1, root,
-                            addr[2 * root + 1], &s, &rc);
+                            src[p + root], &s, &rc);
     free(src);
-    free(addr);
     return finish(c, failed, rc);
 }
 
@@ -274,7 +293,7 @@ int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_args *a)
     red_scratch s;
     uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, in_place ? n : 0, &s));
-    KCOLL_TRY(exchange_inputs(c, a, &src));
+    KCOLL_TRY(exchange(c, a, 0, 1, &src));
     /* In place the result lands on block 0 of this rank's input, which
      * rank 0 reads: it waits in scratch until the closing synchronisation.
      * The whole vector is p blocks: the fold's element indices are over

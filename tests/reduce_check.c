@@ -21,7 +21,9 @@
  * library there, the others run in two levels and reorder the blocks).
  * Then the same call repeated on communicators freed and made anew, and
  * the errors: an unknown algorithm (MPI_ERR_ARG), a bad root
- * (MPI_ERR_ROOT), on every rank alike. With --few-roots, reduce runs at
+ * (MPI_ERR_ROOT), on every rank alike, and a read that fails (reduce
+ * root_read from an input the root cannot read) is every rank's error,
+ * after which the next call is right. With --few-roots, reduce runs at
  * roots 0, p/2 and p − 1 only (the first, a middle and the last slice).
  * Prints one line per failure and
  * "reduce_check p=P: N cases, F failed"; exit 1 on a failure. */
@@ -29,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -348,6 +352,31 @@ int main(int argc, char **argv)
     if (kcoll_reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, size, MPI_COMM_WORLD,
                      NULL) != MPI_ERR_ROOT)
         fail("root p is MPI_ERR_ROOT", "reduce", NULL, 1, 0, size);
+    /* A failed read is every rank's error: rank p − 1's input is a page
+     * nobody may read (it never touches it itself: the root reads it), so
+     * the root's CMA read fails; the others learn it from the root's done
+     * flag (algos/reduce.c) and must not return MPI_SUCCESS. Then the
+     * same call with a readable input, which must be right: a failure
+     * leaves the flags in step. On one node only (across virtual nodes
+     * the named row runs inside two levels, whose errors are theirs). */
+    if (size > 1 && !spans_nodes) {
+        long page = sysconf(_SC_PAGESIZE);
+        double *hole = mmap(NULL, (size_t)page, PROT_NONE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        double ok_in[4] = {1, 2, 3, 4}, out[4] = {0};
+        const double *in = rank == size - 1 ? hole : ok_in;
+        cases += 2;
+        if (kcoll_reduce(in, out, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD,
+                         "root_read") == MPI_SUCCESS)
+            fail("an unreadable input is every rank's error", "reduce",
+                 "root_read", 4, 0, 0);
+        if (kcoll_reduce(ok_in, out, 4, MPI_DOUBLE, MPI_SUM, 0,
+                         MPI_COMM_WORLD, "root_read") != MPI_SUCCESS ||
+            (rank == 0 && (out[0] != size || out[3] != 4.0 * size)))
+            fail("the call after a failed one", "reduce", "root_read", 4, 0,
+                 0);
+        munmap(hole, (size_t)page);
+    }
     int bad = failed, total_bad, total_cases;
     MPI_Allreduce(&bad, &total_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&cases, &total_cases, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -341,7 +341,10 @@ uint64_t kcal_model_split_chunk(uint64_t n);
  * result and the peer's piece just read) stay in a core's L2 (1 MiB on
  * Zen 4 and 5, 2 MiB on the Xeon guests); 256 KiB was 1.2-1.6x faster
  * than 32 KiB from 256 KiB to 4 MiB at p = 2 on the Zen 5 guest (fewer
- * calls, each pinning more pages at once). */
+ * calls, each pinning more pages at once). On the Zen 3 guest (L2 512
+ * KiB) 1 and 4 MiB made root_read 3-7 % faster from 512 KiB up
+ * (docs/machine.md, "The reductions' chunk on the Zen 3 guest"): not
+ * yet measured where it was chosen. */
 #define KCAL_REDUCE_CHUNK ((uint64_t)256 << 10)
 
 #endif

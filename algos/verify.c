@@ -849,6 +849,7 @@ void kcoll_verify_describe_dom(kcoll_comm *c, int dom, uint64_t n,
     out->ncand = s->ncand;
     memcpy(out->cand, s->cand, sizeof out->cand);
     memcpy(out->agreed, s->agreed, sizeof out->agreed);
+    memcpy(out->raw, s->raw, sizeof out->raw);
     out->explorations = s->explorations;
     out->switches = s->switches;
     out->checks = s->checks;

@@ -199,6 +199,8 @@ typedef struct {
     int exists, exploring, chosen, ncand;
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     double agreed[KCOLL_VERIFY_MAX];
+    double raw[KCOLL_VERIFY_MAX]; /* agreed without the paced excess:
+                                   * the spans' lower quartile */
     unsigned explorations, switches, checks;
     uint64_t calls;
     int samples;                  /* E */

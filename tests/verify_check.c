@@ -42,8 +42,8 @@
  *   slowed calls.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
- * --mode trial: a periodic exploration's switch to a candidate 20x slow
- *   back to back (barrier-started it is not) is taken back within
+ * --mode trial: a periodic exploration's switch to a candidate slow back
+ *   to back (barrier-started it is not) is taken back within
  *   TRIAL_CALLS calls, without exploring, and not made again.
  * Rank 0 prints "verify_check p=P mode=M: N cases, F failed". */
 #include <stdint.h>
@@ -420,8 +420,12 @@ static void passing(void)
                                       KCAL_COLL_ALLGATHER};
     unsigned seed = 1;
     int tested = 0;
-    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
-        int cc = colls[ci];
+    /* A second pass where every collective took another path in the
+     * first (the host's drift, Open MPI on the Zen 3 guest: 2 runs of 12). */
+    for (size_t k = 0; k < 2 * sizeof colls / sizeof *colls &&
+                       (tested == 0 || k < sizeof colls / sizeof *colls);
+         k++) {
+        int cc = colls[k % (sizeof colls / sizeof *colls)];
         size_t n = 65536;
         one_call(cc, n, seed++); /* the first candidate's untimed call */
         kcoll_verify_state st;
@@ -769,8 +773,9 @@ static void confirm(void)
 /* A periodic exploration's switch whose calls run slower back to back
  * than those of the decision it replaced is taken back (verify.c,
  * trial_end()): with the class steady on A, A is made 6x slow in its
- * barrier-started calls only (the exploration's), the runner-up B 20x
- * in its back-to-back calls only (a program's), the rest 20x. The next
+ * barrier-started calls only (the exploration's), the runner-up B in its
+ * back-to-back calls only (a program's: 20x, or more where the test's
+ * own calls are slower still, below), the rest 20x. The next
  * periodic exploration (made due at once) switches to B; within
  * TRIAL_CALLS calls the class
  * must be back on A with no exploration in between, and the periodic
@@ -778,6 +783,7 @@ static void confirm(void)
  * bcast, gather and allgather at 64 KiB; at least one must get that far
  * (a drift of the host's own can start another exploration). */
 #define TRIAL_CALLS (4 * KCOLL_VERIFY_RING * 32)
+#define PACE_CALLS 64
 /* A periodic exploration now (kcoll_test_explore_soon: the interval is
  * 100x an exploration's cost, here 40,000-200,000 calls), settled. */
 static int periodic_next(int cc, size_t n, unsigned *seed,
@@ -803,8 +809,12 @@ static void trial(void)
     const size_t n = 65536;
     unsigned seed = 1;
     int tested = 0;
-    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
-        int cc = colls[ci];
+    /* A second pass where every collective took another path in the
+     * first (the host's drift, Open MPI on the Zen 3 guest: 2 runs of 12). */
+    for (size_t k = 0; k < 2 * sizeof colls / sizeof *colls &&
+                       (tested == 0 || k < sizeof colls / sizeof *colls);
+         k++) {
+        int cc = colls[k % (sizeof colls / sizeof *colls)];
         kcoll_verify_state st;
         if (steady(cc, n, &seed, &st) < 0 || st.baseline == 0 ||
             st.ncand < 2)
@@ -814,12 +824,31 @@ static void trial(void)
             if (i != a && isfinite(st.agreed[i]) &&
                 (b < 0 || st.agreed[i] < st.agreed[b]))
                 b = i;
-        if (b < 0)
+        if (b < 0 || !(st.raw[b] > 0) || !isfinite(st.raw[b]))
             continue;
+        /* What a call of A costs back to back here, the test's own work
+         * (fill, barrier, check) included: B's slowing must stand out of
+         * it. Under MPICH on the Zen 3 guest (2026-12-03) that pace was
+         * 0.27-0.54 ms per call quiet and 5-9 ms beside other jobs, and
+         * B 20x slow (+0.2-0.7 ms) paced below A in 2 of 12 runs quiet, 8
+         * of 15 loaded: the trial kept B, rightly by what it measured.
+         * So B's added time is at least twice A's pace (factor 20 where
+         * that is more). */
+        double w0 = MPI_Wtime(), pace;
+        for (int i = 0; i < PACE_CALLS; i++)
+            one_call(cc, n, seed++);
+        pace = (MPI_Wtime() - w0) / PACE_CALLS;
+        MPI_Allreduce(MPI_IN_PLACE, &pace, 1, MPI_DOUBLE, MPI_MAX,
+                      MPI_COMM_WORLD);
+        state_of(cc, n, &st);
+        if (st.exploring || st.chosen != a)
+            continue; /* the host moved under the pace's calls */
+        double slow_b = fmax(20, ceil(1 + 2 * pace / st.raw[b]));
         char rules[512], *at = rules;
-        at += snprintf(at, sizeof rules, "%s:%s:6:-1:0:synced,%s:%s:20:-1:0:steady",
+        at += snprintf(at, sizeof rules,
+                       "%s:%s:6:-1:0:synced,%s:%s:%.0f:-1:0:steady",
                        dname(cc), row_id(cc, st.cand[a].alg), dname(cc),
-                       row_id(cc, st.cand[b].alg));
+                       row_id(cc, st.cand[b].alg), slow_b);
         for (int i = 0; i < st.ncand; i++)
             if (i != a && i != b)
                 at += snprintf(at, sizeof rules - (size_t)(at - rules),
@@ -831,19 +860,31 @@ static void trial(void)
             continue; /* no periodic exploration near, or another path */
         }
         unsigned e1 = st.explorations;
-        for (long i = 0; i < TRIAL_CALLS && st.chosen == b && !st.exploring;
-             i++) {
+        long calls = 0;
+        for (; calls < TRIAL_CALLS && st.chosen == b && !st.exploring;
+             calls++) {
             one_call(cc, n, seed++);
             state_of(cc, n, &st);
         }
+        if (st.exploring || st.explorations != e1) {
+            /* Explored again instead: at the new decision's first check
+             * (its validation, calls that start together, which B's
+             * slowing spares) where the host moved, or by the drift rule
+             * two checks after a trial that kept B, whose reference pace
+             * (A's since its last check) ran high: on the Zen 3 guest
+             * (2026-12-03) 7 runs of 32 went one of these ways. Another
+             * path than the trial's: the next collective, or a second
+             * pass, must take it. */
+            kcoll_test_slow_rules("");
+            settle(cc, n, st.explorations, 400, &seed);
+            continue;
+        }
         cases++;
-        if (st.chosen != a || st.explorations != e1 || st.exploring) {
+        if (st.chosen != a) {
             char d[160];
-            snprintf(d, sizeof d, "switched to %s, 20x slow back to back: "
-                     "after %d calls on %s, %u more explorations",
-                     row_id(cc, st.cand[b].alg), TRIAL_CALLS,
-                     row_id(cc, st.cand[st.chosen].alg),
-                     st.explorations - e1);
+            snprintf(d, sizeof d, "switched to %s, %.0fx slow back to "
+                     "back: still on it after %ld calls",
+                     row_id(cc, st.cand[b].alg), slow_b, calls);
             fail(dname(cc), d);
             kcoll_test_slow_rules("");
             continue;
@@ -854,7 +895,7 @@ static void trial(void)
             if (st.chosen != a) {
                 char d[128];
                 snprintf(d, sizeof d, "the exploration after the trial "
-                         "chose %s, 20x slow back to back",
+                         "chose %s, slow back to back",
                          row_id(cc, st.cand[st.chosen].alg));
                 fail(dname(cc), d);
             }
@@ -873,8 +914,12 @@ static void cut(void)
     const size_t n = 16384;
     unsigned seed = 1;
     int tested = 0;
-    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
-        int cc = colls[ci];
+    /* A second pass where every collective took another path in the
+     * first (the host's drift, Open MPI on the Zen 3 guest: 2 runs of 12). */
+    for (size_t k = 0; k < 2 * sizeof colls / sizeof *colls &&
+                       (tested == 0 || k < sizeof colls / sizeof *colls);
+         k++) {
+        int cc = colls[k % (sizeof colls / sizeof *colls)];
         kcoll_verify_state st;
         one_call(cc, n, seed++); /* makes the class */
         state_of(cc, n, &st);

@@ -420,12 +420,8 @@ static void passing(void)
                                       KCAL_COLL_ALLGATHER};
     unsigned seed = 1;
     int tested = 0;
-    /* A second pass where every collective took another path in the
-     * first (the host's drift, Open MPI on the Zen 3 guest: 2 runs of 12). */
-    for (size_t k = 0; k < 2 * sizeof colls / sizeof *colls &&
-                       (tested == 0 || k < sizeof colls / sizeof *colls);
-         k++) {
-        int cc = colls[k % (sizeof colls / sizeof *colls)];
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        int cc = colls[ci];
         size_t n = 65536;
         one_call(cc, n, seed++); /* the first candidate's untimed call */
         kcoll_verify_state st;
@@ -914,12 +910,8 @@ static void cut(void)
     const size_t n = 16384;
     unsigned seed = 1;
     int tested = 0;
-    /* A second pass where every collective took another path in the
-     * first (the host's drift, Open MPI on the Zen 3 guest: 2 runs of 12). */
-    for (size_t k = 0; k < 2 * sizeof colls / sizeof *colls &&
-                       (tested == 0 || k < sizeof colls / sizeof *colls);
-         k++) {
-        int cc = colls[k % (sizeof colls / sizeof *colls)];
+    for (size_t ci = 0; ci < sizeof colls / sizeof *colls; ci++) {
+        int cc = colls[ci];
         kcoll_verify_state st;
         one_call(cc, n, seed++); /* makes the class */
         state_of(cc, n, &st);

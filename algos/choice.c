@@ -590,12 +590,17 @@ int kcoll_choice_vcandidates(kcoll_comm *c, int v, uint64_t n, int in_place,
     kcal_coll coll = kcoll_v_regular(v);
     const kcal_algorithm *mpi = kcal_model_mpi(coll);
     const kcal_params *prm = kcoll_choice_params();
-    const kcal_algorithm *rows[KCOLL_VERIFY_MAX];
-    int nrows = kcoll_v_regular_rows(v, rows, max - 1), nc = 0;
+    /* Every row's regular one, in irregular.def's order (so a table's
+     * row index finds its own), repeats and all: the windowed rows stand
+     * on their parallel one. Not cut at max: scatterv's fifth row
+     * (copy_in_out, 1.2-2.5x the MPI library at 8 KiB on the Zen 3
+     * guest) is its fourth distinct one. */
+    const kcal_algorithm *rows[KCOLL_VROWS_MAX];
+    int nrows = kcoll_v_regular_rows(v, rows, KCOLL_VROWS_MAX), nc = 0;
     if (max < 1)
         return 0;
     /* A table's row first, as for the other collectives. */
-    if (c->vrow[v] >= 0 && c->vrow[v] < nrows)
+    if (c->vrow[v] >= 0 && c->vrow[v] < nrows && max > 1)
         out[nc++] = (kcoll_candidate){rows[(int)c->vrow[v]], 0, 0};
     kcal_prediction *pr = NULL;
     long np = prm ? kcal_model_rank(kcal_model_default(prm), prm, coll,

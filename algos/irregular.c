@@ -32,13 +32,16 @@
  * (choice.c), so every rank runs the same protocol. Once it has, a
  * process whose pairs all go as messages sends them and nothing else
  * (short_way below).
- * On one node a NULL allgatherv is verified at run time as the regular
- * collectives are (verify.h, verified() below): the static decision above
- * is its first candidate, its other rows and the MPI library's
- * allgatherv are measured on a size class's first calls (the class of
- * its largest block), and the fastest stays. The other three are not:
- * no rank knows every count, so no rank can name a class every rank
- * agrees on without a message per call. */
+ * On one node a NULL call is verified at run time as the regular
+ * collectives' are (verify.h, verified() below): the static decision above
+ * is its first candidate (for scatterv, gatherv and alltoallv the whole
+ * per-pair rule), the other rows (every block by the row) and the MPI
+ * library's v-collective are measured on a size class's first calls,
+ * and the fastest stays. The class is that of the call's key:
+ * allgatherv's largest block, which every rank knows; for the other
+ * three, where no rank knows every count, the largest block any rank
+ * moves as a MAX reduction last agreed it, reused across calls and
+ * agreed again at counts of calls every rank shares (vkey.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,7 @@
 #include "algos/stats.h"
 #include "algos/verify.h"
 #include "algos/vhelp.h"
+#include "algos/vkey.h"
 #include "algos/vrows.h"
 #include "model/irregular.h"
 
@@ -366,56 +370,112 @@ static int short_way(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     return 1;
 }
 
-/* One call of a verified decision (verified()): the row alg stands for
- * (kcoll_vrow_of_regular), every block by it, or the MPI library's call (alg
- * NULL). */
-static int run_decided(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
-                       const kcal_algorithm *alg)
+/* The row that stands for NULL's static decision of a scatterv, gatherv
+ * or alltoallv (a $KCOLL_TABLE rule's, else the collective's first):
+ * as a verified candidate it runs the static path (static_call), with
+ * its per-pair hand-off, staged pairs and the root's help. */
+static const kcoll_vrow *static_row(const kcoll_comm *c, kcoll_vcoll v)
 {
+    return kcoll_vrow_nth(v, c->vrow[v] >= 0 ? c->vrow[v] : 0);
+}
+
+static int full_path(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
+                     kcoll_vargs *a, int bad);
+
+/* NULL's static decision for this call: the short way where it applies,
+ * else the full path. */
+static int static_call(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a)
+{
+    int rc;
+    if (short_way(c, v, a, &rc))
+        return rc;
+    return full_path(c, v, NULL, a, MPI_SUCCESS);
+}
+
+/* One call of a verified decision (verified()): the MPI library's call
+ * (alg NULL); for scatterv, gatherv and alltoallv the static decision
+ * where alg stands for its row; else the row alg stands for
+ * (kcoll_vrow_of_regular), every block by it. *counted: the call has
+ * added its own KCOLL_STATS row (the static path names its parts). */
+static int run_decided(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
+                       const kcal_algorithm *alg, int *counted)
+{
+    *counted = 0;
     if (!alg)
         return run_mpi(c, v, a);
     const kcoll_vrow *row = kcoll_vrow_of_regular(v, alg);
     if (!row)
         return MPI_ERR_INTERN;
+    if (v != KCOLL_VCOLL_ALLGATHERV && row == static_row(c, v)) {
+        *counted = kcoll_stats_on();
+        return static_call(c, v, a);
+    }
     a->below = 0;
     a->pids = c->pids;
     c->seq++;
     return row->fn(c, a);
 }
 
-/* A NULL allgatherv on one node, its choice verified at run time as the
- * regular collectives' is (verify.h): every rank knows every count, so
- * the size class of the call's largest block and whether it is in place
- * are the same on every rank, and its rows (at any size: the staged row
- * too, which the static rule keeps to 4 KiB) and the MPI library's
- * v-collective are measured on the class's first calls. 0 where that
- * does not apply (another v-collective, KCOLL_VERIFY=0, across nodes, no
- * state or CMA, p = 1, a call of empty blocks, the static decision the
- * MPI library's whole call: params or a table that do not read), else 1
- * and the call's result in *rc. The first NULL call makes the static
- * decision first (choice.c, collective), whose table row is the first
- * candidate. */
+/* The size key of this verified call, the same on every rank:
+ * allgatherv's largest block (every rank knows every count), the
+ * others' agreed one (vkey.h). */
+static int call_key(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a,
+                    uint64_t *key)
+{
+    if (v == KCOLL_VCOLL_ALLGATHERV) {
+        *key = largest_block(c, a);
+        kcoll_vkey_note(c, (int)v, *key);
+        return MPI_SUCCESS;
+    }
+    uint64_t mine = kcoll_vkey_mine((int)v, a->scounts, a->scount,
+                                    a->rcounts, a->rcount, a->root, c->rank,
+                                    c->size);
+    return kcoll_vkey_agree(c, (int)v, mine, key);
+}
+
+/* A NULL v-collective on one node, its choice verified at run time as
+ * the regular collectives' is (verify.h), in the size class of its key
+ * (call_key: allgatherv's largest block; the others' agreed largest
+ * pair, vkey.h), never in place for the per-pair three (only their root
+ * knows it). The candidates: the static decision (allgatherv: its
+ * table's or first row for every block; the others: the whole static
+ * path, static_call), the other rows for every block (allgatherv's
+ * staged row too, at any size) and the MPI library's v-collective, each
+ * measured on the class's first calls, the fastest kept. 0 where that
+ * does not apply (KCOLL_VERIFY=0, across nodes, no state or CMA, p = 1,
+ * a key of empty blocks, the static decision the MPI library's whole
+ * call: params or a table that do not read), else 1 and the call's
+ * result in *rc. The first NULL call makes the static decision first
+ * (choice.c, collective), whose table row is the first candidate. */
 static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
 {
-    if (v != KCOLL_VCOLL_ALLGATHERV || c->no_state || c->spans_nodes ||
-        !c->cma_ok || c->size < 2 || !kcoll_config_number(KCOLL_CFG_VERIFY))
-        return 0;
-    uint64_t most = largest_block(c, a);
-    if (!most)
+    if (c->no_state || c->spans_nodes || !c->cma_ok || c->size < 2 ||
+        !kcoll_config_number(KCOLL_CFG_VERIFY))
         return 0;
     if (!(c->vbelow_known & (1u << v))) {
         kcoll_vdecision d;
         *rc = kcoll_choice_irregular(c, (int)v, kcoll_v_name(v), 0, &d);
+        /* The static path's staged pairs use the areas at their ends
+         * alone: every process makes them now, as every one is here. */
+        if (*rc == MPI_SUCCESS && v != KCOLL_VCOLL_ALLGATHERV &&
+            !((c->vmpi >> v) & 1u) && c->vstaged_to[v])
+            *rc = kcoll_staging_ready(c);
         if (*rc != MPI_SUCCESS)
             return 1;
     }
     if ((c->vmpi >> v) & 1u)
         return 0;
-    int dom = KCOLL_VERIFY_VDOM(v), stats = kcoll_stats_on();
-    kcoll_verify_slot *s = kcoll_verify_slot_dom(c, dom, most, a->in_place);
+    uint64_t most;
+    if ((*rc = call_key(c, v, a, &most)) != MPI_SUCCESS)
+        return 1;
+    if (!most)
+        return 0;
+    int in_place = v == KCOLL_VCOLL_ALLGATHERV && a->in_place;
+    int dom = KCOLL_VERIFY_VDOM(v), stats = kcoll_stats_on(), counted;
+    kcoll_verify_slot *s = kcoll_verify_slot_dom(c, dom, most, in_place);
     const kcoll_verify_hot *h = s && !stats ? kcoll_verify_quiet(s) : NULL;
     if (h && !KCOLL_TEST_HOOKS_ON) {
-        *rc = run_decided(c, v, a, h->is_mpi ? NULL : h->alg);
+        *rc = run_decided(c, v, a, h->is_mpi ? NULL : h->alg, &counted);
         return 1;
     }
     double st0 = stats ? kcoll_stats_now() : 0;
@@ -425,7 +485,7 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
                             .alg = h->alg, .k = h->k,
                             .why = KCOLL_WHY_VERIFIED};
     } else {
-        *rc = kcoll_verify_plan_dom(c, dom, most, a->in_place, &plan);
+        *rc = kcoll_verify_plan_dom(c, dom, most, in_place, &plan);
         if (*rc != MPI_SUCCESS)
             return 1;
     }
@@ -434,8 +494,8 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
         return 1;
     const kcal_algorithm *alg = plan.kind == KCOLL_PLAN_MPI ? NULL : plan.alg;
     int crc = kcoll_choice_finish(c, dom, &plan, most, t0,
-                                  run_decided(c, v, a, alg));
-    if (stats) {
+                                  run_decided(c, v, a, alg, &counted));
+    if (stats && !counted) {
         const kcoll_vrow *row = alg ? kcoll_vrow_of_regular(v, alg) : NULL;
         kcoll_stats_add_named(kcoll_v_name(v), row ? row->id : "mpi", 0,
                               stats_bytes(v, a, c->size, c->rank),
@@ -454,6 +514,14 @@ static int vcall(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
     int rc;
     if (!algorithm && (verified(c, v, a, &rc) || short_way(c, v, a, &rc)))
         return rc != MPI_SUCCESS ? rc : bad;
+    return full_path(c, v, algorithm, a, bad);
+}
+
+/* The call as a named row, a table's or NULL's static rule makes it. */
+static int full_path(kcoll_comm *c, kcoll_vcoll v, const char *algorithm,
+                     kcoll_vargs *a, int bad)
+{
+    int rc;
     int help = -1; /* the root's help policy, where it measured one */
     int stats = kcoll_stats_on();
     double t0 = stats ? kcoll_stats_now() : 0;

@@ -92,6 +92,18 @@ typedef struct kcoll_verify_slot kcoll_verify_slot;
  * four; irregular.c asserts they fit). */
 #define KCOLL_VCOLL_SLOTS 8
 
+/* A per-pair v-collective's agreed size key (vkey.h): counts of its
+ * verified NULL calls, the same on every rank. */
+typedef struct {
+    uint64_t calls;      /* calls so far */
+    uint64_t next;       /* the call that agrees next (0: the first) */
+    uint64_t every;      /* calls between agreements now */
+    uint64_t key;        /* the agreed largest block */
+    uint64_t mine;       /* this process's own at the last agreement */
+    uint64_t agreements;
+    int changed;         /* this process's own has differed since */
+} kcoll_vkey;
+
 typedef struct kcoll_comm {
     MPI_Comm comm; /* private split: our control never matches users'; with
                     * no_state, the user's communicator itself */
@@ -150,6 +162,7 @@ typedef struct kcoll_comm {
     signed char vrow[KCOLL_VCOLL_SLOTS];
     int vwindow[KCOLL_VCOLL_SLOTS];
     unsigned vbelow_known, vmpi;
+    kcoll_vkey vkey[KCOLL_VCOLL_SLOTS];
     /* The v-collectives' working arrays (irregular.h's kcoll_v_work:
      * requests, messages, ints, the root's counts without its staged
      * pairs),

@@ -116,10 +116,11 @@
 
 /* The domains a communicator verifies choices in: each collective of
  * kcal_coll, and after them each v-collective (algos/irregular.def's
- * order) whose every rank knows the call's size class: allgatherv, every
- * rank knowing every count (irregular.c). A v-collective's candidates are
- * the regular rows that stand for its rows in the model (irregular.h)
- * and the MPI library's v-collective. */
+ * order), in the size class of the call's key, the same on every rank
+ * (irregular.c: allgatherv's largest block; the others' agreed largest
+ * pair, vkey.h). A v-collective's candidates are the regular rows that
+ * stand for its rows in the model (irregular.h) and the MPI library's
+ * v-collective. */
 #define KCOLL_VERIFY_VDOM(v) (KCAL_COLL_COUNT + (int)(v))
 #define KCOLL_VERIFY_DOMS (KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS)
 

@@ -26,6 +26,8 @@ static const kcoll_vrow valgorithms[] = {
 #include "algos/irregular.def"
 };
 #define NVALG (sizeof valgorithms / sizeof valgorithms[0])
+_Static_assert(NVALG <= KCOLL_VROWS_MAX,
+               "a v-collective's rows fit KCOLL_VROWS_MAX (raise it)");
 
 static const kcal_coll vregular[KCOLL_VCOLL_COUNT] = {
 #define KCOLL_VCOLL(ID, name, REGULAR) [KCOLL_VCOLL_##ID] = KCAL_COLL_##REGULAR,

@@ -23,6 +23,9 @@ int kcoll_v_from_name(const char *name);
 kcal_coll kcoll_v_regular(int v);
 const kcal_algorithm *kcoll_v_row_regular(int v, const char *id);
 int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max);
+/* Rows of one v-collective, at most (vrows.c asserts irregular.def's
+ * total fits, so no collective's rows are cut). */
+#define KCOLL_VROWS_MAX 16
 /* The id of v's row that regular row alg stands for (alg's own id where
  * none: "mpi"). */
 const char *kcoll_v_row_id(int v, const kcal_algorithm *alg);

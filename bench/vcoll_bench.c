@@ -17,8 +17,7 @@
  * from the .def's X-macros, so a new row is measured without a change
  * here; --algorithm keeps only the ids it names), `auto` (algorithm NULL:
  * its per-pair hand-off comes from $KCAL_PARAMS, algos/irregular.c;
- * allgatherv's is verified at run time and explores after the warm-up,
- * settle_auto) and `limit`. The timing is kcal-bench-mpi's (bench/bench_mpi.c says why):
+ * verified at run time, it explores after the warm-up, settle_auto) and `limit`. The timing is kcal-bench-mpi's (bench/bench_mpi.c says why):
  * each iteration runs every row once, in an order drawn anew for the
  * iteration (the same on every rank: bench/bench_stats.h), so the host's
  * drift hits all rows alike; each timed call comes right after an
@@ -78,6 +77,7 @@
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
 #include "algos/verify.h"
+#include "algos/vkey.h"
 #include "bench/bench_stats.h"
 #include "bench/bench_world.h"
 #include "common/columns.h"
@@ -533,8 +533,8 @@ static int report(const options *o, const row *r, int rc, size_t n)
 }
 
 /* auto's exploration before anything is timed, as kcal-bench-mpi settles
- * its auto: where the call verifies its choice (allgatherv, verify.h),
- * calls of auto until the size class of its largest block has decided,
+ * its auto: where the call verifies its choice (verify.h), calls of auto
+ * until the size class of its key (irregular.c) has decided,
  * its first check validated the decision and the next set the steady
  * state (at most 1000, the same number on every rank: the state moves by
  * counts of the same calls); elsewhere one call. 1 when a call failed
@@ -547,19 +547,17 @@ static int settle_auto(const options *o, const row *rows, int nr, call *k)
             a = &rows[j];
     if (!a)
         return 0;
-    uint64_t most = 0;
-    for (int i = 0; k->rcounts && i < p; i++)
-        if (k->rcounts[i] > most)
-            most = k->rcounts[i];
     int failed = 0;
     long calls = 0;
     kcoll_verify_state st = {0};
     do { /* a failed call goes on with the others: no rank waits alone */
         failed |= run(o, a, k) != MPI_SUCCESS;
         kcoll_comm *c;
+        /* The class the call was verified in: its key, the same on
+         * every rank (algos/vkey.h). */
         if (kcoll_comm_get(MPI_COMM_WORLD, &c) == MPI_SUCCESS)
-            kcoll_verify_describe_dom(c, KCOLL_VERIFY_VDOM(o->coll), most, 0,
-                                      &st);
+            kcoll_verify_describe_dom(c, KCOLL_VERIFY_VDOM(o->coll),
+                                      kcoll_vkey_last(c, o->coll), 0, &st);
     } while (++calls < 1000 && st.exists && st.ncand > 1 &&
              (st.exploring || st.explorations == 0 || st.baseline == 0));
     return failed;

@@ -58,6 +58,7 @@
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
 #include "algos/verify.h"
+#include "algos/vkey.h"
 #include "algos/vrows.h"
 
 static long cases, failures;
@@ -73,16 +74,23 @@ static void fail(const char *what, const char *detail)
  * collective (kcal_coll), and allgatherv's. A test's "collective" is a
  * domain; dname names it as KCOLL_TEST_SLOW and KCOLL_STATS do, row_id a
  * candidate as the hook's rules name it (allgatherv: its own rows' ids). */
+#define SCV KCOLL_VERIFY_VDOM(KCOLL_VCOLL_SCATTERV)
+#define GTV KCOLL_VERIFY_VDOM(KCOLL_VCOLL_GATHERV)
 #define AGV KCOLL_VERIFY_VDOM(KCOLL_VCOLL_ALLGATHERV)
+#define ATV KCOLL_VERIFY_VDOM(KCOLL_VCOLL_ALLTOALLV)
+#define DOMS (KCAL_COLL_COUNT + KCOLL_VCOLL_COUNT) /* every one tested */
 
 static const char *dname(int dom)
 {
-    return dom == AGV ? "allgatherv" : kcal_coll_name((kcal_coll)dom);
+    return dom >= KCAL_COLL_COUNT ? kcoll_v_name(dom - KCAL_COLL_COUNT)
+                                  : kcal_coll_name((kcal_coll)dom);
 }
 
 static const char *row_id(int dom, const kcal_algorithm *alg)
 {
-    return dom == AGV ? kcoll_v_row_id(KCOLL_VCOLL_ALLGATHERV, alg) : alg->id;
+    return dom >= KCAL_COLL_COUNT
+               ? kcoll_v_row_id(dom - KCAL_COLL_COUNT, alg)
+               : alg->id;
 }
 
 static unsigned char byte_of(int owner, int block, size_t i, unsigned seed)
@@ -142,6 +150,72 @@ static int reduction_call(kcal_coll coll, unsigned char *s, unsigned char *r,
     return 1;
 }
 
+/* The block between ranks a and b of a v-collective call: big where
+ * {a, b} is the pair `hot` names (hot[0], hot[1]), else n. A rooted
+ * call's root is 0. */
+static size_t vblock(size_t n, const size_t *hot, int a, int b)
+{
+    if (hot && ((a == 0 && b == (int)hot[0]) || (b == 0 && a == (int)hot[0])))
+        return hot[1];
+    return n;
+}
+
+/* One NULL call of v-collective domain coll (s, r hold np blocks of the
+ * largest size), every block n bytes but the one pair of hot (NULL:
+ * none, vblock), packed in rank order. Whether the result is right. */
+static int vcall_of(int coll, unsigned char *s, unsigned char *r, size_t n,
+                    const size_t *hot, unsigned seed, int *rc)
+{
+    size_t sc[64], sd[64], rcn[64], rd[64], so = 0, ro = 0;
+    if (np > 64) {
+        *rc = MPI_ERR_ARG;
+        return 0;
+    }
+    for (int b = 0; b < np; b++) {
+        /* scatterv: the root's sends; gatherv: the root's receives */
+        int rooted = coll == SCV || coll == GTV;
+        sc[b] = vblock(n, hot, rooted ? 0 : me, b);
+        rcn[b] = vblock(n, hot, rooted ? 0 : me, b);
+        if (coll == AGV)
+            rcn[b] = vblock(n, hot, b, b); /* every block n: no pairs */
+        sd[b] = so, rd[b] = ro;
+        so += sc[b], ro += rcn[b];
+    }
+    size_t mine = vblock(n, hot, 0, me); /* a rooted peer's one block */
+    int ok = 1;
+    switch (coll) {
+    case SCV:
+        for (int b = 0; b < np && me == 0; b++)
+            fill(s + sd[b], sc[b], 0, b, seed);
+        start_together();
+        *rc = kcoll_scatterv(s, sc, sd, r, mine, 0, MPI_COMM_WORLD, NULL);
+        ok = holds(r, mine, 0, me, seed);
+        break;
+    case GTV:
+        fill(s, mine, me, 0, seed);
+        start_together();
+        *rc = kcoll_gatherv(s, mine, r, rcn, rd, 0, MPI_COMM_WORLD, NULL);
+        for (int b = 0; b < np && me == 0; b++)
+            ok &= holds(r + rd[b], rcn[b], b, 0, seed);
+        break;
+    case AGV:
+        fill(s, n, me, 0, seed);
+        start_together();
+        *rc = kcoll_allgatherv(s, n, r, rcn, rd, MPI_COMM_WORLD, NULL);
+        for (int b = 0; b < np; b++)
+            ok &= holds(r + rd[b], n, b, 0, seed);
+        break;
+    default:
+        for (int b = 0; b < np; b++)
+            fill(s + sd[b], sc[b], me, b, seed);
+        start_together();
+        *rc = kcoll_alltoallv(s, sc, sd, r, rcn, rd, MPI_COMM_WORLD, NULL);
+        for (int b = 0; b < np; b++)
+            ok &= holds(r + rd[b], rcn[b], b, me, seed);
+    }
+    return ok;
+}
+
 static void one_call(int coll, size_t n, unsigned seed)
 {
     static unsigned char *s, *r;
@@ -192,19 +266,12 @@ static void one_call(int coll, size_t n, unsigned seed)
     case KCAL_COLL_REDUCE_SCATTER_BLOCK:
         ok = reduction_call(coll, s, r, n, seed, &rc);
         break;
-    case AGV: { /* every block n bytes, at displacements in rank order */
-        size_t cnt[64], dsp[64];
-        for (int b = 0; b < np && b < 64; b++)
-            cnt[b] = n, dsp[b] = (size_t)b * n;
-        fill(s, n, me, 0, seed);
-        start_together();
-        rc = np > 64 ? MPI_ERR_ARG
-                     : kcoll_allgatherv(s, n, r, cnt, dsp, MPI_COMM_WORLD,
-                                        NULL);
-        for (int b = 0; b < np; b++)
-            ok &= holds(r + (size_t)b * n, n, b, 0, seed);
+    case SCV:
+    case GTV:
+    case AGV:
+    case ATV: /* every block n bytes, at displacements in rank order */
+        ok = vcall_of(coll, s, r, n, NULL, seed, &rc);
         break;
-    }
     default:
         for (int b = 0; b < np; b++)
             fill(s + (size_t)b * n, n, me, b, seed);
@@ -338,9 +405,8 @@ static const size_t agree_sizes[] = {1024, 16384, 65536, 1 << 20};
 static void agree(void)
 {
     unsigned seed = 1;
-    for (int coll = 0; coll <= KCAL_COLL_COUNT; coll++)
+    for (int dom = 0; dom < DOMS; dom++)
         for (size_t i = 0; i < sizeof agree_sizes / sizeof *agree_sizes; i++) {
-            int dom = coll < KCAL_COLL_COUNT ? coll : AGV;
             if (settle(dom, agree_sizes[i], 0, 400, &seed) > 0)
                 same_everywhere(dom, agree_sizes[i]);
         }
@@ -354,7 +420,8 @@ static void agree(void)
  * times that is still fast, and rightly changes nothing.) */
 static void opposite(void)
 {
-    static const int colls[] = {KCAL_COLL_ALLGATHER, KCAL_COLL_ALLTOALL, AGV};
+    static const int colls[] = {KCAL_COLL_ALLGATHER, KCAL_COLL_ALLTOALL, AGV,
+                                ATV};
     static const size_t ns[] = {65536, 1 << 20};
     /* Oversubscribed, a span holds the ranks' turns on the cores: under
      * MPICH (which spins while it waits) p = 3 on 2 cores put every
@@ -968,12 +1035,94 @@ static void cut(void)
         fail("cut", "no class with two candidates and E >= 6 at 16 KiB");
 }
 
+/* --mode vkey: NULL calls of v-collective domain dom whose one pair
+ * (0, hot[0]) moves hot[1] bytes and every other n, until the class of
+ * the agreed key has decided (at most max calls: the same number on
+ * every rank, as the key and its class's state are agreed). The calls
+ * made, or -1 (a failure is recorded). */
+static long vsettle(int dom, size_t n, const size_t *hot, long max,
+                    unsigned *seed)
+{
+    static unsigned char *s, *r;
+    static size_t cap;
+    size_t need = (hot[1] > n ? hot[1] : n) * (size_t)np;
+    if (need > cap) {
+        free(s);
+        free(r);
+        if (!(s = malloc(need)) || !(r = malloc(need)))
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        cap = need;
+    }
+    kcoll_comm *c;
+    if (kcoll_comm_get(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    int v = dom - KCAL_COLL_COUNT;
+    for (long i = 0; i < max; i++) {
+        int rc, ok = vcall_of(dom, s, r, n, hot, (*seed)++, &rc);
+        cases++;
+        if (rc != MPI_SUCCESS || !ok) {
+            char d[96];
+            snprintf(d, sizeof d, "n=%zu, %zu to rank %zu: rc %d, result %s",
+                     n, hot[1], hot[0], rc, ok ? "right" : "wrong");
+            fail(dname(dom), d);
+        }
+        kcoll_verify_state st;
+        kcoll_verify_describe_dom(c, dom, kcoll_vkey_last(c, v), 0, &st);
+        if (kcoll_vkey_last(c, v) == hot[1] && st.exists && !st.exploring &&
+            st.explorations > 0)
+            return i + 1;
+    }
+    char d[96];
+    snprintf(d, sizeof d, "key %llu after %ld calls, want %zu decided",
+             (unsigned long long)kcoll_vkey_last(c, v), max, hot[1]);
+    fail(dname(dom), d);
+    return -1;
+}
+
+/* Per-pair v-collectives whose ranks' own largest blocks differ (p >= 3):
+ * rank 0's pair with rank 1 moves 64 KiB, every other pair 1 KiB, so the
+ * ranks after 1 see only 1 KiB blocks of their own. Every rank must
+ * verify in 64 KiB's class (the agreed key, algos/vkey.h), with rank 0's
+ * candidates, times and decision, and no rank may have made a class at
+ * 1 KiB. Then the large pair moves to rank p − 1, at 256 KiB: within
+ * 2 KCOLL_VKEY_EVERY calls (an agreement at most that far, and its class's
+ * exploration) every rank's key is the new one and its class decided
+ * alike. */
+static void vkey(void)
+{
+    static const int doms[] = {SCV, GTV, ATV};
+    const size_t small = 1024;
+    unsigned seed = 1;
+    kcoll_comm *c;
+    if (np < 3 || kcoll_comm_get(MPI_COMM_WORLD, &c) != MPI_SUCCESS) {
+        cases++;
+        fail("vkey", "needs p >= 3");
+        return;
+    }
+    for (size_t i = 0; i < sizeof doms / sizeof *doms; i++) {
+        int dom = doms[i];
+        size_t first[2] = {1, 65536}, then[2] = {(size_t)np - 1, 262144};
+        if (vsettle(dom, small, first, 400, &seed) < 0)
+            continue;
+        same_everywhere(dom, first[1]);
+        kcoll_verify_state st;
+        kcoll_verify_describe_dom(c, dom, small, 0, &st);
+        int mine = st.exists, any;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        cases++;
+        if (any)
+            fail(dname(dom), "a rank verified in its own 1 KiB class, not "
+                             "the agreed 64 KiB one");
+        if (vsettle(dom, small, then, 2 * KCOLL_VKEY_EVERY, &seed) > 0)
+            same_everywhere(dom, then[1]);
+    }
+}
+
 static void pure(void)
 {
     unsigned seed = 1;
-    for (int d = 0; d <= KCAL_COLL_COUNT; d++)
+    for (int coll = 0; coll < DOMS; coll++)
         for (size_t i = 0; i < sizeof agree_sizes / sizeof *agree_sizes; i++) {
-            int coll = d < KCAL_COLL_COUNT ? d : AGV;
             for (int j = 0; j < 20; j++)
                 one_call(coll, agree_sizes[i], seed++);
             kcoll_verify_state st;
@@ -1010,11 +1159,13 @@ int main(int argc, char **argv)
         pure();
     else if (!strcmp(mode, "trial"))
         trial();
+    else if (!strcmp(mode, "vkey"))
+        vkey();
     else {
         if (me == 0)
             fprintf(stderr,
                     "verify_check: --mode "
-                    "agree|opposite|passing|leave|burst|confirm|cut|pure|trial\n");
+                    "agree|opposite|passing|leave|burst|confirm|cut|pure|trial|vkey\n");
         MPI_Finalize();
         return 2;
     }

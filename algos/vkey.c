@@ -1,0 +1,68 @@
+/* vkey: the agreed size class of a per-pair v-collective's verified
+ * calls (vkey.h says why and how often). */
+#include "algos/vkey.h"
+#include "algos/irregular.h"
+
+_Static_assert(KCOLL_VCOLL_COUNT <= KCOLL_VCOLL_SLOTS,
+               "kcoll_comm.vkey holds one state per v-collective");
+
+uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
+                         const size_t *rcounts, size_t rcount, int root,
+                         int me, int p)
+{
+    uint64_t most = 0;
+    const size_t *many = NULL;
+    if (v == KCOLL_VCOLL_SCATTERV)
+        many = me == root ? scounts : NULL, most = me == root ? 0 : rcount;
+    else if (v == KCOLL_VCOLL_GATHERV)
+        many = me == root ? rcounts : NULL, most = me == root ? 0 : scount;
+    else if (v == KCOLL_VCOLL_ALLTOALLV)
+        many = rcounts;
+    for (int i = 0; many && i < p; i++)
+        if (i != me && many[i] > most)
+            most = many[i];
+    for (int i = 0; v == KCOLL_VCOLL_ALLTOALLV && scounts && i < p; i++)
+        if (i != me && scounts[i] > most)
+            most = scounts[i];
+    return most;
+}
+
+int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, uint64_t *key)
+{
+    kcoll_vkey *k = &c->vkey[v];
+    k->calls++;
+    if (mine != k->mine)
+        k->changed = 1;
+    if (k->next && k->calls < k->next) {
+        *key = k->key;
+        return MPI_SUCCESS;
+    }
+    uint64_t in[2] = {mine, (uint64_t)k->changed}, out[2];
+    KCOLL_TRY(MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_MAX, c->comm));
+    int moved = out[1] != 0 || out[0] != k->key;
+    k->every = moved || !k->every ? 1
+               : 2 * k->every > KCOLL_VKEY_EVERY ? KCOLL_VKEY_EVERY
+                                                 : 2 * k->every;
+    k->next = k->calls + k->every;
+    k->key = out[0];
+    k->mine = mine;
+    k->changed = 0;
+    k->agreements++;
+    *key = k->key;
+    return MPI_SUCCESS;
+}
+
+void kcoll_vkey_note(kcoll_comm *c, int v, uint64_t key)
+{
+    c->vkey[v].key = key;
+}
+
+uint64_t kcoll_vkey_last(const kcoll_comm *c, int v)
+{
+    return c->vkey[v].key;
+}
+
+uint64_t kcoll_vkey_agreements(const kcoll_comm *c, int v)
+{
+    return c->vkey[v].agreements;
+}

@@ -403,13 +403,17 @@ static int run_decided(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a,
     *counted = 0;
     if (!alg)
         return run_mpi(c, v, a);
-    const kcoll_vrow *row = kcoll_vrow_of_regular(v, alg);
-    if (!row)
-        return MPI_ERR_INTERN;
-    if (v != KCOLL_VCOLL_ALLGATHERV && row == static_row(c, v)) {
+    /* By the regular row: a table's windowed row stands on its parallel
+     * one, as its candidate does (choice.c). */
+    const kcoll_vrow *st = static_row(c, v);
+    if (v != KCOLL_VCOLL_ALLGATHERV && st &&
+        kcoll_vrow_regular(st) == alg) {
         *counted = kcoll_stats_on();
         return static_call(c, v, a);
     }
+    const kcoll_vrow *row = kcoll_vrow_of_regular(v, alg);
+    if (!row)
+        return MPI_ERR_INTERN;
     a->below = 0;
     a->pids = c->pids;
     c->seq++;
@@ -430,7 +434,10 @@ static int call_key(kcoll_comm *c, kcoll_vcoll v, const kcoll_vargs *a,
     uint64_t mine = kcoll_vkey_mine((int)v, a->scounts, a->scount,
                                     a->rcounts, a->rcount, a->root, c->rank,
                                     c->size);
-    return kcoll_vkey_agree(c, (int)v, mine, key);
+    /* The current key's decided time spaces the agreements. */
+    double call_s = kcoll_verify_call_time(kcoll_verify_slot_dom(
+        c, KCOLL_VERIFY_VDOM(v), kcoll_vkey_last(c, (int)v), 0));
+    return kcoll_vkey_agree(c, (int)v, mine, call_s, key);
 }
 
 /* A NULL v-collective on one node, its choice verified at run time as

@@ -305,6 +305,13 @@ kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
     return kcoll_verify_slot_dom(c, (int)coll, n, in_place);
 }
 
+double kcoll_verify_call_time(const kcoll_verify_slot *s)
+{
+    return s && !s->exploring && !s->fixed && isfinite(s->decided)
+               ? s->decided
+               : 0;
+}
+
 void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
 {
     if (s->fixed) {

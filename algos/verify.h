@@ -163,6 +163,12 @@ static inline const kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
     return h;
 }
 
+/* What a call of s's decision costs, the same on every rank (the
+ * slowest rank's median when it was decided), or 0 where none is known
+ * (no slot, exploring, one candidate): vkey.c spaces its agreements by
+ * it. */
+double kcoll_verify_call_time(const kcoll_verify_slot *s);
+
 /* The same in two halves, for a caller that keeps the slot of a call it
  * repeats (kcoll.c): the slot of (coll, n's class, in_place) on c, NULL
  * before kcoll_verify_plan made it; and the plan from a slot (never

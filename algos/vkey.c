@@ -1,5 +1,7 @@
 /* vkey: the agreed size class of a per-pair v-collective's verified
  * calls (vkey.h says why and how often). */
+#include <math.h>
+
 #include "algos/vkey.h"
 #include "algos/irregular.h"
 
@@ -27,7 +29,17 @@ uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
     return most;
 }
 
-int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, uint64_t *key)
+/* The most calls between agreements for calls of call_s seconds. */
+static uint64_t most_apart(double call_s)
+{
+    if (!(call_s > 0))
+        return KCOLL_VKEY_EVERY;
+    double n = ceil(KCOLL_VKEY_SPAN / call_s);
+    return n < 1 ? 1 : n > KCOLL_VKEY_EVERY ? KCOLL_VKEY_EVERY : (uint64_t)n;
+}
+
+int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, double call_s,
+                     uint64_t *key)
 {
     kcoll_vkey *k = &c->vkey[v];
     k->calls++;
@@ -40,9 +52,9 @@ int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, uint64_t *key)
     uint64_t in[2] = {mine, (uint64_t)k->changed}, out[2];
     KCOLL_TRY(MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_MAX, c->comm));
     int moved = out[1] != 0 || out[0] != k->key;
+    uint64_t most = most_apart(call_s);
     k->every = moved || !k->every ? 1
-               : 2 * k->every > KCOLL_VKEY_EVERY ? KCOLL_VKEY_EVERY
-                                                 : 2 * k->every;
+               : 2 * k->every > most ? most : 2 * k->every;
     k->next = k->calls + k->every;
     k->key = out[0];
     k->mine = mine;

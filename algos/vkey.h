@@ -13,13 +13,21 @@
  *   agree   at NULL calls every rank counts alike (calls of this
  *           v-collective on this communicator that go to the verified
  *           choice): the first, then 1, 2, 4, ... calls apart, doubling up
- *           to KCOLL_VKEY_EVERY, and from one call apart again once an
- *           agreement finds the key moved or a rank's own largest block
- *           changed since the last one (the reduction carries both).
- * So a steady program pays one two-word reduction per KCOLL_VKEY_EVERY
- * calls (about 1.5 us at p = 2, against at least 0.4 us a call: under
- * 0.4 %), and one that changes its distribution is followed within
- * KCOLL_VKEY_EVERY calls. Between agreements a call runs the key's
+ *           to KCOLL_VKEY_EVERY calls or KCOLL_VKEY_SPAN seconds of the
+ *           key's decided calls (its time, agreed: verify.h), whichever
+ *           is fewer, and from one call apart again once an agreement
+ *           finds the key moved or a rank's own largest block changed
+ *           since the last one (the reduction carries both).
+ * So a steady program pays one two-word reduction (about 1.5 us at
+ * p = 2) per KCOLL_VKEY_SPAN of its calls or per KCOLL_VKEY_EVERY calls
+ * (at least 0.4 us each): under 0.4 %; and one that changes its
+ * distribution is followed within that span, or within a call where a
+ * call takes longer. Why the span: at 4 MiB mean blocks with skew:16 a
+ * call takes 8 ms, and a count alone left a key gone stale for up to
+ * 1024 of them, seconds; an exploration of the new class then ran
+ * inside kcal bench's timed calls (auto 1.05x the MPI library against
+ * 1.8x, scripts/bench-irregular on the Zen 3 guest, 2026-12-03).
+ * Between agreements a call runs the key's
  * decision whatever its own counts: every candidate moves any counts
  * right (its pairs decide alike at both ends), so a stale key costs
  * time, never a wrong result or a mismatch. */
@@ -30,7 +38,8 @@
 
 #include "algos/kcoll_impl.h"
 
-#define KCOLL_VKEY_EVERY 1024 /* calls between agreements, at most */
+#define KCOLL_VKEY_EVERY 1024   /* calls between agreements, at most */
+#define KCOLL_VKEY_SPAN 500e-6  /* ... and decided calls' seconds */
 
 /* This process's largest block to or from another rank in a call of
  * v-collective v (irregular.def's order) where it is rank me of p: a
@@ -41,10 +50,12 @@ uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
                          int me, int p);
 
 /* The agreed key of this NULL call of v on c, given this process's own
- * largest block: collective over c->comm on the calls that agree (the
- * same calls on every rank), else no message. MPI_SUCCESS or the
- * reduction's error. */
-int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, uint64_t *key);
+ * largest block and what a call of the current key's decision costs
+ * (kcoll_verify_call_time: the same on every rank; 0 unknown):
+ * collective over c->comm on the calls that agree (the same calls on
+ * every rank), else no message. MPI_SUCCESS or the reduction's error. */
+int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, double call_s,
+                     uint64_t *key);
 
 /* allgatherv's key, its largest block (every rank knows every count:
  * nothing to agree), noted for kcoll_vkey_last. */

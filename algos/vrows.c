@@ -5,6 +5,7 @@
  * (verify.c, choice.c) names and prices them through this file, not
  * through the entry points. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,11 +73,36 @@ int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
     return n;
 }
 
+/* Each row's regular row, found once: a verified v-collective looks
+ * its decision's row up on every call, by pointer, not by a string
+ * compare per row. */
+static const kcal_algorithm *regular_of[NVALG];
+
+static void find_regulars(void)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        regular_of[i] = kcal_model_find_algorithm(
+            vregular[valgorithms[i].coll], valgorithms[i].regular);
+}
+
+static const kcal_algorithm *const *regulars(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_regulars);
+    return regular_of;
+}
+
+const kcal_algorithm *kcoll_vrow_regular(const kcoll_vrow *row)
+{
+    return regulars()[row - valgorithms];
+}
+
 const kcoll_vrow *kcoll_vrow_of_regular(kcoll_vcoll v,
                                        const kcal_algorithm *alg)
 {
+    const kcal_algorithm *const *reg = regulars();
     for (size_t i = 0; i < NVALG; i++)
-        if (valgorithms[i].coll == v && !strcmp(valgorithms[i].regular, alg->id))
+        if (valgorithms[i].coll == v && reg[i] == alg)
             return &valgorithms[i];
     return NULL;
 }

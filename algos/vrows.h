@@ -30,6 +30,8 @@ int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max);
  * none: "mpi"). */
 const char *kcoll_v_row_id(int v, const kcal_algorithm *alg);
 
+/* The regular row that v's row stands on (the model prices it with). */
+const kcal_algorithm *kcoll_vrow_regular(const kcoll_vrow *row);
 /* The row of v that the regular row alg stands for (NULL: none). */
 const kcoll_vrow *kcoll_vrow_of_regular(kcoll_vcoll v,
                                        const kcal_algorithm *alg);

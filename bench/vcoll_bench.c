@@ -534,10 +534,11 @@ static int report(const options *o, const row *r, int rc, size_t n)
 
 /* auto's exploration before anything is timed, as kcal-bench-mpi settles
  * its auto: where the call verifies its choice (verify.h), calls of auto
- * until the size class of its key (irregular.c) has decided,
- * its first check validated the decision and the next set the steady
- * state (at most 1000, the same number on every rank: the state moves by
- * counts of the same calls); elsewhere one call. 1 when a call failed
+ * until the calls have agreed on these counts' key (irregular.c) and its
+ * size class has decided, its first check validated the decision and
+ * the next set the steady state (at most 1000 + KCOLL_VKEY_EVERY calls,
+ * the same number on every rank: the state moves by counts of the same
+ * calls); elsewhere one call. 1 when a call failed
  * here. */
 static int settle_auto(const options *o, const row *rows, int nr, call *k)
 {
@@ -547,19 +548,36 @@ static int settle_auto(const options *o, const row *rows, int nr, call *k)
             a = &rows[j];
     if (!a)
         return 0;
+    /* The key these counts make (algos/vkey.h): allgatherv's largest
+     * block, the others' largest block any rank moves. Until the calls
+     * have agreed on it (a previous size's can stand for up to
+     * KCOLL_VKEY_EVERY calls) the class is not this size's. */
+    uint64_t mine = 0, want = 0;
+    if (o->coll == KCOLL_VCOLL_ALLGATHERV)
+        for (int i = 0; i < p; i++)
+            mine = k->rcounts[i] > mine ? k->rcounts[i] : mine;
+    else
+        mine = kcoll_vkey_mine(o->coll, k->scounts, k->scount, k->rcounts,
+                               k->rcount, o->root, me, p);
+    MPI_Allreduce(&mine, &want, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     int failed = 0;
     long calls = 0;
+    uint64_t key = 0;
     kcoll_verify_state st = {0};
     do { /* a failed call goes on with the others: no rank waits alone */
         failed |= run(o, a, k) != MPI_SUCCESS;
         kcoll_comm *c;
         /* The class the call was verified in: its key, the same on
-         * every rank (algos/vkey.h). */
-        if (kcoll_comm_get(MPI_COMM_WORLD, &c) == MPI_SUCCESS)
-            kcoll_verify_describe_dom(c, KCOLL_VERIFY_VDOM(o->coll),
-                                      kcoll_vkey_last(c, o->coll), 0, &st);
-    } while (++calls < 1000 && st.exists && st.ncand > 1 &&
-             (st.exploring || st.explorations == 0 || st.baseline == 0));
+         * every rank. */
+        if (kcoll_comm_get(MPI_COMM_WORLD, &c) == MPI_SUCCESS) {
+            key = kcoll_vkey_last(c, o->coll);
+            kcoll_verify_describe_dom(c, KCOLL_VERIFY_VDOM(o->coll), key, 0,
+                                      &st);
+        }
+    } while (++calls < 1000 + KCOLL_VKEY_EVERY && st.exists &&
+             st.ncand > 1 &&
+             (key != want || st.exploring || st.explorations == 0 ||
+              st.baseline == 0));
     return failed;
 }
 

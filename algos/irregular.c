@@ -246,11 +246,8 @@ static const kcoll_vrow *staged_row(kcoll_vcoll v)
  * row. The staged row, *use_mpi, or neither (the first row). */
 static uint64_t largest_block(const kcoll_comm *c, const kcoll_vargs *a)
 {
-    uint64_t most = 0;
-    for (int i = 0; i < c->size; i++)
-        if (a->rcounts[i] > most)
-            most = a->rcounts[i];
-    return most;
+    return kcoll_vkey_mine(KCOLL_VCOLL_ALLGATHERV, NULL, 0, a->rcounts, 0, 0,
+                           c->rank, c->size);
 }
 
 static const kcoll_vrow *allgatherv_rule(const kcoll_comm *c,

@@ -100,7 +100,6 @@ typedef struct {
     uint64_t every;      /* calls between agreements now */
     uint64_t key;        /* the agreed largest block */
     uint64_t mine;       /* this process's own at the last agreement */
-    uint64_t agreements;
     int changed;         /* this process's own has differed since */
 } kcoll_vkey;
 

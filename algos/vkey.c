@@ -5,9 +5,6 @@
 #include "algos/vkey.h"
 #include "algos/irregular.h"
 
-_Static_assert(KCOLL_VCOLL_COUNT <= KCOLL_VCOLL_SLOTS,
-               "kcoll_comm.vkey holds one state per v-collective");
-
 uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
                          const size_t *rcounts, size_t rcount, int root,
                          int me, int p)
@@ -18,10 +15,11 @@ uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
         many = me == root ? scounts : NULL, most = me == root ? 0 : rcount;
     else if (v == KCOLL_VCOLL_GATHERV)
         many = me == root ? rcounts : NULL, most = me == root ? 0 : scount;
-    else if (v == KCOLL_VCOLL_ALLTOALLV)
+    else
         many = rcounts;
+    /* allgatherv: every block, its own too (every rank knows them all) */
     for (int i = 0; many && i < p; i++)
-        if (i != me && many[i] > most)
+        if ((i != me || v == KCOLL_VCOLL_ALLGATHERV) && many[i] > most)
             most = many[i];
     for (int i = 0; v == KCOLL_VCOLL_ALLTOALLV && scounts && i < p; i++)
         if (i != me && scounts[i] > most)
@@ -59,7 +57,6 @@ int kcoll_vkey_agree(kcoll_comm *c, int v, uint64_t mine, double call_s,
     k->key = out[0];
     k->mine = mine;
     k->changed = 0;
-    k->agreements++;
     *key = k->key;
     return MPI_SUCCESS;
 }
@@ -72,9 +69,4 @@ void kcoll_vkey_note(kcoll_comm *c, int v, uint64_t key)
 uint64_t kcoll_vkey_last(const kcoll_comm *c, int v)
 {
     return c->vkey[v].key;
-}
-
-uint64_t kcoll_vkey_agreements(const kcoll_comm *c, int v)
-{
-    return c->vkey[v].agreements;
 }

@@ -45,7 +45,8 @@
 /* This process's largest block to or from another rank in a call of
  * v-collective v (irregular.def's order) where it is rank me of p: a
  * rooted call's root its p-block side, its peer its one block, alltoallv
- * its row and its column. */
+ * its row and its column; allgatherv's largest block, its own too (the
+ * same on every rank: its key needs no agreement). */
 uint64_t kcoll_vkey_mine(int v, const size_t *scounts, size_t scount,
                          const size_t *rcounts, size_t rcount, int root,
                          int me, int p);
@@ -65,8 +66,5 @@ void kcoll_vkey_note(kcoll_comm *c, int v, uint64_t key);
 /* The key of v's last verified call on c (0: none yet), the same on
  * every rank: the class the benchmark and the tests describe. */
 uint64_t kcoll_vkey_last(const kcoll_comm *c, int v);
-
-/* Agreements so far, for the tests. */
-uint64_t kcoll_vkey_agreements(const kcoll_comm *c, int v);
 
 #endif

@@ -53,26 +53,6 @@ kcal_coll kcoll_v_regular(int v)
     return vregular[v];
 }
 
-const kcal_algorithm *kcoll_v_row_regular(int v, const char *id)
-{
-    for (size_t i = 0; i < NVALG; i++)
-        if ((int)valgorithms[i].coll == v && !strcmp(valgorithms[i].id, id))
-            return kcal_model_find_algorithm(vregular[v],
-                                             valgorithms[i].regular);
-    return NULL;
-}
-
-int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
-{
-    int n = 0;
-    for (size_t i = 0; i < NVALG && n < max; i++)
-        if ((int)valgorithms[i].coll == v &&
-            (out[n] = kcal_model_find_algorithm(vregular[v],
-                                                valgorithms[i].regular)))
-            n++;
-    return n;
-}
-
 /* Each row's regular row, found once: a verified v-collective looks
  * its decision's row up on every call, by pointer, not by a string
  * compare per row. */
@@ -90,6 +70,24 @@ static const kcal_algorithm *const *regulars(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, find_regulars);
     return regular_of;
+}
+
+const kcal_algorithm *kcoll_v_row_regular(int v, const char *id)
+{
+    for (size_t i = 0; i < NVALG; i++)
+        if ((int)valgorithms[i].coll == v && !strcmp(valgorithms[i].id, id))
+            return regulars()[i];
+    return NULL;
+}
+
+int kcoll_v_regular_rows(int v, const kcal_algorithm **out, int max)
+{
+    const kcal_algorithm *const *reg = regulars();
+    int n = 0;
+    for (size_t i = 0; i < NVALG && n < max; i++)
+        if ((int)valgorithms[i].coll == v && (out[n] = reg[i]))
+            n++;
+    return n;
 }
 
 const kcal_algorithm *kcoll_vrow_regular(const kcoll_vrow *row)

@@ -17,7 +17,8 @@
  * from the .def's X-macros, so a new row is measured without a change
  * here; --algorithm keeps only the ids it names), `auto` (algorithm NULL:
  * its per-pair hand-off comes from $KCAL_PARAMS, algos/irregular.c;
- * verified at run time, it explores after the warm-up, settle_auto) and `limit`. The timing is kcal-bench-mpi's (bench/bench_mpi.c says why):
+ * verified at run time, it explores after the warm-up, settle_auto) and
+ * `limit`. The timing is kcal-bench-mpi's (bench/bench_mpi.c says why):
  * each iteration runs every row once, in an order drawn anew for the
  * iteration (the same on every rank: bench/bench_stats.h), so the host's
  * drift hits all rows alike; each timed call comes right after an
@@ -552,13 +553,9 @@ static int settle_auto(const options *o, const row *rows, int nr, call *k)
      * block, the others' largest block any rank moves. Until the calls
      * have agreed on it (a previous size's can stand for up to
      * KCOLL_VKEY_EVERY calls) the class is not this size's. */
-    uint64_t mine = 0, want = 0;
-    if (o->coll == KCOLL_VCOLL_ALLGATHERV)
-        for (int i = 0; i < p; i++)
-            mine = k->rcounts[i] > mine ? k->rcounts[i] : mine;
-    else
-        mine = kcoll_vkey_mine(o->coll, k->scounts, k->scount, k->rcounts,
-                               k->rcount, o->root, me, p);
+    uint64_t mine = kcoll_vkey_mine(o->coll, k->scounts, k->scount,
+                                    k->rcounts, k->rcount, o->root, me, p),
+             want = 0;
     MPI_Allreduce(&mine, &want, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     int failed = 0;
     long calls = 0;

@@ -171,13 +171,11 @@ static int vcall_of(int coll, unsigned char *s, unsigned char *r, size_t n,
         *rc = MPI_ERR_ARG;
         return 0;
     }
+    int rooted = coll == SCV || coll == GTV;
     for (int b = 0; b < np; b++) {
-        /* scatterv: the root's sends; gatherv: the root's receives */
-        int rooted = coll == SCV || coll == GTV;
-        sc[b] = vblock(n, hot, rooted ? 0 : me, b);
-        rcn[b] = vblock(n, hot, rooted ? 0 : me, b);
-        if (coll == AGV)
-            rcn[b] = vblock(n, hot, b, b); /* every block n: no pairs */
+        /* A pair's block either way (scatterv: the root's sends; gatherv:
+         * its receives); allgatherv's blocks all n. */
+        sc[b] = rcn[b] = coll == AGV ? n : vblock(n, hot, rooted ? 0 : me, b);
         sd[b] = so, rd[b] = ro;
         so += sc[b], ro += rcn[b];
     }

@@ -24,6 +24,7 @@
  *   post   = seq once the owner's address for this call is in addr[seq & 1]
  *            (and, for a v-collective, its block's bytes in count[seq & 1])
  *   done   = 2·seq + failed once the owner's part of the call is done
+and after the p slots, one inbox per pair (kcoll_inbox below).
  * The address is double-buffered by the parity of seq: a process may post
  * the next call's address while a slow peer still reads this one's. Waiting
  * spins on the word with `pause`, and yields the core (sched_yield) after a
@@ -56,12 +57,32 @@ struct kcoll_flag_slot {
 _Static_assert(sizeof(struct kcoll_flag_slot) == 128,
                "a slot is two cache lines");
 
+/* The inbox of one pair (root, peer): a letter from that root to that
+ * peer (the split v-collectives, vrooted.c: where the peer's block is at
+ * the root, its bytes, whether the root helps), double-buffered by the
+ * parity of seq as a slot's addr is; seq[h] is the call of the letter in
+ * half h. One box per pair, not per peer: only that root writes it, so
+ * the box's half holds the call it waits for or an older one, never a
+ * later one (a peer's box written by whichever process is root let a root
+ * two calls ahead land its letter where the peer, still a call behind,
+ * took it for its own: 3 processes, sparse counts). One line per pair:
+ * p^2 lines after the slots, so only up to KCOLL_INBOX_MAX_P processes
+ * (64: 256 KiB). */
+struct kcoll_inbox {
+    _Atomic uint64_t seq[2];
+    uint64_t addr[2], count[2], help[2];
+};
+
+_Static_assert(sizeof(struct kcoll_inbox) == 64, "a box is one line");
+
 int kcoll_flags_get(kcoll_comm *c)
 {
     if (c->flags)
         return MPI_SUCCESS;
-    MPI_Aint size = c->rank == 0 ? (MPI_Aint)c->size *
-                                       (MPI_Aint)sizeof(kcoll_flag_slot)
+    MPI_Aint p = c->size;
+    MPI_Aint boxes = p <= KCOLL_INBOX_MAX_P ? p * p : 0;
+    MPI_Aint size = c->rank == 0 ? p * (MPI_Aint)sizeof(kcoll_flag_slot) +
+                                       boxes * (MPI_Aint)sizeof(kcoll_inbox)
                                  : 0;
     void *mine = NULL;
     KCOLL_TRY(MPI_Win_allocate_shared(size, (int)sizeof(kcoll_flag_slot),
@@ -84,6 +105,7 @@ int kcoll_flags_get(kcoll_comm *c)
      * share the node (a virtual node's neighbours, KCOLL_VIRTUAL_NODES). */
     c->flag_yield = kcoll_oversubscribed(c);
     c->flags = base;
+    c->inbox = boxes ? (kcoll_inbox *)((kcoll_flag_slot *)base + p) : NULL;
     return MPI_SUCCESS;
 }
 
@@ -92,6 +114,7 @@ void kcoll_flags_free(kcoll_comm *c, int finalizing)
     if (c->flags && !finalizing)
         MPI_Win_free(&c->flag_win);
     c->flags = NULL;
+    c->inbox = NULL;
 }
 
 /* Spin until *w >= want; acquire, so what the owner wrote before its
@@ -209,4 +232,34 @@ void kcoll_flag_wait_progress(kcoll_comm *c, int r, uint64_t seq,
                               uint64_t count)
 {
     wait_ge(c, &c->flags[r].progress, seq << KCOLL_PROGRESS_BITS | count);
+}
+
+/* A letter into this root's box for r, the half of this call. That
+ * half last held this root's letter of call s_old; r read it before it
+ * posted in s_old (its acknowledgement), and any later post of r's means
+ * it left s_old. */
+void kcoll_flag_send_inbox(kcoll_comm *c, int r, uint64_t addr,
+                           uint64_t count, uint64_t help)
+{
+    kcoll_inbox *b = &c->inbox[(size_t)c->rank * (size_t)c->size + (size_t)r];
+    unsigned h = c->seq & 1;
+    uint64_t old = atomic_load_explicit(&b->seq[h], memory_order_relaxed);
+    if (old)
+        wait_ge(c, &c->flags[r].post, old);
+    b->addr[h] = addr;
+    b->count[h] = count;
+    b->help[h] = help;
+    atomic_store_explicit(&b->seq[h], c->seq, memory_order_release);
+}
+
+uint64_t kcoll_flag_wait_inbox(kcoll_comm *c, int root, uint64_t *count,
+                               uint64_t *help)
+{
+    kcoll_inbox *b =
+        &c->inbox[(size_t)root * (size_t)c->size + (size_t)c->rank];
+    unsigned h = c->seq & 1;
+    wait_ge(c, &b->seq[h], c->seq);
+    *count = b->count[h];
+    *help = b->help[h];
+    return b->addr[h];
 }

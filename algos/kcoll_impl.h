@@ -81,6 +81,7 @@ typedef struct {
 #define KCOLL_CHOICE_SLOTS 32
 
 typedef struct kcoll_flag_slot kcoll_flag_slot;
+typedef struct kcoll_inbox kcoll_inbox;
 typedef struct kcoll_nodes kcoll_nodes;
 typedef struct kcoll_verify_slot kcoll_verify_slot;
 
@@ -123,6 +124,8 @@ typedef struct kcoll_comm {
     size_t scratch_len;
     kcoll_flag_slot *flags; /* one slot per rank (flags.c); NULL until an
                              * algorithm needs them */
+    kcoll_inbox *inbox; /* p x p pair boxes after the slots (flags.c), or
+                         * NULL */
     MPI_Win flag_win;
     int flag_yield;  /* more processes than cores: yield while waiting */
     char **staging;  /* copy_in_out's shared areas by owner rank
@@ -260,6 +263,18 @@ int kcoll_waitall(int n, MPI_Request *req);
  *                         are taken (chunks < 2^20). */
 int kcoll_flags_get(kcoll_comm *c);
 void kcoll_flags_free(kcoll_comm *c, int finalizing);
+/*   kcoll_flag_send_inbox  the call's root: a letter to rank r (where r's
+ *                          block is, its bytes, whether the root helps),
+ *                          once r has read this root's last one in that
+ *                          half of their box (r posts after reading);
+ *   kcoll_flag_wait_inbox  wait for this call's letter from root to this
+ *                          process: its address, *count and *help.
+ * The boxes exist (c->inbox) up to KCOLL_INBOX_MAX_P processes. */
+#define KCOLL_INBOX_MAX_P 64
+void kcoll_flag_send_inbox(kcoll_comm *c, int r, uint64_t addr,
+                           uint64_t count, uint64_t help);
+uint64_t kcoll_flag_wait_inbox(kcoll_comm *c, int root, uint64_t *count,
+                               uint64_t *help);
 void kcoll_flag_post(kcoll_comm *c, uint64_t addr);
 uint64_t kcoll_flag_wait_post(kcoll_comm *c, int r);
 void kcoll_flag_post_block(kcoll_comm *c, uint64_t addr, uint64_t count);

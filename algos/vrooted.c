@@ -311,6 +311,108 @@ static int rooted(kcoll_comm *c, const kcoll_vargs *a, int out, int may_help)
     return own;
 }
 
+/* The split protocol through the node's shared control slots (flags.c)
+ * instead of MPI messages, on one node: the root puts a letter in the
+ * inbox of every peer whose pair moves by CMA (where its block is at the
+ * root, its bytes, whether the root helps); the peer posts its own
+ * block's address and bytes (which says it read the letter), copies the
+ * whole block or, helped, its chunks from the front, and says done; the
+ * root, its own block copied, takes the helped blocks' chunks from the
+ * back, waits for every peer's done (they copy its buffer) and says done
+ * once for all of them; every peer waits for that (a helped one's buffer
+ * is the root's to copy until then). Why: four MPI
+ * messages per helped pair, three of them one after another on the
+ * peer's path, cost 1.3-2 us a call against 0.2 us a flag (flags.c);
+ * at 64-128 KiB on the Zen 4 guest parallel_read_split ran 7.4 and
+ * 12.5 us with them, slower than the plain parallel_read, against the
+ * regular scatter's 5.4 and 8.7 (docs/machine.md). The root's done
+ * carries one failure bit for all its pairs; counts that differ are
+ * told by the letter and the post, so both ends of that pair see them. */
+static int rooted_flags(kcoll_comm *c, const kcoll_vargs *a, int out)
+{
+    KCOLL_TRY(kcoll_flags_get(c));
+    int p = c->size, root = a->root, rc;
+    size_t n;
+    if (c->rank != root) {
+        char *buf = own_peer_block(a, out, &n);
+        if (n == 0)
+            return MPI_SUCCESS;
+        if (kcoll_v_by_message(a, root, n))
+            return kcoll_v_message(c, buf, n, root, !out);
+        uint64_t count, help,
+            from = kcoll_flag_wait_inbox(c, root, &count, &help);
+        kcoll_flag_post_block(c, kcoll_addr(buf), n);
+        kcoll_vmsg m = {from, count, 0};
+        int failed = count != n ? 2
+                     : help     ? split_copy(c, c->rank, 0, out,
+                                             a->pids[root], buf, from, n)
+                                : (int)copy_pair(a, root, out, buf, &m, n);
+        kcoll_flag_done(c, failed);
+        /* Every peer waits for the root's done, which comes after every
+         * peer's: the root reads their posts and dones until then, and a
+         * peer that left at once could be two calls ahead by the time it
+         * did (sparse counts let a process skip calls), its words those
+         * of a later call. */
+        int theirs = kcoll_flag_wait_done(c, root);
+        /* This rank's block is spoilt by its own failed copy, or by the
+         * root's when the root wrote it (scatterv). */
+        return failed ? status_rc((uint64_t)failed)
+                      : status_rc((uint64_t)(out && theirs));
+    }
+    kcoll_vreqs q;
+    rc = kcoll_vreqs_init(c, &q, p);
+    /* Every CMA peer gets its letter and, helped, the root's done, and
+     * the root waits for every one's done (they copy its buffer), even
+     * after a failed message: a peer left without them would wait for
+     * good. */
+    for (int i = 1; i < p; i++) {
+        int r = (root + i) % p;
+        char *block = root_block(a, r, out, &n);
+        if (n == 0)
+            continue;
+        if (!kcoll_v_by_message(a, r, n))
+            kcoll_flag_send_inbox(c, r, kcoll_addr(block), n,
+                                  (uint64_t)root_helps(a, out, n));
+        else if (rc == MPI_SUCCESS)
+            rc = post_data(c, &q, block, n, r, !out);
+    }
+    int own = root_own(a, out);
+    int bad = kcoll_vreqs_finish(&q, MPI_SUCCESS);
+    int failed = 0;
+    for (int i = 1; i < p; i++) {
+        int r = (root + i) % p;
+        char *block = root_block(a, r, out, &n);
+        if (n == 0 || kcoll_v_by_message(a, r, n) || !root_helps(a, out, n))
+            continue;
+        uint64_t count, to = kcoll_flag_wait_block(c, r, &count);
+        if (count == n && bad == MPI_SUCCESS && rc == MPI_SUCCESS)
+            failed |= split_copy(c, r, 1, !out, a->pids[r], block, to, n);
+    }
+    /* Every pair's done, with its count and its failure, then the
+     * root's own done, which releases them all. */
+    for (int i = 1; i < p; i++) {
+        int r = (root + i) % p;
+        root_block(a, r, out, &n);
+        if (n == 0 || kcoll_v_by_message(a, r, n))
+            continue;
+        uint64_t count;
+        kcoll_flag_wait_block(c, r, &count);
+        int theirs = kcoll_flag_wait_done(c, r);
+        if (bad == MPI_SUCCESS && count != n)
+            bad = MPI_ERR_TRUNCATE;
+        /* gatherv: a block the root received is spoilt by its peer's
+         * failed copy; scatterv's peers report their own. */
+        if (bad == MPI_SUCCESS && !out && theirs)
+            bad = MPI_ERR_OTHER;
+    }
+    kcoll_flag_done(c, failed);
+    KCOLL_TRY(rc);
+    KCOLL_TRY(bad);
+    if (failed && !out)
+        return MPI_ERR_OTHER;
+    return own;
+}
+
 /* Window slot s starts pair r: the root sends r its block's address
  * (status 0: the plain parallel pair, which the peer runs as in
  * rooted()) and posts the receive of r's done message. */
@@ -445,5 +547,12 @@ int kcoll_v_rooted_parallel(kcoll_comm *c, const kcoll_vargs *a, int out)
 
 int kcoll_v_rooted_split(kcoll_comm *c, const kcoll_vargs *a, int out)
 {
-    return rooted(c, a, out, 1);
+    /* The chunk counters and the inboxes live in the node's shared
+     * control slots: a communicator over several nodes has none, and its
+     * root never helps (its pairs across nodes go as messages either
+     * way); above KCOLL_INBOX_MAX_P processes there are no inboxes.
+     * Every rank makes these tests alike. */
+    return c->spans_nodes ? rooted(c, a, out, 0)
+           : c->size > KCOLL_INBOX_MAX_P ? rooted(c, a, out, 1)
+                                         : rooted_flags(c, a, out);
 }

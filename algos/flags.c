@@ -24,7 +24,7 @@
  *   post   = seq once the owner's address for this call is in addr[seq & 1]
  *            (and, for a v-collective, its block's bytes in count[seq & 1])
  *   done   = 2·seq + failed once the owner's part of the call is done
-and after the p slots, one inbox per pair (kcoll_inbox below).
+ * and after the p slots, one inbox per pair (kcoll_inbox below).
  * The address is double-buffered by the parity of seq: a process may post
  * the next call's address while a slow peer still reads this one's. Waiting
  * spins on the word with `pause`, and yields the core (sched_yield) after a

@@ -64,6 +64,15 @@ $(MPI_BUILD)/tests/verify_check: tests/verify_check.c $(KCOLL_ASAN_OBJS) $(KCOLL
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/algos_cma_check $(MPI_BUILD)/tests/verify_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/verify_check
 
+# The verified choice's pick (algos/verify_pick.c calls no MPI) fed
+# made-up spans (tests/algos_verify.sh runs it first).
+$(MPI_BUILD)/tests/verify_pick_check: tests/verify_pick_check.c $(MPI_BUILD)/kcoll-asan/algos/verify_pick.o | $(STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lm
+
+TEST_EXTRA_BINS += $(MPI_BUILD)/tests/verify_pick_check
+MPI_TEST_PROGS += $(MPI_BUILD)/tests/verify_pick_check
+
 # libkcoll's configuration (config.c needs no MPI): its unit test links it
 # alone, instead of kcal's objects.
 $(BUILD)/tests/test_kcoll_config: tests/test_kcoll_config.c $(BUILD)/asan/algos/config.o tests/check.h algos/config.def | $(STAMP)

@@ -164,8 +164,8 @@ size_t kcoll_stats_format(char *buf, size_t len)
         PUT("%-10s %-32s %10llu %16llu %12.6f\n", "(any)", other.name,
             other.calls, other.bytes, other.seconds);
     if (ndecisions)
-        PUT("kcoll decisions (rank 0 of MPI_COMM_WORLD; candidates with the "
-            "spans' lower quartile in us):\n");
+        PUT("kcoll decisions (rank 0 of MPI_COMM_WORLD; candidates with their "
+            "measured times in us):\n");
     for (int i = 0; i < ndecisions; i++) {
         const kcoll_stats_decision *d = &decisions[i];
         char sz[32];

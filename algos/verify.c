@@ -9,6 +9,7 @@
 #include "algos/config.h"
 #include "algos/stats.h"
 #include "algos/verify.h"
+#include "algos/verify_pick.h"
 #include "algos/vrows.h"
 
 struct kcoll_verify_slot {
@@ -34,17 +35,17 @@ struct kcoll_verify_slot {
     double extra;
     /* Decided. Every count below is the same on every rank. */
     int chosen;
-    double agreed[KCOLL_VERIFY_MAX]; /* spans' lower quartile: decides */
+    double agreed[KCOLL_VERIFY_MAX]; /* verify_pick.h's time: decides */
     double decided; /* the chosen one's slowest own median: what the
                      * ring's own times are checked against */
     double baseline; /* the steady check's agreed median (0: none yet) */
     /* Per candidate, where it has run decided (paced: 1), its pace less
-     * its spans' lower quartile: what the program's own calls of it cost
-     * beyond what its barrier-started ones said, the program's time
-     * between calls included (the same for every candidate, so the
-     * order stays). The class's explorations add it to each quartile
-     * (weigh()). raw, own: the last exploration's unweighted quartiles
-     * and slowest own medians. */
+     * its spans' time (verify_pick.h): what the program's own calls of
+     * it cost beyond what its barrier-started ones said, the program's
+     * time between calls included (the same for every candidate, so the
+     * order stays). The class's explorations add it to each time
+     * (verify_pick.c's weigh()). raw, own: the last exploration's
+     * unweighted times and slowest own medians. */
     double excess[KCOLL_VERIFY_MAX];
     int paced[KCOLL_VERIFY_MAX];
     double raw[KCOLL_VERIFY_MAX], own[KCOLL_VERIFY_MAX];
@@ -337,41 +338,6 @@ void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan)
     set_quiet(s);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double kcoll_verify_median(const double *v, unsigned n)
-{
-    double tmp[KCOLL_VERIFY_SAMPLES > KCOLL_VERIFY_RING ? KCOLL_VERIFY_SAMPLES
-                                                        : KCOLL_VERIFY_RING];
-    if (n == 0)
-        return 0;
-    memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
-
-/* The lower quartile of v[0..n) (n <= KCOLL_VERIFY_SAMPLES): the
- * smallest of 3 or 4, the second of 6 or 8. Not the median: on a loaded
- * machine a rank descheduled for a time slice adds milliseconds to any
- * call, and a span counts every rank's; with 4 samples two such calls
- * made the median (MPI_Alltoall of 1 MiB, p = 2: 0.41 ms unloaded, a
- * 28 ms median) worse than a candidate slowed 10x (verify_check
- * --mode opposite failed 1 run in 7 at load 9). Such noise only ever
- * adds. */
-static double lower_quartile(const double *v, unsigned n)
-{
-    double tmp[KCOLL_VERIFY_SAMPLES];
-    if (n == 0)
-        return 0;
-    memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
-    return tmp[(n - 1) / 4];
-}
-
 static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
 {
     if (!kcoll_stats_on())
@@ -464,21 +430,6 @@ static int confirm_first(const kcoll_verify_slot *s)
     return 0;
 }
 
-/* What candidate i's quartile q stands for in a program's loop: q plus
- * its own excess where it has run decided, else plus the least of the
- * others' (one not yet run is not held back for that), q where none
- * has. */
-static double weigh(const kcoll_verify_slot *s, int i, double q)
-{
-    if (s->paced[i])
-        return q + s->excess[i];
-    double e = INFINITY;
-    for (int j = 0; j < s->ncand; j++)
-        if (s->paced[j])
-            e = fmin(e, s->excess[j]);
-    return isfinite(e) ? q + e : q;
-}
-
 /* The decision now (before) becomes a trial's reference. */
 static void trial_from(kcoll_verify_slot *s, int before)
 {
@@ -486,31 +437,6 @@ static void trial_from(kcoll_verify_slot *s, int before)
     s->trial_ref = s->pace;
     s->trial_decided = s->decided;
     s->trial_baseline = s->baseline;
-}
-
-/* Among the candidates within KCOLL_VERIFY_TIE of the least quartile
- * (best's), the first in the model's order, unless it is slower than the
- * MPI library's collective: differences that small are the exploration's
- * noise, and what it cannot tell apart, barrier-started, may differ back
- * to back. On the Xeon guest (scatter, 16 KiB, p = 2) parallel_read_flags
- * and parallel_read_split measured 1.26-1.42 us and 1.28-1.51 in 25
- * explorations, split least in 9 of them by 0.2-7 %, while 1,000 calls
- * back to back took 1.2-1.4 us each against split's 1.9-2.5: a loop of
- * 10,000 calls letting libkcoll choose ran 1.16-1.24x the fixed
- * parallel_read_flags, mostly in the calls after such a switch. */
-static int tie_break(const kcoll_verify_slot *s, const double *mid,
-                     double least, int best)
-{
-    double mpi = INFINITY;
-    for (int i = 0; i < s->ncand; i++)
-        if (kcal_model_is_mpi(s->cand[i].alg))
-            mpi = s->agreed[i];
-    for (int i = 0; i < best; i++)
-        if (mid[i] <= KCOLL_VERIFY_STEADY * least &&
-            s->agreed[i] <= KCOLL_VERIFY_TIE * s->agreed[best] &&
-            s->agreed[i] <= mpi)
-            return i;
-    return best;
 }
 
 /* One MAX reduction: per candidate the slowest rank's own median, then
@@ -540,36 +466,27 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
         }
     }
     int rc = MPI_Allreduce(mine, all, w, MPI_DOUBLE, MPI_MAX, c->comm);
-    double own[KCOLL_VERIFY_MAX], mid[KCOLL_VERIFY_MAX], least = INFINITY;
+    double own[KCOLL_VERIFY_MAX];
+    kcoll_verify_pick pk = {.n = nc, .mpi = -1,
+                            .oversubscribed = s->oversubscribed};
     for (int i = 0; i < nc; i++) {
         unsigned ran = (unsigned)s->ran[i];
-        double span[KCOLL_VERIFY_SAMPLES];
         for (unsigned j = 0; j < ran; j++)
-            span[j] = all[nc + 2 * (i * e + (int)j)] +
-                      all[nc + 2 * (i * e + (int)j) + 1];
+            pk.span[i][j] = all[nc + 2 * (i * e + (int)j)] +
+                            all[nc + 2 * (i * e + (int)j) + 1];
         own[i] = rc == MPI_SUCCESS ? all[i] : INFINITY;
         s->own[i] = own[i];
-        s->raw[i] = isfinite(own[i]) ? lower_quartile(span, ran) : INFINITY;
-        s->agreed[i] = weigh(s, i, s->raw[i]);
-        mid[i] = isfinite(own[i])
-                     ? weigh(s, i, kcoll_verify_median(span, ran))
-                     : INFINITY;
-        least = fmin(least, mid[i]);
+        pk.ran[i] = ran;
+        pk.failed[i] = !isfinite(own[i]);
+        pk.paced[i] = s->paced[i];
+        pk.excess[i] = s->excess[i];
+        if (kcal_model_is_mpi(s->cand[i].alg))
+            pk.mpi = i;
     }
-    /* The least quartile among the candidates whose median is within
-     * KCOLL_VERIFY_STEADY of the least median (that one always is). */
-    int before = s->explorations ? s->chosen : -1, best = -1;
-    for (int i = 0; i < s->ncand; i++)
-        if (mid[i] <= KCOLL_VERIFY_STEADY * least &&
-            (best < 0 || s->agreed[i] < s->agreed[best]))
-            best = i;
-    if (best < 0)
-        best = 0;
-    best = tie_break(s, mid, least, best);
-    if (!isfinite(s->agreed[best])) /* every one failed somewhere */
-        for (int i = 0; i < s->ncand; i++)
-            if (kcal_model_is_mpi(s->cand[i].alg))
-                best = i;
+    int before = s->explorations ? s->chosen : -1;
+    int best = kcoll_verify_pick_best(&pk);
+    memcpy(s->raw, pk.raw, sizeof s->raw);
+    memcpy(s->agreed, pk.agreed, sizeof s->agreed);
     s->trial_from = -1;
     if (s->periodic && before >= 0 && best != before && s->pace > 0)
         trial_from(s, before);

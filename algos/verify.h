@@ -32,17 +32,19 @@
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
- *               candidate whose spans' lower quartile (plus its excess,
- *               below) is least (within KCOLL_VERIFY_TIE: the model's
- *               order; the quartile, not the median: a
- *               descheduled rank only adds time, to any rank's span),
- *               among those whose spans' median is within
- *               KCOLL_VERIFY_STEADY of the least median: a candidate
+ *               candidate whose spans' time (plus its excess, below)
+ *               is least, among those whose spans' median is within
+ *               KCOLL_VERIFY_STEADY of the least median; within
+ *               KCOLL_VERIFY_TIE the model's order (verify_pick.h: the
+ *               time is the lower quartile, a descheduled rank only
+ *               adding time to any rank's span, or median /
+ *               KCOLL_VERIFY_BIMODAL where that is more: a candidate
  *               fast in a quarter of its calls and slow in the rest
- *               caught the host in a passing state (copy_in_out's
- *               passes between the cores, docs/libkcoll.md), and ran
- *               2-2.3x the best for the rest of the launch once chosen
- *               on its quartile. Not each rank's own duration: where the root
+ *               caught the host in a passing state, copy_in_out's
+ *               passes between the cores, docs/libkcoll.md, and ran
+ *               0.8-0.9x the MPI library for the rest of the launch
+ *               once chosen on its quartile). Not each rank's own
+ *               duration: where the root
  *               does not wait (bcast's and scatter's copy_in_out) it
  *               leaves first, and its part of the call is in no rank's
  *               own time; and a rank's own time in a run of calls holds
@@ -104,6 +106,8 @@
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */
+#define KCOLL_VERIFY_BIMODAL 1.15 /* a median 1.15× its quartile: timed
+                                   * at median / 1.15 (verify_pick.h) */
 #define KCOLL_VERIFY_CONFIRM 1.5  /* a first decision this close: twice */
 #define KCOLL_VERIFY_TIE 1.05     /* this close: the model's order decides */
 #define KCOLL_VERIFY_DUEL 1.1     /* a first decision's runner-up this
@@ -207,7 +211,7 @@ typedef struct {
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     double agreed[KCOLL_VERIFY_MAX];
     double raw[KCOLL_VERIFY_MAX]; /* agreed without the paced excess:
-                                   * the spans' lower quartile */
+                                   * the spans' time (verify_pick.h) */
     unsigned explorations, switches, checks;
     uint64_t calls;
     int samples;                  /* E */

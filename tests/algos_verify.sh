@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libkcoll's verified choice (algos/verify.h) under MPI, with the test
-# hooks of the test build (tests/verify_check.c): at p = 2, 3 and 4 every
+# hooks of the test build (tests/verify_check.c; first the pick on made-up
+# spans, tests/verify_pick_check.c): at p = 2, 3 and 4 every
 # rank reaches the same decision for every collective at 1 KiB, 64 KiB and
 # 1 MiB; ranks that see opposite timings still agree, on neither of the
 # algorithms one of them saw slow; a candidate fast in two calls and slow
@@ -37,6 +38,12 @@ run() { # name, then the command
     echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
   fi
 }
+# The pick on made-up spans (algos/verify_pick.h), no MPI run.
+if out=$("$mpi_build/tests/verify_pick_check" 2>&1) && grep -q ', 0 failed$' <<<"$out"; then
+  echo "ok   verify_pick_check: $out"
+else
+  echo "FAIL verify_pick_check:"; echo "$out"; fail=1
+fi
 # Oversubscribed (p = 3, 4 on 2 cores) the leave mode gets a second try:
 # the hook slows a call by a multiple of each rank's fastest own call,
 # which there is a few tenths of a us of a 4 us copy_in_out call while

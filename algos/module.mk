@@ -66,9 +66,9 @@ MPI_TEST_PROGS += $(MPI_BUILD)/tests/algos_check $(MPI_BUILD)/tests/verify_check
 
 # The verified choice's pick (algos/verify_pick.c calls no MPI) fed
 # made-up spans (tests/algos_verify.sh runs it first).
-$(MPI_BUILD)/tests/verify_pick_check: tests/verify_pick_check.c $(MPI_BUILD)/kcoll-asan/algos/verify_pick.o | $(STAMP)
+$(MPI_BUILD)/tests/verify_pick_check: tests/verify_pick_check.c $(MPI_BUILD)/kcoll-asan/algos/verify_pick.o tests/check.h | $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $(filter-out %.h,$^) -lm
 
 TEST_EXTRA_BINS += $(MPI_BUILD)/tests/verify_pick_check
 MPI_TEST_PROGS += $(MPI_BUILD)/tests/verify_pick_check

@@ -7,25 +7,11 @@
  * within KCOLL_VERIFY_TIE the model's order decides unless the MPI
  * library's collective is faster than it; a paced excess counts; a candidate that
  * failed somewhere is never chosen, and with every one failed the MPI
- * library's collective is. Prints "verify_pick_check: N checks, F
- * failed". */
-#include <math.h>
+ * library's collective is. */
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "algos/verify_pick.h"
-
-static int checks, failed;
-
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        checks++;                                                            \
-        if (!(cond)) {                                                       \
-            failed++;                                                        \
-            fprintf(stderr, "verify_pick_check: FAIL line %d: %s\n",        \
-                    __LINE__, #cond);                                        \
-        }                                                                    \
-    } while (0)
+#include "tests/check.h"
 
 /* Candidate i's n spans, in µs (stored in seconds, as verify.c's). */
 static void spans(kcoll_verify_pick *pk, int i, unsigned n, ...)
@@ -38,6 +24,12 @@ static void spans(kcoll_verify_pick *pk, int i, unsigned n, ...)
     pk->ran[i] = n;
     if (i >= pk->n)
         pk->n = i + 1;
+}
+
+/* Candidate i's 8 spans, all t µs. */
+static void steady(kcoll_verify_pick *pk, int i, double t)
+{
+    spans(pk, i, 8, t, t, t, t, t, t, t, t);
 }
 
 /* copy_in_out (0, the model's first) fast in a quarter of its calls and
@@ -63,9 +55,10 @@ int main(void)
     CHECK(kcoll_verify_median(pk.span[0], 8) <=
           KCOLL_VERIFY_STEADY * kcoll_verify_median(pk.span[1], 8));
     CHECK(kcoll_verify_pick_best(&pk) == 1);
-    CHECK(fabs(pk.raw[0] - kcoll_verify_median(pk.span[0], 8) /
-                               KCOLL_VERIFY_BIMODAL) < 1e-12);
-    CHECK(fabs(pk.raw[1] - 3.47e-6) < 1e-12); /* the second of 8 */
+    CHECK_NEAR(pk.raw[0],
+               kcoll_verify_median(pk.span[0], 8) / KCOLL_VERIFY_BIMODAL,
+               1e-12);
+    CHECK_NEAR(pk.raw[1], 3.47e-6, 1e-9); /* the second of 8 */
 
     /* ... and to a libkcoll row steady at 3.4 placed after it. */
     bimodal(&pk, 8);
@@ -79,7 +72,7 @@ int main(void)
      * as often as a passing state. */
     bimodal(&pk, 4);
     CHECK(kcoll_verify_pick_best(&pk) == 0);
-    CHECK(fabs(pk.raw[0] - 2.78e-6) < 1e-12);
+    CHECK_NEAR(pk.raw[0], 2.78e-6, 1e-9);
     bimodal(&pk, 8);
     pk.oversubscribed = 1;
     CHECK(kcoll_verify_pick_best(&pk) == 0);
@@ -91,41 +84,40 @@ int main(void)
     spans(&pk, 0, 8, 1.00, 1.05, 1.10, 1.12, 1.13, 1.14, 1.15, 1.16);
     spans(&pk, 1, 8, 2.80, 2.82, 2.85, 2.86, 2.87, 2.90, 2.91, 2.95);
     CHECK(kcoll_verify_pick_best(&pk) == 0);
-    CHECK(fabs(pk.raw[0] - 1.05e-6) < 1e-12);
+    CHECK_NEAR(pk.raw[0], 1.05e-6, 1e-9);
 
     /* Within KCOLL_VERIFY_TIE of the least, the model's first ... */
     pk = (kcoll_verify_pick){.mpi = 2};
-    spans(&pk, 0, 8, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03);
-    spans(&pk, 1, 8, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00);
-    spans(&pk, 2, 8, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00);
+    steady(&pk, 0, 1.03);
+    steady(&pk, 1, 1.00);
+    steady(&pk, 2, 2.00);
     CHECK(kcoll_verify_pick_best(&pk) == 0);
     /* ... unless the MPI library's collective is faster than it: then
      * the least. */
-    spans(&pk, 2, 8, 1.02, 1.02, 1.02, 1.02, 1.02, 1.02, 1.02, 1.02);
+    steady(&pk, 2, 1.02);
     CHECK(kcoll_verify_pick_best(&pk) == 1);
 
     /* A paced excess (what its calls in a loop cost beyond its spans)
      * counts; an unpaced candidate is charged the least paced excess. */
     pk = (kcoll_verify_pick){.mpi = 2};
-    spans(&pk, 0, 8, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
-    spans(&pk, 1, 8, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5);
-    spans(&pk, 2, 8, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8);
+    steady(&pk, 0, 1.0);
+    steady(&pk, 1, 1.5);
+    steady(&pk, 2, 1.8);
     pk.paced[0] = pk.paced[1] = 1;
     pk.excess[0] = 2e-6, pk.excess[1] = 0.5e-6;
     CHECK(kcoll_verify_pick_best(&pk) == 1);
-    CHECK(fabs(pk.agreed[2] - 2.3e-6) < 1e-12);
+    CHECK_NEAR(pk.agreed[2], 2.3e-6, 1e-9);
 
     /* Failed somewhere: never chosen; all failed: the MPI library's. */
     pk = (kcoll_verify_pick){.mpi = 2};
-    spans(&pk, 0, 8, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
-    spans(&pk, 1, 8, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0);
-    spans(&pk, 2, 8, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0);
+    steady(&pk, 0, 1.0);
+    steady(&pk, 1, 2.0);
+    steady(&pk, 2, 3.0);
     pk.failed[0] = 1;
     CHECK(kcoll_verify_pick_best(&pk) == 1);
     CHECK(isinf(pk.raw[0]));
     pk.failed[1] = pk.failed[2] = 1;
     CHECK(kcoll_verify_pick_best(&pk) == 2);
 
-    printf("verify_pick_check: %d checks, %d failed\n", checks, failed);
-    return failed != 0;
+    return check_report();
 }

@@ -32,19 +32,11 @@
  *               last, one MAX reduction of the ranks' starts and ends
  *               gives every rank the same spans, first start to last end,
  *               as kcal bench times its rows; every rank keeps the
- *               candidate whose spans' time (plus its excess, below)
- *               is least, among those whose spans' median is within
- *               KCOLL_VERIFY_STEADY of the least median; within
- *               KCOLL_VERIFY_TIE the model's order (verify_pick.h: the
- *               time is the lower quartile, a descheduled rank only
- *               adding time to any rank's span, or median /
- *               KCOLL_VERIFY_BIMODAL where that is more: a candidate
- *               fast in a quarter of its calls and slow in the rest
- *               caught the host in a passing state, copy_in_out's
- *               passes between the cores, docs/libkcoll.md, and ran
- *               0.8-0.9x the MPI library for the rest of the launch
- *               once chosen on its quartile). Not each rank's own
- *               duration: where the root
+ *               candidate verify_pick.h picks from those spans (the
+ *               least time, plus its excess, below, among medians
+ *               within KCOLL_VERIFY_STEADY of the least; within
+ *               KCOLL_VERIFY_TIE the model's order). Not each rank's
+ *               own duration: where the root
  *               does not wait (bcast's and scatter's copy_in_out) it
  *               leaves first, and its part of the call is in no rank's
  *               own time; and a rank's own time in a run of calls holds
@@ -191,7 +183,7 @@ int kcoll_verify_observe(kcoll_comm *c, const kcoll_plan *plan, double t0,
 
 /* The median of v[0..n), n <= max(KCOLL_VERIFY_SAMPLES, KCOLL_VERIFY_RING)
  * (0 for n = 0): what the ring's check and the exploration compare, and
- * vhelp.c's policies. */
+ * vhelp.c's policies (verify_pick.c, beside the quartile). */
 double kcoll_verify_median(const double *v, unsigned n);
 
 /* The clock of the timed calls (CLOCK_MONOTONIC, seconds). */

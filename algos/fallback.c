@@ -80,33 +80,17 @@ int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
 int kcoll_mpi_data(kcal_coll coll, const void *sendbuf, void *recvbuf,
                    size_t n, int root, MPI_Comm comm)
 {
-    MPI_Datatype t = MPI_BYTE;
-    int count = (int)n, rc = MPI_ERR_ARG;
     /* The usual call needs no derived type: no call into
      * kcoll_bytes_type's checks (a small call's every instruction counts:
      * kcoll.c's quiet calls). */
-    if (n > kcoll_mpi_max_count || kcoll_mpi_max_count > INT_MAX)
-        KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece,
-                                   &t, &count));
-    switch (coll) {
-    case KCAL_COLL_SCATTER:
-        rc = MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);
-        break;
-    case KCAL_COLL_GATHER:
-        rc = MPI_Gather(sendbuf, count, t, recvbuf, count, t, root, comm);
-        break;
-    case KCAL_COLL_BCAST:
-        rc = MPI_Bcast(recvbuf, count, t, root, comm);
-        break;
-    case KCAL_COLL_ALLGATHER:
-        rc = MPI_Allgather(sendbuf, count, t, recvbuf, count, t, comm);
-        break;
-    case KCAL_COLL_ALLTOALL:
-        rc = MPI_Alltoall(sendbuf, count, t, recvbuf, count, t, comm);
-        break;
-    default:
-        break;
-    }
+    if (kcoll_mpi_bytes_fit(n))
+        return kcoll_mpi_typed(coll, sendbuf, recvbuf, (int)n, MPI_BYTE, root,
+                               comm);
+    MPI_Datatype t;
+    int count;
+    KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, &t,
+                               &count));
+    int rc = kcoll_mpi_typed(coll, sendbuf, recvbuf, count, t, root, comm);
     kcoll_bytes_type_free(&t);
     return rc;
 }

@@ -195,16 +195,25 @@ repeats(kcal_coll coll, MPI_Comm comm, size_t count, MPI_Datatype type,
 
 /* A quiet call's decision h (verify.h) run with a's buffers, and
  * nothing else: what execute() does for a verified plan (p >= 2, n > 0,
- * one node: kcoll_choice_verified), without its tests of the plan. */
-static int quiet_run(kcal_coll coll, const kcoll_verify_hot *h,
-                     kcoll_args *a)
+ * one node: kcoll_choice_verified), without its tests of the plan.
+ * Inline with coll a constant: the MPI library's call of a data
+ * collective is then one call, with no switch and no kcoll_mpi_data
+ * frame of its own (that frame was 55 of the 169 instructions libkcoll
+ * spent around a quiet 1 KiB MPI_Scatter). */
+static inline __attribute__((always_inline)) int
+quiet_run(kcal_coll coll, const kcoll_verify_hot *h, kcoll_args *a)
 {
     kcoll_comm *c = memo.c;
     a->k = h->k;
-    if (h->is_mpi)
-        return memo.red ? kcoll_mpi_reduction(coll, a, c->comm)
-                        : kcoll_mpi_data(coll, a->sendbuf, a->recvbuf, a->n,
-                                         a->root, c->comm);
+    if (h->is_mpi) {
+        if (memo.red)
+            return kcoll_mpi_reduction(coll, a, c->comm);
+        return kcoll_mpi_bytes_fit(a->n)
+                   ? kcoll_mpi_typed(coll, a->sendbuf, a->recvbuf, (int)a->n,
+                                     MPI_BYTE, a->root, c->comm)
+                   : kcoll_mpi_data(coll, a->sendbuf, a->recvbuf, a->n,
+                                    a->root, c->comm);
+    }
     c->seq++;
     return dispatch[h->alg->index](c, a);
 }
@@ -212,27 +221,27 @@ static int quiet_run(kcal_coll coll, const kcoll_verify_hot *h,
 /* The memo's slot's plan, run with these buffers. A quiet call (verify.h:
  * decided, neither timed nor due) runs its decision straight away: below
  * a few KiB, where the decision is often the MPI library's call, the
- * plan and the bookkeeping around it took libkcoll 347 instructions (169
- * now, with the entry points inlined into one function) and 40-55 ns of
- * a 0.3 us MPI_Scatter on the Zen 5 guest (docs/machine.md, "The decided
- * call"). In the test builds the hook slows it as it slows run()'s. */
+ * plan and the bookkeeping around it took libkcoll 347 instructions, 169
+ * with the entry points inlined into one function (40-55 ns of a 0.3 us
+ * MPI_Scatter on the Zen 5 guest), 85 with quiet_run inline too
+ * (callgrind; docs/machine.md, "The decided call"). In the test builds
+ * the hook slows it as it slows run()'s, asked once per decision
+ * (kcoll_test_quiet_slowed). */
 static inline __attribute__((always_inline)) int
 repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
 {
     kcoll_args a = {sendbuf, recvbuf, memo.n, memo.root, 0, memo.type,
                     memo.op, memo.esize};
-    const kcoll_verify_hot *h = kcoll_verify_quiet(memo.slot);
-    if (h && !KCOLL_TEST_HOOKS_ON)
+    kcoll_verify_hot *h = kcoll_verify_quiet(memo.slot);
+    if (h && !kcoll_test_quiet_slowed(coll, h))
         return quiet_run(coll, h, &a);
     if (h) {
         kcoll_plan plan = {.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
                            .alg = h->alg, .k = h->k,
                            .why = KCOLL_WHY_VERIFIED};
-        int slowed = kcoll_test_slowed(coll, &plan);
-        double t0 = slowed ? kcoll_verify_clock() : 0;
+        double t0 = kcoll_verify_clock();
         int rc = quiet_run(coll, h, &a);
-        if (slowed)
-            kcoll_test_slow(memo.c->comm, coll, &plan, a.n, t0);
+        kcoll_test_slow(memo.c->comm, coll, &plan, a.n, t0);
         return rc;
     }
     kcoll_plan plan;

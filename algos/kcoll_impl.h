@@ -31,6 +31,7 @@
 #ifndef KCOLL_IMPL_H
 #define KCOLL_IMPL_H
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -412,6 +413,36 @@ void kcoll_bytes_type_free(MPI_Datatype *type);
 /* For tests: the max_count and piece the kcoll_mpi_* functions use
  * (default INT_MAX and 1 GiB). */
 extern size_t kcoll_mpi_max_count, kcoll_mpi_piece;
+
+/* Whether kcoll_mpi_data describes n bytes as n MPI_BYTEs (else as a
+ * derived type: kcoll_bytes_type). */
+static inline int kcoll_mpi_bytes_fit(size_t n)
+{
+    return n <= kcoll_mpi_max_count && kcoll_mpi_max_count <= INT_MAX;
+}
+
+/* The MPI library's data collective coll on count elements of type t at
+ * both ends: kcoll_mpi_data's one call, inline so that a caller whose
+ * coll is a constant (kcoll.c's quiet calls) pays no switch. */
+static inline __attribute__((always_inline)) int
+kcoll_mpi_typed(kcal_coll coll, const void *sendbuf, void *recvbuf,
+                int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+    switch (coll) {
+    case KCAL_COLL_SCATTER:
+        return MPI_Scatter(sendbuf, count, t, recvbuf, count, t, root, comm);
+    case KCAL_COLL_GATHER:
+        return MPI_Gather(sendbuf, count, t, recvbuf, count, t, root, comm);
+    case KCAL_COLL_BCAST:
+        return MPI_Bcast(recvbuf, count, t, root, comm);
+    case KCAL_COLL_ALLGATHER:
+        return MPI_Allgather(sendbuf, count, t, recvbuf, count, t, comm);
+    case KCAL_COLL_ALLTOALL:
+        return MPI_Alltoall(sendbuf, count, t, recvbuf, count, t, comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
 
 /* Arguments of one call as the algorithms see them. For bcast the buffer is
  * recvbuf. k is the parameter after the colon (0 when none). The

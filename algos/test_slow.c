@@ -77,10 +77,13 @@ static void read_slow(void)
     parse_slow(kcoll_config_text(KCOLL_CFG_TEST_SLOW));
 }
 
+unsigned kcoll_test_rules_gen = 1;
+
 void kcoll_test_slow_rules(const char *rules)
 {
     pthread_once(&slow_once, read_slow);
     parse_slow(rules);
+    kcoll_test_rules_gen++;
 }
 
 /* The call takes factor times as long as the fastest call of the rule's

@@ -132,6 +132,9 @@ static void set_decision(kcoll_verify_slot *s, const kcoll_candidate *cd)
     s->hot.alg = cd->alg;
     s->hot.k = cd->k;
     s->hot.is_mpi = kcal_model_is_mpi(cd->alg);
+#ifdef KCOLL_TEST_HOOKS
+    s->hot.slow_gen = 0;
+#endif
 }
 
 static kcoll_verify_slot **slot_ref(kcoll_comm *c, int dom, int cls,

@@ -146,11 +146,18 @@ typedef struct {
     uint64_t quiet_until;
     const kcal_algorithm *alg; /* the decision */
     int k, is_mpi;
+#ifdef KCOLL_TEST_HOOKS
+    /* Whether the test hook slows this decision's quiet calls, for the
+     * rules of generation slow_gen (0: not yet asked):
+     * kcoll_test_quiet_slowed. */
+    unsigned slow_gen;
+    int slowed;
+#endif
 } kcoll_verify_hot;
 
 /* The decision of s for a quiet call, counted, or NULL where the call is
  * not quiet (then kcoll_verify_plan_slot plans it). Never collective. */
-static inline const kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
+static inline kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
 {
     kcoll_verify_hot *h = (kcoll_verify_hot *)(void *)s;
     if (h->calls + 1 >= h->quiet_until)
@@ -240,6 +247,28 @@ void kcoll_test_slow(MPI_Comm comm, int dom, const kcoll_plan *plan,
                      size_t n, double t0);
 /* Replace the rules (the same syntax; "" for none), counts from 0. */
 void kcoll_test_slow_rules(const char *rules);
+/* The rules' generation: 1 for $KCOLL_TEST_SLOW's, one more at each
+ * kcoll_test_slow_rules. */
+extern unsigned kcoll_test_rules_gen;
+/* Whether a rule slows the quiet calls of decision h of domain dom (plan
+ * sync 0), asked once per decision and rules: a quiet call of a test
+ * build then costs a load and a compare more than the library users
+ * link, not a walk of the rules (66 instructions a call, callgrind, as
+ * many as libkcoll's whole part of a quiet 1 KiB MPI_Scatter now; the
+ * hooked runs of scripts/bench-auto measured auto at 1-2 KiB at a median
+ * 0.944x the MPI library's call with the walk, 0.984x without it:
+ * docs/machine.md, "The decided call"). */
+static inline int kcoll_test_quiet_slowed(int dom, kcoll_verify_hot *h)
+{
+    if (h->slow_gen != kcoll_test_rules_gen) {
+        kcoll_plan plan = {.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
+                           .alg = h->alg, .k = h->k,
+                           .why = KCOLL_WHY_VERIFIED};
+        h->slowed = kcoll_test_slowed(dom, &plan);
+        h->slow_gen = kcoll_test_rules_gen;
+    }
+    return h->slowed;
+}
 /* The class's next call on c (decided) starts a periodic exploration, as
  * if its re-exploration interval had passed (the same call on every
  * rank). */
@@ -247,6 +276,11 @@ void kcoll_test_explore_soon(kcoll_comm *c, int dom, uint64_t n,
                              int in_place);
 #else
 #define KCOLL_TEST_HOOKS_ON 0
+static inline int kcoll_test_quiet_slowed(int dom, kcoll_verify_hot *h)
+{
+    (void)dom, (void)h;
+    return 0;
+}
 static inline int kcoll_test_slowed(int dom, const kcoll_plan *plan)
 {
     (void)dom, (void)plan;

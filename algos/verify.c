@@ -49,6 +49,7 @@ struct kcoll_verify_slot {
     double excess[KCOLL_VERIFY_MAX];
     int paced[KCOLL_VERIFY_MAX];
     double raw[KCOLL_VERIFY_MAX], own[KCOLL_VERIFY_MAX];
+    int trails[KCOLL_VERIFY_MAX]; /* the last pick's (verify_pick.h) */
     /* The pace of the decision: wall time per call from one check's call
      * to the next, the slowest rank's, with whatever the program does
      * between its calls (0: none yet); where and at which count the
@@ -490,6 +491,7 @@ static int decide(kcoll_comm *c, kcoll_verify_slot *s)
     int best = kcoll_verify_pick_best(&pk);
     memcpy(s->raw, pk.raw, sizeof s->raw);
     memcpy(s->agreed, pk.agreed, sizeof s->agreed);
+    memcpy(s->trails, pk.trails, sizeof s->trails);
     s->trial_from = -1;
     if (s->periodic && before >= 0 && best != before && s->pace > 0)
         trial_from(s, before);
@@ -565,7 +567,9 @@ static void trial_end(kcoll_comm *c, kcoll_verify_slot *s)
 /* The duel: the class's first decision, steady, against its runner-up
  * (the least weighted quartile of the others, within
  * KCOLL_VERIFY_DUEL of it: a near tie, which the exploration cannot
- * tell apart), which runs from this call on as a trial.
+ * tell apart; not one whose median trails the decision's, which the
+ * pick's guard passed over: verify_pick.h), which runs from this call
+ * on as a trial.
  * Not oversubscribed: there every call is a time slice and paces a
  * scheduler apart. */
 static void duel(kcoll_comm *c, kcoll_verify_slot *s)
@@ -576,7 +580,7 @@ static void duel(kcoll_comm *c, kcoll_verify_slot *s)
         return;
     int r = -1;
     for (int i = 0; i < s->ncand; i++)
-        if (i != s->chosen && isfinite(s->agreed[i]) &&
+        if (i != s->chosen && isfinite(s->agreed[i]) && !s->trails[i] &&
             s->agreed[i] <= KCOLL_VERIFY_DUEL * s->agreed[s->chosen] &&
             (r < 0 || s->agreed[i] < s->agreed[r]))
             r = i;

@@ -102,6 +102,9 @@
                                    * at median / 1.15 (verify_pick.h) */
 #define KCOLL_VERIFY_CONFIRM 1.5  /* a first decision this close: twice */
 #define KCOLL_VERIFY_TIE 1.05     /* this close: the model's order decides */
+#define KCOLL_VERIFY_MPI_MEDIAN 1.05 /* a pick whose median is 1.05x the MPI
+                                      * library's: the least median instead
+                                      * (verify_pick.h) */
 #define KCOLL_VERIFY_DUEL 1.1     /* a first decision's runner-up this
                                    * close: both run as the program runs */
 #define KCOLL_VERIFY_TRIAL 1.0    /* a trial's candidate paced above the

@@ -17,7 +17,13 @@
  * run it decided (verify.c: its pace less this time). Then the least
  * among those whose median is within KCOLL_VERIFY_STEADY of the least
  * median, and within KCOLL_VERIFY_TIE of it the first in the model's
- * order that is not slower than the MPI library's collective. */
+ * order that is not slower than the MPI library's collective. Last, where
+ * that one's median and the MPI library's collective's both count (at
+ * least KCOLL_VERIFY_CUT_MIN spans, not oversubscribed) and the pick's is
+ * above KCOLL_VERIFY_MPI_MEDIAN times the MPI library's, the candidate
+ * with the least median instead: kcal bench, and a program, see medians,
+ * and letting libkcoll choose is never to be slower than the MPI
+ * library. */
 #ifndef KCOLL_VERIFY_PICK_H
 #define KCOLL_VERIFY_PICK_H
 
@@ -34,8 +40,12 @@ typedef struct {
     int paced[KCOLL_VERIFY_MAX];  /* excess[i] is known */
     double excess[KCOLL_VERIFY_MAX];
     /* Out. raw: the time from the spans alone (INFINITY: failed);
-     * agreed: raw plus the excess, what decides. */
+     * agreed: raw plus the excess, what decides; trails: 1 where a
+     * candidate's median and the chosen one's both count and its is
+     * above KCOLL_VERIFY_MPI_MEDIAN times the chosen one's (no near tie,
+     * whatever its time: verify.c's duel passes it over). */
     double raw[KCOLL_VERIFY_MAX], agreed[KCOLL_VERIFY_MAX];
+    int trails[KCOLL_VERIFY_MAX];
 } kcoll_verify_pick;
 
 /* The chosen index: always one of pk->n (the MPI library's where every

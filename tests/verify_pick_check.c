@@ -5,7 +5,9 @@
  * than KCOLL_VERIFY_CUT_MIN calls or the ranks are oversubscribed; a
  * steady candidate with the usual spread is chosen on its quartile;
  * within KCOLL_VERIFY_TIE the model's order decides unless the MPI
- * library's collective is faster than it; a paced excess counts; a candidate that
+ * library's collective is faster than it; a pick whose median trails the
+ * MPI library's by more than KCOLL_VERIFY_MPI_MEDIAN gives way to the
+ * least median; a paced excess counts; a candidate that
  * failed somewhere is never chosen, and with every one failed the MPI
  * library's collective is. */
 #include <stdarg.h>
@@ -96,6 +98,34 @@ int main(void)
      * the least. */
     steady(&pk, 2, 1.02);
     CHECK(kcoll_verify_pick_best(&pk) == 1);
+
+    /* A candidate uniformly slower than the MPI library's collective by
+     * its median (copy_in_out on the Zen 4 guest, gather 8 KiB, slow
+     * passing: quartile 3.75, median 4.48 against 3.9 and 4.0), ahead
+     * only by its time (median / 1.15 = 3.89): the MPI library's. */
+    pk = (kcoll_verify_pick){.mpi = 1};
+    spans(&pk, 0, 8, 3.70, 3.75, 4.40, 4.45, 4.50, 4.50, 4.55, 4.60);
+    spans(&pk, 1, 8, 3.80, 3.90, 3.95, 4.00, 4.00, 4.05, 4.10, 4.20);
+    CHECK(pk.n == 2);
+    CHECK(kcoll_verify_pick_best(&pk) == 1);
+    CHECK(pk.agreed[0] < pk.agreed[1]); /* the time alone: the other */
+    CHECK(pk.trails[0] && !pk.trails[1]); /* no duel's runner-up */
+    /* ... or a third candidate, behind the first by its time (3.93)
+     * but ahead of the MPI library's by its median (3.95). */
+    spans(&pk, 2, 8, 3.92, 3.93, 3.94, 3.95, 3.95, 3.96, 3.97, 3.98);
+    CHECK(kcoll_verify_pick_best(&pk) == 2);
+    CHECK(pk.agreed[0] < pk.agreed[2]);
+    /* Within KCOLL_VERIFY_MPI_MEDIAN of it (median 4.18): kept. */
+    pk = (kcoll_verify_pick){.mpi = 1};
+    spans(&pk, 0, 8, 3.60, 3.65, 4.10, 4.15, 4.20, 4.20, 4.25, 4.30);
+    spans(&pk, 1, 8, 3.80, 3.90, 3.95, 4.00, 4.00, 4.05, 4.10, 4.20);
+    CHECK(kcoll_verify_pick_best(&pk) == 0);
+    CHECK(!pk.trails[0] && !pk.trails[1]);
+    /* With four spans each (calls over 200 us), no median counts. */
+    pk = (kcoll_verify_pick){.mpi = 1};
+    spans(&pk, 0, 4, 3.70, 4.45, 4.50, 4.60);
+    spans(&pk, 1, 4, 3.90, 4.00, 4.05, 4.20);
+    CHECK(kcoll_verify_pick_best(&pk) == 0);
 
     /* A paced excess (what its calls in a loop cost beyond its spans)
      * counts; an unpaced candidate is charged the least paced excess. */

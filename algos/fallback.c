@@ -77,15 +77,9 @@ int kcoll_mpi_coll(kcal_coll coll, const void *sendbuf, void *recvbuf,
     return kcoll_mpi_data(coll, sendbuf, recvbuf, n, root, comm);
 }
 
-int kcoll_mpi_data(kcal_coll coll, const void *sendbuf, void *recvbuf,
-                   size_t n, int root, MPI_Comm comm)
+int kcoll_mpi_data_derived(kcal_coll coll, const void *sendbuf,
+                           void *recvbuf, size_t n, int root, MPI_Comm comm)
 {
-    /* The usual call needs no derived type: no call into
-     * kcoll_bytes_type's checks (a small call's every instruction counts:
-     * kcoll.c's quiet calls). */
-    if (kcoll_mpi_bytes_fit(n))
-        return kcoll_mpi_typed(coll, sendbuf, recvbuf, (int)n, MPI_BYTE, root,
-                               comm);
     MPI_Datatype t;
     int count;
     KCOLL_TRY(kcoll_bytes_type(n, kcoll_mpi_max_count, kcoll_mpi_piece, &t,

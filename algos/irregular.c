@@ -485,9 +485,7 @@ static int verified(kcoll_comm *c, kcoll_vcoll v, kcoll_vargs *a, int *rc)
     double st0 = stats ? kcoll_stats_now() : 0;
     kcoll_plan plan;
     if (h) {
-        plan = (kcoll_plan){.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
-                            .alg = h->alg, .k = h->k,
-                            .why = KCOLL_WHY_VERIFIED};
+        plan = kcoll_verify_hot_plan(h);
     } else {
         *rc = kcoll_verify_plan_dom(c, dom, most, in_place, &plan);
         if (*rc != MPI_SUCCESS)

@@ -196,10 +196,8 @@ repeats(kcal_coll coll, MPI_Comm comm, size_t count, MPI_Datatype type,
 /* A quiet call's decision h (verify.h) run with a's buffers, and
  * nothing else: what execute() does for a verified plan (p >= 2, n > 0,
  * one node: kcoll_choice_verified), without its tests of the plan.
- * Inline with coll a constant: the MPI library's call of a data
- * collective is then one call, with no switch and no kcoll_mpi_data
- * frame of its own (that frame was 55 of the 169 instructions libkcoll
- * spent around a quiet 1 KiB MPI_Scatter). */
+ * Inline, with coll a constant, so that the MPI library's call of a data
+ * collective is one call (kcoll_mpi_data, kcoll_impl.h). */
 static inline __attribute__((always_inline)) int
 quiet_run(kcal_coll coll, const kcoll_verify_hot *h, kcoll_args *a)
 {
@@ -208,11 +206,8 @@ quiet_run(kcal_coll coll, const kcoll_verify_hot *h, kcoll_args *a)
     if (h->is_mpi) {
         if (memo.red)
             return kcoll_mpi_reduction(coll, a, c->comm);
-        return kcoll_mpi_bytes_fit(a->n)
-                   ? kcoll_mpi_typed(coll, a->sendbuf, a->recvbuf, (int)a->n,
-                                     MPI_BYTE, a->root, c->comm)
-                   : kcoll_mpi_data(coll, a->sendbuf, a->recvbuf, a->n,
-                                    a->root, c->comm);
+        return kcoll_mpi_data(coll, a->sendbuf, a->recvbuf, a->n, a->root,
+                              c->comm);
     }
     c->seq++;
     return dispatch[h->alg->index](c, a);
@@ -236,9 +231,7 @@ repeat(kcal_coll coll, const void *sendbuf, void *recvbuf)
     if (h && !kcoll_test_quiet_slowed(coll, h))
         return quiet_run(coll, h, &a);
     if (h) {
-        kcoll_plan plan = {.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
-                           .alg = h->alg, .k = h->k,
-                           .why = KCOLL_WHY_VERIFIED};
+        kcoll_plan plan = kcoll_verify_hot_plan(h);
         double t0 = kcoll_verify_clock();
         int rc = quiet_run(coll, h, &a);
         kcoll_test_slow(memo.c->comm, coll, &plan, a.n, t0);

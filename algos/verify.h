@@ -169,6 +169,14 @@ static inline kcoll_verify_hot *kcoll_verify_quiet(kcoll_verify_slot *s)
     return h;
 }
 
+/* The plan of a quiet call of decision h (sync 0, no slot: nothing to
+ * observe), for the test hook and a caller that times it. */
+static inline kcoll_plan kcoll_verify_hot_plan(const kcoll_verify_hot *h)
+{
+    return (kcoll_plan){.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
+                        .alg = h->alg, .k = h->k, .why = KCOLL_WHY_VERIFIED};
+}
+
 /* What a call of s's decision costs, the same on every rank (the
  * slowest rank's median when it was decided), or 0 where none is known
  * (no slot, exploring, one candidate): vkey.c spaces its agreements by
@@ -264,9 +272,7 @@ extern unsigned kcoll_test_rules_gen;
 static inline int kcoll_test_quiet_slowed(int dom, kcoll_verify_hot *h)
 {
     if (h->slow_gen != kcoll_test_rules_gen) {
-        kcoll_plan plan = {.kind = h->is_mpi ? KCOLL_PLAN_MPI : KCOLL_PLAN_ALG,
-                           .alg = h->alg, .k = h->k,
-                           .why = KCOLL_WHY_VERIFIED};
+        kcoll_plan plan = kcoll_verify_hot_plan(h);
         h->slowed = kcoll_test_slowed(dom, &plan);
         h->slow_gen = kcoll_test_rules_gen;
     }

@@ -157,21 +157,26 @@ static int finish(kcoll_comm *c, int status, int rc)
  * (dst is this rank's own input, which the fold still reads), else
  * folded in dst itself. src: every rank's input address (per apart).
  * Where a chunk's result also goes to `root` (>= 0, not this rank), it
- * is written there at root_dst + the chunk's offset. Returns the failure
- * status; MPI_Reduce_local's error in *rc. */
+ * is written there at root_dst + the chunk's offset. `alone`: no other
+ * rank folds these elements, so where the op commutes rank p − 1 may
+ * fold in another order with the same bits (kcoll_red_fold); read_all's
+ * ranks each fold every element, and stay in one order so that a NaN's
+ * payload too is the same on every rank. Returns the failure status;
+ * MPI_Reduce_local's error in *rc. */
 static int fold_range(kcoll_comm *c, const kcoll_args *a,
                       const uint64_t *src, size_t lo, size_t hi, char *dst,
-                      int staged, int root, uint64_t root_dst,
+                      int staged, int root, uint64_t root_dst, int alone,
                       const red_scratch *s, int *rc)
 {
     size_t step = chunk_elems(a);
-    int failed = 0;
+    int failed = 0, commuted = alone && kcoll_red_commutes(a->type, a->op);
     for (size_t e0 = lo; e0 < hi && !failed && *rc == MPI_SUCCESS;
          e0 += step) {
         size_t m = hi - e0 < step ? hi - e0 : step, len = m * a->esize;
         char *at = dst ? dst + (e0 - lo) * a->esize : NULL;
         char *acc = staged || !at ? s->acc : at;
-        failed = kcoll_red_fold(c, a, src, input(a), e0, m, acc, s->tmp, rc);
+        failed = kcoll_red_fold(c, a, src, input(a), e0, m, acc, s->tmp,
+                                commuted, rc);
         if (failed || *rc != MPI_SUCCESS)
             break;
         if (at && acc != at)
@@ -194,7 +199,7 @@ int kcoll_allreduce_read_all(kcoll_comm *c, const kcoll_args *a)
     /* In place the peers read this rank's input, recvbuf, to the end of
      * their folds: the result waits in scratch. */
     char *dst = in_place ? s.extra : a->recvbuf;
-    int failed = fold_range(c, a, src, 0, count(a), dst, 0, -1, 0, &s, &rc);
+    int failed = fold_range(c, a, src, 0, count(a), dst, 0, -1, 0, 0, &s, &rc);
     free(src);
     rc = finish(c, failed, rc);
     if (rc == MPI_SUCCESS && in_place)
@@ -217,7 +222,7 @@ int kcoll_allreduce_reduce_scatter_allgather(kcoll_comm *c,
      * it is also this rank's input, so each chunk is staged. */
     char *dst = (char *)a->recvbuf + lo * a->esize;
     status = fold_range(c, a, src, lo, hi, dst, a->sendbuf == MPI_IN_PLACE,
-                        -1, 0, &s, &rc);
+                        -1, 0, 1, &s, &rc);
     /* The middle synchronisation: this rank's slice is reduced (progress
      * 1 of the call). A failure waits for the closing one: the others read
      * a slice that is not the result, and every rank returns the error. */
@@ -250,7 +255,7 @@ int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_args *a)
      * is staged only because the fold still reads it. */
     if (root)
         failed = fold_range(c, a, src, 0, count(a), a->recvbuf,
-                            a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
+                            a->sendbuf == MPI_IN_PLACE, -1, 0, 1, &s, &rc);
     free(src);
     /* Half of finish(): only the root can fail and only its reads touch
      * another's buffer, so the others wait for its done (and learn its
@@ -278,10 +283,10 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
     if (me == root)
         failed = fold_range(c, a, src, lo, hi,
                             (char *)a->recvbuf + lo * a->esize,
-                            a->sendbuf == MPI_IN_PLACE, -1, 0, &s, &rc);
+                            a->sendbuf == MPI_IN_PLACE, -1, 0, 1, &s, &rc);
     else
         failed = fold_range(c, a, src, lo, hi, NULL, 1, root,
-                            src[p + root], &s, &rc);
+                            src[p + root], 1, &s, &rc);
     free(src);
     return finish(c, failed, rc);
 }
@@ -299,8 +304,8 @@ int kcoll_reduce_scatter_block_read(kcoll_comm *c, const kcoll_args *a)
      * The whole vector is p blocks: the fold's element indices are over
      * it, this rank's block starting at lo. */
     char *dst = in_place ? s.extra : a->recvbuf;
-    int failed = fold_range(c, a, src, lo, lo + count(a), dst, 0, -1, 0, &s,
-                            &rc);
+    int failed = fold_range(c, a, src, lo, lo + count(a), dst, 0, -1, 0, 1,
+                            &s, &rc);
     free(src);
     rc = finish(c, failed, rc);
     if (rc == MPI_SUCCESS && in_place)

@@ -17,7 +17,11 @@
  * the same on every rank, from call to call, and from one libkcoll
  * algorithm to another, bit for bit, floating point included, and a
  * non-commutative op is applied in rank order as MPI requires. The MPI
- * library's own collective may order a floating-point sum differently. */
+ * library's own collective may order a floating-point sum differently.
+ * Two limits, docs/libkcoll.md: rank p − 1 folds its first step as
+ * x_{p−1} ⊕ x_{p−2} where that gives the same bits (kcoll_red_commutes);
+ * and MPI_Reduce_local itself may give an element other bits at another
+ * place in a call (Open MPI 4.1's avx MIN and MAX where +0 meets −0). */
 #ifndef KCOLL_REDUCE_H
 #define KCOLL_REDUCE_H
 
@@ -39,15 +43,28 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize);
  * (a handle of a user's may be freed and come back as another). */
 int kcoll_red_predefined(MPI_Datatype type, MPI_Op op);
 
+/* Whether x ⊕ y and y ⊕ x are the same bits for every x and y of type:
+ * the predefined ops on the integer, logical and byte classes (but
+ * MINLOC and MAXLOC), and MPI_SUM and MPI_PROD on the real floating
+ * types, which IEEE 754 rounds alike either way (only which of two NaNs'
+ * payloads survives may differ, as it may between two compilers of the
+ * MPI library's own op). Not MPI_MIN or MPI_MAX on floating types (of
+ * +0 and −0 they keep the operand compared second), not complex (a
+ * product's parts may be contracted into FMAs in either order), not a
+ * user's op. */
+int kcoll_red_commutes(MPI_Datatype type, MPI_Op op);
+
 /* The fold of elements [e0, e0 + m) over every rank, m·esize at most
  * KCAL_REDUCE_CHUNK (or one element): acc gets x_0 ⊕ (x_1 ⊕ (… ⊕ x_{p−1})) of those
  * elements, where x_r lies at src[r] in rank r (this rank's at own),
- * read into tmp (KCAL_REDUCE_CHUNK bytes) when remote. Returns 0, or 1
- * when a read failed (acc is then not the result). MPI_Reduce_local's
- * errors are returned through *rc. */
+ * read into tmp (KCAL_REDUCE_CHUNK bytes) when remote. `commuted`: the
+ * op commutes (kcoll_red_commutes) and no other rank folds these
+ * elements, so rank p − 1 may fold x_{p−1} ⊕ x_{p−2} without copying its
+ * own input first. Returns 0, or 1 when a read failed (acc is then not
+ * the result). MPI_Reduce_local's errors are returned through *rc. */
 int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
                    const uint64_t *src, const void *own, size_t e0, size_t m,
-                   void *acc, void *tmp, int *rc);
+                   void *acc, void *tmp, int commuted, int *rc);
 
 /* n bytes as the benchmark's and the probe's reductions take them:
  * doubles summed, or bytes OR'd when n is not a multiple of 8. */

@@ -96,18 +96,41 @@ static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
     return 1;
 }
 
+int kcoll_red_commutes(MPI_Datatype type, MPI_Op op)
+{
+    unsigned cls = type_class(type);
+    if (op_classes(op) <= 0 || op == MPI_MINLOC || op == MPI_MAXLOC)
+        return 0;
+    if (cls & (KCOLL_RC_C_INT | KCOLL_RC_F_INT | KCOLL_RC_LOGICAL |
+               KCOLL_RC_BYTE))
+        return 1;
+    return cls == KCOLL_RC_FLOATING && (op == MPI_SUM || op == MPI_PROD);
+}
+
 int kcoll_red_fold(kcoll_comm *c, const kcoll_args *a,
                    const uint64_t *src, const void *own, size_t e0, size_t m,
-                   void *acc, void *tmp, int *rc)
+                   void *acc, void *tmp, int commuted, int *rc)
 {
     size_t off = e0 * a->esize, len = m * a->esize;
-    int p = c->size, me = c->rank, failed = 0;
-    /* x_{p−1} first, then x_r ⊕ acc for r = p − 2 down to 0. */
-    if (p - 1 == me)
+    int p = c->size, me = c->rank, failed = 0, r = p - 2;
+    /* x_{p−1} first, then x_r ⊕ acc for r = p − 2 down to 0. Rank p − 1
+     * holds x_{p−1} itself: MPI_Reduce_local folds into its second
+     * operand, so it would copy its own input into acc first, n/p more
+     * bytes through its cache than any other rank moves. Where the op
+     * commutes (kcoll_red_commutes) it reads x_{p−2} into acc instead
+     * and folds its own input into that: x_{p−1} ⊕ x_{p−2}, the same
+     * bits. */
+    if (p - 1 == me && commuted && p > 1) {
+        failed = kcoll_cma_read(c->pids[p - 2], acc, src[p - 2] + off, len) != 0;
+        if (!failed && *rc == MPI_SUCCESS)
+            *rc = MPI_Reduce_local((const char *)own + off, acc, (int)m,
+                                   a->type, a->op);
+        r = p - 3;
+    } else if (p - 1 == me)
         memcpy(acc, (const char *)own + off, len);
     else
         failed = kcoll_cma_read(c->pids[p - 1], acc, src[p - 1] + off, len) != 0;
-    for (int r = p - 2; r >= 0 && !failed; r--) {
+    for (; r >= 0 && !failed; r--) {
         const void *in = (const char *)own + off;
         if (r != me) {
             failed = kcoll_cma_read(c->pids[r], tmp, src[r] + off, len) != 0;

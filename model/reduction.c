@@ -52,7 +52,11 @@ static void add_fold(acc *a, double bytes, int p, int c)
  * local copy's rate. Rank p − 1 is then the busiest: the others read
  * x_{p−1} into their accumulators, a read they make anyway. Without it
  * read_all, reduce_scatter_allgather and reduce_scatter_read ran
- * 1.3-1.7x their predictions on the Zen 4 guest (docs/model.md). */
+ * 1.3-1.7x their predictions on the Zen 4 guest (docs/model.md). Only
+ * read_all makes it for doubles summed: in the rows where one process
+ * alone folds an element, rank p − 1 folds x_{p−1} ⊕ x_{p−2} instead,
+ * reading x_{p−2} into the accumulator (algos/reduce_op.c), wherever
+ * the op commutes, as the sum of doubles the model prices does. */
 static void add_first_copy(acc *a, double bytes)
 {
     a->t.copy += bytes * a->beta_local;
@@ -86,14 +90,13 @@ void kcal_t_allreduce_read_all(acc *a, int p, int k)
 }
 
 /* allreduce reduce_scatter_allgather:
- * Total cost = F_allgather + (n/p)·β_local + (p−1)·(Xc(n/p) + R(n/p))
+ * Total cost = F_allgather + (p−1)·(Xc(n/p) + R(n/p))
  *              + F_barrier + (p−1)·X(n/p) + F_barrier */
 void kcal_t_allreduce_rs_allgather(acc *a, int p, int k)
 {
     (void)k;
     double s = slice(a, p);
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_first_copy(a, s);
     add_fold(a, s, p, p - 1);
     add_flag(a, KCAL_SM_BARRIER, p);
     a->t.startup += (p - 1) * a->alpha;
@@ -114,7 +117,7 @@ void kcal_t_reduce_root_read(acc *a, int p, int k)
 }
 
 /* reduce reduce_scatter_write:
- * Total cost = F_allgather + (n/p)·β_local + (p−1)·(Xc(n/p) + R(n/p))
+ * Total cost = F_allgather + (p−1)·(Xc(n/p) + R(n/p))
  *              + Xc(n/p) + F_barrier
  * the last Xc the slice's writes into the root, p − 1 writers at once. */
 void kcal_t_reduce_scatter_write(acc *a, int p, int k)
@@ -122,20 +125,18 @@ void kcal_t_reduce_scatter_write(acc *a, int p, int k)
     (void)k;
     double s = slice(a, p);
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_first_copy(a, s);
     add_fold(a, s, p, p - 1);
     add_chunked(a, s, 1, p - 1);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
 /* reduce_scatter_block reduce_scatter_read (n: one rank's block):
- * Total cost = F_allgather + n·β_local + (p−1)·(Xc(n) + R(n)) + F_barrier
+ * Total cost = F_allgather + (p−1)·(Xc(n) + R(n)) + F_barrier
  *              (+ n·β_local in place) */
 void kcal_t_reduce_scatter_read(acc *a, int p, int k)
 {
     (void)k;
     add_flag(a, KCAL_SM_ALLGATHER, p);
-    add_first_copy(a, (double)a->n);
     add_fold(a, (double)a->n, p, p - 1);
     add_staged(a);
     add_flag(a, KCAL_SM_BARRIER, p);

@@ -37,6 +37,7 @@
 #include <mpi.h>
 
 #include "algos/reduce.h"
+#include "algos/reduce_types.h"
 
 static int rank, size, cases, failed;
 /* The communicator the cases run on, and its name in a failure. */
@@ -248,6 +249,79 @@ static void run_all(const pair *pairs, size_t npairs)
     }
 }
 
+/* kcoll_red_commutes against the MPI library's own ops: where it says
+ * x ⊕ y and y ⊕ x are the same bits (rank p − 1 then folds in the other
+ * order, reduce_op.c), MPI_Reduce_local gives the same bits both ways on
+ * values that would tell (signed zeros, infinities, a denormal, both
+ * signs); and it says so of MPI_SUM on doubles (the fast path) but not of
+ * MPI_MIN or MPI_MAX on doubles, whose ties of +0 and −0 keep one
+ * operand. Every predefined (type, op) that libkcoll reduces itself. */
+static void check_commutes(void)
+{
+    static const struct {
+        MPI_Datatype t;
+        unsigned cls;
+    } types[] = {
+#define KCOLL_RTYPE(handle, cls) {handle, cls},
+#define KCOLL_RTYPE_NAMED(name, handle, ctype, cls) {handle, cls},
+#define KCOLL_RTYPE_PAIR(name, handle, vtype) {handle, KCOLL_RC_PAIR},
+#include "algos/reduce_types.def"
+    };
+    static const MPI_Op ops[] = {
+#define KCOLL_ROP(name, handle, classes) handle,
+#include "algos/reduce_types.def"
+    };
+    static const double fv[] = {0.0, -0.0, 1.0, -1.0, 4.9e-310, -2.5e-8,
+                                3.25, 1e300, 1.0 / 0.0, -1.0 / 0.0};
+    enum { V = sizeof fv / sizeof *fv, N = V * V };
+    int checked = 0;
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+        for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++) {
+            MPI_Datatype t = types[ti].t;
+            size_t esize;
+            if (t == MPI_DATATYPE_NULL || !kcoll_reducible(t, ops[oi], &esize) ||
+                !kcoll_red_commutes(t, ops[oi]) || esize > 16)
+                continue;
+            unsigned char x[N * 16], y[N * 16], xy[N * 16], yx[N * 16];
+            int floating = types[ti].cls == KCOLL_RC_FLOATING;
+            /* a logical holds 0 or 1 (a C bool of 2 is no bool) */
+            int vals = types[ti].cls == KCOLL_RC_LOGICAL ? 2 : 4;
+            for (int i = 0; i < N; i++) {
+                double a = fv[i / V], b = fv[i % V];
+                if (floating && esize == sizeof(float)) {
+                    float fa = (float)a, fb = (float)b;
+                    memcpy(x + i * esize, &fa, esize);
+                    memcpy(y + i * esize, &fb, esize);
+                } else if (floating && esize == sizeof(double)) {
+                    memcpy(x + i * esize, &a, esize);
+                    memcpy(y + i * esize, &b, esize);
+                } else { /* integers and bytes 0..3, logicals 0..1 */
+                    memset(x + i * esize, 0, esize);
+                    memset(y + i * esize, 0, esize);
+                    x[i * esize] = (unsigned char)(i / V % vals);
+                    y[i * esize] = (unsigned char)(i % V % vals);
+                }
+            }
+            memcpy(xy, y, N * esize); /* x ⊕ y */
+            MPI_Reduce_local(x, xy, N, t, ops[oi]);
+            memcpy(yx, x, N * esize); /* y ⊕ x */
+            MPI_Reduce_local(y, yx, N, t, ops[oi]);
+            checked++;
+            cases++;
+            if (memcmp(xy, yx, N * esize) != 0)
+                fail("an op said to commute does not", "kcoll_red_commutes",
+                     NULL, ti * 100 + oi, 0, 0);
+        }
+    cases += 3;
+    if (!kcoll_red_commutes(MPI_DOUBLE, MPI_SUM) || checked < 20)
+        fail("double sum (and the integer ops) commute", "kcoll_red_commutes",
+             NULL, (size_t)checked, 0, 0);
+    if (kcoll_red_commutes(MPI_DOUBLE, MPI_MIN) ||
+        kcoll_red_commutes(MPI_DOUBLE, MPI_MAX))
+        fail("double min and max do not commute", "kcoll_red_commutes", NULL,
+             0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -279,6 +353,8 @@ int main(int argc, char **argv)
     };
     size_t npairs = sizeof pairs / sizeof *pairs;
     comm = MPI_COMM_WORLD;
+    if (rank == 0)
+        check_commutes();
     run_all(pairs, npairs);
     if (spans_nodes && size >= 3) {
         /* Even world ranks first: a virtual node's ranks are not

@@ -277,8 +277,10 @@ int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
     uint64_t *src;
     KCOLL_TRY(get_scratch(c, a, 0, &s));
     KCOLL_TRY(exchange(c, a, 1, 1, &src));
-    size_t lo, hi;
-    slice(count(a), p, me, &lo, &hi);
+    /* the root's slice larger by the write it saves (model.h) */
+    uint64_t lo64, hi64;
+    kcal_model_reduce_slice(count(a), p, root, me, &lo64, &hi64);
+    size_t lo = (size_t)lo64, hi = (size_t)hi64;
     int failed;
     if (me == root)
         failed = fold_range(c, a, src, lo, hi,

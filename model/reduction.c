@@ -116,17 +116,35 @@ void kcal_t_reduce_root_read(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
-/* reduce reduce_scatter_write:
- * Total cost = F_allgather + (p−1)·(Xc(n/p) + R(n/p))
- *              + Xc(n/p) + F_barrier
+void kcal_model_reduce_slice(uint64_t count, int p, int root, int r,
+                             uint64_t *lo, uint64_t *hi)
+{
+    if (p <= 1) {
+        *lo = 0, *hi = count;
+        return;
+    }
+    /* s₁ = count / (k + p − 1), k = s₀/s₁; s₀ takes the remainder */
+    double k = 1.0 + 1.0 / ((double)(p - 1) * KCAL_REDUCE_FOLD_PER_WRITE);
+    uint64_t s1 = (uint64_t)((double)count / (k + (double)(p - 1)));
+    uint64_t s0 = count - (uint64_t)(p - 1) * s1;
+    *lo = (uint64_t)r * s1 + (r > root ? s0 - s1 : 0);
+    *hi = *lo + (r == root ? s0 : s1);
+}
+
+/* reduce reduce_scatter_write, with s₁ a non-root's slice of
+ * kcal_model_reduce_slice (the root's larger one takes as long):
+ * Total cost = F_allgather + (p−1)·(Xc(s₁) + R(s₁)) + Xc(s₁) + F_barrier
  * the last Xc the slice's writes into the root, p − 1 writers at once. */
 void kcal_t_reduce_scatter_write(acc *a, int p, int k)
 {
     (void)k;
-    double s = slice(a, p);
+    uint64_t lo, hi;
+    kcal_model_reduce_slice(a->n, p, 0, p - 1, &lo, &hi);
+    double s = p > 1 ? (double)(hi - lo) : (double)a->n;
     add_flag(a, KCAL_SM_ALLGATHER, p);
     add_fold(a, s, p, p - 1);
-    add_chunked(a, s, 1, p - 1);
+    if (p > 1)
+        add_chunked(a, s, 1, p - 1);
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 

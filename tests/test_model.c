@@ -123,6 +123,42 @@ static double full_t(const kcal_params *p, kcal_coll c, const char *id, int proc
     return a ? kcal_model_time(KCAL_MODEL_FULL, p, c, a, 0, procs, n, in_place, terms) : -1;
 }
 
+/* kcal_model_reduce_slice: the slices tile [0, count) in rank order,
+ * the root's the larger by k = 1 + 1/((p − 1)·F), within the elements
+ * that do not divide. */
+static void test_reduce_slices(void)
+{
+    static const uint64_t counts[] = {0, 1, 2, 7, 1000, 131072, 1048573};
+    for (int p = 1; p <= 9; p++)
+        for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
+            for (int root = 0; root < p; root++) {
+                uint64_t count = counts[ci], at = 0, s0 = 0, s1 = 0;
+                for (int r = 0; r < p; r++) {
+                    uint64_t lo, hi;
+                    kcal_model_reduce_slice(count, p, root, r, &lo, &hi);
+                    CHECK(lo == at && hi >= lo);
+                    at = hi;
+                    if (r == root)
+                        s0 = hi - lo;
+                    else
+                        s1 = hi - lo;
+                }
+                CHECK(at == count);
+                if (p > 1) { /* s₀ = k·s₁, the remainder's < p elements on s₀ */
+                    double k = 1 + 1 / ((p - 1) * KCAL_REDUCE_FOLD_PER_WRITE);
+                    CHECK(s0 >= s1);
+                    CHECK((double)s0 >= k * (double)s1 - 1e-9);
+                    CHECK((double)s0 <= k * (double)(s1 + 1) + p - 1);
+                }
+            }
+    /* p = 2: the root folds 65 % of a vector (F = 1.15) */
+    uint64_t lo, hi;
+    kcal_model_reduce_slice(1000000, 2, 0, 0, &lo, &hi);
+    CHECK(lo == 0 && hi > 645000 && hi < 655000);
+    kcal_model_reduce_slice(1000000, 2, 1, 1, &lo, &hi);
+    CHECK(hi == 1000000 && lo > 345000 && lo < 355000);
+}
+
 static void test_derived_rows(void)
 {
     kcal_params p = hand_params();
@@ -534,6 +570,7 @@ int main(void)
 {
     test_hand_values();
     test_derived_rows();
+    test_reduce_slices();
     test_mpi_row();
     test_helpers();
     test_ranking();

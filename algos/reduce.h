@@ -43,6 +43,10 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize);
  * (a handle of a user's may be freed and come back as another). */
 int kcoll_red_predefined(MPI_Datatype type, MPI_Op op);
 
+/* The class of a predefined type (KCOLL_RC_* of algos/reduce_types.h; 0:
+ * none the reductions know). */
+unsigned kcoll_red_type_class(MPI_Datatype t);
+
 /* Whether x ⊕ y and y ⊕ x are the same bits for every x and y of type:
  * the predefined ops on the integer, logical and byte classes (but
  * MINLOC and MAXLOC), and MPI_SUM and MPI_PROD on the real floating

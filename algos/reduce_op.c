@@ -11,7 +11,7 @@
  * know). A padded pair has its class too: reducible() refuses it for its
  * holes. Types a build lacks are MPI_DATATYPE_NULL here, which no caller
  * passes. */
-static unsigned type_class(MPI_Datatype t)
+unsigned kcoll_red_type_class(MPI_Datatype t)
 {
     static const struct {
         MPI_Datatype t;
@@ -67,14 +67,14 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
         return last.esize != 0;
     }
     int ok = reducible(type, op, esize);
-    if (type_class(type) && op_classes(op) >= 0)
+    if (kcoll_red_type_class(type) && op_classes(op) >= 0)
         last.type = type, last.op = op, last.esize = *esize, last.set = 1;
     return ok;
 }
 
 int kcoll_red_predefined(MPI_Datatype type, MPI_Op op)
 {
-    return type_class(type) && op_classes(op) >= 0;
+    return kcoll_red_type_class(type) && op_classes(op) >= 0;
 }
 
 static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
@@ -90,7 +90,7 @@ static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
         lb != 0 || tlb != 0 || extent != size || textent != size)
         return 0;
     int cls = op_classes(op);
-    if (cls == 0 || (cls > 0 && !(type_class(type) & (unsigned)cls)))
+    if (cls == 0 || (cls > 0 && !(kcoll_red_type_class(type) & (unsigned)cls)))
         return 0;
     *esize = (size_t)size;
     return 1;
@@ -98,7 +98,7 @@ static int reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
 
 int kcoll_red_commutes(MPI_Datatype type, MPI_Op op)
 {
-    unsigned cls = type_class(type);
+    unsigned cls = kcoll_red_type_class(type);
     if (op_classes(op) <= 0 || op == MPI_MINLOC || op == MPI_MAXLOC)
         return 0;
     if (cls & (KCOLL_RC_C_INT | KCOLL_RC_F_INT | KCOLL_RC_LOGICAL |

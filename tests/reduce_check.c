@@ -258,13 +258,10 @@ static void run_all(const pair *pairs, size_t npairs)
  * operand. Every predefined (type, op) that libkcoll reduces itself. */
 static void check_commutes(void)
 {
-    static const struct {
-        MPI_Datatype t;
-        unsigned cls;
-    } types[] = {
-#define KCOLL_RTYPE(handle, cls) {handle, cls},
-#define KCOLL_RTYPE_NAMED(name, handle, ctype, cls) {handle, cls},
-#define KCOLL_RTYPE_PAIR(name, handle, vtype) {handle, KCOLL_RC_PAIR},
+    static const MPI_Datatype types[] = {
+#define KCOLL_RTYPE(handle, cls) handle,
+#define KCOLL_RTYPE_NAMED(name, handle, ctype, cls) handle,
+#define KCOLL_RTYPE_PAIR(name, handle, vtype) handle,
 #include "algos/reduce_types.def"
     };
     static const MPI_Op ops[] = {
@@ -277,15 +274,16 @@ static void check_commutes(void)
     int checked = 0;
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
         for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++) {
-            MPI_Datatype t = types[ti].t;
+            MPI_Datatype t = types[ti];
+            unsigned cls = kcoll_red_type_class(t);
             size_t esize;
             if (t == MPI_DATATYPE_NULL || !kcoll_reducible(t, ops[oi], &esize) ||
                 !kcoll_red_commutes(t, ops[oi]) || esize > 16)
                 continue;
             unsigned char x[N * 16], y[N * 16], xy[N * 16], yx[N * 16];
-            int floating = types[ti].cls == KCOLL_RC_FLOATING;
+            int floating = cls == KCOLL_RC_FLOATING;
             /* a logical holds 0 or 1 (a C bool of 2 is no bool) */
-            int vals = types[ti].cls == KCOLL_RC_LOGICAL ? 2 : 4;
+            int vals = cls == KCOLL_RC_LOGICAL ? 2 : 4;
             for (int i = 0; i < N; i++) {
                 double a = fv[i / V], b = fv[i % V];
                 if (floating && esize == sizeof(float)) {

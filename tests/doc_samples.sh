@@ -169,8 +169,11 @@ def lines_of(b):
 def run(cmd, cwd, stdout_only, env="", timeout=600):
     """(status, the lines compared, stderr as text)."""
     pre = PRELUDE + ("export %s\n" % env if env else "")
+    # TMPDIR is the sample's directory: a failing kcal bench keeps the
+    # launcher's output in a file there, removed with the directory.
     p = subprocess.run(["bash", "-c", pre + cmd], cwd=cwd, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=timeout)
+                       stderr=subprocess.PIPE, timeout=timeout,
+                       env=dict(os.environ, TMPDIR=cwd))
     out, err = lines_of(p.stdout), lines_of(p.stderr)
     got = out if stdout_only else err + out
     return p.returncode, [l for l in got if not PROGRESS.match(l)], "\n".join(err)

@@ -39,7 +39,7 @@ KCAL_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 KCAL_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(KCAL_SRCS) $(GEN_SRCS))
 # libkcoll carries only what choosing an algorithm needs (no GSL, no CLI),
 # and the local copy every algorithm makes (common/copy.c).
-KCOLL_MODEL_SRCS := model/params.c model/keys.c model/registry.c model/paper.c model/full.c model/derived.c model/reduction.c model/irregular.c model/working_set.c model/select.c model/table.c common/sizes.c common/err.c common/grow.c common/copy.c common/infile.c
+KCOLL_MODEL_SRCS := model/params.c model/keys.c model/registry.c model/paper.c model/full.c model/derived.c model/reduction.c model/reduce_rate.c model/irregular.c model/working_set.c model/select.c model/table.c common/sizes.c common/err.c common/grow.c common/copy.c common/infile.c
 KCOLL_MODEL_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(KCOLL_MODEL_SRCS) $(GEN_SRCS))
 
 TEST_C_SRCS := $(wildcard tests/test_*.c)

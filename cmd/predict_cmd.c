@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/reduce_names.h"
 #include "cmd/cli.h"
 #include "common/columns.h"
 #include "common/numfmt.h"
@@ -43,6 +44,8 @@ typedef struct {
     const char *params_file, *machine;
     const char *vcoll;  /* --coll of a v-collective (alone): predict_irregular */
     const char *counts; /* --counts, for a v-collective */
+    const char *type, *op; /* --type, --op: a reduction's; NULL if not given */
+    kcal_pkey rate; /* the op's rate key (kcal_reduce_rate_key), -1: none */
 } options;
 
 static const char *const CMD = "predict";
@@ -55,6 +58,7 @@ static void usage(FILE *f)
         "                    [--k K] [--in-place] [--model paper|full]\n"
         "                    [--format table|csv|json] [--top N] [--explain]\n"
         "                    [--params FILE | --machine knl|broadwell|power8]\n"
+        "                    [--type T] [--op O]   (the reductions)\n"
         "       kcal predict --coll V --p P [--sizes LIST] [--counts DIST] ...\n"
         "\n"
         "Rank the reference algorithms of collective C for P processes on one\n"
@@ -83,6 +87,10 @@ static void usage(FILE *f)
         "               throttle factors to the best k and its neighbours)\n"
         "  --explain    table: split times into start-up, copy, lock/contention\n"
         "               and shared-memory sync terms\n"
+        "  --type, --op a reduction's elements and op (default double, sum;\n"
+        "               kcal bench --help lists them): its fold is priced at\n"
+        "               the op's rate, reduce_<op>_<class>_beta, where the\n"
+        "               params hold it, else at reduce_beta (docs/model.md)\n"
         "  --format     table (default), csv (collective,p,size_bytes,algorithm,\n"
         "               k,predicted_s,rank), json (the same records)\n"
         "V, a v-collective (%s), takes\n"
@@ -170,6 +178,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"params", required_argument, 0, 'P'},
         {"machine", required_argument, 0, 'M'},
         {"counts", required_argument, 0, 'C'},
+        {"type", required_argument, 0, 'T'},
+        {"op", required_argument, 0, 'O'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *size_spec = NULL, *size_opt = NULL;
@@ -247,6 +257,12 @@ static int parse_options(int argc, char **argv, options *o)
         case 'C':
             o->counts = optarg;
             break;
+        case 'T':
+            o->type = optarg;
+            break;
+        case 'O':
+            o->op = optarg;
+            break;
         default:
             return kcal_cli_other_option(CMD, c, argv, usage);
         }
@@ -256,6 +272,26 @@ static int parse_options(int argc, char **argv, options *o)
     if ((!o->n_colls && !o->vcoll) || o->p < 0) {
         kcal_cli_error(CMD, "--coll and --p are required (kcal predict --help)");
         return -1;
+    }
+    o->rate = -1;
+    if (o->type || o->op) {
+        /* Every collective named must take them, and alike: one rate. */
+        const kcal_reduce_type *t = NULL;
+        const kcal_reduce_op *op = NULL;
+        if (o->vcoll) {
+            kcal_cli_error(CMD, "%s: only the reductions (reduce, allreduce, "
+                           "reduce_scatter_block) take a type and an op; "
+                           "--coll %s moves bytes",
+                           o->type ? "--type" : "--op", o->vcoll);
+            return -1;
+        }
+        for (size_t c = 0; c < o->n_colls; c++)
+            if (kcal_reduce_choose(o->colls[c], o->type, o->op, &t, &op, err,
+                                   sizeof err) < 0) {
+                kcal_cli_error(CMD, "%s", err);
+                return -1;
+            }
+        o->rate = kcal_reduce_rate_key(op->name, t->cls);
     }
     if (o->counts && !o->vcoll) {
         kcal_cli_error(CMD, "--counts is for a v-collective (%s)",
@@ -656,6 +692,30 @@ static void print_full_copies(FILE *f, const options *o, kcal_coll c,
     }
 }
 
+/* Which rate the fold is priced at, --type and --op given: the op's own
+ * key, or reduce_beta and why (a line of the table's header). */
+static void print_rate(FILE *f, const options *o, const kcal_params *prm)
+{
+    const char *tn = o->type ? o->type : KCAL_REDUCE_DEFAULT_TYPE;
+    const char *on = o->op ? o->op : KCAL_REDUCE_DEFAULT_OP;
+    const char *base = KCAL_KEY_NAME(reduce_beta);
+    double rho = kcal_params_get_key(prm, KCAL_PK_reduce_beta, -1);
+    if (o->rate >= 0 && kcal_params_has_key(prm, o->rate))
+        rho = kcal_params_get_key(prm, o->rate, -1), base = kcal_key_name(o->rate);
+    if (rho > 0)
+        fprintf(f, "  %s %s: the op at %s = %.3g ns/B (%.3g GB/s)", tn, on,
+                base, 1e9 * rho, 1e-9 / rho);
+    else
+        fprintf(f, "  %s %s: the op at beta (no %s in the params)", tn, on,
+                base);
+    if (o->rate >= 0 && o->rate != KCAL_PK_reduce_beta &&
+        !kcal_params_has_key(prm, o->rate))
+        fprintf(f, "; %s is not in the params", kcal_key_name(o->rate));
+    else if (o->rate < 0)
+        fprintf(f, "; the model has no rate of its own for it");
+    fputc('\n', f);
+}
+
 /* One collective's part of the output: for the table its header line,
  * a table per size and the crossovers; for CSV and JSON its records
  * (*first: no JSON record printed yet). ranking's buffers serve every
@@ -664,10 +724,13 @@ static int print_coll(FILE *f, const options *o, kcal_coll c,
                       const kcal_params *prm, kcal_ranking *ranking,
                       int *first)
 {
-    if (o->format == FMT_TABLE)
+    if (o->format == FMT_TABLE) {
         fprintf(f, "kcal predict: %s, p = %ld, model %s%s, params %s\n",
                 kcal_coll_name(c), o->p, kcal_model_name(o->model),
                 o->in_place ? ", in place" : "", prm->origin);
+        if (o->type || o->op)
+            print_rate(f, o, prm);
+    }
     winner_run *runs = calloc(o->n_sizes, sizeof *runs);
     size_t n_runs = 0;
     int rc = runs ? KCAL_EXIT_OK : KCAL_EXIT_FAIL;
@@ -755,6 +818,10 @@ int kcal_predict_main(int argc, char **argv)
      * a list is checked before the first prints. */
     if (!o.model_named)
         o.model = kcal_model_default(&prm);
+    /* --type and --op: the params as their op sees them (its rate in
+     * reduce_beta's place); the base params stay what is freed. */
+    kcal_params view;
+    kcal_params_reduce_view(&prm, o.rate, &view);
     static const kcal_predict_format formats[] = {
         [FMT_TABLE] = KCAL_PREDICT_TABLE, [FMT_CSV] = KCAL_PREDICT_CSV,
         [FMT_JSON] = KCAL_PREDICT_JSON};
@@ -769,8 +836,8 @@ int kcal_predict_main(int argc, char **argv)
         across[c] = (kcal_ppn_request){o.colls[c], o.p, o.ppn, o.only_k,
                                        o.top, o.sizes, o.n_sizes, o.in_place,
                                        o.explain, formats[o.format], o.model};
-        if (o.ppn ? kcal_predict_ppn_check(CMD, &across[c], &prm) < 0
-                  : check_finite(&o, o.colls[c], &prm) < 0) {
+        if (o.ppn ? kcal_predict_ppn_check(CMD, &across[c], &view) < 0
+                  : check_finite(&o, o.colls[c], &view) < 0) {
             free(o.sizes);
             kcal_params_free(&prm);
             return KCAL_EXIT_USAGE;
@@ -791,8 +858,8 @@ int kcal_predict_main(int argc, char **argv)
     rc = KCAL_EXIT_OK;
     kcal_ranking ranking = {0}; /* one set of buffers for every size */
     for (size_t c = 0; c < o.n_colls && rc == KCAL_EXIT_OK; c++)
-        rc = o.ppn ? kcal_predict_ppn_print(CMD, &across[c], &prm, &first)
-                   : print_coll(f, &o, o.colls[c], &prm, &ranking, &first);
+        rc = o.ppn ? kcal_predict_ppn_print(CMD, &across[c], &view, &first)
+                   : print_coll(f, &o, o.colls[c], &view, &ranking, &first);
     kcal_ranking_free(&ranking);
     if (rc == KCAL_EXIT_OK && o.format == FMT_JSON)
         fputs("\n]\n", f);

@@ -14,6 +14,11 @@ static const char *const coll_names[KCAL_KEY_N_COLLS] = {
 #include "model/collectives.def"
 };
 
+static const char *const redop_names[KCAL_N_MEMBERS_REDOP] = {
+#define KCAL_REDUCE_RATE(op, cls) #op "_" #cls,
+#include "model/reduce_rates.def"
+};
+
 const char *kcal_sm_name(kcal_sm_op op)
 {
     return (op >= 0 && op < KCAL_SM_COUNT) ? sm_names[op] : NULL;
@@ -52,6 +57,9 @@ static const char *const *members_of(kcal_key_members m, int *count)
     case KCAL_MEMBERS_COLL:
         *count = KCAL_KEY_N_COLLS;
         return coll_names;
+    case KCAL_MEMBERS_REDOP:
+        *count = KCAL_N_MEMBERS_REDOP;
+        return redop_names;
     default:
         *count = 0;
         return NULL;
@@ -211,6 +219,7 @@ char *kcal_key_pattern(kcal_pkey k, char *buf, size_t len)
 {
     static const char *const place[] = {
         [KCAL_MEMBERS_SM_OP] = "<op>", [KCAL_MEMBERS_COLL] = "<coll>",
+        [KCAL_MEMBERS_REDOP] = "<op>_<class>",
         [KCAL_MEMBERS_SIZE] = "<W>", [KCAL_MEMBERS_KEY] = "<key>"};
     const kcal_key_info *in = kcal_key_info_of(k);
     if (!in)

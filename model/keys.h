@@ -9,7 +9,7 @@
  *
  * A key is a slot: every KCAL_KEY row is one (KCAL_PK_<name>), and so is
  * every member of a family with a fixed member set (KCAL_PK_MEMBER: the
- * sm_<op>_* and mpi_<coll>_* keys). The families of open member sets
+ * sm_<op>_*, mpi_<coll>_* and reduce_<op>_<class>_beta keys). The families of open member sets
  * (beta_ws_<W>, memcpy_ws_<W>, <key>_stderr, <key>_dof) have a row id and
  * no slots. */
 #ifndef KCAL_KEYS_H
@@ -45,6 +45,7 @@ typedef enum {
     KCAL_MEMBERS_NONE = 0, /* a key, not a family */
     KCAL_MEMBERS_SM_OP,
     KCAL_MEMBERS_COLL,
+    KCAL_MEMBERS_REDOP, /* (op, type class): model/reduce_rates.def */
     KCAL_MEMBERS_SIZE,
     KCAL_MEMBERS_KEY
 } kcal_key_members;
@@ -58,6 +59,10 @@ enum {
 enum {
     KCAL_N_MEMBERS_SM_OP = KCAL_SM_COUNT,
     KCAL_N_MEMBERS_COLL = KCAL_KEY_N_COLLS,
+    KCAL_N_MEMBERS_REDOP = 0
+#define KCAL_REDUCE_RATE(op, cls) +1
+#include "model/reduce_rates.def"
+    ,
     KCAL_N_MEMBERS_SIZE = 0,
     KCAL_N_MEMBERS_KEY = 0
 };

@@ -364,4 +364,21 @@ uint64_t kcal_model_split_chunk(uint64_t n);
 void kcal_model_reduce_slice(uint64_t count, int p, int root, int r,
                              uint64_t *lo, uint64_t *hi);
 
+/* The rate a reduction's op is priced at (model.md "Reductions"): the key
+ * for op (the name of a KCOLL_ROP row of algos/reduce_types.def, "max")
+ * on a type of class cls (its KCOLL_RC_* bit, algos/reduce_types.h):
+ * KCAL_PK_reduce_beta for MPI_SUM on floating point, the
+ * reduce_<op>_<class>_beta slot of another pair of model/reduce_rates.def,
+ * -1 for what it does not price (a user's op, a class it has no type
+ * of, an op MPI does not define on the class). */
+kcal_pkey kcal_reduce_rate_key(const char *op, unsigned cls);
+
+/* The params as a reduction whose rate key is `rate` sees them: *view is
+ * base with reduce_beta read from `rate` where
+ * base holds that key, else base as it is. Cheap (a copy of the index,
+ * no allocation): view borrows base's entries, so use it while base
+ * lives and unchanged, never set a key in it, never free it. */
+void kcal_params_reduce_view(const kcal_params *base, kcal_pkey rate,
+                             kcal_params *view);
+
 #endif

@@ -300,5 +300,29 @@ for c in "uniform alltoallv" "skew:16 alltoallv-skew-16" "random:7 alltoallv-ran
     ok || no "--counts $d: collective column not $want: $(cat "$tmp/l.csv")"
 done
 
+# --type and --op: the reductions' alone, one rate for the whole list;
+# the fold at the op's own key where the params hold it (a max on ints
+# at 8x reduce_beta: read_all at p = 4 folds 3 MiB at 7 ns/B more,
+# 22 ms), else at reduce_beta and the header says so.
+bad "--coll allgather moves bytes" predict --coll allgather --p 4 --op max
+bad "--coll scatter moves bytes" predict --coll allreduce,scatter --p 4 --op max
+bad "--coll alltoallv moves bytes" predict --coll alltoallv --p 4 --type int
+bad "--op max is not defined on --type byte" predict --coll allreduce --p 4 --type byte --op max
+bad "--op: 'nope' is not an op" predict --coll reduce --p 4 --op nope
+{ cat "$params"; echo "reduce_beta 1e-9"; echo "reduce_max_int_beta 8e-9"; } >"$tmp/rates.params"
+csv_time() { awk -F, '$4 == "read_all" {print $6}' "$1"; }
+if "$KCAL" predict --coll allreduce --p 4 --size 1M --params "$tmp/rates.params" --format csv >"$tmp/sum.csv" 2>/dev/null &&
+   "$KCAL" predict --coll allreduce --p 4 --size 1M --params "$tmp/rates.params" --type int --op max --format csv >"$tmp/max.csv" 2>/dev/null &&
+   "$KCAL" predict --coll allreduce --p 4 --size 1M --params "$tmp/rates.params" --type int --op min --format csv >"$tmp/min.csv" 2>/dev/null; then
+  awk -v s="$(csv_time "$tmp/sum.csv")" -v m="$(csv_time "$tmp/max.csv")" -v n="$(csv_time "$tmp/min.csv")" \
+    'BEGIN {d = m - s; exit !(d > 21.9e-3 && d < 22.1e-3 && n == s)}' &&
+    ok || no "--op max: read_all $(csv_time "$tmp/sum.csv") -> $(csv_time "$tmp/max.csv") (want +22 ms), min $(csv_time "$tmp/min.csv")"
+else no "--type int --op max/min: a run failed"; fi
+"$KCAL" predict --coll allreduce --p 4 --size 1M --params "$tmp/rates.params" --type int --op max 2>/dev/null |
+  grep -q '^  int max: the op at reduce_max_int_beta = 8 ns/B' && ok || no "--op max: header lacks its rate"
+"$KCAL" predict --coll reduce --p 4 --size 1M --params "$tmp/rates.params" --type int --op min 2>/dev/null |
+  grep -q '^  int min: the op at reduce_beta = 1 ns/B .*; reduce_min_int_beta is not in the params' && ok ||
+  no "--op min: header does not say its key is absent"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

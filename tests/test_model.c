@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/reduce_types.h"
 #include "tests/test_model.h"
 
 /* The one count of test_model's two files (tests/check.h). */
@@ -566,11 +567,89 @@ static void test_registry(void)
     CHECK(kcal_model_algorithms((kcal_coll)KCAL_COLL_COUNT, &n) == NULL && n == 0);
 }
 
+/* model/reduce_rates.def against algos/reduce_types.def: a rate for
+ * every (op, class) MPI defines on the model's classes but MPI_SUM on
+ * floating point (reduce_beta), and none it does not. Then the key each
+ * call is priced at, and the params as the op sees them: its rate, and
+ * only its rate, moves the prediction, by the (p − 1)·n bytes read_all
+ * folds. */
+static void test_reduce_rates(void)
+{
+    static const struct {
+        const char *name;
+        unsigned classes;
+    } ops[] = {
+#define KCOLL_ROP(name, handle, classes) {#name, classes},
+#include "algos/reduce_types.def"
+    }, cls[] = {
+#define KCAL_REDUCE_CLASS(name, classes, handle, ctype, one) {#name, classes},
+#include "model/reduce_rates.def"
+    };
+    int want = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (size_t c = 0; c < sizeof cls / sizeof *cls; c++) {
+            kcal_pkey k = kcal_reduce_rate_key(ops[o].name, cls[c].classes);
+            char name[64];
+            snprintf(name, sizeof name, "reduce_%s_%s_beta", ops[o].name,
+                     cls[c].name);
+            if (!(ops[o].classes & cls[c].classes))
+                CHECK(k == -1);
+            else if (!strcmp(ops[o].name, "sum") &&
+                     !strcmp(cls[c].name, "floating"))
+                CHECK(k == KCAL_PK_reduce_beta);
+            else {
+                want++;
+                CHECK(k >= 0 && kcal_key_name(k) &&
+                      !strcmp(kcal_key_name(k), name));
+                CHECK(kcal_key_lookup(name, NULL, NULL) == k);
+            }
+        }
+    CHECK(want == KCAL_N_MEMBERS_REDOP);
+    /* Fortran integers are priced as C's; what the model has no type
+     * of, and a user's op, at no rate of their own. */
+    CHECK(kcal_reduce_rate_key("max", KCOLL_RC_F_INT) ==
+          kcal_reduce_rate_key("max", KCOLL_RC_C_INT));
+    CHECK(kcal_reduce_rate_key("max", 0) == -1);
+    CHECK(kcal_reduce_rate_key(NULL, KCOLL_RC_C_INT) == -1);
+    CHECK(kcal_reduce_rate_key("user", KCOLL_RC_C_INT) == -1);
+
+    kcal_params p = hand_params();
+    kcal_params_set(&p, "reduce_beta", 0.5e-9);
+    kcal_params_set(&p, "reduce_max_int_beta", 2e-9);
+    const kcal_algorithm *a = kcal_model_find_algorithm(KCAL_COLL_ALLREDUCE,
+                                                        "read_all");
+    CHECK(a != NULL);
+    uint64_t n = 1 << 20;
+    for (int procs = 2; a && procs <= 5; procs++) {
+        kcal_params v;
+        double base = kcal_model_time(KCAL_MODEL_PAPER, &p,
+                                      KCAL_COLL_ALLREDUCE, a, 0, procs, n, 0,
+                                      NULL);
+        kcal_params_reduce_view(&p, kcal_reduce_rate_key("max", KCOLL_RC_C_INT),
+                                &v);
+        double max = kcal_model_time(KCAL_MODEL_PAPER, &v, KCAL_COLL_ALLREDUCE,
+                                     a, 0, procs, n, 0, NULL);
+        CHECK_NEAR(max - base, (procs - 1) * (double)n * 1.5e-9, 1e-9);
+        CHECK(kcal_params_get_key(&v, KCAL_PK_beta, 0) == 1e-9);
+        /* A pair the params lack, and MPI_SUM on doubles: reduce_beta. */
+        kcal_params_reduce_view(&p, kcal_reduce_rate_key("min", KCOLL_RC_C_INT),
+                                &v);
+        CHECK(kcal_model_time(KCAL_MODEL_PAPER, &v, KCAL_COLL_ALLREDUCE, a, 0,
+                              procs, n, 0, NULL) == base);
+        kcal_params_reduce_view(&p, KCAL_PK_reduce_beta, &v);
+        CHECK(kcal_params_get_key(&v, KCAL_PK_reduce_beta, 0) == 0.5e-9);
+        kcal_params_reduce_view(&p, -1, &v);
+        CHECK(kcal_params_get_key(&v, KCAL_PK_reduce_beta, 0) == 0.5e-9);
+    }
+    kcal_params_free(&p);
+}
+
 int main(void)
 {
     test_hand_values();
     test_derived_rows();
     test_reduce_slices();
+    test_reduce_rates();
     test_mpi_row();
     test_helpers();
     test_ranking();

@@ -14,8 +14,9 @@
  *                           sweeps of probe/phases.c and probe/bandwidth.c)
  *   calibrate_dirty.c       dirty_beta, dirty_bytes
  *   calibrate_pass.c        pass_a, pass_b, pass_next, pass_spread
- *   calibrate_reduce.c      reduce_beta (the reductions' op that
- *                           kcal-sm-bench times for probe/reduce.c)
+ *   calibrate_reduce.c      reduce_beta, reduce_<op>_<class>_beta (the
+ *                           reductions' op that kcal-sm-bench times for
+ *                           probe/reduce.c)
  *   calibrate_sm_handoff.c  cma_context, mpi_* (the MPI library's and
  *                           libkcoll's collectives that probe/sm.c times)
  *

@@ -1,5 +1,6 @@
-/* calibrate_reduce: reduce_beta from the reductions' op that kcal-sm-bench
- * timed for probe/reduce.c (calibrate_part.h). */
+/* calibrate_reduce: reduce_beta and reduce_<op>_<class>_beta from the
+ * reductions' op that kcal-sm-bench timed for probe/reduce.c
+ * (calibrate_part.h). */
 #include "fit/calibrate_part.h"
 #include "common/err.h"
 #include "common/sizes.h"
@@ -11,16 +12,25 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ρ of the passes [lo, hi) alone: the slope of the same line. 0, or -1
- * when a size has no sample there or the fit fails. */
-static int block_slope(const kcal_raw *raw, const long *nn, size_t n, long lo,
-                       long hi, double *slope)
+/* The pairs of model/reduce_rates.def: the pattern their samples carry
+ * (the member name, as probe/reduce.c writes it) and their key's slot. */
+static const struct {
+    const char *op, *cls, *pattern;
+} rates[KCAL_N_MEMBERS_REDOP] = {
+#define KCAL_REDUCE_RATE(op, cls) {#op, #cls, #op "_" #cls},
+#include "model/reduce_rates.def"
+};
+
+/* ρ of one pattern's passes [lo, hi) alone: the slope of the same line.
+ * 0, or -1 when a size has no sample there or the fit fails. */
+static int block_slope(const kcal_raw *raw, const char *pat, const long *nn,
+                       size_t n, long lo, long hi, double *slope)
 {
     double x[MAXPTS], y[MAXPTS], se[MAXPTS];
     for (size_t i = 0; i < n; i++) {
         kcal_stat st;
-        if (cal_point_sel(raw, KCAL_PHASE_REDUCE, KCAL_PATTERN_HOT, 0, -1,
-                          nn[i], lo, hi, &st) < 0)
+        if (cal_point_sel(raw, KCAL_PHASE_REDUCE, pat, 0, -1, nn[i], lo, hi,
+                          &st) < 0)
             return -1;
         x[i] = (double)nn[i];
         y[i] = st.median;
@@ -35,8 +45,9 @@ static int block_slope(const kcal_raw *raw, const long *nn, size_t n, long lo,
 
 /* The batch-means standard error of ρ (calibrate_part.h's KCAL_BATCHES
  * blocks of passes, as α, l and β have), or 0 with fewer than 5 passes a
- * block. */
-static double batch_se(const kcal_raw *raw, const long *nn, size_t n)
+ * block. The pairs share hot's passes: the phase's count is theirs. */
+static double batch_se(const kcal_raw *raw, const char *pat, const long *nn,
+                       size_t n)
 {
     long passes = 0;
     for (size_t i = 0; i < raw->n; i++)
@@ -47,77 +58,143 @@ static double batch_se(const kcal_raw *raw, const long *nn, size_t n)
         return 0;
     double est[KCAL_BATCHES];
     for (int b = 0; b < KCAL_BATCHES; b++)
-        if (block_slope(raw, nn, n, passes * b / KCAL_BATCHES,
+        if (block_slope(raw, pat, nn, n, passes * b / KCAL_BATCHES,
                         passes * (b + 1) / KCAL_BATCHES, &est[b]) < 0)
             return 0;
     return kcal_fit_batch_se(est, KCAL_BATCHES);
 }
 
-/* reduce_beta: MPI_Reduce_local's time per call t(b) = a + ρ·b over the
- * in-cache sizes (pattern hot; weighted line, both ≥ 0), ρ the key with
- * the larger of the fit's and the batch-means standard error, and n − 2
- * degrees of freedom (n − 1 with a held at 0). a, the call's own cost,
- * is not a key: the model charges the op per byte only (its calls are on
- * chunks of up to 256 KiB). reduce_beta_cold: the out-of-cache size's
- * t/b (its median's standard error over b), where it is above ρ, for the
- * record (the model does not use it: docs/model.md "Reductions"). */
+/* One pattern's line t(b) = a + ρ·b over its sizes. */
+typedef struct {
+    long nn[MAXPTS];  /* the sizes, ascending */
+    double y[MAXPTS]; /* their median times */
+    size_t n;
+    double a, rho, srho;
+    int dof;
+} rate_fit;
+
+/* MPI_Reduce_local's time per call t(b) = a + ρ·b over the sizes of pat
+ * (weighted line, both ≥ 0), ρ written as key with the larger of the
+ * fit's and the batch-means standard error, and n − 2 degrees of freedom
+ * (n − 1 with a held at 0; one size: t/b, 0). a, the call's own cost, is
+ * not a key: the model charges the op per byte only (its calls are on
+ * chunks of up to 256 KiB). 1 (written), 0 (ρ not above 3 standard
+ * errors: a note, nothing written), -1 with err. */
+static int fit_rate(const kcal_raw *raw, const char *pat, const char *key,
+                    kcal_params *out, kcal_calibrate_notes *notes,
+                    rate_fit *f, char *err, size_t errlen)
+{
+    const char *ph = KCAL_PHASE_REDUCE;
+    int pp[MAXPTS];
+    double x[MAXPTS], se[MAXPTS], sa = 0;
+    if (cal_bytes_points(raw, ph, pat, pp, f->nn, f->y, se, MAXPTS, &f->n) <
+        0) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < f->n; i++)
+        x[i] = (double)f->nn[i];
+    f->a = 0;
+    if (f->n == 1) {
+        /* One size: the call's own cost cannot be told apart. */
+        if (kcal_fit_origin(x, f->y, se, f->n, &f->rho, &f->srho) < 0) {
+            kcal_set_err(err, errlen, "the fit of %s failed", key);
+            return -1;
+        }
+        f->dof = 0;
+        cal_note(notes, "%s: one size measured, t/b taken (the call's own "
+                 "cost included)", key);
+    } else {
+        if (cal_line_nonneg(x, f->y, se, f->n, ph, "the call's own cost", key,
+                            notes, &f->a, &f->rho, &sa, &f->srho, err,
+                            errlen) < 0)
+            return -1;
+        f->dof = (int)f->n - (f->a == 0 && sa == 0 ? 1 : 2);
+        double bse = batch_se(raw, pat, f->nn, f->n);
+        if (bse > f->srho)
+            f->srho = bse;
+    }
+    if (!(f->rho > 3 * f->srho)) {
+        cal_note(notes, "%s: the op's time did not grow with the size (rho "
+                 "%.3g s/B +- %.2g): not written", key, f->rho, f->srho);
+        return 0;
+    }
+    char kd[64];
+    kcal_key_family_name(KCAL_PK_key_dof, key, kd, sizeof kd);
+    if (cal_set_fit(out, key, f->rho, f->srho, err, errlen) < 0 ||
+        cal_set_num(out, kd, f->dof, err, errlen) < 0)
+        return -1;
+    return 1;
+}
+
+/* reduce_<op>_<class>_beta: fit_rate of every pair with samples, a
+ * comment line each. */
+static int cal_reduce_rates(const kcal_raw *raw, kcal_params *out,
+                            kcal_calibrate_notes *notes, char *comment,
+                            size_t commentlen, char *err, size_t errlen)
+{
+    rate_fit f;
+    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++) {
+        const char *key = kcal_key_name(KCAL_PK_MEMBER(reduce_rate, i));
+        if (!cal_has_pattern(raw, KCAL_PHASE_REDUCE, rates[i].pattern))
+            continue;
+        int r = fit_rate(raw, rates[i].pattern, key, out, notes, &f, err,
+                         errlen);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            cal_cat(comment, commentlen, "reduce %s on %s: no growth with "
+                    "the size, %s not written\n", rates[i].op, rates[i].cls,
+                    key);
+        else
+            cal_cat(comment, commentlen, "reduce %s on %s: rho = %.4g ns/B "
+                    "(%.3g GB/s)\n", rates[i].op, rates[i].cls, 1e9 * f.rho,
+                    1e-9 / f.rho);
+    }
+    return 0;
+}
+
+/* reduce_beta: fit_rate of the in-cache sizes of MPI_SUM on doubles
+ * (pattern hot). reduce_beta_cold: the out-of-cache size's t/b (its
+ * median's standard error over b), where it is above ρ, for the record
+ * (the model does not use it: docs/model.md "Reductions"). Then the
+ * pairs'. */
 int cal_reduce(const kcal_raw *raw, kcal_params *out,
                kcal_calibrate_notes *notes, char *comment, size_t commentlen,
                char *err, size_t errlen)
 {
     const char *ph = KCAL_PHASE_REDUCE, *key = KCAL_KEY_NAME(reduce_beta);
     if (!cal_has_pattern(raw, ph, KCAL_PATTERN_HOT))
-        return 0;
-    int pp[MAXPTS];
-    long nn[MAXPTS];
-    double x[MAXPTS], y[MAXPTS], se[MAXPTS];
-    size_t n;
+        return cal_reduce_rates(raw, out, notes, comment, commentlen, err,
+                                errlen);
+    rate_fit f;
     char a_[32];
-    if (cal_bytes_points(raw, ph, KCAL_PATTERN_HOT, pp, nn, y, se, MAXPTS,
-                         &n) < 0) {
-        kcal_set_err(err, errlen, "out of memory");
+    int r = fit_rate(raw, KCAL_PATTERN_HOT, key, out, notes, &f, err, errlen);
+    if (r < 0)
         return -1;
-    }
     cal_cat(comment, commentlen, "reduce, MPI_Reduce_local (MPI_SUM on "
             "doubles) in cache, time per byte in ns/B:");
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (double)nn[i];
+    for (size_t i = 0; i < f.n; i++)
         cal_cat(comment, commentlen, " %s %.3g",
-                kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
-                1e9 * y[i] / x[i]);
-    }
+                kcal_sizes_format((uint64_t)f.nn[i], a_, sizeof a_),
+                1e9 * f.y[i] / (double)f.nn[i]);
     cal_cat(comment, commentlen, "\n");
-    double a = 0, rho, sa = 0, srho;
-    int dof;
-    if (n == 1) {
-        /* One size: the call's own cost cannot be told apart. */
-        if (kcal_fit_origin(x, y, se, n, &rho, &srho) < 0)
-            goto failed;
-        dof = 0;
-        cal_note(notes, "%s: one size measured, t/b taken (the call's own "
-                 "cost included)", key);
-    } else {
-        if (cal_line_nonneg(x, y, se, n, ph, "the call's own cost", key,
-                            notes, &a, &rho, &sa, &srho, err, errlen) < 0)
-            return -1;
-        dof = (int)n - (a == 0 && sa == 0 ? 1 : 2);
-        double bse = batch_se(raw, nn, n);
-        if (bse > srho)
-            srho = bse;
-    }
-    if (!(rho > 3 * srho)) {
-        cal_note(notes, "%s: the op's time did not grow with the size (rho "
-                 "%.3g s/B +- %.2g): not written", key, rho, srho);
+    if (r == 0) {
         cal_cat(comment, commentlen, "reduce fit: no growth with the size, "
                 "%s not written\n", key);
-        return 0;
+        return cal_reduce_rates(raw, out, notes, comment, commentlen, err,
+                                errlen);
     }
     cal_cat(comment, commentlen, "reduce fit: t = a + rho*b over %zu sizes "
-            "%s..", n, kcal_sizes_format((uint64_t)nn[0], a_, sizeof a_));
+            "%s..", f.n, kcal_sizes_format((uint64_t)f.nn[0], a_, sizeof a_));
     cal_cat(comment, commentlen, "%s, dof %d: a = %.3g us, rho = %.4g ns/B "
-            "(%.3g GB/s)", kcal_sizes_format((uint64_t)nn[n - 1], a_,
+            "(%.3g GB/s)", kcal_sizes_format((uint64_t)f.nn[f.n - 1], a_,
                                              sizeof a_),
-            dof, 1e6 * a, 1e9 * rho, 1e-9 / rho);
+            f.dof, 1e6 * f.a, 1e9 * f.rho, 1e-9 / f.rho);
+    int pp[MAXPTS];
+    long nn[MAXPTS];
+    double y[MAXPTS], se[MAXPTS];
+    size_t n;
     if (cal_bytes_points(raw, ph, KCAL_PATTERN_COLD, pp, nn, y, se, MAXPTS,
                          &n) < 0) {
         kcal_set_err(err, errlen, "out of memory");
@@ -128,23 +205,20 @@ int cal_reduce(const kcal_raw *raw, kcal_params *out,
                 kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
                 1e9 * y[i] / (double)nn[i], (double)nn[i] / y[i] * 1e-9);
     cal_cat(comment, commentlen, "\n");
-    char kd[64];
-    kcal_key_family_name(KCAL_PK_key_dof, key, kd, sizeof kd);
-    if (cal_set_fit(out, key, rho, srho, err, errlen) < 0 ||
-        cal_set_num(out, kd, dof, err, errlen) < 0)
-        return -1;
     /* The largest out-of-cache size (the probe measures one). */
     const char *cold = KCAL_KEY_NAME(reduce_beta_cold);
     if (n > 0) {
         size_t i = n - 1;
         double rc = y[i] / (double)nn[i], src = se[i] / (double)nn[i];
-        if (rc > rho)
-            return cal_set_fit(out, cold, rc, src, err, errlen);
-        cal_note(notes, "%s: out of cache the op was no slower than in "
-                 "cache (%.3g against %.3g s/B): not written", cold, rc, rho);
+        if (rc > f.rho) {
+            if (cal_set_fit(out, cold, rc, src, err, errlen) < 0)
+                return -1;
+        } else {
+            cal_note(notes, "%s: out of cache the op was no slower than in "
+                     "cache (%.3g against %.3g s/B): not written", cold, rc,
+                     f.rho);
+        }
     }
-    return 0;
-failed:
-    kcal_set_err(err, errlen, "the fit of %s failed", key);
-    return -1;
+    return cal_reduce_rates(raw, out, notes, comment, commentlen, err,
+                            errlen);
 }

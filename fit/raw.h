@@ -101,7 +101,9 @@
  * call, readers 1, pages 0, `bytes` the bytes of one vector, `rep` the
  * pass; pattern hot (in and inout together within half of L2, the call
  * repeated on them) or cold (twice the last-level cache). reduce_beta
- * comes from the hot ones. */
+ * comes from the hot ones. A pair of model/reduce_rates.def, timed in
+ * cache as hot on its class's type with its op, has its member name as
+ * the pattern (max_int, minloc_pair): reduce_<op>_<class>_beta. */
 #define KCAL_PHASE_REDUCE "reduce"
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"

@@ -9,7 +9,7 @@ SM_BENCH := $(MPI_BUILD)/kcal-sm-bench
 # reduce phase (probe/reduce.h): kcal itself does not link MPI.
 SM_BENCH_SRCS := probe/mpi/sm_bench.c probe/mpi/reduce_local.c
 
-$(SM_BENCH): $(SM_BENCH_SRCS) probe/mpi/reduce_local.h probe/reduce.h fit/raw.h $(KCOLL_LIB).a | $(STAMP)
+$(SM_BENCH): $(SM_BENCH_SRCS) probe/mpi/reduce_local.h probe/reduce.h fit/raw.h model/keys.h model/reduce_rates.def algos/reduce_types.def $(KCOLL_LIB).a | $(STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $(SM_BENCH_SRCS) $(KCOLL_LIB).a $(MPI_LIBS) -lm
 

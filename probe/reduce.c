@@ -7,6 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The pairs' member names, as model/keys.c spells the REDOP family. */
+static const char *const rate_names[KCAL_N_MEMBERS_REDOP] = {
+#define KCAL_REDUCE_RATE(op, cls) #op "_" #cls,
+#include "model/reduce_rates.def"
+};
+
+const char *kcal_reduce_rate_name(int i)
+{
+    return i >= 0 && i < KCAL_N_MEMBERS_REDOP ? rate_names[i] : NULL;
+}
+
+int kcal_reduce_rate_index(const char *name)
+{
+    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
+        if (!strcmp(name, rate_names[i]))
+            return i;
+    return -1;
+}
+
 void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
                            unsigned long llc, int quick, double min_sample)
 {
@@ -30,6 +49,17 @@ void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
     p->cold = cold / 8 * 8;
     p->passes = quick ? 15 : 40;
     p->min_sample = min_sample;
+    /* The pairs at k hot sizes spread evenly over hot's range (its ends
+     * included): enough for a line's slope apart from the call's cost,
+     * at a fraction of hot's time. */
+    size_t k = quick ? KCAL_REDUCE_RATE_SIZES_QUICK : KCAL_REDUCE_RATE_SIZES;
+    for (size_t j = 0; j < k; j++) {
+        size_t i = k > 1 ? (j * (p->n_hot - 1) + (k - 1) / 2) / (k - 1) : 0;
+        if (p->n_rate_bytes == 0 ||
+            p->rate_bytes[p->n_rate_bytes - 1] < p->hot[i])
+            p->rate_bytes[p->n_rate_bytes++] = p->hot[i];
+    }
+    memset(p->rate, 1, sizeof p->rate);
 }
 
 int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
@@ -37,15 +67,23 @@ int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
 {
     int n = 0;
     size_t used = 0;
-    /* Each argument: its text into buf, its pointer into argv. */
-#define ADD(...)                                                           \
+    /* PUT: text into buf; ADD: an argument of its own, its pointer into
+     * argv. */
+#define PUT(...)                                                           \
     do {                                                                   \
         int w_ = used < len ? snprintf(buf + used, len - used, __VA_ARGS__) \
                             : -1;                                          \
-        if (w_ < 0 || (size_t)w_ >= len - used || n + 1 >= max)            \
+        if (w_ < 0 || (size_t)w_ >= len - used)                            \
+            return -1;                                                     \
+        used += (size_t)w_;                                                \
+    } while (0)
+#define ADD(...)                                                           \
+    do {                                                                   \
+        if (n + 1 >= max)                                                  \
             return -1;                                                     \
         argv[n++] = buf + used;                                            \
-        used += (size_t)w_ + 1;                                            \
+        PUT(__VA_ARGS__);                                                  \
+        used++;                                                            \
     } while (0)
     ADD("%s", KCAL_REDUCE_ARG);
     ADD("%d", p->passes);
@@ -54,6 +92,28 @@ int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
         ADD("%s:%ld", KCAL_PATTERN_HOT, p->hot[i]);
     if (p->cold > 0)
         ADD("%s:%ld", KCAL_PATTERN_COLD, p->cold);
+    /* The pairs: one argument, every planned pair at every size. */
+    int pairs = 0;
+    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
+        pairs += p->rate[i] != 0;
+    if (pairs && p->n_rate_bytes) {
+        if (n + 1 >= max)
+            return -1;
+        argv[n++] = buf + used;
+        const char *sep = "";
+        for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
+            if (p->rate[i]) {
+                PUT("%s%s", sep, rate_names[i]);
+                sep = ",";
+            }
+        sep = ":";
+        for (size_t i = 0; i < p->n_rate_bytes; i++) {
+            PUT("%s%ld", sep, p->rate_bytes[i]);
+            sep = ",";
+        }
+        used++; /* past its NUL */
+    }
+#undef PUT
 #undef ADD
     argv[n] = NULL;
     return n;
@@ -71,7 +131,8 @@ int kcal_reduce_parse_line(const char *line, kcal_raw *raw)
     if (sscanf(line + k, " %23s %ld %d %lg%n", pat, &bytes, &rep, &sec,
                &end) != 4 || line[k + (size_t)end] != '\0' || bytes <= 0 ||
         rep < 0 || !(sec > 0) || !isfinite(sec) ||
-        (strcmp(pat, KCAL_PATTERN_HOT) && strcmp(pat, KCAL_PATTERN_COLD)))
+        (strcmp(pat, KCAL_PATTERN_HOT) && strcmp(pat, KCAL_PATTERN_COLD) &&
+         kcal_reduce_rate_index(pat) < 0))
         return -1;
     return kcal_raw_add(raw, KCAL_PHASE_REDUCE, pat, 1, 0, bytes, rep, sec) == 0
                ? 1

@@ -22,13 +22,28 @@
  *         hwloc reports (8..64 MiB, 32 with --quick: 15 calls over 64
  *         MiB took 1.1 s on the loaded EPYC guest): the rate out of
  *         cache, the key reduce_beta_cold (fit/calibrate_reduce.c)
- * in passes over the sizes (rep = the pass), so a slow stretch of a
- * shared host falls on every size alike; a sample during which the rank
- * was preempted is taken again (up to 4 times).
+ *   rates every (op, type class) pair of model/reduce_rates.def (the
+ *         keys reduce_<op>_<class>_beta; (sum, floating) is hot's
+ *         reduce_beta): MPI_Reduce_local(op) on the class's type, both
+ *         operands filled with the .def's `one` (no op overflows or turns
+ *         denormal), in cache as hot, at 4 of the hot sizes spread over
+ *         their range (3 with --quick): the smallest, the largest and
+ *         between: enough to tell the slope from the call's own cost.
+ *         23 pairs x 4 sizes x 40 passes of 0.5 ms samples added 1.8 s
+ *         to the helper's reduce part on the 2-core EPYC (Zen 3) guest,
+ *         x 3 x 15 x 0.2 ms 0.5 s with --quick (filling the operands
+ *         and the untimed call take the rest)
+ * in passes over the sizes (rep = the pass), every pair in the same
+ * passes, so a slow stretch of a shared host falls on every size and
+ * pair alike; a sample during which the rank was preempted is taken
+ * again (up to 4 times).
  *
- * Raw samples (raw.h): phase KCAL_PHASE_REDUCE, pattern KCAL_PATTERN_HOT
- * or KCAL_PATTERN_COLD, readers 1, pages 0, bytes the vector's, seconds
- * per call.
+ * Raw samples (raw.h): phase KCAL_PHASE_REDUCE, pattern KCAL_PATTERN_HOT,
+ * KCAL_PATTERN_COLD or a pair's member name (max_int, minloc_pair: the
+ * REDOP family of model/keys.def), readers 1, pages 0, bytes the
+ * vector's, seconds per call. One phase for all: the columns mean the
+ * same, and the pairs' passes are hot's (the fit's batch means count
+ * them over the phase).
  * Library code: returns error codes, never prints. */
 #ifndef KCAL_REDUCE_H
 #define KCAL_REDUCE_H
@@ -36,10 +51,14 @@
 #include <stddef.h>
 
 #include "fit/raw.h"
+#include "model/keys.h"
 
 /* The helper's arguments after REPS INNER WARMUP:
- *   reduce PASSES MIN_SAMPLE PATTERN:BYTES ...
- * and the line it prints per sample:
+ *   reduce PASSES MIN_SAMPLE PATTERN[,PATTERN...]:BYTES[,BYTES...] ...
+ * each argument every pattern at every size (the pairs come as one
+ * argument: cmd/probe_run.c has room for KCAL_REDUCE_MAX_SIZES + 7), a
+ * pattern hot, cold or a pair's member name; and the line it prints per
+ * sample:
  *   kcal-reduce PATTERN BYTES REP SECONDS */
 #define KCAL_REDUCE_ARG "reduce"
 #define KCAL_REDUCE_LINE "kcal-reduce"
@@ -49,6 +68,8 @@
 #define KCAL_REDUCE_COLD_MAX (64L << 20)
 #define KCAL_REDUCE_COLD_QUICK (32L << 20) /* --quick's cap */
 #define KCAL_REDUCE_MAX_SIZES 16
+#define KCAL_REDUCE_RATE_SIZES 4        /* the pairs' sizes */
+#define KCAL_REDUCE_RATE_SIZES_QUICK 3
 
 typedef struct {
     long hot[KCAL_REDUCE_MAX_SIZES]; /* bytes per vector, ascending */
@@ -56,11 +77,15 @@ typedef struct {
     long cold; /* bytes per vector */
     int passes;
     double min_sample; /* seconds, the least one hot sample lasts */
+    unsigned char rate[KCAL_N_MEMBERS_REDOP]; /* 1: time pair i of
+                                                 reduce_rates.def */
+    long rate_bytes[KCAL_REDUCE_RATE_SIZES]; /* ascending, of hot's */
+    size_t n_rate_bytes;
 } kcal_reduce_plan;
 
 /* The plan for a machine whose L2 (one core's) and last-level cache are
  * l2 and llc bytes (0: unknown, then KCAL_REDUCE_CHUNK and the smallest
- * cold size). */
+ * cold size); every pair of reduce_rates.def. */
 void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
                            unsigned long llc, int quick, double min_sample);
 
@@ -69,6 +94,11 @@ void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
  * max or len is too small. */
 int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
                      char **argv, int max);
+
+/* The member name of pair i of reduce_rates.def ("max_int"), or NULL
+ * when there is no pair i; and the pair of a name, or -1. */
+const char *kcal_reduce_rate_name(int i);
+int kcal_reduce_rate_index(const char *name);
 
 /* One line of the helper's output: 1 (a sample, added to raw), 0 (not a
  * reduce line), -1 (a reduce line that does not parse, or out of

@@ -71,6 +71,23 @@ nonneg "$(val reduce_beta_stderr)" || fail "reduce_beta_stderr = '$(val reduce_b
   fail "raw file has reduce hot samples at fewer than 2 sizes"
 grep -q '^reduce,cold,1,0,' "$tmp/raw.csv" || fail "raw file has no reduce cold samples"
 grep -q '^# reduce fit: t = a + rho\*b over ' "$tmp/p.params" || fail "no reduce fit line in the header"
+# The (op, type class) pairs of model/reduce_rates.def, timed in the same
+# launch: one of each class the probe times for (int, floating, logical,
+# complex, byte, pair), each positive with its standard error and its
+# comment line; the raw file holds every pair's samples (3 sizes with
+# --quick, fewer only on an L2 under 64 KiB).
+for k in max_int:max:int prod_floating:prod:floating land_logical:land:logical \
+         sum_complex:sum:complex bxor_byte:bxor:byte minloc_pair:minloc:pair; do
+  IFS=: read -r m op cls <<< "$k"
+  positive "$(val reduce_${m}_beta)" || fail "reduce_${m}_beta = '$(val reduce_${m}_beta)' is not positive and finite"
+  nonneg "$(val reduce_${m}_beta_stderr)" || fail "reduce_${m}_beta_stderr = '$(val reduce_${m}_beta_stderr)' is not finite and >= 0"
+  grep -q "^# reduce $op on $cls: rho = " "$tmp/p.params" || fail "no comment line for reduce $op on $cls"
+  [ "$(awk -F, -v m="$m" '$1 == "reduce" && $2 == m { b[$5] = 1 } END { print length(b) }' "$tmp/raw.csv")" -ge 2 ] ||
+    fail "raw file has reduce $m samples at fewer than 2 sizes"
+done
+pairs=$(grep -c '^KCAL_REDUCE_RATE(' "$(dirname "$0")/../model/reduce_rates.def")
+[ "$(awk -F, '$1 == "reduce" && $2 != "hot" && $2 != "cold" { p[$2] = 1 } END { print length(p) }' "$tmp/raw.csv")" -eq "$pairs" ] ||
+  fail "raw file has reduce samples of other than the $pairs pairs"
 # The hand-off measurement (kcal-sm-bench) of every collective: the MPI
 # library's samples and libkcoll's in the raw file, the MPI library's line
 # in the params (a 20-character name such as reduce_scatter_block's once

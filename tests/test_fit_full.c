@@ -4,8 +4,8 @@
  * working set; the write keys; concurrent copies (conc_hot, conc_cold)
  * and mutual calls (cma_mutual); lines another core just wrote
  * (dirty_beta, dirty_bytes) and chunks passed between cores (pass_*);
- * the reductions' op (reduce_beta): its plan, the helper's lines, the
- * fit. */
+ * the reductions' op (reduce_beta, reduce_<op>_<class>_beta): its plan,
+ * the helper's lines, the fit. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -658,8 +658,14 @@ static void test_reduce_plan(void)
     kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 1, 2e-4);
     CHECK(rp.n_hot == 4 && rp.hot[0] == 4096 && rp.hot[3] == 262144);
     CHECK(rp.cold == KCAL_REDUCE_COLD_QUICK && rp.passes == 15);
+    /* The pairs: every one, at 3 of hot's sizes spread over its range. */
+    CHECK(rp.n_rate_bytes == 3 && rp.rate_bytes[0] == 4096 &&
+          rp.rate_bytes[1] == 65536 && rp.rate_bytes[2] == 262144);
+    CHECK(rp.rate[0] && rp.rate[KCAL_N_MEMBERS_REDOP - 1]);
     kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 0, 5e-4);
     CHECK(rp.n_hot == 7 && rp.cold == KCAL_REDUCE_COLD_MAX && rp.passes == 40);
+    CHECK(rp.n_rate_bytes == 4 && rp.rate_bytes[1] == 16384 &&
+          rp.rate_bytes[3] == 262144);
     /* A 2 MiB L2: every doubling up to the fold's chunk (256 KiB). */
     kcal_reduce_plan_make(&rp, 2 << 20, 32ul << 20, 0, 5e-4);
     CHECK(rp.n_hot == 7 && rp.hot[6] == 262144 && rp.cold == 32 << 20);
@@ -667,14 +673,31 @@ static void test_reduce_plan(void)
     kcal_reduce_plan_make(&rp, 256 << 10, 0, 0, 5e-4);
     CHECK(rp.n_hot == 5 && rp.hot[4] == 65536 &&
           rp.cold == KCAL_REDUCE_COLD_MIN);
-    char buf[512], *argv[32];
+    CHECK(rp.n_rate_bytes == 4 && rp.rate_bytes[1] == 8192 &&
+          rp.rate_bytes[2] == 32768 && rp.rate_bytes[3] == 65536);
+    char buf[1024], *argv[32];
     int n = kcal_reduce_args(&rp, buf, sizeof buf, argv, 32);
-    CHECK(n == 9 && argv[9] == NULL);
+    CHECK(n == 10 && argv[10] == NULL);
     CHECK(!strcmp(argv[0], KCAL_REDUCE_ARG) && !strcmp(argv[1], "40") &&
           !strcmp(argv[2], "0.0005") && !strcmp(argv[3], "hot:4096") &&
           !strcmp(argv[8], "cold:8388608"));
+    /* The pairs in one argument: names, then sizes. */
+    CHECK(!strncmp(argv[9], "sum_int,sum_complex,", 20) &&
+          strstr(argv[9], ",minloc_pair,maxloc_pair:4096,8192,32768,65536") &&
+          argv[9][strlen(argv[9]) - 1] == '6');
     CHECK(kcal_reduce_args(&rp, buf, 40, argv, 32) == -1);
+    CHECK(kcal_reduce_args(&rp, buf, 200, argv, 32) == -1);
     CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 5) == -1);
+    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 10) == -1);
+    /* A plan without pairs: the old arguments. */
+    memset(rp.rate, 0, sizeof rp.rate);
+    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 32) == 9);
+    CHECK(kcal_reduce_rate_index("max_int") >= 0 &&
+          !strcmp(kcal_reduce_rate_name(kcal_reduce_rate_index("max_int")),
+                  "max_int"));
+    CHECK(kcal_reduce_rate_index("sum_floating") == -1 &&
+          kcal_reduce_rate_index(KCAL_PATTERN_HOT) == -1 &&
+          kcal_reduce_rate_name(KCAL_N_MEMBERS_REDOP) == NULL);
 
     kcal_raw r;
     kcal_raw_init(&r);
@@ -690,6 +713,20 @@ static void test_reduce_plan(void)
     CHECK(kcal_reduce_parse_line("kcal-reduce hot 4096 0 1e-6 x", &r) == -1);
     CHECK(kcal_reduce_parse_line("kcal-reduce cold 4096 0 -1", &r) == -1);
     CHECK(r.n == 1);
+    /* A pair's line: its member name the pattern; an unknown pair, or
+     * (sum, floating) (that is hot), refused. */
+    CHECK(kcal_reduce_parse_line("kcal-reduce minloc_pair 16384 2 3e-06",
+                                 &r) == 1);
+    CHECK(r.n == 2 && !strcmp(r.s[1].phase, KCAL_PHASE_REDUCE) &&
+          !strcmp(r.s[1].pattern, "minloc_pair") && r.s[1].bytes == 16384 &&
+          r.s[1].rep == 2 && r.s[1].seconds == 3e-6);
+    CHECK(kcal_reduce_parse_line("kcal-reduce max_int 4096 0 1e-7", &r) == 1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce max_bool 4096 0 1e-7", &r) == -1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce sum_floating 4096 0 1e-7", &r) ==
+          -1);
+    CHECK(kcal_reduce_parse_line("kcal-reduce max_int_beta 4096 0 1e-7", &r) ==
+          -1);
+    CHECK(r.n == 3);
     kcal_raw_free(&r);
 }
 
@@ -710,6 +747,88 @@ static void add_reduce(kcal_raw *r, gsl_rng *rng, double a, double rho,
         double tc = cold_rho * (32 << 20);
         kcal_raw_add(r, KCAL_PHASE_REDUCE, KCAL_PATTERN_COLD, 1, 0, 32 << 20,
                      k, tc + gsl_ran_gaussian(rng, 0.02 * tc));
+    }
+}
+
+/* A pair's samples (pattern its member name), as the probe interleaves
+ * them with hot's in the same passes. */
+static void add_rate(kcal_raw *r, gsl_rng *rng, const char *pattern,
+                     double a, double rho, const long *sizes, size_t n)
+{
+    for (int k = 0; k < RPASSES; k++)
+        for (size_t i = 0; i < n; i++) {
+            double t = a + rho * (double)sizes[i];
+            kcal_raw_add(r, KCAL_PHASE_REDUCE, pattern, 1, 0, sizes[i], k,
+                         t + gsl_ran_gaussian(rng, 0.02 * t));
+        }
+}
+
+/* The slope's standard error of such a line (see test_reduce). */
+static double rate_se(double a, double rho, const long *sizes, size_t n)
+{
+    double sw = 0, swx = 0, swxx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = (double)sizes[i];
+        double se = se_median(0.02 * (a + rho * x), RPASSES);
+        sw += 1 / (se * se), swx += x / (se * se), swxx += x * x / (se * se);
+    }
+    return 1 / sqrt(swxx - swx * swx / sw);
+}
+
+/* reduce_<op>_<class>_beta: two pairs with their own slopes among hot's
+ * samples come out with them, each with _stderr and _dof and a comment
+ * line; a pair without samples writes no key; one whose time does not
+ * grow, a note and no key; a raw file with pairs but no hot, the pairs
+ * alone. */
+static void test_reduce_rates(gsl_rng *rng)
+{
+    static const long SZ[] = {4096, 16384, 65536, 262144};
+    const size_t NSZ = sizeof SZ / sizeof *SZ;
+    const double A = 1e-7, RHO_MAX = 4e-11, RHO_MINLOC = 1.8e-10;
+    for (int variant = 0; variant < 2; variant++) {
+        kcal_raw r;
+        make_samples(&r, rng, 2);
+        if (variant == 0)
+            add_reduce(&r, rng, 5e-8, 1.5e-11, SZ, NSZ);
+        add_rate(&r, rng, "max_int", A, RHO_MAX, SZ, NSZ);
+        add_rate(&r, rng, "minloc_pair", A, RHO_MINLOC, SZ, NSZ);
+        add_rate(&r, rng, "lxor_logical", A, 0, SZ, NSZ);
+        kcal_params p;
+        kcal_params_init(&p);
+        kcal_calibrate_notes notes;
+        char comment[16384] = "", err[256] = "";
+        CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment,
+                                    err, sizeof err) == 0);
+        double m = kcal_params_get(&p, "reduce_max_int_beta", -1);
+        double mse = kcal_params_get(&p, "reduce_max_int_beta_stderr", -1);
+        double se_m = rate_se(A, RHO_MAX, SZ, NSZ);
+        CHECK(fabs(m - RHO_MAX) < 5 * se_m);
+        CHECK(mse > se_m / 3 && mse < 3 * se_m);
+        CHECK(fabs(m - RHO_MAX) < 5 * mse);
+        CHECK(kcal_params_get(&p, "reduce_max_int_beta_dof", -1) ==
+              (double)NSZ - 2);
+        double l = kcal_params_get(&p, "reduce_minloc_pair_beta", -1);
+        double lse = kcal_params_get(&p, "reduce_minloc_pair_beta_stderr", -1);
+        CHECK(fabs(l - RHO_MINLOC) < 5 * rate_se(A, RHO_MINLOC, SZ, NSZ));
+        CHECK(lse > 0 && fabs(l - RHO_MINLOC) < 5 * lse);
+        /* The slot's name is the key written. */
+        CHECK(kcal_params_has_key(&p, KCAL_PK_MEMBER(reduce_rate,
+                                      kcal_reduce_rate_index("max_int"))));
+        CHECK(kcal_params_find(&p, "reduce_sum_int_beta") == NULL);
+        CHECK(kcal_params_find(&p, "reduce_sum_int_beta_stderr") == NULL);
+        CHECK(kcal_params_find(&p, "reduce_lxor_logical_beta") == NULL);
+        CHECK(has_note(&notes, "reduce_lxor_logical_beta: the op's time did "
+                               "not grow"));
+        CHECK(strstr(comment, "reduce max on int: rho = 0.0") != NULL &&
+              strstr(comment, " ns/B (2") != NULL);
+        CHECK(strstr(comment, "reduce minloc on pair: rho = 0.1") != NULL);
+        CHECK(strstr(comment, "reduce lxor on logical: no growth with the "
+                              "size, reduce_lxor_logical_beta not written") !=
+              NULL);
+        CHECK((kcal_params_get(&p, "reduce_beta", -1) > 0) == (variant == 0));
+        CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+        kcal_params_free(&p);
+        kcal_raw_free(&r);
     }
 }
 
@@ -795,6 +914,7 @@ int main(void)
     test_pass(rng);
     test_reduce_plan();
     test_reduce(rng);
+    test_reduce_rates(rng);
     gsl_rng_free(rng);
     return check_report();
 }

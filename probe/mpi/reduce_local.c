@@ -10,11 +10,93 @@
 #include <sys/resource.h>
 #include <time.h>
 
+/* The C type of the pair class (model/reduce_rates.def says why MPI_2INT):
+ * its layout, checked against the type's extent at run time. */
+struct kcal_2int_ {
+    int v, i;
+};
+
+/* Both operands of a class's type filled with the .def's `one`. */
+#define KCAL_REDUCE_CLASS(name, classes, handle, ctype, one)                  \
+    static void fill_##name(void *a, void *b, long count)                     \
+    {                                                                         \
+        static const ctype v = {one};                                         \
+        ctype *x = a, *y = b;                                                 \
+        for (long i = 0; i < count; i++)                                      \
+            x[i] = y[i] = v;                                                  \
+    }
+#include "model/reduce_rates.def"
+
+enum {
+#define KCAL_REDUCE_CLASS(name, ...) CLS_##name,
+#include "model/reduce_rates.def"
+    N_CLS
+};
+
+typedef struct {
+    const char *name, *type;
+    MPI_Datatype handle;
+    size_t size; /* sizeof the C type */
+    void (*fill)(void *, void *, long);
+} rclass;
+
+static rclass classes[N_CLS];
+
+/* The pairs by their member names (probe/reduce.c's, which this helper
+ * does not link); the op's handle is looked up in
+ * algos/reduce_types.def by name. */
+static const struct {
+    const char *name, *op;
+    int cls;
+} rates[KCAL_N_MEMBERS_REDOP] = {
+#define KCAL_REDUCE_RATE(op, cls) {#op "_" #cls, #op, CLS_##cls},
+#include "model/reduce_rates.def"
+};
+
+static int rate_index(const char *name)
+{
+    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
+        if (!strcmp(name, rates[i].name))
+            return i;
+    return -1;
+}
+
+/* Filled at run time: Open MPI's handles are addresses, not constants. */
+static void classes_init(void)
+{
+    int i = 0;
+#define KCAL_REDUCE_CLASS(name, cl, handle_, ctype, one)                      \
+    classes[i++] = (rclass){#name, #handle_, handle_, sizeof(ctype),          \
+                            fill_##name};
+#include "model/reduce_rates.def"
+}
+
+static int op_handle(const char *name, MPI_Op *op)
+{
+#define KCOLL_ROP(name_, handle, cls)                                         \
+    if (!strcmp(name, #name_)) {                                              \
+        *op = handle;                                                         \
+        return 0;                                                             \
+    }
+#include "algos/reduce_types.def"
+    return -1;
+}
+
 typedef struct {
     char pattern[24];
+    int rate; /* the pair of reduce_rates.def, -1: MPI_SUM on doubles */
     long bytes;
     int inner; /* calls per sample */
 } rsize;
+
+/* What one sample reduces. */
+typedef struct {
+    const void *in;
+    void *inout;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+} rcall;
 
 static double now(void)
 {
@@ -31,25 +113,92 @@ static long switches(void)
     return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
 }
 
-/* `calls` back-to-back calls on the first `bytes` of the buffers. Seconds
- * per call, or -1 when a call failed. */
-static double timed(const double *in, double *inout, long bytes, int calls)
+/* `calls` back-to-back calls. Seconds per call, or -1 when a call
+ * failed. */
+static double timed(const rcall *c, int calls)
 {
-    int count = (int)(bytes / (long)sizeof(double));
     double t0 = now();
     for (int i = 0; i < calls; i++)
-        if (MPI_Reduce_local(in, inout, count, MPI_DOUBLE, MPI_SUM) !=
+        if (MPI_Reduce_local(c->in, c->inout, c->count, c->type, c->op) !=
             MPI_SUCCESS)
             return -1;
     return (now() - t0) / calls;
 }
 
+static size_t count_items(const char *s, const char *end)
+{
+    size_t n = 1;
+    for (; s < end; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* One argument PATTERN[,PATTERN...]:BYTES[,BYTES...] into its samples at
+ * *sizes + *n. */
+static int parse_arg(const char *a, rsize *sizes, int *n, long *top,
+                     long *rtop, char *err, size_t errlen)
+{
+    const char *colon = strchr(a, ':'), *p = a;
+    if (!colon)
+        goto bad;
+    /* The pairs and hot or cold: the most one argument names. */
+    char pats[KCAL_N_MEMBERS_REDOP + 2][24];
+    size_t np = 0;
+    for (;;) {
+        size_t l = strcspn(p, ",:");
+        if (l == 0 || l >= sizeof pats[0] || np == sizeof pats / sizeof *pats)
+            goto bad;
+        memcpy(pats[np], p, l);
+        pats[np++][l] = '\0';
+        if (p[l] == ':')
+            break;
+        p += l + 1;
+    }
+    for (const char *b = colon + 1;;) {
+        char *end;
+        long bytes = strtol(b, &end, 10);
+        if (end == b || (*end && *end != ','))
+            goto bad;
+        for (size_t i = 0; i < np; i++) {
+            rsize *s = &sizes[(*n)++];
+            strcpy(s->pattern, pats[i]);
+            s->rate = -1;
+            s->bytes = bytes;
+            size_t elem = sizeof(double);
+            if (strcmp(s->pattern, KCAL_PATTERN_HOT) &&
+                strcmp(s->pattern, KCAL_PATTERN_COLD)) {
+                if ((s->rate = rate_index(s->pattern)) < 0) {
+                    snprintf(err, errlen, "%s: unknown pattern '%s' in '%s'",
+                             KCAL_REDUCE_ARG, s->pattern, a);
+                    return -1;
+                }
+                elem = classes[rates[s->rate].cls].size;
+            }
+            if (bytes < (long)elem || bytes % (long)elem ||
+                bytes > KCAL_REDUCE_COLD_MAX)
+                goto bad;
+            long *t = s->rate < 0 ? top : rtop;
+            if (bytes > *t)
+                *t = bytes;
+        }
+        if (!*end)
+            break;
+        b = end + 1;
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "%s: bad size '%s'", KCAL_REDUCE_ARG, a);
+    return -1;
+}
+
 static int parse(int argc, char **argv, int *passes, double *min_sample,
-                 rsize **sizes, int *n, long *top, char *err, size_t errlen)
+                 rsize **sizes, int *n, long *top, long *rtop, char *err,
+                 size_t errlen)
 {
     char *end;
     if (argc < 4 || strcmp(argv[0], KCAL_REDUCE_ARG)) {
-        snprintf(err, errlen, "%s: want %s PASSES MIN_SAMPLE PATTERN:BYTES...",
+        snprintf(err, errlen, "%s: want %s PASSES MIN_SAMPLE "
+                 "PATTERN[,PATTERN...]:BYTES[,BYTES...]...",
                  argc ? argv[0] : "", KCAL_REDUCE_ARG);
         return -1;
     }
@@ -64,32 +213,47 @@ static int parse(int argc, char **argv, int *passes, double *min_sample,
                  argv[2]);
         return -1;
     }
-    *n = argc - 3;
-    *sizes = calloc((size_t)*n, sizeof **sizes);
+    /* Every argument is the product of its two lists. */
+    size_t total = 0;
+    for (int i = 3; i < argc; i++) {
+        const char *colon = strchr(argv[i], ':');
+        if (!colon) {
+            snprintf(err, errlen, "%s: bad size '%s'", KCAL_REDUCE_ARG,
+                     argv[i]);
+            return -1;
+        }
+        total += count_items(argv[i], colon) *
+                 count_items(colon + 1, colon + strlen(colon));
+    }
+    *sizes = calloc(total, sizeof **sizes);
     if (!*sizes) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    *top = 0;
-    for (int i = 0; i < *n; i++) {
-        rsize *s = &(*sizes)[i];
-        const char *a = argv[3 + i], *colon = strchr(a, ':');
-        size_t pl = colon ? (size_t)(colon - a) : 0;
-        if (colon)
-            s->bytes = strtol(colon + 1, &end, 10);
-        if (!colon || pl >= sizeof s->pattern || *end ||
-            s->bytes < (long)sizeof(double) || s->bytes % 8 ||
-            s->bytes > KCAL_REDUCE_COLD_MAX) {
-            snprintf(err, errlen, "%s: bad size '%s'", KCAL_REDUCE_ARG, a);
+    *n = 0, *top = 0, *rtop = 0;
+    for (int i = 3; i < argc; i++)
+        if (parse_arg(argv[i], *sizes, n, top, rtop, err, errlen) < 0) {
             free(*sizes);
             return -1;
         }
-        memcpy(s->pattern, a, pl);
-        s->pattern[pl] = '\0';
-        if (s->bytes > *top)
-            *top = s->bytes;
-    }
     return 0;
+}
+
+/* The call sample k makes: MPI_SUM on the doubles in/inout, or its pair
+ * on rin/rinout, filled afresh (the other pairs' samples have written
+ * their own type over them). */
+static void prepare(const rsize *s, const MPI_Op *ops, double *in,
+                   double *inout, void *rin, void *rinout, rcall *c)
+{
+    if (s->rate < 0) {
+        *c = (rcall){in, inout, (int)(s->bytes / (long)sizeof(double)),
+                     MPI_DOUBLE, MPI_SUM};
+        return;
+    }
+    const rclass *cl = &classes[rates[s->rate].cls];
+    long count = s->bytes / (long)cl->size;
+    cl->fill(rin, rinout, count);
+    *c = (rcall){rin, rinout, (int)count, cl->handle, ops[s->rate]};
 }
 
 int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
@@ -98,15 +262,40 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     int passes, n;
     double min_sample;
     rsize *sz;
-    long top;
-    if (parse(argc, argv, &passes, &min_sample, &sz, &n, &top, err,
+    long top, rtop;
+    classes_init();
+    if (parse(argc, argv, &passes, &min_sample, &sz, &n, &top, &rtop, err,
               errlen) < 0)
         return -1;
     double *in = NULL, *inout = NULL;
+    void *rin = NULL, *rinout = NULL;
+    MPI_Op ops[KCAL_N_MEMBERS_REDOP];
+    const rsize *cur = NULL;
+    rcall c;
     int rc = -1;
-    if (posix_memalign((void **)&in, 4096, (size_t)top) ||
-        posix_memalign((void **)&inout, 4096, (size_t)top)) {
-        snprintf(err, errlen, "out of memory (2 x %ld bytes)", top);
+    /* Each pair's op, and its type's layout as the buffers are filled. */
+    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++) {
+        const rclass *cl = &classes[rates[i].cls];
+        MPI_Aint lb, extent;
+        if (op_handle(rates[i].op, &ops[i]) < 0) {
+            snprintf(err, errlen, "op %s of %s is not in "
+                     "algos/reduce_types.def", rates[i].op,
+                     rates[i].name);
+            goto done;
+        }
+        if (MPI_Type_get_extent(cl->handle, &lb, &extent) != MPI_SUCCESS ||
+            lb != 0 || (size_t)extent != cl->size) {
+            snprintf(err, errlen, "%s's extent is not sizeof its C type "
+                     "(%zu bytes): cannot time %s", cl->type, cl->size,
+                     rates[i].name);
+            goto done;
+        }
+    }
+    if ((top && (posix_memalign((void **)&in, 4096, (size_t)top) ||
+                 posix_memalign((void **)&inout, 4096, (size_t)top))) ||
+        (rtop && (posix_memalign(&rin, 4096, (size_t)rtop) ||
+                  posix_memalign(&rinout, 4096, (size_t)rtop)))) {
+        snprintf(err, errlen, "out of memory (2 x %ld bytes)", top + rtop);
         goto done;
     }
     /* Normal numbers that stay normal however often they are summed (no
@@ -116,38 +305,50 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     /* Calls per sample: enough for min_sample, from a warm call's time. */
     for (int k = 0; k < n; k++) {
         double t;
-        timed(in, inout, sz[k].bytes, 1);
-        if ((t = timed(in, inout, sz[k].bytes, 3)) < 0)
+        cur = &sz[k];
+        prepare(cur, ops, in, inout, rin, rinout, &c);
+        timed(&c, 1);
+        if ((t = timed(&c, 3)) < 0)
             goto call_failed;
         double want = t > 0 ? min_sample / t : 1e6;
         sz[k].inner = want < 1 ? 1 : want > 1e6 ? 1000000 : (int)want + 1;
     }
     for (int pass = 0; pass < passes; pass++)
         for (int k = 0; k < n; k++) {
-            int cold = !strcmp(sz[k].pattern, KCAL_PATTERN_COLD);
+            cur = &sz[k];
+            int cold = !strcmp(cur->pattern, KCAL_PATTERN_COLD);
             double t = 0;
             for (int tries = 0; tries < 5; tries++) {
                 /* In cache: one untimed call first, as the pass's other
-                 * sizes (the cold one) have moved the buffers out. */
-                if (!cold && timed(in, inout, sz[k].bytes, 1) < 0)
+                 * samples (the cold one, the other pairs) have moved the
+                 * buffers out or written them. */
+                prepare(cur, ops, in, inout, rin, rinout, &c);
+                if (!cold && timed(&c, 1) < 0)
                     goto call_failed;
                 long sw = switches();
-                t = timed(in, inout, sz[k].bytes, sz[k].inner);
+                t = timed(&c, cur->inner);
                 if (t < 0)
                     goto call_failed;
                 if (sw >= 0 && switches() == sw)
                     break;
             }
             fprintf(out, "%s %s %ld %d %.17g\n", KCAL_REDUCE_LINE,
-                    sz[k].pattern, sz[k].bytes, pass, t);
+                    cur->pattern, cur->bytes, pass, t);
         }
     rc = 0;
     goto done;
 call_failed:
-    snprintf(err, errlen, "MPI_Reduce_local(MPI_DOUBLE, MPI_SUM) failed");
+    if (cur->rate < 0)
+        snprintf(err, errlen, "MPI_Reduce_local(MPI_DOUBLE, MPI_SUM) failed");
+    else
+        snprintf(err, errlen, "MPI_Reduce_local(%s, %s) failed (%s)",
+                 classes[rates[cur->rate].cls].type, rates[cur->rate].op,
+                 cur->pattern);
 done:
     free(in);
     free(inout);
+    free(rin);
+    free(rinout);
     free(sz);
     return rc;
 }

@@ -51,6 +51,15 @@ const kcal_params *kcoll_choice_params(void)
     return params_ok ? &params : NULL;
 }
 
+/* The params as a reduction whose op's rate is `rate` sees them
+ * (kcoll_red_rate; -1: prm itself). */
+static void rate_view(const kcal_params *prm, int rate, kcal_params *view)
+{
+    kcal_params_reduce_view(prm, rate >= 0 ? KCAL_PK_MEMBER(reduce_rate, rate)
+                                           : -1,
+                            view);
+}
+
 static void warn_nonfinite(kcal_coll coll, const kcal_algorithm *only, int p,
                            uint64_t n)
 {
@@ -113,13 +122,15 @@ static int handoff(kcoll_comm *c, kcal_coll coll, uint64_t n)
                                  c->handoff_mask[coll], n);
 }
 
-/* The slot of a key: a multiplicative hash of (coll, n, in_place, only). */
+/* The slot of a key: a multiplicative hash of (coll, rate, n, in_place,
+ * only). */
 static kcoll_choice_slot *choice_slot(kcoll_comm *c, kcal_coll coll,
-                                      uint64_t n, int in_place,
+                                      int rate, uint64_t n, int in_place,
                                       const kcal_algorithm *only)
 {
     uint64_t h = n ^ ((uint64_t)coll << 58) ^ ((uint64_t)in_place << 57) ^
-                 ((uint64_t)(only ? only->index + 1 : 0) << 48);
+                 ((uint64_t)(only ? only->index + 1 : 0) << 48) ^
+                 ((uint64_t)(rate + 1) << 40);
     h *= 0x9e3779b97f4a7c15ull; /* the high bits mix every bit of the key */
     return &c->choices[(h >> 40) % KCOLL_CHOICE_SLOTS];
 }
@@ -129,8 +140,8 @@ static kcoll_choice_slot *choice_slot(kcoll_comm *c, kcal_coll coll,
  * MPI_SUCCESS with *out set, or with *use_mpi = 1 when the model chose the
  * MPI library's collective (its measured line is faster here: no warning)
  * or cannot choose (the warning is printed). */
-static int model_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                        int in_place, const kcal_algorithm *only,
+static int model_choice(kcoll_comm *c, kcal_coll coll, int rate,
+                        uint64_t n, int in_place, const kcal_algorithm *only,
                         kcal_choice *out, int *use_mpi)
 {
     const kcal_params *prm = kcoll_choice_params();
@@ -139,13 +150,15 @@ static int model_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
         *use_mpi = 1;
         return MPI_SUCCESS;
     }
-    kcoll_choice_slot *s = choice_slot(c, coll, n, in_place, only);
-    if (!(s->used && s->coll == coll && s->n == n &&
+    kcoll_choice_slot *s = choice_slot(c, coll, rate, n, in_place, only);
+    if (!(s->used && s->coll == coll && s->rate == rate && s->n == n &&
           s->in_place == in_place && s->only == only)) {
-        *s = (kcoll_choice_slot){.used = 1, .coll = coll, .n = n,
-                                 .in_place = in_place, .only = only};
+        *s = (kcoll_choice_slot){.used = 1, .coll = coll, .rate = rate,
+                                 .n = n, .in_place = in_place, .only = only};
+        kcal_params view;
+        rate_view(prm, rate, &view);
         /* The default model for these params: full for a probed file. */
-        s->rc = kcal_model_select(kcal_model_default(prm), prm, coll,
+        s->rc = kcal_model_select(kcal_model_default(prm), &view, coll,
                                   c->size, n, in_place, only, &s->choice);
     }
     if (s->rc == KCAL_SELECT_NONFINITE) {
@@ -217,7 +230,7 @@ static int best_k(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
 {
     kcal_choice ch;
     int use_mpi;
-    KCOLL_TRY(model_choice(c, coll, n, in_place, plan->alg, &ch, &use_mpi));
+    KCOLL_TRY(model_choice(c, coll, -1, n, in_place, plan->alg, &ch, &use_mpi));
     if (use_mpi)
         set_plan(plan, KCOLL_PLAN_MPI, NULL, 0, KCOLL_WHY_NO_MODEL);
     else
@@ -227,7 +240,7 @@ static int best_k(kcoll_comm *c, kcal_coll coll, uint64_t n, int in_place,
 
 /* The pure choice (KCOLL_VERIFY=0, and the two-level path's hand-off): a
  * table rule, the MPI library below the crossover, the model's first. */
-static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
+static int pure_choice(kcoll_comm *c, kcal_coll coll, int rate, uint64_t n,
                        int in_place, kcoll_plan *plan)
 {
     const kcal_algorithm *alg = NULL;
@@ -267,7 +280,7 @@ static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
     }
     kcal_choice ch;
     int use_mpi;
-    KCOLL_TRY(model_choice(c, coll, n, in_place, NULL, &ch, &use_mpi));
+    KCOLL_TRY(model_choice(c, coll, rate, n, in_place, NULL, &ch, &use_mpi));
     if (use_mpi)
         set_plan(plan, KCOLL_PLAN_MPI, NULL, 0,
                  kcoll_choice_params() ? KCOLL_WHY_HANDOFF : KCOLL_WHY_NO_MODEL);
@@ -276,8 +289,9 @@ static int pure_choice(kcoll_comm *c, kcal_coll coll, uint64_t n,
     return MPI_SUCCESS;
 }
 
-int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
-                 size_t n, int in_place, kcoll_plan *plan)
+int kcoll_choose(kcoll_comm *c, kcal_coll coll, int rate,
+                 const char *algorithm, size_t n, int in_place,
+                 kcoll_plan *plan)
 {
     int p = c->size;
     set_plan(plan, KCOLL_PLAN_ALG, NULL, -1, KCOLL_WHY_USER);
@@ -309,14 +323,14 @@ int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
             plan->kind = KCOLL_PLAN_TWO_LEVEL;
             return MPI_SUCCESS;
         }
-        return pure_choice(c, coll, (uint64_t)n, in_place, plan);
+        return pure_choice(c, coll, rate, (uint64_t)n, in_place, plan);
     }
     if (algorithm)
         return plan->k < 0 ? best_k(c, coll, (uint64_t)n, in_place, plan)
                            : MPI_SUCCESS;
     if (!kcoll_choice_verified(c, n))
-        return pure_choice(c, coll, (uint64_t)n, in_place, plan);
-    return kcoll_verify_plan(c, coll, (uint64_t)n, in_place, plan);
+        return pure_choice(c, coll, rate, (uint64_t)n, in_place, plan);
+    return kcoll_verify_plan(c, coll, rate, (uint64_t)n, in_place, plan);
 }
 
 int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n)
@@ -331,7 +345,7 @@ int kcoll_choice_vwindow(kcoll_comm *c, kcal_coll regular, uint64_t n)
             thr = &rows[i];
     kcal_choice ch;
     int use_mpi = 1;
-    if (thr && model_choice(c, regular, n ? n : 1, 0, thr, &ch, &use_mpi) ==
+    if (thr && model_choice(c, regular, -1, n ? n : 1, 0, thr, &ch, &use_mpi) ==
                    MPI_SUCCESS &&
         !use_mpi && ch.k >= 1 && ch.k <= p - 1)
         return ch.k;
@@ -488,12 +502,17 @@ static int listed(const kcoll_candidate *cand, int n, const kcal_algorithm *a)
     return 0;
 }
 
-int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                            int in_place, double spread, int own_min,
-                            kcoll_candidate *out, int max)
+int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
+                            uint64_t n, int in_place, double spread,
+                            int own_min, kcoll_candidate *out, int max)
 {
     const kcal_algorithm *mpi = kcal_model_mpi(coll);
-    const kcal_params *prm = kcoll_choice_params();
+    const kcal_params *base = kcoll_choice_params(), *prm = NULL;
+    kcal_params view;
+    if (base) {
+        rate_view(base, rate, &view);
+        prm = &view;
+    }
     int nc = 0;
     if (max < 1)
         return 0;

@@ -74,7 +74,8 @@ typedef struct {
     double predicted; /* seconds; 0 where the model has no row (mpi) */
 } kcoll_candidate;
 
-/* The candidates of a NULL call of coll with n bytes on c, in the order
+/* The candidates of a NULL call of coll with n bytes on c (a reduction's
+ * op at rate `rate`, kcoll_red_rate: priced at it), in the order
  * the model ranks them (a $KCOLL_TABLE rule first; the MPI library's
  * collective where the model ranks it, else last), distinct algorithms
  * with their best k, those predicted within `spread` times the best and,
@@ -82,9 +83,9 @@ typedef struct {
  * libkcoll's algorithms are listed, at most max (the MPI library's
  * always among them). Returns the count (>= 1: the MPI library's alone
  * when the params or the table cannot be used). */
-int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, uint64_t n,
-                            int in_place, double spread, int own_min,
-                            kcoll_candidate *out, int max);
+int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
+                            uint64_t n, int in_place, double spread,
+                            int own_min, kcoll_candidate *out, int max);
 
 /* The params the choice prices with ($KCAL_PARAMS, else the embedded
  * default), read once; NULL where they do not read. */
@@ -100,12 +101,13 @@ int kcoll_choice_vcandidates(kcoll_comm *c, int v, uint64_t n, int in_place,
                              kcoll_candidate *out, int max);
 
 /* The plan of a call of coll with n bytes (in_place as the choice may use
- * it: allgather and alltoall only) and the user's algorithm (NULL: the
- * choice's). MPI_SUCCESS, MPI_ERR_ARG (an unknown id, a k out of range, a
+ * it: allgather and alltoall only; a reduction's op's rate, kcoll_red_rate,
+ * -1 for the others) and the user's algorithm (NULL: the choice's). MPI_SUCCESS, MPI_ERR_ARG (an unknown id, a k out of range, a
  * throttled id without k at p < 3) or MPI_ERR_OTHER (CMA forbidden under
  * KCOLL_STRICT=1). */
-int kcoll_choose(kcoll_comm *c, kcal_coll coll, const char *algorithm,
-                 size_t n, int in_place, kcoll_plan *plan);
+int kcoll_choose(kcoll_comm *c, kcal_coll coll, int rate,
+                 const char *algorithm, size_t n, int in_place,
+                 kcoll_plan *plan);
 
 /* Whether kcoll_choose ends a NULL call of n bytes on c in the verified
  * choice (kcoll_verify_plan): one node, CMA working, p >= 2, n > 0,

@@ -32,11 +32,19 @@ typedef struct {
 } call_record;
 static _Thread_local call_record last;
 
+/* The op's rate of a reduction's call (kcoll_red_rate), -1 for a data
+ * collective's. */
+static int call_rate(kcal_coll coll, const kcoll_args *in)
+{
+    return kcal_coll_is_reduction(coll) ? kcoll_red_rate(in->type, in->op)
+                                        : -1;
+}
+
 /* Everything a call does before it runs: the communicator's state,
  * argument checks and the plan. */
-static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
-                   size_t n, int root, int in_place, kcoll_comm **c,
-                   kcoll_plan *plan)
+static int prepare(kcal_coll coll, int rate, MPI_Comm comm,
+                   const char *algorithm, size_t n, int root, int in_place,
+                   kcoll_comm **c, kcoll_plan *plan)
 {
     last.name = NULL;
     KCOLL_TRY(kcoll_comm_get(comm, c));
@@ -49,7 +57,7 @@ static int prepare(kcal_coll coll, MPI_Comm comm, const char *algorithm,
     size_t total;
     if (__builtin_mul_overflow(n, (size_t)p, &total))
         return MPI_ERR_COUNT;
-    KCOLL_TRY(kcoll_choose(*c, coll, algorithm, n, in_place, plan));
+    KCOLL_TRY(kcoll_choose(*c, coll, rate, algorithm, n, in_place, plan));
     int local = p == 1 && plan->kind == KCOLL_PLAN_ALG;
     last = (call_record){local ? "local" : kcoll_plan_name(plan),
                          local || plan->kind == KCOLL_PLAN_MPI ? 0 : plan->k,
@@ -168,8 +176,8 @@ static void remember(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
     int red = kcal_coll_is_reduction(coll);
     if (red && !kcoll_red_predefined(in->type, in->op))
         return;
-    kcoll_verify_slot *s =
-        kcoll_verify_slot_of(c, coll, (uint64_t)in->n, in_place);
+    kcoll_verify_slot *s = kcoll_verify_slot_of(c, coll, call_rate(coll, in),
+                                                (uint64_t)in->n, in_place);
     if (!s)
         return;
     memo = (__typeof__(memo)){1, in->root, in->sendbuf == MPI_IN_PLACE, red,
@@ -265,7 +273,8 @@ static int quick(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
         return -1;
     kcoll_plan plan;
     int in_place = choice_in_place(coll, in);
-    *rc = kcoll_verify_plan(c, coll, (uint64_t)in->n, in_place, &plan);
+    *rc = kcoll_verify_plan(c, coll, call_rate(coll, in), (uint64_t)in->n,
+                            in_place, &plan);
     if (*rc == MPI_SUCCESS) {
         remember(coll, in, comm, c, in_place, gen);
         *rc = run(c, coll, &plan, in);
@@ -281,8 +290,8 @@ static int call(kcal_coll coll, const kcoll_args *in, MPI_Comm comm,
     int in_place = choice_in_place(coll, in);
     kcoll_comm *c;
     kcoll_plan plan;
-    KCOLL_TRY(prepare(coll, comm, algorithm, in->n, in->root, in_place, &c,
-                      &plan));
+    KCOLL_TRY(prepare(coll, call_rate(coll, in), comm, algorithm, in->n,
+                      in->root, in_place, &c, &plan));
     return run(c, coll, &plan, in);
 }
 
@@ -387,7 +396,7 @@ static int reduction(kcal_coll coll, const void *sendbuf, void *recvbuf,
     kcoll_comm *c;
     kcoll_plan plan;
     double t0 = kcoll_stats_on() ? kcoll_stats_now() : 0;
-    KCOLL_TRY(prepare(coll, comm, algorithm, 0, root, 0, &c, &plan));
+    KCOLL_TRY(prepare(coll, -1, comm, algorithm, 0, root, 0, &c, &plan));
     int rc = kcoll_mpi_reduction(coll, &a, c->comm);
     if (kcoll_stats_on())
         kcoll_stats_add(coll, "mpi(type-op)", 0,

@@ -71,6 +71,7 @@
 typedef struct {
     int used;
     kcal_coll coll;
+    int rate; /* the op's rate (kcoll_red_rate), -1: reduce_beta's */
     int in_place;
     uint64_t n;
     const kcal_algorithm *only;
@@ -93,6 +94,15 @@ typedef struct kcoll_verify_slot kcoll_verify_slot;
 /* Room per communicator for the v-collectives' state (irregular.def has
  * four; irregular.c asserts they fit). */
 #define KCOLL_VCOLL_SLOTS 8
+
+/* The domains a communicator decides in (verify.h): each collective, each
+ * v-collective's slot, and each reduction (the last three collectives of
+ * collectives.def) once more per op whose rate the model knows apart
+ * (model/reduce_rates.def): a fold 9-35x slower than MPI_SUM on doubles
+ * (the logical ops on the Zen 3 guest) may make another algorithm the
+ * fastest, so its calls decide apart from the sums of the same size. */
+#define KCOLL_RATE_DOMS (3 * KCAL_N_MEMBERS_REDOP)
+#define KCOLL_DOMAINS (KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS + KCOLL_RATE_DOMS)
 
 /* A per-pair v-collective's agreed size key (vkey.h): counts of its
  * verified NULL calls, the same on every rank. */
@@ -143,9 +153,10 @@ typedef struct kcoll_comm {
      * communicator never run at the same time (MPI's rule). */
     kcoll_choice_slot choices[KCOLL_CHOICE_SLOTS];
     /* The verified choice's state per domain (verify.h: each collective,
-     * then the v-collectives): an array of slots by size class and in
-     * place, made on the first NULL call. */
-    kcoll_verify_slot **verify[KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS];
+     * then the v-collectives, then the reductions whose op has a rate of
+     * its own): an array of slots by size class and in place, made on
+     * the first NULL call. */
+    kcoll_verify_slot **verify[KCOLL_DOMAINS];
     /* Per collective, the size below which algorithm NULL hands the call
      * to the MPI library (0: never), and the size classes above it that go
      * there too, once handoff_known has its bit. */

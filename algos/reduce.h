@@ -47,6 +47,14 @@ int kcoll_red_predefined(MPI_Datatype type, MPI_Op op);
  * none the reductions know). */
 unsigned kcoll_red_type_class(MPI_Datatype t);
 
+/* The model's rate for op on type (model/reduce_rates.def): the index
+ * of its reduce_<op>_<class>_beta key among the REDOP family's members,
+ * or -1 where it has none of its own (MPI_SUM on floating point, whose
+ * rate is reduce_beta; a user's op or type). The reductions' choice
+ * prices and decides each such op apart (verify.h's rate domains).
+ * Remembered per thread for the last predefined pair asked. */
+int kcoll_red_rate(MPI_Datatype type, MPI_Op op);
+
 /* Whether x ⊕ y and y ⊕ x are the same bits for every x and y of type:
  * the predefined ops on the integer, logical and byte classes (but
  * MINLOC and MAXLOC), and MPI_SUM and MPI_PROD on the real floating

@@ -72,6 +72,37 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
     return ok;
 }
 
+int kcoll_red_rate(MPI_Datatype type, MPI_Op op)
+{
+    static const struct {
+        MPI_Op op;
+        const char *name;
+    } ops[] = {
+#define KCOLL_ROP(name, handle, classes) {handle, #name},
+#include "algos/reduce_types.def"
+    };
+    static _Thread_local struct {
+        MPI_Datatype type;
+        MPI_Op op;
+        int rate, set;
+    } memo;
+    if (memo.set && memo.type == type && memo.op == op)
+        return memo.rate;
+    unsigned cls = kcoll_red_type_class(type);
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops && !name; i++)
+        if (op == ops[i].op)
+            name = ops[i].name;
+    kcal_pkey k = cls && name ? kcal_reduce_rate_key(name, cls) : -1;
+    int rate = k >= KCAL_PK_MEMBER(reduce_rate, 0) &&
+                       k < KCAL_PK_MEMBER(reduce_rate, KCAL_N_MEMBERS_REDOP)
+                   ? k - KCAL_PK_MEMBER(reduce_rate, 0)
+                   : -1;
+    if (cls && name)
+        memo.type = type, memo.op = op, memo.rate = rate, memo.set = 1;
+    return rate;
+}
+
 int kcoll_red_predefined(MPI_Datatype type, MPI_Op op)
 {
     return kcoll_red_type_class(type) && op_classes(op) >= 0;

@@ -1,6 +1,7 @@
 /* verify: libkcoll's own choice checked at run time (verify.h has the
  * method; docs/libkcoll.md "The verified choice" the numbers). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,14 +166,65 @@ void kcoll_verify_free(kcoll_comm *c)
 }
 
 /* The collective whose registry rows stand for dom's candidates. */
+/* The reductions' own domains: after the v-collectives', rate after rate
+ * of each reduction in collectives.def's order. */
+enum { RATE_DOM0 = KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS };
+
+int kcoll_verify_dom(kcal_coll coll, int rate)
+{
+    if (rate < 0 || rate >= KCAL_N_MEMBERS_REDOP ||
+        !kcal_coll_is_reduction(coll))
+        return (int)coll;
+    return RATE_DOM0 + (int)(coll - KCAL_COLL_REDUCE) * KCAL_N_MEMBERS_REDOP +
+           rate;
+}
+
+/* Whether dom is a v-collective's. */
+static int is_vdom(int dom)
+{
+    return dom >= KCAL_COLL_COUNT && dom < RATE_DOM0;
+}
+
+/* A rate domain's op rate (-1 for any other domain). */
+static int dom_rate(int dom)
+{
+    return dom >= RATE_DOM0 ? (dom - RATE_DOM0) % KCAL_N_MEMBERS_REDOP : -1;
+}
+
 static kcal_coll model_coll(int dom)
 {
+    if (dom >= RATE_DOM0)
+        return (kcal_coll)(KCAL_COLL_REDUCE +
+                           (dom - RATE_DOM0) / KCAL_N_MEMBERS_REDOP);
     return dom < KCAL_COLL_COUNT ? (kcal_coll)dom
                                  : kcoll_v_regular(dom - KCAL_COLL_COUNT);
 }
 
+/* KCOLL_STATS's name of a domain: the collective, and a rate domain's op
+ * and class after a colon, "allreduce:land_int" (the rate key's member of
+ * model/reduce_rates.def, read off its key's name). Made once. */
+static char rate_names[KCOLL_RATE_DOMS][48];
+static pthread_once_t rate_names_once = PTHREAD_ONCE_INIT;
+
+static void make_rate_names(void)
+{
+    const kcal_key_info *in = kcal_key_info_of(KCAL_PK_reduce_rate);
+    size_t pl = strlen(in->prefix), sl = strlen(in->suffix);
+    for (int d = 0; d < KCOLL_RATE_DOMS; d++) {
+        const char *key = kcal_key_name(
+            KCAL_PK_MEMBER(reduce_rate, d % KCAL_N_MEMBERS_REDOP));
+        snprintf(rate_names[d], sizeof rate_names[d], "%s:%.*s",
+                 kcal_coll_name(model_coll(RATE_DOM0 + d)),
+                 (int)(strlen(key) - pl - sl), key + pl);
+    }
+}
+
 static const char *dom_name(int dom)
 {
+    if (dom >= RATE_DOM0) {
+        pthread_once(&rate_names_once, make_rate_names);
+        return rate_names[dom - RATE_DOM0];
+    }
     return dom < KCAL_COLL_COUNT ? kcal_coll_name((kcal_coll)dom)
                                  : kcoll_v_name(dom - KCAL_COLL_COUNT);
 }
@@ -212,8 +264,8 @@ static int make_slot(kcoll_comm *c, int dom, uint64_t n, int in_place,
     double msg[OVER + 1] = {0};
     kcoll_candidate cand[KCOLL_VERIFY_MAX];
     kcal_coll coll = model_coll(dom);
-    int nc = dom < KCAL_COLL_COUNT
-                 ? kcoll_choice_candidates(c, coll, n, in_place,
+    int nc = !is_vdom(dom)
+                 ? kcoll_choice_candidates(c, coll, dom_rate(dom), n, in_place,
                                            KCOLL_VERIFY_SPREAD,
                                            KCOLL_VERIFY_OWN, cand,
                                            KCOLL_VERIFY_MAX)
@@ -290,10 +342,11 @@ int kcoll_verify_plan_dom(kcoll_comm *c, int dom, uint64_t n, int in_place,
     return MPI_SUCCESS;
 }
 
-int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
+int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, int rate, uint64_t n,
                       int in_place, kcoll_plan *plan)
 {
-    return kcoll_verify_plan_dom(c, (int)coll, n, in_place, plan);
+    return kcoll_verify_plan_dom(c, kcoll_verify_dom(coll, rate), n,
+                                 in_place, plan);
 }
 
 kcoll_verify_slot *kcoll_verify_slot_dom(kcoll_comm *c, int dom, uint64_t n,
@@ -305,9 +358,10 @@ kcoll_verify_slot *kcoll_verify_slot_dom(kcoll_comm *c, int dom, uint64_t n,
 }
 
 kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
-                                        uint64_t n, int in_place)
+                                        int rate, uint64_t n, int in_place)
 {
-    return kcoll_verify_slot_dom(c, (int)coll, n, in_place);
+    return kcoll_verify_slot_dom(c, kcoll_verify_dom(coll, rate), n,
+                                 in_place);
 }
 
 double kcoll_verify_call_time(const kcoll_verify_slot *s)
@@ -353,7 +407,7 @@ static void log_decision(const kcoll_verify_slot *s, int p, const char *what)
     snprintf(d.why, sizeof d.why, "%s%s%s", s->reason, *s->reason ? ", " : "",
              what);
     for (int i = 0; i < s->ncand; i++) {
-        d.name[i] = s->dom < KCAL_COLL_COUNT
+        d.name[i] = !is_vdom(s->dom)
                         ? s->cand[i].alg->id
                         : kcoll_v_row_id(s->dom - KCAL_COLL_COUNT,
                                          s->cand[i].alg);

@@ -119,9 +119,16 @@
  * (irregular.c: allgatherv's largest block; the others' agreed largest
  * pair, vkey.h). A v-collective's candidates are the regular rows that
  * stand for its rows in the model (irregular.h) and the MPI library's
- * v-collective. */
+ * v-collective. Then each reduction once more per op with a rate of its
+ * own (kcoll_impl.h's KCOLL_RATE_DOMS; kcoll_verify_dom): its candidates
+ * are priced at that rate, and its decisions are its own. */
 #define KCOLL_VERIFY_VDOM(v) (KCAL_COLL_COUNT + (int)(v))
-#define KCOLL_VERIFY_DOMS (KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS)
+#define KCOLL_VERIFY_DOMS KCOLL_DOMAINS
+
+/* The domain of a call of coll whose op's rate is `rate` (kcoll_red_rate:
+ * -1 for reduce_beta's, every data collective's): coll itself, or a
+ * reduction's own domain for that rate. */
+int kcoll_verify_dom(kcal_coll coll, int rate);
 
 /* The size class of n: two per octave, [2^i, 1.5·2^i) and
  * [1.5·2^i, 2^(i+1)); class 0 holds n = 0 and 1. */
@@ -131,7 +138,7 @@ int kcoll_verify_size_class(uint64_t n);
  * verification of (coll, n's class, in_place). On the class's first call
  * this is collective over c (rank 0's candidates are broadcast).
  * MPI_SUCCESS or an MPI error. */
-int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, uint64_t n,
+int kcoll_verify_plan(kcoll_comm *c, kcal_coll coll, int rate, uint64_t n,
                       int in_place, kcoll_plan *plan);
 /* The same for domain dom (KCOLL_VERIFY_VDOM(v): n a v-collective's size
  * class's key, alike on every rank, its largest block). */
@@ -184,11 +191,11 @@ static inline kcoll_plan kcoll_verify_hot_plan(const kcoll_verify_hot *h)
 double kcoll_verify_call_time(const kcoll_verify_slot *s);
 
 /* The same in two halves, for a caller that keeps the slot of a call it
- * repeats (kcoll.c): the slot of (coll, n's class, in_place) on c, NULL
+ * repeats (kcoll.c): the slot of (coll, rate, n's class, in_place) on c, NULL
  * before kcoll_verify_plan made it; and the plan from a slot (never
  * collective). A slot lives as long as c's state. */
 kcoll_verify_slot *kcoll_verify_slot_of(kcoll_comm *c, kcal_coll coll,
-                                        uint64_t n, int in_place);
+                                        int rate, uint64_t n, int in_place);
 kcoll_verify_slot *kcoll_verify_slot_dom(kcoll_comm *c, int dom, uint64_t n,
                                          int in_place);
 void kcoll_verify_plan_slot(kcoll_verify_slot *s, kcoll_plan *plan);

@@ -12,7 +12,8 @@
 # twice, a clear one once; a periodic switch slower back to back than
 # the decision it replaced is taken back; a candidate far slower than one before it in
 # its first two timed calls makes no more; KCOLL_VERIFY=0 is the pure
-# model choice;
+# model choice; a reduction whose op has a rate of its own decides
+# apart;
 # and KCOLL_STATS=1 lists the decisions. The v-collectives (every block
 # alike) are verified as the eight collectives are, and the per-pair
 # ones whose ranks' own blocks differ in one agreed class. Against the
@@ -84,6 +85,14 @@ run "p=2 confirm" timeout $limit "${mpi[@]}" -np 2 "$prog" --mode confirm
 # changes (oversubscribed: the ranks' own classes differ from p = 3).
 for p in 3 4; do
   run "p=$p vkey" timeout $limit "${mpi[@]}" -np "$p" "$prog" --mode vkey
+done
+# A reduction whose op has a rate of its own (MPI_LAND on ints) decides
+# apart from the sums of the same size, alike on every rank; KCOLL_STATS
+# names its class allreduce:land_int.
+for p in 2 3; do
+  run "p=$p rates" timeout $limit "${mpi[@]}" -np "$p" "$mpi_x" KCOLL_STATS=1 "$prog" --mode rates
+  grep -q '^decision allreduce:land_int ' "$tmp/err" && echo "ok   KCOLL_STATS names allreduce:land_int" ||
+    { echo "FAIL KCOLL_STATS: no allreduce:land_int decision:"; grep '^decision' "$tmp/err" | head; fail=1; }
 done
 # A periodic exploration's switch to a candidate slow back to back (and
 # not barrier-started) is taken back at the new decision's first steady

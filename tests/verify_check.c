@@ -42,6 +42,9 @@
  *   slowed calls.
  * --mode pure: under KCOLL_VERIFY=0: NULL calls right, and no class ever
  *   verified (the pure model choice).
+ * --mode rates: an allreduce whose op has a rate of its own (MPI_LAND on
+ *   ints) decides in a domain of its own, apart from the sums of doubles
+ *   of the same size, alike on every rank, with right results.
  * --mode trial: a periodic exploration's switch to a candidate slow back
  *   to back (barrier-started it is not) is taken back within
  *   TRIAL_CALLS calls, without exploring, and not made again.
@@ -57,6 +60,7 @@
 #include "algos/choice.h"
 #include "algos/kcoll.h"
 #include "algos/kcoll_impl.h"
+#include "algos/reduce.h"
 #include "algos/verify.h"
 #include "algos/vkey.h"
 #include "algos/vrows.h"
@@ -80,17 +84,22 @@ static void fail(const char *what, const char *detail)
 #define ATV KCOLL_VERIFY_VDOM(KCOLL_VCOLL_ALLTOALLV)
 #define DOMS (KCAL_COLL_COUNT + KCOLL_VCOLL_COUNT) /* every one tested */
 
+/* A v-collective's domain (then a rate domain's: verify.h). */
+static int vdom(int dom)
+{
+    return dom >= KCAL_COLL_COUNT && dom < KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS;
+}
+
 static const char *dname(int dom)
 {
-    return dom >= KCAL_COLL_COUNT ? kcoll_v_name(dom - KCAL_COLL_COUNT)
-                                  : kcal_coll_name((kcal_coll)dom);
+    return vdom(dom) ? kcoll_v_name(dom - KCAL_COLL_COUNT)
+           : dom < KCAL_COLL_COUNT ? kcal_coll_name((kcal_coll)dom)
+                                   : "a reduction's rate domain";
 }
 
 static const char *row_id(int dom, const kcal_algorithm *alg)
 {
-    return dom >= KCAL_COLL_COUNT
-               ? kcoll_v_row_id(dom - KCAL_COLL_COUNT, alg)
-               : alg->id;
+    return vdom(dom) ? kcoll_v_row_id(dom - KCAL_COLL_COUNT, alg) : alg->id;
 }
 
 static unsigned char byte_of(int owner, int block, size_t i, unsigned seed)
@@ -1132,6 +1141,79 @@ static void pure(void)
         }
 }
 
+/* --mode rates: an allreduce whose op has a rate of its own (MPI_LAND on
+ * ints, MPI_MINLOC on MPI_2INT: model/reduce_rates.def) decides in its
+ * own domain (verify.h), apart from MPI_SUM on doubles of the same size:
+ * its calls make its domain and leave the sums' unmade, the sums' calls
+ * then leave its decision as it was; every rank holds the same
+ * candidates and decision there; and every result is right. */
+static int land_call(size_t n, unsigned seed)
+{
+    size_t cnt = n / sizeof(int);
+    int *in = malloc(n), *out = malloc(n), ok = in && out, rc;
+    for (size_t i = 0; ok && i < cnt; i++) /* rank r's zero at i % (np+3) == r */
+        in[i] = (int)((i + seed) % (size_t)(np + 3)) == me ? 0 : (int)(i | 1);
+    start_together();
+    rc = ok ? kcoll_allreduce(in, out, cnt, MPI_INT, MPI_LAND, MPI_COMM_WORLD,
+                              NULL)
+            : MPI_ERR_NO_MEM;
+    for (size_t i = 0; ok && rc == MPI_SUCCESS && i < cnt; i++)
+        ok = out[i] == ((int)((i + seed) % (size_t)(np + 3)) >= np);
+    free(in);
+    free(out);
+    return ok && rc == MPI_SUCCESS;
+}
+
+static void rates(void)
+{
+    int land = kcoll_red_rate(MPI_INT, MPI_LAND);
+    cases += 4;
+    if (land < 0 || kcoll_red_rate(MPI_DOUBLE, MPI_SUM) != -1 ||
+        kcoll_red_rate(MPI_INTEGER, MPI_LAND) != land ||
+        kcoll_red_rate(MPI_2INT, MPI_MINLOC) < 0 ||
+        kcoll_red_rate(MPI_2INT, MPI_MINLOC) == land)
+        fail("allreduce", "kcoll_red_rate: MPI_LAND on ints, MPI_INTEGER "
+             "alike, MPI_MINLOC apart, MPI_SUM on doubles none");
+    int dom = kcoll_verify_dom(KCAL_COLL_ALLREDUCE, land);
+    cases++;
+    if (dom < KCAL_COLL_COUNT + KCOLL_VCOLL_SLOTS || dom >= KCOLL_DOMAINS)
+        fail("allreduce", "MPI_LAND's domain is not a rate domain");
+    kcoll_comm *c;
+    if (kcoll_comm_get(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    unsigned seed = 1;
+    static const size_t sizes[] = {65536, 1 << 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        kcoll_verify_state st, sum;
+        long i;
+        for (i = 0; i < 400; i++) {
+            cases++;
+            if (!land_call(n, seed++))
+                fail("allreduce:land_int", "a wrong result");
+            kcoll_verify_describe_dom(c, dom, n, 0, &st);
+            if (st.exists && !st.exploring && st.explorations > 0)
+                break;
+        }
+        cases++;
+        if (i == 400)
+            fail("allreduce:land_int", "no decision after 400 calls");
+        kcoll_verify_describe(c, KCAL_COLL_ALLREDUCE, n, 0, &sum);
+        cases++;
+        if (sum.exists)
+            fail("allreduce", "MPI_LAND's calls made the sums' class");
+        same_everywhere(dom, n);
+        if (settle(KCAL_COLL_ALLREDUCE, n, 0, 400, &seed) < 0)
+            continue;
+        kcoll_verify_state after;
+        kcoll_verify_describe_dom(c, dom, n, 0, &after);
+        cases++;
+        if (after.explorations != st.explorations ||
+            after.chosen != st.chosen)
+            fail("allreduce:land_int", "the sums' calls changed its decision");
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1159,11 +1241,13 @@ int main(int argc, char **argv)
         trial();
     else if (!strcmp(mode, "vkey"))
         vkey();
+    else if (!strcmp(mode, "rates"))
+        rates();
     else {
         if (me == 0)
             fprintf(stderr,
                     "verify_check: --mode "
-                    "agree|opposite|passing|leave|burst|confirm|cut|pure|trial|vkey\n");
+                    "agree|opposite|passing|leave|burst|confirm|cut|pure|trial|vkey|rates\n");
         MPI_Finalize();
         return 2;
     }

@@ -4,6 +4,28 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "algos/reduce_types.h"
+
+/* The types reduce_types.def names no row for (reduce_fill.h): a bool
+ * stores a value's truth, a double complex's parts are doubles. */
+const kcal_reduce_type kcal_reduce_fill_bool = {
+    "bool", sizeof(_Bool), KCOLL_RC_LOGICAL, 0, 0, sizeof(_Bool), 0};
+const kcal_reduce_type kcal_reduce_fill_double_complex = {
+    "double_complex", sizeof(double _Complex), KCOLL_RC_COMPLEX, 1, 1,
+    sizeof(double), 0};
+
+const kcal_reduce_type *kcal_reduce_fill_type(const char *name)
+{
+    for (size_t i = 0; i < kcal_reduce_ntypes; i++)
+        if (!strcmp(name, kcal_reduce_types[i].name))
+            return &kcal_reduce_types[i];
+    if (!strcmp(name, kcal_reduce_fill_bool.name))
+        return &kcal_reduce_fill_bool;
+    if (!strcmp(name, kcal_reduce_fill_double_complex.name))
+        return &kcal_reduce_fill_double_complex;
+    return NULL;
+}
+
 static uint64_t next(uint64_t *x)
 {
     *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
@@ -11,10 +33,14 @@ static uint64_t next(uint64_t *x)
 }
 
 /* v (a whole number, or bits) as the value of t at `at`: floating point
- * converted, integers cut to their width. */
+ * converted (a complex's part: a double), integers cut to their width, a
+ * bool v != 0. */
 static void put(unsigned char *at, const kcal_reduce_type *t, int64_t v)
 {
-    if (t->is_float && t->vsize == sizeof(double)) {
+    if (t->cls == KCOLL_RC_LOGICAL) {
+        _Bool l = v != 0;
+        memcpy(at, &l, sizeof l);
+    } else if (t->is_float && t->vsize == sizeof(double)) {
         double d = (double)v;
         memcpy(at, &d, sizeof d);
     } else if (t->is_float) {
@@ -50,30 +76,38 @@ void kcal_reduce_fill(unsigned char *b, size_t n, const kcal_reduce_type *t,
                       int p)
 {
     uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1) + (uint64_t)rank;
-    const char *o = op->name;
+    /* The op's rule, named once: the probe fills before every call it
+     * times (probe/reduce.h). */
+    static const char *const names[] = {"sum", "prod", "min", "max", "band",
+                                        "bor", "bxor", "land", "lor", "lxor"};
+    enum { SUM, PROD, MIN, MAX, BAND, BOR, BXOR, LAND, LOR, LXOR, LOC } r = SUM;
+    while (r < LOC && strcmp(op->name, names[r]))
+        r++;
     uint64_t bound = sum_bound(t, p);
     int neg = t->is_signed;
-    for (size_t i = 0; i + t->size <= n; i += t->size) {
+    /* A complex: its parts one after the other, each a value. */
+    size_t step = t->cls == KCOLL_RC_COMPLEX ? t->vsize : t->size;
+    for (size_t i = 0; i + step <= n; i += step) {
         uint64_t u = next(&x);
         int64_t v;
-        if (!strcmp(o, "sum")) {
+        if (r == SUM) {
             v = (int64_t)(u % bound);
-        } else if (!strcmp(o, "prod")) {
-            int64_t mag = (i / t->size) % (size_t)p == (size_t)rank
+        } else if (r == PROD) {
+            int64_t mag = (i / step) % (size_t)p == (size_t)rank
                               ? 2 + (int64_t)((u >> 8) & 1) : 1;
             v = u % 16 == 0 ? 0 : neg && (u >> 9) & 1 ? -mag : mag;
-        } else if (!strcmp(o, "min") || !strcmp(o, "max")) {
+        } else if (r == MIN || r == MAX) {
             v = t->is_float ? (int64_t)(u % (1ULL << 21)) - (1 << 20)
                             : (int64_t)u;
-        } else if (!strcmp(o, "band")) {
+        } else if (r == BAND) {
             v = (int64_t)~(u & next(&x) & next(&x));
-        } else if (!strcmp(o, "bor")) {
+        } else if (r == BOR) {
             v = (int64_t)(u & next(&x) & next(&x));
-        } else if (!strcmp(o, "bxor")) {
+        } else if (r == BXOR) {
             v = (int64_t)u;
-        } else if (o[0] == 'l') { /* land, lor, lxor: 0 or odd */
-            int zero = !strcmp(o, "land") ? u % 8 == 0
-                       : !strcmp(o, "lor") ? u % 8 != 0 : u % 2 == 0;
+        } else if (r != LOC) { /* land, lor, lxor: 0 or odd */
+            int zero = r == LAND ? u % 8 == 0 : r == LOR ? u % 8 != 0
+                                                         : u % 2 == 0;
             v = zero ? 0 : (int64_t)((u >> 8) | 1);
         } else { /* minloc, maxloc: the value, then the int index */
             v = (int64_t)(u % 8) - 4;

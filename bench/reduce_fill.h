@@ -25,9 +25,28 @@
  *   minloc, maxloc  values in [−4, 4) (ties: the lowest index wins) with
  *         random indices.
  * Doubles summed are the whole numbers below 2^20 the benchmark has always
- * used, the same bits. */
+ * used, the same bits.
+ *
+ * t is a row of reduce_names.h or one of the two below: the probe's rates
+ * (model/reduce_rates.def names a row per type class, probe/reduce.h)
+ * fill MPI_Reduce_local's operands here too, so that the ops the MPI
+ * library does not vectorise branch on the data kcal bench measures with.
+ * reduce_types.def names no row for C's bool and double complex (kcal
+ * bench does not take them), so their rules are derived here, once:
+ *   bool            the value the rule gives, != 0 (land, lor,
+ *                   lxor: false with the probabilities above);
+ *   double_complex  two doubles, real then imaginary part, each the
+ *                   value the rule gives the next double (prod's
+ *                   process with ±2 or ±3: part i % p). */
 void kcal_reduce_fill(unsigned char *b, size_t n, const kcal_reduce_type *t,
                       const kcal_reduce_op *op, unsigned seed, int rank,
                       int p);
+
+extern const kcal_reduce_type kcal_reduce_fill_bool;
+extern const kcal_reduce_type kcal_reduce_fill_double_complex;
+
+/* The row named name: reduce_names.h's, or "bool", "double_complex"
+ * above; NULL if none. */
+const kcal_reduce_type *kcal_reduce_fill_type(const char *name);
 
 #endif

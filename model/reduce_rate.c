@@ -14,7 +14,7 @@ typedef struct {
 } rclass;
 
 static const rclass classes[] = {
-#define KCAL_REDUCE_CLASS(name, cls, handle, ctype, one) {#name, cls},
+#define KCAL_REDUCE_CLASS(name, cls, handle, ctype, fill) {#name, cls},
 #include "model/reduce_rates.def"
 };
 

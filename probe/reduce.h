@@ -25,8 +25,19 @@
  *   rates every (op, type class) pair of model/reduce_rates.def (the
  *         keys reduce_<op>_<class>_beta; (sum, floating) is hot's
  *         reduce_beta): MPI_Reduce_local(op) on the class's type, both
- *         operands filled with the .def's `one` (no op overflows or turns
- *         denormal), in cache as hot, at 4 of the hot sizes spread over
+ *         operands filled before every call, untimed, as kcal bench
+ *         fills ranks 0 and 1 of 2 for the op (bench/reduce_fill.h, on
+ *         the class's `fill` row of the .def), a new pattern each call,
+ *         each call timed alone and the sample's summed: Open MPI does
+ *         not vectorise the logical ops and MINLOC/MAXLOC, and their
+ *         branches follow the data (on the Zen 3 guest MPI_LAND on ints
+ *         0.154 ns/B on zeros, 0.280 on kcal bench's data; MPI_MINLOC on
+ *         MPI_2INT 0.138 and 0.472: the model was 40 % and 62-65 % off
+ *         kcal bench), and the branch predictor learns data it has seen
+ *         (the same operands every call: land 0.17-0.29, minloc
+ *         0.15-0.27, where new ones gave 0.40 and 0.63; repeated
+ *         products also grow to inf). A pair's sample lasts min_sample
+ *         with its fills. In cache as hot, at 4 of the hot sizes spread over
  *         their range (3 with --quick): the smallest, the largest and
  *         between: enough to tell the slope from the call's own cost.
  *         23 pairs x 4 sizes x 40 passes of 0.5 ms samples added 1.8 s

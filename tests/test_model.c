@@ -582,7 +582,7 @@ static void test_reduce_rates(void)
 #define KCOLL_ROP(name, handle, classes) {#name, classes},
 #include "algos/reduce_types.def"
     }, cls[] = {
-#define KCAL_REDUCE_CLASS(name, classes, handle, ctype, one) {#name, classes},
+#define KCAL_REDUCE_CLASS(name, classes, handle, ctype, fill) {#name, classes},
 #include "model/reduce_rates.def"
     };
     int want = 0;

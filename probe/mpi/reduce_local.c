@@ -4,6 +4,7 @@
 
 #include "probe/mpi/reduce_local.h"
 #include "probe/reduce.h"
+#include "bench/reduce_fill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,6 @@ struct kcal_2int_ {
     int v, i;
 };
 
-/* Both operands of a class's type filled with the .def's `one`. */
-#define KCAL_REDUCE_CLASS(name, classes, handle, ctype, one)                  \
-    static void fill_##name(void *a, void *b, long count)                     \
-    {                                                                         \
-        static const ctype v = {one};                                         \
-        ctype *x = a, *y = b;                                                 \
-        for (long i = 0; i < count; i++)                                      \
-            x[i] = y[i] = v;                                                  \
-    }
-#include "model/reduce_rates.def"
-
 enum {
 #define KCAL_REDUCE_CLASS(name, ...) CLS_##name,
 #include "model/reduce_rates.def"
@@ -37,7 +27,8 @@ typedef struct {
     const char *name, *type;
     MPI_Datatype handle;
     size_t size; /* sizeof the C type */
-    void (*fill)(void *, void *, long);
+    const char *fill; /* its row of bench/reduce_fill.h */
+    const kcal_reduce_type *row;
 } rclass;
 
 static rclass classes[N_CLS];
@@ -61,14 +52,33 @@ static int rate_index(const char *name)
     return -1;
 }
 
-/* Filled at run time: Open MPI's handles are addresses, not constants. */
-static void classes_init(void)
+/* Filled at run time: Open MPI's handles are addresses, not constants.
+ * -1 when a class's fill row is not reduce_fill.h's or not its size. */
+static int classes_init(char *err, size_t errlen)
 {
     int i = 0;
-#define KCAL_REDUCE_CLASS(name, cl, handle_, ctype, one)                      \
-    classes[i++] = (rclass){#name, #handle_, handle_, sizeof(ctype),          \
-                            fill_##name};
+#define KCAL_REDUCE_CLASS(name, cl, handle_, ctype, fill_)                    \
+    classes[i++] = (rclass){#name, #handle_, handle_, sizeof(ctype), fill_,   \
+                            kcal_reduce_fill_type(fill_)};
 #include "model/reduce_rates.def"
+    for (i = 0; i < N_CLS; i++)
+        if (!classes[i].row || classes[i].row->size != classes[i].size) {
+            snprintf(err, errlen, "class %s: its fill row '%s' is %s",
+                     classes[i].name, classes[i].fill,
+                     classes[i].row ? "not the size of its C type"
+                                    : "not in bench/reduce_fill.h");
+            return -1;
+        }
+    return 0;
+}
+
+/* The op's row, for the fill. */
+static const kcal_reduce_op *op_row(const char *name)
+{
+    for (size_t i = 0; i < kcal_reduce_nops; i++)
+        if (!strcmp(name, kcal_reduce_ops[i].name))
+            return &kcal_reduce_ops[i];
+    return NULL;
 }
 
 static int op_handle(const char *name, MPI_Op *op)
@@ -89,13 +99,18 @@ typedef struct {
     int inner; /* calls per sample */
 } rsize;
 
-/* What one sample reduces. */
+/* What one sample reduces; with row, a pair's: in and inout (bytes of
+ * each) filled anew, with pattern seed++, before each call. */
 typedef struct {
-    const void *in;
+    void *in;
     void *inout;
     int count;
     MPI_Datatype type;
     MPI_Op op;
+    const kcal_reduce_type *row;
+    const kcal_reduce_op *op_row;
+    size_t bytes;
+    unsigned seed;
 } rcall;
 
 static double now(void)
@@ -113,16 +128,28 @@ static long switches(void)
     return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
 }
 
-/* `calls` back-to-back calls. Seconds per call, or -1 when a call
- * failed. */
-static double timed(const rcall *c, int calls)
+/* `calls` back-to-back calls; a pair's each on operands filled anew as
+ * kcal bench fills ranks 0 and 1 of 2 (bench/reduce_fill.h), untimed
+ * (probe/reduce.h says why), the calls' times summed. Seconds per call,
+ * or -1 when a call failed. */
+static double timed(rcall *c, int calls)
 {
-    double t0 = now();
-    for (int i = 0; i < calls; i++)
+    double t0 = now(), sum = 0;
+    for (int i = 0; i < calls; i++) {
+        if (c->row) {
+            kcal_reduce_fill(c->in, c->bytes, c->row, c->op_row, c->seed, 0,
+                             2);
+            kcal_reduce_fill(c->inout, c->bytes, c->row, c->op_row,
+                             c->seed++, 1, 2);
+            t0 = now();
+        }
         if (MPI_Reduce_local(c->in, c->inout, c->count, c->type, c->op) !=
             MPI_SUCCESS)
             return -1;
-    return (now() - t0) / calls;
+        if (c->row)
+            sum += now() - t0;
+    }
+    return (c->row ? sum : now() - t0) / calls;
 }
 
 static size_t count_items(const char *s, const char *end)
@@ -240,20 +267,22 @@ static int parse(int argc, char **argv, int *passes, double *min_sample,
 }
 
 /* The call sample k makes: MPI_SUM on the doubles in/inout, or its pair
- * on rin/rinout, filled afresh (the other pairs' samples have written
- * their own type over them). */
-static void prepare(const rsize *s, const MPI_Op *ops, double *in,
-                   double *inout, void *rin, void *rinout, rcall *c)
+ * on rin and rinout, which timed() fills before each call (patterns from
+ * seed on). */
+static void prepare(const rsize *s, const MPI_Op *ops,
+                    const kcal_reduce_op *const *op_rows, unsigned seed,
+                    double *in, double *inout, void *rin, void *rinout,
+                    rcall *c)
 {
     if (s->rate < 0) {
         *c = (rcall){in, inout, (int)(s->bytes / (long)sizeof(double)),
-                     MPI_DOUBLE, MPI_SUM};
+                     MPI_DOUBLE, MPI_SUM, NULL, NULL, 0, 0};
         return;
     }
     const rclass *cl = &classes[rates[s->rate].cls];
     long count = s->bytes / (long)cl->size;
-    cl->fill(rin, rinout, count);
-    *c = (rcall){rin, rinout, (int)count, cl->handle, ops[s->rate]};
+    *c = (rcall){rin, rinout, (int)count, cl->handle, ops[s->rate], cl->row,
+                 op_rows[s->rate], (size_t)count * cl->size, seed};
 }
 
 int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
@@ -263,13 +292,15 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     double min_sample;
     rsize *sz;
     long top, rtop;
-    classes_init();
+    if (classes_init(err, errlen) < 0)
+        return -1;
     if (parse(argc, argv, &passes, &min_sample, &sz, &n, &top, &rtop, err,
               errlen) < 0)
         return -1;
     double *in = NULL, *inout = NULL;
     void *rin = NULL, *rinout = NULL;
     MPI_Op ops[KCAL_N_MEMBERS_REDOP];
+    const kcal_reduce_op *op_rows[KCAL_N_MEMBERS_REDOP];
     const rsize *cur = NULL;
     rcall c;
     int rc = -1;
@@ -277,7 +308,8 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++) {
         const rclass *cl = &classes[rates[i].cls];
         MPI_Aint lb, extent;
-        if (op_handle(rates[i].op, &ops[i]) < 0) {
+        if (op_handle(rates[i].op, &ops[i]) < 0 ||
+            !(op_rows[i] = op_row(rates[i].op))) {
             snprintf(err, errlen, "op %s of %s is not in "
                      "algos/reduce_types.def", rates[i].op,
                      rates[i].name);
@@ -302,14 +334,19 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
      * denormals, no overflow): the op's time must not depend on them. */
     for (long i = 0; i < top / (long)sizeof(double); i++)
         in[i] = 1.0, inout[i] = 0.0;
-    /* Calls per sample: enough for min_sample, from a warm call's time. */
+    /* Calls per sample: enough for min_sample, from a warm call's time;
+     * a pair's sample lasts min_sample with its fills (which on small
+     * sizes take many times the call), so its calls are fewer. */
     for (int k = 0; k < n; k++) {
-        double t;
+        double t, w0;
         cur = &sz[k];
-        prepare(cur, ops, in, inout, rin, rinout, &c);
+        prepare(cur, ops, op_rows, 0, in, inout, rin, rinout, &c);
         timed(&c, 1);
+        w0 = now();
         if ((t = timed(&c, 3)) < 0)
             goto call_failed;
+        if (c.row)
+            t = (now() - w0) / 3;
         double want = t > 0 ? min_sample / t : 1e6;
         sz[k].inner = want < 1 ? 1 : want > 1e6 ? 1000000 : (int)want + 1;
     }
@@ -322,7 +359,8 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
                 /* In cache: one untimed call first, as the pass's other
                  * samples (the cold one, the other pairs) have moved the
                  * buffers out or written them. */
-                prepare(cur, ops, in, inout, rin, rinout, &c);
+                prepare(cur, ops, op_rows, (unsigned)pass << 20, in, inout,
+                        rin, rinout, &c);
                 if (!cold && timed(&c, 1) < 0)
                     goto call_failed;
                 long sw = switches();

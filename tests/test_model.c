@@ -641,6 +641,26 @@ static void test_reduce_rates(void)
         kcal_params_reduce_view(&p, -1, &v);
         CHECK(kcal_params_get_key(&v, KCAL_PK_reduce_beta, 0) == 0.5e-9);
     }
+    /* reduce_scatter_write charges its busier side: for ops 50 and 100
+     * times β the root's larger slice s₀, which folds (p − 1)·s₀. */
+    kcal_params_set(&p, "reduce_minloc_pair_beta", 50e-9);
+    kcal_params_set(&p, "reduce_maxloc_pair_beta", 100e-9);
+    a = kcal_model_find_algorithm(KCAL_COLL_REDUCE, "reduce_scatter_write");
+    CHECK(a != NULL);
+    for (int procs = 2; a && procs <= 5; procs++) {
+        kcal_params v50, v100;
+        kcal_params_reduce_view(&p, kcal_reduce_rate_key("minloc", KCOLL_RC_PAIR),
+                                &v50);
+        kcal_params_reduce_view(&p, kcal_reduce_rate_key("maxloc", KCOLL_RC_PAIR),
+                                &v100);
+        uint64_t lo, hi;
+        kcal_model_reduce_slice(n, procs, 0, 0, &lo, &hi);
+        double d = kcal_model_time(KCAL_MODEL_PAPER, &v100, KCAL_COLL_REDUCE,
+                                   a, 0, procs, n, 0, NULL) -
+                   kcal_model_time(KCAL_MODEL_PAPER, &v50, KCAL_COLL_REDUCE,
+                                   a, 0, procs, n, 0, NULL);
+        CHECK_NEAR(d, (procs - 1) * (double)(hi - lo) * 50e-9, 1e-9);
+    }
     kcal_params_free(&p);
 }
 

@@ -763,7 +763,8 @@ static void add_rate(kcal_raw *r, gsl_rng *rng, const char *pattern,
         }
 }
 
-/* The slope's standard error of such a line (see test_reduce). */
+/* The slope's standard error of such a line, from the design: weights
+ * 1/se² of each point's median, se = √(π/2)·σ/√RPASSES, σ = 2 % of t. */
 static double rate_se(double a, double rho, const long *sizes, size_t n)
 {
     double sw = 0, swx = 0, swxx = 0;
@@ -838,14 +839,7 @@ static void test_reduce(gsl_rng *rng)
                               262144};
     const size_t NSZ = sizeof SZ / sizeof *SZ;
     const double A = 5e-8, RHO = 1.5e-11;
-    /* The slope's standard error from the design: weights 1/se² of each
-     * point's median, se = √(π/2)·σ/√RPASSES, σ = 2 % of t. */
-    double sw = 0, swx = 0, swxx = 0;
-    for (size_t i = 0; i < NSZ; i++) {
-        double x = (double)SZ[i], se = se_median(0.02 * (A + RHO * x), RPASSES);
-        sw += 1 / (se * se), swx += x / (se * se), swxx += x * x / (se * se);
-    }
-    double se_rho = 1 / sqrt(swxx - swx * swx / sw);
+    double se_rho = rate_se(A, RHO, SZ, NSZ);
     for (int variant = 0; variant < 5; variant++) {
         kcal_raw r;
         make_samples(&r, rng, 2);

@@ -157,6 +157,11 @@ typedef struct kcoll_comm {
      * its own): an array of slots by size class and in place, made on
      * the first NULL call. */
     kcoll_verify_slot **verify[KCOLL_DOMAINS];
+    /* reduce_scatter_write's F (kcal_model_reduce_fold_per_write) per op
+     * rate, kcoll_red_rate + 1: rank 0's, broadcast at the first call
+     * that cuts with it, so every rank cuts alike whatever params it
+     * read; 0 until then. */
+    double fold_per_write[KCAL_N_MEMBERS_REDOP + 1];
     /* Per collective, the size below which algorithm NULL hands the call
      * to the MPI library (0: never), and the size classes above it that go
      * there too, once handoff_known has its bit. */

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/choice.h"
 #include "algos/reduce.h"
 
 /* Elements of the vector (reduce, allreduce) or of one block. */
@@ -270,16 +271,42 @@ int kcoll_reduce_root_read(kcoll_comm *c, const kcoll_args *a)
     return kcoll_flag_wait_done(c, a->root) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
+/* F of a's op on c (model.h's kcal_model_reduce_slice): rank 0's, priced
+ * from its params as the op sees them, broadcast on the first call of
+ * each op rate. MPI_SUCCESS or the broadcast's error. */
+static int fold_per_write(kcoll_comm *c, const kcoll_args *a, double *F)
+{
+    int rate = kcoll_red_rate(a->type, a->op);
+    double *f = &c->fold_per_write[rate + 1];
+    if (*f == 0) {
+        double mine = 1;
+        const kcal_params *prm = kcoll_choice_params();
+        if (c->rank == 0 && prm) {
+            kcal_params view;
+            kcal_params_reduce_view(
+                prm, rate >= 0 ? KCAL_PK_MEMBER(reduce_rate, rate) : -1,
+                &view);
+            mine = kcal_model_reduce_fold_per_write(&view);
+        }
+        KCOLL_TRY(MPI_Bcast(&mine, 1, MPI_DOUBLE, 0, c->comm));
+        *f = mine;
+    }
+    *F = *f;
+    return MPI_SUCCESS;
+}
+
 int kcoll_reduce_scatter_write(kcoll_comm *c, const kcoll_args *a)
 {
     int p = c->size, me = c->rank, root = a->root, rc = MPI_SUCCESS;
     red_scratch s;
     uint64_t *src;
+    double F;
+    KCOLL_TRY(fold_per_write(c, a, &F));
     KCOLL_TRY(get_scratch(c, a, 0, &s));
     KCOLL_TRY(exchange(c, a, 1, 1, &src));
     /* the root's slice larger by the write it saves (model.h) */
     uint64_t lo64, hi64;
-    kcal_model_reduce_slice(count(a), p, root, me, &lo64, &hi64);
+    kcal_model_reduce_slice(count(a), p, root, me, F, &lo64, &hi64);
     size_t lo = (size_t)lo64, hi = (size_t)hi64;
     int failed;
     if (me == root)

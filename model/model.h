@@ -352,17 +352,22 @@ uint64_t kcal_model_split_chunk(uint64_t n);
  * but the root then write theirs into the root, so the root's slice is
  * larger by the write it saves. With per-byte costs f of a fold's step (a
  * read and the op) and w of a write, the root's (p − 1)·f·s₀ equals the
- * others' ((p − 1)·f + w)·s₁ when s₀ = s₁·(1 + 1/((p − 1)·F)), F = f / w,
- * KCAL_REDUCE_FOLD_PER_WRITE. At p = 2 on the Zen 3 guest the root's
- * share 0.5 ran 1.02-1.22x Open MPI's reduce at 256K-8M, 0.6 1.23-1.42x,
- * 0.65 1.34-1.57x, 0.7 1.27-1.48x, 0.75 1.22-1.37x (docs/machine.md "The
- * reduce's uneven slices"): F = 1.15 gives 0.65. A constant, not a key of
- * the params: every rank must cut alike, whatever file it read. */
-#define KCAL_REDUCE_FOLD_PER_WRITE 1.15
+ * others' ((p − 1)·f + w)·s₁ when s₀ = s₁·(1 + 1/((p − 1)·F)), F = f / w.
+ * kcal_model_reduce_fold_per_write prices F from the params as the op sees
+ * them (kcal_params_reduce_view): F = (β + ρ)/β, a read and the op against
+ * a write, ρ the op's rate (β where the params lack it). At p = 2 on the
+ * Zen 3 guest the root's share 0.5 ran 1.02-1.22x Open MPI's reduce of
+ * doubles at 256K-8M, 0.6 1.23-1.42x, 0.65 1.34-1.57x, 0.7 1.27-1.48x,
+ * 0.75 1.22-1.37x (docs/machine.md "The reduce's uneven slices"), and its
+ * probes give F = 1.14-1.24, shares 0.62-0.64; for MINLOC on 2int (ρ 30x
+ * the sum's) F = 5.4, share 0.54. Every rank must cut alike whatever file
+ * it read: libkcoll takes rank 0's F (algos/reduce.c). */
+double kcal_model_reduce_fold_per_write(const kcal_params *prm);
 /* Elements [*lo, *hi) of rank r's slice of count elements, slices in rank
- * order, the root's s₀ and every other's s₁ as above (p = 1: the whole). */
+ * order, the root's s₀ and every other's s₁ as above for F (p = 1: the
+ * whole). */
 void kcal_model_reduce_slice(uint64_t count, int p, int root, int r,
-                             uint64_t *lo, uint64_t *hi);
+                             double F, uint64_t *lo, uint64_t *hi);
 
 /* The rate a reduction's op is priced at (model.md "Reductions"): the key
  * for op (the name of a KCOLL_ROP row of algos/reduce_types.def, "max")

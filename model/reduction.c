@@ -116,15 +116,26 @@ void kcal_t_reduce_root_read(acc *a, int p, int k)
     add_flag(a, KCAL_SM_BARRIER, p);
 }
 
+double kcal_model_reduce_fold_per_write(const kcal_params *prm)
+{
+    double rho = kcal_params_get_key(prm, KCAL_PK_reduce_beta, 0);
+    double beta = prm->beta;
+    if (!(beta > 0))
+        return 1;
+    return (beta + (rho > 0 ? rho : beta)) / beta;
+}
+
 void kcal_model_reduce_slice(uint64_t count, int p, int root, int r,
-                             uint64_t *lo, uint64_t *hi)
+                             double F, uint64_t *lo, uint64_t *hi)
 {
     if (p <= 1) {
         *lo = 0, *hi = count;
         return;
     }
+    if (!(F >= 1) || !isfinite(F)) /* no cheaper fold than a write */
+        F = 1;
     /* s₁ = count / (k + p − 1), k = s₀/s₁; s₀ takes the remainder */
-    double k = 1.0 + 1.0 / ((double)(p - 1) * KCAL_REDUCE_FOLD_PER_WRITE);
+    double k = 1.0 + 1.0 / ((double)(p - 1) * F);
     uint64_t s1 = (uint64_t)((double)count / (k + (double)(p - 1)));
     uint64_t s0 = count - (uint64_t)(p - 1) * s1;
     *lo = (uint64_t)r * s1 + (r > root ? s0 - s1 : 0);
@@ -132,19 +143,21 @@ void kcal_model_reduce_slice(uint64_t count, int p, int root, int r,
 }
 
 /* reduce reduce_scatter_write, with s₀ the root's slice and s₁ another's
- * (kcal_model_reduce_slice), the busier of the two sides:
+ * (kcal_model_reduce_slice at the params' F), the busier of the two sides:
  * Total cost = F_allgather + max((p−1)·(Xc(s₀) + R(s₀)),
  *                                (p−1)·(Xc(s₁) + R(s₁)) + Xc(s₁)) + F_barrier
- * the last Xc a slice's writes into the root, p − 1 writers at once. The
- * slices balance the two for MPI_SUM on doubles (KCAL_REDUCE_FOLD_PER_WRITE);
- * for an op many times slower the root's larger slice is the busier: with
- * MINLOC on 2int (0.61 ns/B against 0.02, Zen 3 guest) the row charged
- * s₁ alone was 0.65x the measured time from 512K. */
+ * the last Xc a slice's writes into the root, p − 1 writers at once. F
+ * balances the two as far as β and ρ tell; where it does not (the other
+ * side's lock and start-up terms, a cut made at another F) the busier one
+ * counts: cut for MPI_SUM on doubles, MINLOC on 2int (0.61 ns/B against
+ * 0.02, Zen 3 guest) ran 1.5x a row that charged s₁ alone. */
 void kcal_t_reduce_scatter_write(acc *a, int p, int k)
 {
     (void)k;
     uint64_t lo, hi;
-    kcal_model_reduce_slice(a->n, p, 0, p - 1, &lo, &hi);
+    kcal_model_reduce_slice(a->n, p, 0, p - 1,
+                            kcal_model_reduce_fold_per_write(a->prm), &lo,
+                            &hi);
     double s1 = p > 1 ? (double)(hi - lo) : (double)a->n;
     double s0 = (double)a->n - (double)(p - 1) * s1;
     add_flag(a, KCAL_SM_ALLGATHER, p);

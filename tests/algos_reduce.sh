@@ -9,7 +9,9 @@
 # whose nodes' ranks are not consecutive: rank 0's KCOLL_STATS table must
 # show a two_level: row for each of the three, and (nodes of more than one
 # rank) a two_level:mpi(order) row for the non-commutative op on the
-# second. Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
+# second; and ranks that read different params, which must still cut
+# reduce_scatter_write's slices alike. Against the MPI library of $KCAL_MPI
+# (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"
@@ -35,6 +37,19 @@ done
 # p = 8 (oversubscribed 4 to a core here): the same cases, reduce at roots
 # 0, 4 and 7 only (every root took 203 s with Open MPI on 2 cores).
 run "p=8, roots 0, 4, 7" timeout 600 "${mpi_run[@]}" -np 8 "$prog" --few-roots
+# Ranks that read different params still cut reduce_scatter_write's
+# slices alike (rank 0's F, algos/reduce.c): here rank 0 prices every op
+# at a fold 8x a copy (F = 9, slices near even) and the others at a copy
+# (F = 2: their file has no reduce_beta).
+data=$(cd "$(dirname "$0")" && pwd)/data
+grep -v '^reduce_' "$data/probed-quick.params" >"$tmp/slow.params"
+beta=$(awk '$1 == "beta" {print $2}' "$tmp/slow.params")
+awk -v b="$beta" 'BEGIN {printf "reduce_beta %.6g\n", 8 * b}' >>"$tmp/slow.params"
+for p in 2 3; do
+  run "p=$p, rank 0 with other params" timeout 600 "${mpi_run[@]}" \
+    -np 1 env KCAL_PARAMS="$tmp/slow.params" "$prog" : \
+    -np $((p - 1)) env KCAL_PARAMS="$data/probed-quick.params" "$prog"
+done
 for pk in 4:2 5:3 3:1; do
   p=${pk%:*} k=${pk#*:}
   run "p=$p, virtual nodes of $k" timeout 600 "${mpi_run[@]}" -np "$p" "$mpi_x" KCOLL_VIRTUAL_NODES=$k "$mpi_x" KCOLL_STATS=1 "$prog"

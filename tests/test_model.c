@@ -126,17 +126,20 @@ static double full_t(const kcal_params *p, kcal_coll c, const char *id, int proc
 
 /* kcal_model_reduce_slice: the slices tile [0, count) in rank order,
  * the root's the larger by k = 1 + 1/((p − 1)·F), within the elements
- * that do not divide. */
+ * that do not divide; F from the params, (β + ρ)/β. */
 static void test_reduce_slices(void)
 {
     static const uint64_t counts[] = {0, 1, 2, 7, 1000, 131072, 1048573};
+    static const double Fs[] = {1, 1.15, 5.4};
+    for (size_t fi = 0; fi < sizeof Fs / sizeof *Fs; fi++)
     for (int p = 1; p <= 9; p++)
         for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
             for (int root = 0; root < p; root++) {
                 uint64_t count = counts[ci], at = 0, s0 = 0, s1 = 0;
                 for (int r = 0; r < p; r++) {
                     uint64_t lo, hi;
-                    kcal_model_reduce_slice(count, p, root, r, &lo, &hi);
+                    kcal_model_reduce_slice(count, p, root, r, Fs[fi], &lo,
+                                            &hi);
                     CHECK(lo == at && hi >= lo);
                     at = hi;
                     if (r == root)
@@ -146,18 +149,28 @@ static void test_reduce_slices(void)
                 }
                 CHECK(at == count);
                 if (p > 1) { /* s₀ = k·s₁, the remainder's < p elements on s₀ */
-                    double k = 1 + 1 / ((p - 1) * KCAL_REDUCE_FOLD_PER_WRITE);
+                    double k = 1 + 1 / ((p - 1) * Fs[fi]);
                     CHECK(s0 >= s1);
                     CHECK((double)s0 >= k * (double)s1 - 1e-9);
                     CHECK((double)s0 <= k * (double)(s1 + 1) + p - 1);
                 }
             }
-    /* p = 2: the root folds 65 % of a vector (F = 1.15) */
+    /* p = 2: the root folds 65 % of a vector at F = 1.15, 54 % at 5.4 */
     uint64_t lo, hi;
-    kcal_model_reduce_slice(1000000, 2, 0, 0, &lo, &hi);
+    kcal_model_reduce_slice(1000000, 2, 0, 0, 1.15, &lo, &hi);
     CHECK(lo == 0 && hi > 645000 && hi < 655000);
-    kcal_model_reduce_slice(1000000, 2, 1, 1, &lo, &hi);
+    kcal_model_reduce_slice(1000000, 2, 1, 1, 1.15, &lo, &hi);
     CHECK(hi == 1000000 && lo > 345000 && lo < 355000);
+    kcal_model_reduce_slice(1000000, 2, 0, 0, 5.4, &lo, &hi);
+    CHECK(lo == 0 && hi > 537000 && hi < 547000);
+    kcal_model_reduce_slice(1000000, 2, 0, 0, 0.5, &lo, &hi); /* as 1 */
+    CHECK(hi > 662000 && hi < 672000);
+    /* F = (β + ρ)/β; ρ = β where the params lack it */
+    kcal_params hp = hand_params();
+    CHECK_NEAR(kcal_model_reduce_fold_per_write(&hp), 2, 1e-12);
+    kcal_params_set(&hp, "reduce_beta", 0.15e-9);
+    CHECK_NEAR(kcal_model_reduce_fold_per_write(&hp), 1.15, 1e-12);
+    kcal_params_free(&hp);
 }
 
 static void test_derived_rows(void)
@@ -641,8 +654,8 @@ static void test_reduce_rates(void)
         kcal_params_reduce_view(&p, -1, &v);
         CHECK(kcal_params_get_key(&v, KCAL_PK_reduce_beta, 0) == 0.5e-9);
     }
-    /* reduce_scatter_write charges its busier side: for ops 50 and 100
-     * times β the root's larger slice s₀, which folds (p − 1)·s₀. */
+    /* reduce_scatter_write cuts at the op's F and charges the busier
+     * side. */
     kcal_params_set(&p, "reduce_minloc_pair_beta", 50e-9);
     kcal_params_set(&p, "reduce_maxloc_pair_beta", 100e-9);
     a = kcal_model_find_algorithm(KCAL_COLL_REDUCE, "reduce_scatter_write");
@@ -653,13 +666,24 @@ static void test_reduce_rates(void)
                                 &v50);
         kcal_params_reduce_view(&p, kcal_reduce_rate_key("maxloc", KCOLL_RC_PAIR),
                                 &v100);
-        uint64_t lo, hi;
-        kcal_model_reduce_slice(n, procs, 0, 0, &lo, &hi);
+        /* Each cut at its own F = (β + ρ)/β: the two sides balance in
+         * their per-byte terms, so the times differ by the root's
+         * (p − 1)·s₀·(β + ρ), to the start-up and lock terms (0.1 %). */
+        uint64_t lo, hi, lo2, hi2;
+        kcal_model_reduce_slice(n, procs, 0, 0,
+                                kcal_model_reduce_fold_per_write(&v50), &lo,
+                                &hi);
+        kcal_model_reduce_slice(n, procs, 0, 0,
+                                kcal_model_reduce_fold_per_write(&v100), &lo2,
+                                &hi2);
+        CHECK(hi2 < hi); /* the slower op, the more even the cut */
         double d = kcal_model_time(KCAL_MODEL_PAPER, &v100, KCAL_COLL_REDUCE,
                                    a, 0, procs, n, 0, NULL) -
                    kcal_model_time(KCAL_MODEL_PAPER, &v50, KCAL_COLL_REDUCE,
                                    a, 0, procs, n, 0, NULL);
-        CHECK_NEAR(d, (procs - 1) * (double)(hi - lo) * 50e-9, 1e-9);
+        double want = (procs - 1) * ((double)hi2 * (1e-9 + 100e-9) -
+                                     (double)hi * (1e-9 + 50e-9));
+        CHECK_NEAR(d, want, 1e-3);
     }
     kcal_params_free(&p);
 }

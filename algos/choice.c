@@ -51,9 +51,8 @@ const kcal_params *kcoll_choice_params(void)
     return params_ok ? &params : NULL;
 }
 
-/* The params as a reduction whose op's rate is `rate` sees them
- * (kcoll_red_rate; -1: prm itself). */
-static void rate_view(const kcal_params *prm, int rate, kcal_params *view)
+void kcoll_choice_rate_view(const kcal_params *prm, int rate,
+                            kcal_params *view)
 {
     kcal_params_reduce_view(prm, rate >= 0 ? KCAL_PK_MEMBER(reduce_rate, rate)
                                            : -1,
@@ -156,7 +155,7 @@ static int model_choice(kcoll_comm *c, kcal_coll coll, int rate,
         *s = (kcoll_choice_slot){.used = 1, .coll = coll, .rate = rate,
                                  .n = n, .in_place = in_place, .only = only};
         kcal_params view;
-        rate_view(prm, rate, &view);
+        kcoll_choice_rate_view(prm, rate, &view);
         /* The default model for these params: full for a probed file. */
         s->rc = kcal_model_select(kcal_model_default(prm), &view, coll,
                                   c->size, n, in_place, only, &s->choice);
@@ -510,7 +509,7 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
     const kcal_params *base = kcoll_choice_params(), *prm = NULL;
     kcal_params view;
     if (base) {
-        rate_view(base, rate, &view);
+        kcoll_choice_rate_view(base, rate, &view);
         prm = &view;
     }
     int nc = 0;

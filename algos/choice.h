@@ -91,6 +91,11 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
  * default), read once; NULL where they do not read. */
 const kcal_params *kcoll_choice_params(void);
 
+/* The params prm as a reduction whose op's rate is `rate` sees them
+ * (kcoll_red_rate; -1: prm itself; kcal_params_reduce_view). */
+void kcoll_choice_rate_view(const kcal_params *prm, int rate,
+                            kcal_params *view);
+
 /* The candidates of a verified v-collective v (verify.h's domains) whose
  * call's largest block is n: a $KCOLL_TABLE rule's row first, then every
  * row of v (as the regular rows that stand for them) in the model's order

@@ -283,9 +283,7 @@ static int fold_per_write(kcoll_comm *c, const kcoll_args *a, double *F)
         const kcal_params *prm = kcoll_choice_params();
         if (c->rank == 0 && prm) {
             kcal_params view;
-            kcal_params_reduce_view(
-                prm, rate >= 0 ? KCAL_PK_MEMBER(reduce_rate, rate) : -1,
-                &view);
+            kcoll_choice_rate_view(prm, rate, &view);
             mine = kcal_model_reduce_fold_per_write(&view);
         }
         KCOLL_TRY(MPI_Bcast(&mine, 1, MPI_DOUBLE, 0, c->comm));

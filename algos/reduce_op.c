@@ -28,23 +28,34 @@ unsigned kcoll_red_type_class(MPI_Datatype t)
     return 0;
 }
 
+/* The predefined ops: handle, name (NULL for those no reduction applies)
+ * and the classes they are defined on. */
+static const struct {
+    MPI_Op op;
+    const char *name;
+    unsigned cls;
+} ops[] = {
+#define KCOLL_ROP(name, handle, classes) {handle, #name, classes},
+#define KCOLL_ROP_NONE(handle) {handle, NULL, 0},
+#include "algos/reduce_types.def"
+};
+
+/* A predefined op's row, or -1 (a user's op). */
+static int op_row(MPI_Op op)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (op == ops[i].op)
+            return (int)i;
+    return -1;
+}
+
 /* The classes a predefined op is defined on; -1: not a predefined op
  * (a user's), 0: a predefined op no reduction here applies (MPI_REPLACE,
  * MPI_NO_OP, MPI_OP_NULL). */
 static int op_classes(MPI_Op op)
 {
-    static const struct {
-        MPI_Op op;
-        unsigned cls;
-    } ops[] = {
-#define KCOLL_ROP(name, handle, classes) {handle, classes},
-#define KCOLL_ROP_NONE(handle) {handle, 0},
-#include "algos/reduce_types.def"
-    };
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (op == ops[i].op)
-            return (int)ops[i].cls;
-    return -1;
+    int i = op_row(op);
+    return i < 0 ? -1 : (int)ops[i].cls;
 }
 
 /* The last predefined (type, op) asked, per thread: a loop of the same
@@ -74,13 +85,6 @@ int kcoll_reducible(MPI_Datatype type, MPI_Op op, size_t *esize)
 
 int kcoll_red_rate(MPI_Datatype type, MPI_Op op)
 {
-    static const struct {
-        MPI_Op op;
-        const char *name;
-    } ops[] = {
-#define KCOLL_ROP(name, handle, classes) {handle, #name},
-#include "algos/reduce_types.def"
-    };
     static _Thread_local struct {
         MPI_Datatype type;
         MPI_Op op;
@@ -89,10 +93,8 @@ int kcoll_red_rate(MPI_Datatype type, MPI_Op op)
     if (memo.set && memo.type == type && memo.op == op)
         return memo.rate;
     unsigned cls = kcoll_red_type_class(type);
-    const char *name = NULL;
-    for (size_t i = 0; i < sizeof ops / sizeof *ops && !name; i++)
-        if (op == ops[i].op)
-            name = ops[i].name;
+    int row = op_row(op);
+    const char *name = row < 0 ? NULL : ops[row].name;
     kcal_pkey k = cls && name ? kcal_reduce_rate_key(name, cls) : -1;
     int rate = k >= KCAL_PK_MEMBER(reduce_rate, 0) &&
                        k < KCAL_PK_MEMBER(reduce_rate, KCAL_N_MEMBERS_REDOP)

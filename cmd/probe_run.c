@@ -449,7 +449,7 @@ static void run_sm(probe_run *r)
                           pl->max_readers, KCAL_KEY_NAME(reduce_beta));
         return;
     }
-    char helper[4096], rbuf[1024];
+    char helper[4096], rbuf[2048];
     char *rargs[KCAL_REDUCE_MAX_SIZES + 8];
     kcal_sm_setup ss = {
         .mpirun = r->o->launch.mpirun, .mpi = r->o->launch.flavor,

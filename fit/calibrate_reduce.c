@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The pairs of model/reduce_rates.def: the pattern their samples carry
- * (the member name, as probe/reduce.c writes it) and their key's slot. */
+/* The pairs of model/reduce_rates.def: the patterns their samples carry
+ * (the member name, out of cache with probe/reduce.h's suffix, as
+ * probe/reduce_rates.c spells them) and their key's slot. */
 static const struct {
-    const char *op, *cls, *pattern;
+    const char *op, *cls, *pattern, *cold;
 } rates[KCAL_N_MEMBERS_REDOP] = {
-#define KCAL_REDUCE_RATE(op, cls) {#op, #cls, #op "_" #cls},
+#define KCAL_REDUCE_RATE(op, cls)                                             \
+    {#op, #cls, #op "_" #cls, #op "_" #cls KCAL_PATTERN_COLD_SUFFIX},
 #include "model/reduce_rates.def"
 };
 
@@ -127,7 +129,46 @@ static int fit_rate(const kcal_raw *raw, const char *pat, const char *key,
     return 1;
 }
 
-/* reduce_<op>_<class>_beta: fit_rate of every pair with samples, a
+/* An out-of-cache pattern's rate: "; out of cache SIZE: R ns/B (G GB/s)"
+ * on the comment per size, and the largest size's t/b (its median's
+ * standard error over b) written as key, for the record (the model does
+ * not use it: docs/model.md "Reductions"). Not where it is below rho ±
+ * srho, the same op's rate in cache (0: none), by more than 3 standard
+ * errors of the difference: memory cannot be faster than cache, so such
+ * samples were not out of cache (a note). An op bound by its own work
+ * (the logical ops, MINLOC) runs as fast out of cache as in it, and its
+ * key is written. 0, or -1 with err. */
+static int cold_rate(const kcal_raw *raw, const char *pat, const char *key,
+                     double rho, double srho, kcal_params *out,
+                     kcal_calibrate_notes *notes, char *comment,
+                     size_t commentlen, char *err, size_t errlen)
+{
+    int pp[MAXPTS];
+    long nn[MAXPTS];
+    double y[MAXPTS], se[MAXPTS];
+    size_t n;
+    char a_[32];
+    if (cal_bytes_points(raw, KCAL_PHASE_REDUCE, pat, pp, nn, y, se, MAXPTS,
+                         &n) < 0) {
+        kcal_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        cal_cat(comment, commentlen, "; out of cache %s: %.4g ns/B (%.3g GB/s)",
+                kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
+                1e9 * y[i] / (double)nn[i], (double)nn[i] / y[i] * 1e-9);
+    if (n == 0)
+        return 0;
+    double rc = y[n - 1] / (double)nn[n - 1], src = se[n - 1] / (double)nn[n - 1];
+    if (rc > rho - 3 * sqrt(src * src + srho * srho))
+        return cal_set_fit(out, key, rc, src, err, errlen);
+    cal_note(notes, "%s: out of cache the op was faster than in cache "
+             "(%.3g against %.3g s/B): not written", key, rc, rho);
+    return 0;
+}
+
+/* reduce_<op>_<class>_beta: fit_rate of every pair with samples, and
+ * reduce_<op>_<class>_beta_cold, cold_rate of its samples out of cache; a
  * comment line each. */
 static int cal_reduce_rates(const kcal_raw *raw, kcal_params *out,
                             kcal_calibrate_notes *notes, char *comment,
@@ -136,20 +177,30 @@ static int cal_reduce_rates(const kcal_raw *raw, kcal_params *out,
     rate_fit f;
     for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++) {
         const char *key = kcal_key_name(KCAL_PK_MEMBER(reduce_rate, i));
-        if (!cal_has_pattern(raw, KCAL_PHASE_REDUCE, rates[i].pattern))
+        int hot = cal_has_pattern(raw, KCAL_PHASE_REDUCE, rates[i].pattern);
+        if (!hot && !cal_has_pattern(raw, KCAL_PHASE_REDUCE, rates[i].cold))
             continue;
-        int r = fit_rate(raw, rates[i].pattern, key, out, notes, &f, err,
-                         errlen);
+        int r = hot ? fit_rate(raw, rates[i].pattern, key, out, notes, &f,
+                               err, errlen)
+                    : 0;
         if (r < 0)
             return -1;
-        if (r == 0)
-            cal_cat(comment, commentlen, "reduce %s on %s: no growth with "
-                    "the size, %s not written\n", rates[i].op, rates[i].cls,
-                    key);
+        cal_cat(comment, commentlen, "reduce %s on %s: ", rates[i].op,
+                rates[i].cls);
+        if (!hot)
+            cal_cat(comment, commentlen, "not timed in cache");
+        else if (r == 0)
+            cal_cat(comment, commentlen, "no growth with the size, %s not "
+                    "written", key);
         else
-            cal_cat(comment, commentlen, "reduce %s on %s: rho = %.4g ns/B "
-                    "(%.3g GB/s)\n", rates[i].op, rates[i].cls, 1e9 * f.rho,
-                    1e-9 / f.rho);
+            cal_cat(comment, commentlen, "rho = %.4g ns/B (%.3g GB/s)",
+                    1e9 * f.rho, 1e-9 / f.rho);
+        if (cold_rate(raw, rates[i].cold,
+                      kcal_key_name(KCAL_PK_MEMBER(reduce_rate_cold, i)),
+                      r > 0 ? f.rho : 0, r > 0 ? f.srho : 0, out, notes,
+                      comment, commentlen, err, errlen) < 0)
+            return -1;
+        cal_cat(comment, commentlen, "\n");
     }
     return 0;
 }
@@ -191,34 +242,11 @@ int cal_reduce(const kcal_raw *raw, kcal_params *out,
             "(%.3g GB/s)", kcal_sizes_format((uint64_t)f.nn[f.n - 1], a_,
                                              sizeof a_),
             f.dof, 1e6 * f.a, 1e9 * f.rho, 1e-9 / f.rho);
-    int pp[MAXPTS];
-    long nn[MAXPTS];
-    double y[MAXPTS], se[MAXPTS];
-    size_t n;
-    if (cal_bytes_points(raw, ph, KCAL_PATTERN_COLD, pp, nn, y, se, MAXPTS,
-                         &n) < 0) {
-        kcal_set_err(err, errlen, "out of memory");
+    if (cold_rate(raw, KCAL_PATTERN_COLD, KCAL_KEY_NAME(reduce_beta_cold),
+                  f.rho, f.srho, out, notes, comment, commentlen, err,
+                  errlen) < 0)
         return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        cal_cat(comment, commentlen, "; out of cache %s: %.4g ns/B (%.3g GB/s)",
-                kcal_sizes_format((uint64_t)nn[i], a_, sizeof a_),
-                1e9 * y[i] / (double)nn[i], (double)nn[i] / y[i] * 1e-9);
     cal_cat(comment, commentlen, "\n");
-    /* The largest out-of-cache size (the probe measures one). */
-    const char *cold = KCAL_KEY_NAME(reduce_beta_cold);
-    if (n > 0) {
-        size_t i = n - 1;
-        double rc = y[i] / (double)nn[i], src = se[i] / (double)nn[i];
-        if (rc > f.rho) {
-            if (cal_set_fit(out, cold, rc, src, err, errlen) < 0)
-                return -1;
-        } else {
-            cal_note(notes, "%s: out of cache the op was no slower than in "
-                     "cache (%.3g against %.3g s/B): not written", cold, rc,
-                     f.rho);
-        }
-    }
     return cal_reduce_rates(raw, out, notes, comment, commentlen, err,
                             errlen);
 }

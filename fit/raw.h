@@ -103,8 +103,11 @@
  * repeated on them) or cold (twice the last-level cache). reduce_beta
  * comes from the hot ones. A pair of model/reduce_rates.def, timed in
  * cache as hot on its class's type with its op, has its member name as
- * the pattern (max_int, minloc_pair): reduce_<op>_<class>_beta. */
+ * the pattern (max_int, minloc_pair): reduce_<op>_<class>_beta; timed
+ * out of cache, that name and KCAL_PATTERN_COLD_SUFFIX (max_int_cold):
+ * reduce_<op>_<class>_beta_cold. */
 #define KCAL_PHASE_REDUCE "reduce"
+#define KCAL_PATTERN_COLD_SUFFIX "_" KCAL_PATTERN_COLD
 #define KCAL_PHASE_SM_PREFIX "sm_"
 #define KCAL_PHASE_SM_STEP "sm_step"
 /* sm_flag: half a ping-pong of flags in shared memory between ranks 0 and

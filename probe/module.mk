@@ -8,8 +8,9 @@ SM_BENCH := $(MPI_BUILD)/kcal-sm-bench
 # It also times the reductions' op, MPI_Reduce_local, for the probe's
 # reduce phase (probe/reduce.h): kcal itself does not link MPI. Its
 # operands are kcal bench's data (bench/reduce_fill.c, on the rows of
-# bench/reduce_names.c; neither uses MPI).
-SM_BENCH_SRCS := probe/mpi/sm_bench.c probe/mpi/reduce_local.c bench/reduce_fill.c bench/reduce_names.c
+# bench/reduce_names.c; neither uses MPI), under the pairs' patterns of
+# probe/reduce_rates.c.
+SM_BENCH_SRCS := probe/mpi/sm_bench.c probe/mpi/reduce_local.c probe/reduce_rates.c bench/reduce_fill.c bench/reduce_names.c
 
 $(SM_BENCH): $(SM_BENCH_SRCS) probe/mpi/reduce_local.h probe/reduce.h fit/raw.h model/keys.h model/reduce_rates.def algos/reduce_types.def algos/reduce_types.h bench/reduce_fill.h bench/reduce_names.h $(KCOLL_LIB).a | $(STAMP)
 	@mkdir -p $(@D)

@@ -7,25 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The pairs' member names, as model/keys.c spells the REDOP family. */
-static const char *const rate_names[KCAL_N_MEMBERS_REDOP] = {
-#define KCAL_REDUCE_RATE(op, cls) #op "_" #cls,
-#include "model/reduce_rates.def"
-};
-
-const char *kcal_reduce_rate_name(int i)
-{
-    return i >= 0 && i < KCAL_N_MEMBERS_REDOP ? rate_names[i] : NULL;
-}
-
-int kcal_reduce_rate_index(const char *name)
-{
-    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
-        if (!strcmp(name, rate_names[i]))
-            return i;
-    return -1;
-}
-
 void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
                            unsigned long llc, int quick, double min_sample)
 {
@@ -60,6 +41,12 @@ void kcal_reduce_plan_make(kcal_reduce_plan *p, unsigned long l2,
             p->rate_bytes[p->n_rate_bytes++] = p->hot[i];
     }
     memset(p->rate, 1, sizeof p->rate);
+    /* Out of cache, where cold's vectors can evict them (reduce.h). */
+    if (p->cold >= 2 * KCAL_REDUCE_RATE_COLD) {
+        p->rate_cold = KCAL_REDUCE_RATE_COLD;
+        p->rate_cold_every = quick ? KCAL_REDUCE_RATE_COLD_EVERY_QUICK
+                                   : KCAL_REDUCE_RATE_COLD_EVERY;
+    }
 }
 
 int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
@@ -92,24 +79,32 @@ int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
         ADD("%s:%ld", KCAL_PATTERN_HOT, p->hot[i]);
     if (p->cold > 0)
         ADD("%s:%ld", KCAL_PATTERN_COLD, p->cold);
-    /* The pairs: one argument, every planned pair at every size. */
+    /* The pairs: one argument, every planned pair at every size; then
+     * one with their cold samples, in every rate_cold_every-th pass. */
     int pairs = 0;
     for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
         pairs += p->rate[i] != 0;
-    if (pairs && p->n_rate_bytes) {
+    for (int cold = 0; cold < 2 && pairs; cold++) {
+        if (cold ? !p->rate_cold || p->cold <= 0 : !p->n_rate_bytes)
+            continue;
         if (n + 1 >= max)
             return -1;
         argv[n++] = buf + used;
         const char *sep = "";
         for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
             if (p->rate[i]) {
-                PUT("%s%s", sep, rate_names[i]);
+                PUT("%s%s%s", sep, kcal_reduce_rate_name(i),
+                    cold ? KCAL_PATTERN_COLD_SUFFIX : "");
                 sep = ",";
             }
-        sep = ":";
-        for (size_t i = 0; i < p->n_rate_bytes; i++) {
-            PUT("%s%ld", sep, p->rate_bytes[i]);
-            sep = ",";
+        if (cold) {
+            PUT(":%ld@%d", p->rate_cold, p->rate_cold_every);
+        } else {
+            sep = ":";
+            for (size_t i = 0; i < p->n_rate_bytes; i++) {
+                PUT("%s%ld", sep, p->rate_bytes[i]);
+                sep = ",";
+            }
         }
         used++; /* past its NUL */
     }
@@ -126,13 +121,13 @@ int kcal_reduce_parse_line(const char *line, kcal_raw *raw)
         return 0;
     char pat[24];
     long bytes;
-    int rep, end = 0;
+    int rep, end = 0, cold;
     double sec;
     if (sscanf(line + k, " %23s %ld %d %lg%n", pat, &bytes, &rep, &sec,
                &end) != 4 || line[k + (size_t)end] != '\0' || bytes <= 0 ||
         rep < 0 || !(sec > 0) || !isfinite(sec) ||
         (strcmp(pat, KCAL_PATTERN_HOT) && strcmp(pat, KCAL_PATTERN_COLD) &&
-         kcal_reduce_rate_index(pat) < 0))
+         kcal_reduce_rate_pattern(pat, &cold) < 0))
         return -1;
     return kcal_raw_add(raw, KCAL_PHASE_REDUCE, pat, 1, 0, bytes, rep, sec) == 0
                ? 1

@@ -44,14 +44,24 @@
  *         to the helper's reduce part on the 2-core EPYC (Zen 3) guest,
  *         x 3 x 15 x 0.2 ms 0.5 s with --quick (filling the operands
  *         and the untimed call take the rest)
+ *   rates out of cache: every pair again at one size,
+ *         KCAL_REDUCE_RATE_COLD (1 MiB, beyond one core's L2 on the
+ *         machines so far), the keys reduce_<op>_<class>_beta_cold: the
+ *         fill leaves the operands in cache, so before each call the
+ *         helper reads over cold's two vectors (2 x the last-level
+ *         cache), and the call finds its operands in memory. One call
+ *         per sample, in every KCAL_REDUCE_RATE_COLD_EVERY-th pass
+ *         (_QUICK with --quick): 5 samples a pair (3), about 4 ms each
+ *         with the eviction, 0.5 s in all (0.3 s)
  * in passes over the sizes (rep = the pass), every pair in the same
  * passes, so a slow stretch of a shared host falls on every size and
  * pair alike; a sample during which the rank was preempted is taken
  * again (up to 4 times).
  *
  * Raw samples (raw.h): phase KCAL_PHASE_REDUCE, pattern KCAL_PATTERN_HOT,
- * KCAL_PATTERN_COLD or a pair's member name (max_int, minloc_pair: the
- * REDOP family of model/keys.def), readers 1, pages 0, bytes the
+ * KCAL_PATTERN_COLD, a pair's member name (max_int, minloc_pair: the
+ * REDOP family of model/keys.def) or, out of cache, that name and
+ * KCAL_PATTERN_COLD_SUFFIX (max_int_cold), readers 1, pages 0, bytes the
  * vector's, seconds per call. One phase for all: the columns mean the
  * same, and the pairs' passes are hot's (the fit's batch means count
  * them over the phase).
@@ -65,11 +75,13 @@
 #include "model/keys.h"
 
 /* The helper's arguments after REPS INNER WARMUP:
- *   reduce PASSES MIN_SAMPLE PATTERN[,PATTERN...]:BYTES[,BYTES...] ...
+ *   reduce PASSES MIN_SAMPLE PATTERN[,PATTERN...]:BYTES[,BYTES...][@EVERY] ...
  * each argument every pattern at every size (the pairs come as one
- * argument: cmd/probe_run.c has room for KCAL_REDUCE_MAX_SIZES + 7), a
- * pattern hot, cold or a pair's member name; and the line it prints per
- * sample:
+ * argument, their cold samples as another: cmd/probe_run.c has room for
+ * KCAL_REDUCE_MAX_SIZES + 7), in every pass, or with @EVERY in passes 0,
+ * EVERY, 2·EVERY, ...; a pattern hot, cold, a pair's member name or that
+ * name out of cache (max_int_cold: needs cold's vectors, which evict it);
+ * and the line it prints per sample:
  *   kcal-reduce PATTERN BYTES REP SECONDS */
 #define KCAL_REDUCE_ARG "reduce"
 #define KCAL_REDUCE_LINE "kcal-reduce"
@@ -81,6 +93,9 @@
 #define KCAL_REDUCE_MAX_SIZES 16
 #define KCAL_REDUCE_RATE_SIZES 4        /* the pairs' sizes */
 #define KCAL_REDUCE_RATE_SIZES_QUICK 3
+#define KCAL_REDUCE_RATE_COLD (1L << 20)
+#define KCAL_REDUCE_RATE_COLD_EVERY 8 /* of 40 passes: 5 samples */
+#define KCAL_REDUCE_RATE_COLD_EVERY_QUICK 5 /* of 15: 3 */
 
 typedef struct {
     long hot[KCAL_REDUCE_MAX_SIZES]; /* bytes per vector, ascending */
@@ -92,6 +107,8 @@ typedef struct {
                                                  reduce_rates.def */
     long rate_bytes[KCAL_REDUCE_RATE_SIZES]; /* ascending, of hot's */
     size_t n_rate_bytes;
+    long rate_cold;      /* bytes per vector out of cache; 0: none */
+    int rate_cold_every; /* the passes that time them: every n-th */
 } kcal_reduce_plan;
 
 /* The plan for a machine whose L2 (one core's) and last-level cache are
@@ -110,6 +127,10 @@ int kcal_reduce_args(const kcal_reduce_plan *p, char *buf, size_t len,
  * when there is no pair i; and the pair of a name, or -1. */
 const char *kcal_reduce_rate_name(int i);
 int kcal_reduce_rate_index(const char *name);
+
+/* The pair of a raw pattern: a member name (*cold 0) or that name and
+ * KCAL_PATTERN_COLD_SUFFIX (*cold 1); -1 for any other. */
+int kcal_reduce_rate_pattern(const char *pattern, int *cold);
 
 /* One line of the helper's output: 1 (a sample, added to raw), 0 (not a
  * reduce line), -1 (a reduce line that does not parse, or out of

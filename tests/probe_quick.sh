@@ -84,10 +84,24 @@ for k in max_int:max:int prod_floating:prod:floating land_logical:land:logical \
   grep -q "^# reduce $op on $cls: rho = " "$tmp/p.params" || fail "no comment line for reduce $op on $cls"
   [ "$(awk -F, -v m="$m" '$1 == "reduce" && $2 == m { b[$5] = 1 } END { print length(b) }' "$tmp/raw.csv")" -ge 2 ] ||
     fail "raw file has reduce $m samples at fewer than 2 sizes"
+  # Out of cache (1 MiB, evicted before each call, 3 samples with
+  # --quick): the key with its standard error and the comment's figure,
+  # or the note that says why not (fit/calibrate_reduce.c: samples
+  # clearly faster than in cache were not out of cache).
+  [ "$(grep -c "^reduce,${m}_cold,1,0,1048576," "$tmp/raw.csv")" -ge 3 ] ||
+    fail "raw file has fewer than 3 reduce ${m}_cold samples at 1 MiB"
+  grep -q "^# reduce $op on $cls: .*; out of cache 1M: " "$tmp/p.params" ||
+    fail "no out-of-cache figure on the comment line for reduce $op on $cls"
+  if ! grep -q "reduce_${m}_beta_cold: out of cache the op was faster" "$tmp/err"; then
+    positive "$(val reduce_${m}_beta_cold)" || fail "reduce_${m}_beta_cold = '$(val reduce_${m}_beta_cold)' is not positive and finite"
+    nonneg "$(val reduce_${m}_beta_cold_stderr)" || fail "reduce_${m}_beta_cold_stderr = '$(val reduce_${m}_beta_cold_stderr)' is not finite and >= 0"
+  fi
 done
 pairs=$(grep -c '^KCAL_REDUCE_RATE(' "$(dirname "$0")/../model/reduce_rates.def")
-[ "$(awk -F, '$1 == "reduce" && $2 != "hot" && $2 != "cold" { p[$2] = 1 } END { print length(p) }' "$tmp/raw.csv")" -eq "$pairs" ] ||
+[ "$(awk -F, '$1 == "reduce" && $2 != "hot" && $2 != "cold" && $2 !~ /_cold$/ { p[$2] = 1 } END { print length(p) }' "$tmp/raw.csv")" -eq "$pairs" ] ||
   fail "raw file has reduce samples of other than the $pairs pairs"
+[ "$(awk -F, '$1 == "reduce" && $2 ~ /._cold$/ { p[$2] = 1 } END { print length(p) }' "$tmp/raw.csv")" -eq "$pairs" ] ||
+  fail "raw file has reduce samples out of cache of other than the $pairs pairs"
 # The hand-off measurement (kcal-sm-bench) of every collective: the MPI
 # library's samples and libkcoll's in the raw file, the MPI library's line
 # in the params (a 20-character name such as reduce_scatter_block's once

@@ -662,7 +662,11 @@ static void test_reduce_plan(void)
     CHECK(rp.n_rate_bytes == 3 && rp.rate_bytes[0] == 4096 &&
           rp.rate_bytes[1] == 65536 && rp.rate_bytes[2] == 262144);
     CHECK(rp.rate[0] && rp.rate[KCAL_N_MEMBERS_REDOP - 1]);
+    /* Out of cache: one size, in every 5th of the 15 passes. */
+    CHECK(rp.rate_cold == KCAL_REDUCE_RATE_COLD &&
+          rp.rate_cold_every == KCAL_REDUCE_RATE_COLD_EVERY_QUICK);
     kcal_reduce_plan_make(&rp, 1 << 20, 508ul << 20, 0, 5e-4);
+    CHECK(rp.rate_cold_every == KCAL_REDUCE_RATE_COLD_EVERY);
     CHECK(rp.n_hot == 7 && rp.cold == KCAL_REDUCE_COLD_MAX && rp.passes == 40);
     CHECK(rp.n_rate_bytes == 4 && rp.rate_bytes[1] == 16384 &&
           rp.rate_bytes[3] == 262144);
@@ -675,9 +679,9 @@ static void test_reduce_plan(void)
           rp.cold == KCAL_REDUCE_COLD_MIN);
     CHECK(rp.n_rate_bytes == 4 && rp.rate_bytes[1] == 8192 &&
           rp.rate_bytes[2] == 32768 && rp.rate_bytes[3] == 65536);
-    char buf[1024], *argv[32];
+    char buf[2048], *argv[32];
     int n = kcal_reduce_args(&rp, buf, sizeof buf, argv, 32);
-    CHECK(n == 10 && argv[10] == NULL);
+    CHECK(n == 11 && argv[11] == NULL);
     CHECK(!strcmp(argv[0], KCAL_REDUCE_ARG) && !strcmp(argv[1], "40") &&
           !strcmp(argv[2], "0.0005") && !strcmp(argv[3], "hot:4096") &&
           !strcmp(argv[8], "cold:8388608"));
@@ -685,11 +689,20 @@ static void test_reduce_plan(void)
     CHECK(!strncmp(argv[9], "sum_int,sum_complex,", 20) &&
           strstr(argv[9], ",minloc_pair,maxloc_pair:4096,8192,32768,65536") &&
           argv[9][strlen(argv[9]) - 1] == '6');
+    /* Their cold samples in another, with the passes that time them. */
+    CHECK(!strncmp(argv[10], "sum_int_cold,sum_complex_cold,", 30) &&
+          strstr(argv[10], ",maxloc_pair_cold:1048576@8") &&
+          argv[10][strlen(argv[10]) - 1] == '8');
     CHECK(kcal_reduce_args(&rp, buf, 40, argv, 32) == -1);
     CHECK(kcal_reduce_args(&rp, buf, 200, argv, 32) == -1);
+    CHECK(kcal_reduce_args(&rp, buf, 600, argv, 32) == -1);
     CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 5) == -1);
-    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 10) == -1);
+    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 11) == -1);
+    /* None out of cache: no such argument. */
+    rp.rate_cold = 0;
+    CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 32) == 10);
     /* A plan without pairs: the old arguments. */
+    rp.rate_cold = KCAL_REDUCE_RATE_COLD;
     memset(rp.rate, 0, sizeof rp.rate);
     CHECK(kcal_reduce_args(&rp, buf, sizeof buf, argv, 32) == 9);
     CHECK(kcal_reduce_rate_index("max_int") >= 0 &&
@@ -698,6 +711,19 @@ static void test_reduce_plan(void)
     CHECK(kcal_reduce_rate_index("sum_floating") == -1 &&
           kcal_reduce_rate_index(KCAL_PATTERN_HOT) == -1 &&
           kcal_reduce_rate_name(KCAL_N_MEMBERS_REDOP) == NULL);
+    /* A pair's pattern, in cache or out. */
+    int cold = -1;
+    CHECK(kcal_reduce_rate_pattern("max_int", &cold) ==
+              kcal_reduce_rate_index("max_int") &&
+          cold == 0);
+    CHECK(kcal_reduce_rate_pattern("max_int_cold", &cold) ==
+              kcal_reduce_rate_index("max_int") &&
+          cold == 1);
+    CHECK(kcal_reduce_rate_pattern("cold", &cold) == -1 &&
+          kcal_reduce_rate_pattern("_cold", &cold) == -1 &&
+          kcal_reduce_rate_pattern("max_in_cold", &cold) == -1 &&
+          kcal_reduce_rate_pattern("max_int_cold_cold", &cold) == -1 &&
+          kcal_reduce_rate_pattern("sum_floating_cold", &cold) == -1);
 
     kcal_raw r;
     kcal_raw_init(&r);
@@ -726,7 +752,13 @@ static void test_reduce_plan(void)
           -1);
     CHECK(kcal_reduce_parse_line("kcal-reduce max_int_beta 4096 0 1e-7", &r) ==
           -1);
-    CHECK(r.n == 3);
+    CHECK(kcal_reduce_parse_line("kcal-reduce max_int_cold 1048576 8 4e-5",
+                                 &r) == 1);
+    CHECK(r.n == 4 && !strcmp(r.s[3].pattern, "max_int_cold") &&
+          r.s[3].bytes == 1048576 && r.s[3].rep == 8);
+    CHECK(kcal_reduce_parse_line("kcal-reduce hot_cold 4096 0 1e-7", &r) ==
+          -1);
+    CHECK(r.n == 4);
     kcal_raw_free(&r);
 }
 
@@ -763,6 +795,21 @@ static void add_rate(kcal_raw *r, gsl_rng *rng, const char *pattern,
         }
 }
 
+/* A pair's samples out of cache (pattern its member name and "_cold"):
+ * one size, in every 8th pass, as the probe times them. */
+#define RCOLD_EVERY 8
+static void add_rate_cold(kcal_raw *r, gsl_rng *rng, const char *pair,
+                          double rho)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "%s%s", pair, KCAL_PATTERN_COLD_SUFFIX);
+    for (int k = 0; k < RPASSES; k += RCOLD_EVERY) {
+        double t = rho * (1 << 20);
+        kcal_raw_add(r, KCAL_PHASE_REDUCE, pat, 1, 0, 1 << 20, k,
+                     t + gsl_ran_gaussian(rng, 0.02 * t));
+    }
+}
+
 /* The slope's standard error of such a line, from the design: weights
  * 1/se² of each point's median, se = √(π/2)·σ/√RPASSES, σ = 2 % of t. */
 static double rate_se(double a, double rho, const long *sizes, size_t n)
@@ -780,12 +827,19 @@ static double rate_se(double a, double rho, const long *sizes, size_t n)
  * samples come out with them, each with _stderr and _dof and a comment
  * line; a pair without samples writes no key; one whose time does not
  * grow, a note and no key; a raw file with pairs but no hot, the pairs
- * alone. */
+ * alone. reduce_<op>_<class>_beta_cold: t/b of the cold samples, with
+ * the median's standard error, where it is not below the pair's rate in
+ * cache (as fast for an op bound by its own work, MINLOC), else a note;
+ * cold samples alone are enough. */
 static void test_reduce_rates(gsl_rng *rng)
 {
     static const long SZ[] = {4096, 16384, 65536, 262144};
     const size_t NSZ = sizeof SZ / sizeof *SZ;
-    const double A = 1e-7, RHO_MAX = 4e-11, RHO_MINLOC = 1.8e-10;
+    const double A = 1e-7, RHO_MAX = 4e-11, RHO_MINLOC = 1.8e-10,
+                 RHO_MAX_COLD = 1.2e-10;
+    /* A cold rate's standard error: its median's over RPASSES / 8
+     * samples, over the size. */
+    const double se_cold = se_median(0.02, RPASSES / RCOLD_EVERY);
     for (int variant = 0; variant < 2; variant++) {
         kcal_raw r;
         make_samples(&r, rng, 2);
@@ -794,6 +848,11 @@ static void test_reduce_rates(gsl_rng *rng)
         add_rate(&r, rng, "max_int", A, RHO_MAX, SZ, NSZ);
         add_rate(&r, rng, "minloc_pair", A, RHO_MINLOC, SZ, NSZ);
         add_rate(&r, rng, "lxor_logical", A, 0, SZ, NSZ);
+        add_rate(&r, rng, "band_int", A, RHO_MAX, SZ, NSZ);
+        add_rate_cold(&r, rng, "max_int", RHO_MAX_COLD);
+        add_rate_cold(&r, rng, "minloc_pair", RHO_MINLOC);
+        add_rate_cold(&r, rng, "band_int", RHO_MAX / 3);
+        add_rate_cold(&r, rng, "sum_int", RHO_MAX_COLD);
         kcal_params p;
         kcal_params_init(&p);
         kcal_calibrate_notes notes;
@@ -815,14 +874,32 @@ static void test_reduce_rates(gsl_rng *rng)
         /* The slot's name is the key written. */
         CHECK(kcal_params_has_key(&p, KCAL_PK_MEMBER(reduce_rate,
                                       kcal_reduce_rate_index("max_int"))));
-        CHECK(kcal_params_find(&p, "reduce_sum_int_beta") == NULL);
         CHECK(kcal_params_find(&p, "reduce_sum_int_beta_stderr") == NULL);
+        CHECK(kcal_params_find(&p, "reduce_sum_complex_beta_cold") == NULL);
         CHECK(kcal_params_find(&p, "reduce_lxor_logical_beta") == NULL);
         CHECK(has_note(&notes, "reduce_lxor_logical_beta: the op's time did "
                                "not grow"));
         CHECK(strstr(comment, "reduce max on int: rho = 0.0") != NULL &&
               strstr(comment, " ns/B (2") != NULL);
         CHECK(strstr(comment, "reduce minloc on pair: rho = 0.1") != NULL);
+        double mc = kcal_params_get(&p, "reduce_max_int_beta_cold", -1);
+        double mcse = kcal_params_get(&p, "reduce_max_int_beta_cold_stderr",
+                                      -1);
+        CHECK(fabs(mc - RHO_MAX_COLD) < 5 * se_cold * RHO_MAX_COLD);
+        CHECK(mcse > se_cold * RHO_MAX_COLD / 3 &&
+              mcse < 3 * se_cold * RHO_MAX_COLD);
+        const char *ml = strstr(comment, "reduce max on int: rho = 0.0");
+        CHECK(ml && !strncmp(strchr(ml, ')'), "); out of cache 1M: 0.1", 22));
+        double lc = kcal_params_get(&p, "reduce_minloc_pair_beta_cold", -1);
+        CHECK(fabs(lc - RHO_MINLOC) < 5 * se_cold * RHO_MINLOC);
+        CHECK(kcal_params_find(&p, "reduce_band_int_beta_cold") == NULL);
+        CHECK(kcal_params_get(&p, "reduce_band_int_beta", -1) > 0);
+        CHECK(has_note(&notes, "reduce_band_int_beta_cold: out of cache the "
+                               "op was faster than in cache"));
+        CHECK(kcal_params_find(&p, "reduce_sum_int_beta") == NULL &&
+              kcal_params_get(&p, "reduce_sum_int_beta_cold", -1) > 0);
+        CHECK(strstr(comment, "reduce sum on int: not timed in cache; out of "
+                              "cache 1M: 0.1") != NULL);
         CHECK(strstr(comment, "reduce lxor on logical: no growth with the "
                               "size, reduce_lxor_logical_beta not written") !=
               NULL);
@@ -886,10 +963,10 @@ static void test_reduce(gsl_rng *rng)
             CHECK(rho == -1);
             CHECK(kcal_params_get(&p, "reduce_beta_cold", -1) == -1);
             CHECK(has_note(&notes, "reduce_beta: the op's time did not grow"));
-        } else { /* out of cache no slower: no cold key */
+        } else { /* out of cache faster than in cache: no cold key */
             CHECK(fabs(rho - RHO) < 5 * se_rho);
             CHECK(kcal_params_get(&p, "reduce_beta_cold", -1) == -1);
-            CHECK(has_note(&notes, "reduce_beta_cold: out of cache the op was no slower"));
+            CHECK(has_note(&notes, "reduce_beta_cold: out of cache the op was faster"));
         }
         kcal_params_free(&p);
         kcal_raw_free(&r);

@@ -33,24 +33,15 @@ typedef struct {
 
 static rclass classes[N_CLS];
 
-/* The pairs by their member names (probe/reduce.c's, which this helper
- * does not link); the op's handle is looked up in
- * algos/reduce_types.def by name. */
+/* The pairs' ops and classes (their patterns: probe/reduce_rates.c); the
+ * op's handle is looked up in algos/reduce_types.def by name. */
 static const struct {
-    const char *name, *op;
+    const char *op;
     int cls;
 } rates[KCAL_N_MEMBERS_REDOP] = {
-#define KCAL_REDUCE_RATE(op, cls) {#op "_" #cls, #op, CLS_##cls},
+#define KCAL_REDUCE_RATE(op, cls) {#op, CLS_##cls},
 #include "model/reduce_rates.def"
 };
-
-static int rate_index(const char *name)
-{
-    for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
-        if (!strcmp(name, rates[i].name))
-            return i;
-    return -1;
-}
 
 /* Filled at run time: Open MPI's handles are addresses, not constants.
  * -1 when a class's fill row is not reduce_fill.h's or not its size. */
@@ -95,12 +86,15 @@ static int op_handle(const char *name, MPI_Op *op)
 typedef struct {
     char pattern[24];
     int rate; /* the pair of reduce_rates.def, -1: MPI_SUM on doubles */
+    int cold; /* a pair's, out of cache */
+    int every; /* timed in the passes that are multiples of it */
     long bytes;
     int inner; /* calls per sample */
 } rsize;
 
 /* What one sample reduces; with row, a pair's: in and inout (bytes of
- * each) filled anew, with pattern seed++, before each call. */
+ * each) filled anew, with pattern seed++, before each call, and with
+ * evict, then moved out of the caches by reading evict's bytes. */
 typedef struct {
     void *in;
     void *inout;
@@ -111,6 +105,8 @@ typedef struct {
     const kcal_reduce_op *op_row;
     size_t bytes;
     unsigned seed;
+    const unsigned char *evict[2];
+    size_t evict_bytes; /* of each */
 } rcall;
 
 static double now(void)
@@ -128,6 +124,19 @@ static long switches(void)
     return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
 }
 
+/* One load per cache line of b: the lines that were there leave the
+ * caches (reduce.h: 2 x the last-level cache). */
+static void evict(const unsigned char *const b[2], size_t n)
+{
+    volatile unsigned char sink = 0;
+    unsigned char acc = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < n; i += 64)
+            acc ^= b[k][i];
+    sink = acc;
+    (void)sink;
+}
+
 /* `calls` back-to-back calls; a pair's each on operands filled anew as
  * kcal bench fills ranks 0 and 1 of 2 (bench/reduce_fill.h), untimed
  * (probe/reduce.h says why), the calls' times summed. Seconds per call,
@@ -141,6 +150,8 @@ static double timed(rcall *c, int calls)
                              2);
             kcal_reduce_fill(c->inout, c->bytes, c->row, c->op_row,
                              c->seed++, 1, 2);
+            if (c->evict[0])
+                evict(c->evict, c->evict_bytes);
             t0 = now();
         }
         if (MPI_Reduce_local(c->in, c->inout, c->count, c->type, c->op) !=
@@ -181,20 +192,32 @@ static int parse_arg(const char *a, rsize *sizes, int *n, long *top,
             break;
         p += l + 1;
     }
+    /* @EVERY: the passes that time this argument's samples. */
+    int every = 1;
+    const char *at = strchr(colon, '@');
+    if (at) {
+        char *e;
+        long v = strtol(at + 1, &e, 10);
+        if (e == at + 1 || *e || v < 1 || v > 100000)
+            goto bad;
+        every = (int)v;
+    }
     for (const char *b = colon + 1;;) {
         char *end;
         long bytes = strtol(b, &end, 10);
-        if (end == b || (*end && *end != ','))
+        if (end == b || (*end && *end != ',' && end != at))
             goto bad;
         for (size_t i = 0; i < np; i++) {
             rsize *s = &sizes[(*n)++];
             strcpy(s->pattern, pats[i]);
             s->rate = -1;
+            s->cold = 0;
+            s->every = every;
             s->bytes = bytes;
             size_t elem = sizeof(double);
             if (strcmp(s->pattern, KCAL_PATTERN_HOT) &&
                 strcmp(s->pattern, KCAL_PATTERN_COLD)) {
-                if ((s->rate = rate_index(s->pattern)) < 0) {
+                if ((s->rate = kcal_reduce_rate_pattern(s->pattern, &s->cold)) < 0) {
                     snprintf(err, errlen, "%s: unknown pattern '%s' in '%s'",
                              KCAL_REDUCE_ARG, s->pattern, a);
                     return -1;
@@ -208,7 +231,7 @@ static int parse_arg(const char *a, rsize *sizes, int *n, long *top,
             if (bytes > *t)
                 *t = bytes;
         }
-        if (!*end)
+        if (!*end || end == at)
             break;
         b = end + 1;
     }
@@ -271,18 +294,24 @@ static int parse(int argc, char **argv, int *passes, double *min_sample,
  * seed on). */
 static void prepare(const rsize *s, const MPI_Op *ops,
                     const kcal_reduce_op *const *op_rows, unsigned seed,
-                    double *in, double *inout, void *rin, void *rinout,
-                    rcall *c)
+                    double *in, double *inout, long top, void *rin,
+                    void *rinout, rcall *c)
 {
     if (s->rate < 0) {
         *c = (rcall){in, inout, (int)(s->bytes / (long)sizeof(double)),
-                     MPI_DOUBLE, MPI_SUM, NULL, NULL, 0, 0};
+                     MPI_DOUBLE, MPI_SUM, NULL, NULL, 0, 0, {NULL, NULL}, 0};
         return;
     }
     const rclass *cl = &classes[rates[s->rate].cls];
     long count = s->bytes / (long)cl->size;
     *c = (rcall){rin, rinout, (int)count, cl->handle, ops[s->rate], cl->row,
-                 op_rows[s->rate], (size_t)count * cl->size, seed};
+                 op_rows[s->rate], (size_t)count * cl->size, seed,
+                 {NULL, NULL}, 0};
+    if (s->cold) { /* cold's vectors evict it */
+        c->evict[0] = (const unsigned char *)in;
+        c->evict[1] = (const unsigned char *)inout;
+        c->evict_bytes = (size_t)top;
+    }
 }
 
 int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
@@ -297,6 +326,20 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     if (parse(argc, argv, &passes, &min_sample, &sz, &n, &top, &rtop, err,
               errlen) < 0)
         return -1;
+    /* A pair out of cache is evicted by cold's vectors: 2 x its size at
+     * least (the plan's: 2 x the last-level cache). */
+    long cold_top = 0;
+    for (int k = 0; k < n; k++)
+        if (!strcmp(sz[k].pattern, KCAL_PATTERN_COLD) && sz[k].bytes > cold_top)
+            cold_top = sz[k].bytes;
+    for (int k = 0; k < n; k++)
+        if (sz[k].cold && cold_top < 2 * sz[k].bytes) {
+            snprintf(err, errlen, "%s: %s at %ld bytes needs a %s size of "
+                     "at least twice that, to evict it", KCAL_REDUCE_ARG,
+                     sz[k].pattern, sz[k].bytes, KCAL_PATTERN_COLD);
+            free(sz);
+            return -1;
+        }
     double *in = NULL, *inout = NULL;
     void *rin = NULL, *rinout = NULL;
     MPI_Op ops[KCAL_N_MEMBERS_REDOP];
@@ -312,14 +355,14 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
             !(op_rows[i] = op_row(rates[i].op))) {
             snprintf(err, errlen, "op %s of %s is not in "
                      "algos/reduce_types.def", rates[i].op,
-                     rates[i].name);
+                     kcal_reduce_rate_name(i));
             goto done;
         }
         if (MPI_Type_get_extent(cl->handle, &lb, &extent) != MPI_SUCCESS ||
             lb != 0 || (size_t)extent != cl->size) {
             snprintf(err, errlen, "%s's extent is not sizeof its C type "
                      "(%zu bytes): cannot time %s", cl->type, cl->size,
-                     rates[i].name);
+                     kcal_reduce_rate_name(i));
             goto done;
         }
     }
@@ -340,7 +383,11 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     for (int k = 0; k < n; k++) {
         double t, w0;
         cur = &sz[k];
-        prepare(cur, ops, op_rows, 0, in, inout, rin, rinout, &c);
+        if (cur->cold) { /* its fill and eviction outlast any min_sample */
+            sz[k].inner = 1;
+            continue;
+        }
+        prepare(cur, ops, op_rows, 0, in, inout, top, rin, rinout, &c);
         timed(&c, 1);
         w0 = now();
         if ((t = timed(&c, 3)) < 0)
@@ -353,14 +400,16 @@ int kcal_reduce_local_run(int argc, char **argv, FILE *out, char *err,
     for (int pass = 0; pass < passes; pass++)
         for (int k = 0; k < n; k++) {
             cur = &sz[k];
-            int cold = !strcmp(cur->pattern, KCAL_PATTERN_COLD);
+            if (pass % cur->every)
+                continue;
+            int cold = cur->cold || !strcmp(cur->pattern, KCAL_PATTERN_COLD);
             double t = 0;
             for (int tries = 0; tries < 5; tries++) {
                 /* In cache: one untimed call first, as the pass's other
                  * samples (the cold one, the other pairs) have moved the
                  * buffers out or written them. */
                 prepare(cur, ops, op_rows, (unsigned)pass << 20, in, inout,
-                        rin, rinout, &c);
+                        top, rin, rinout, &c);
                 if (!cold && timed(&c, 1) < 0)
                     goto call_failed;
                 long sw = switches();

@@ -501,6 +501,20 @@ static int listed(const kcoll_candidate *cand, int n, const kcal_algorithm *a)
     return 0;
 }
 
+/* Whether a libkcoll row predicted at t is the twin of one listed: the
+ * model prices them within KCOLL_VERIFY_TWIN of each other, which it does
+ * where they move the same bytes the same way (at p = 2 allgather's
+ * ring_source_read, its _flags form, recursive_doubling and ring_neighbor
+ * are one exchange). */
+static int twin(const kcoll_candidate *cand, int n, double t)
+{
+    for (int i = 0; i < n; i++)
+        if (!kcal_model_is_mpi(cand[i].alg) && cand[i].predicted > 0 &&
+            fabs(cand[i].predicted - t) <= KCOLL_VERIFY_TWIN * t)
+            return 1;
+    return 0;
+}
+
 int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
                             uint64_t n, int in_place, double spread,
                             int own_min, kcoll_candidate *out, int max)
@@ -560,6 +574,16 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
                 break;
             continue;
         }
+        /* A twin of one listed tells little the other does not: the
+         * list's room goes to the next row that moves otherwise. At p = 2
+         * on the Zen 5 guest (2026-12-07) allgather's list at 4 MiB was
+         * copy_in_out and three twins of one exchange by reads (predicted
+         * within 0.07 % of each other), and ring_source_write, predicted
+         * 1.10x them, ran 0.84-0.96x them in all 10 launches with
+         * copy_in_out slowed 4x, where auto, never trying it, ran 1.12x
+         * the fastest row in 8 (0.82-1.07x without the slowing). */
+        if (!is_mpi && own >= own_min && twin(out, nc, pr[i].seconds))
+            continue;
         /* Room for the MPI library's at the end, where the model ranks it
          * below the others or does not rank it at all. */
         if (!is_mpi && nc == max - 1 && !listed(out, nc, mpi))

@@ -11,7 +11,9 @@
  *   candidates  per (communicator, collective, size class, in place): the
  *               model's best few distinct algorithms (best k each) whose
  *               predicted time is within KCOLL_VERIFY_SPREAD of the best
- *               (a table's rule first), and at least KCOLL_VERIFY_OWN of
+ *               (a table's rule first), none the twin of one listed (a
+ *               prediction within KCOLL_VERIFY_TWIN of its: rows the
+ *               model prices alike move alike; choice.c), and at least KCOLL_VERIFY_OWN of
  *               libkcoll's whatever their prediction (the model's first
  *               can run several times its prediction, and then libkcoll's
  *               next is the fallback that is fastest: scatter at 64 KiB
@@ -95,6 +97,7 @@
 #define KCOLL_VERIFY_CUT_MIN 6    /* ... before it is cut, where E >= 6 */
 #define KCOLL_VERIFY_SPREAD 4.0   /* candidates predicted within 4× */
 #define KCOLL_VERIFY_OWN 2        /* ... and at least 2 of libkcoll's */
+#define KCOLL_VERIFY_TWIN 0.005   /* predicted within 0.5 %: one listed */
 #define KCOLL_VERIFY_DRIFT 1.3    /* re-explore when 1.3× slower */
 #define KCOLL_VERIFY_DRIFT_CHECKS 2 /* ... in that many checks in a row */
 #define KCOLL_VERIFY_STEADY 1.3   /* a median 1.3× the least's: never */

@@ -51,8 +51,9 @@
  *         helper reads over cold's two vectors (2 x the last-level
  *         cache), and the call finds its operands in memory. One call
  *         per sample, in every KCAL_REDUCE_RATE_COLD_EVERY-th pass
- *         (_QUICK with --quick): 5 samples a pair (3), about 4 ms each
- *         with the eviction, 0.5 s in all (0.3 s)
+ *         (_QUICK with --quick): 5 samples a pair (3), 7-11 ms each
+ *         with the fill and the eviction: 1.0-1.3 s more in the helper's
+ *         reduce part (0.5 s with --quick), on the Zen 5 guest
  * in passes over the sizes (rep = the pass), every pair in the same
  * passes, so a slow stretch of a shared host falls on every size and
  * pair alike; a sample during which the rank was preempted is taken

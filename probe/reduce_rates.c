@@ -28,11 +28,10 @@ int kcal_reduce_rate_pattern(const char *pattern, int *cold)
 {
     size_t n = strlen(pattern), k = strlen(KCAL_PATTERN_COLD_SUFFIX);
     *cold = n > k && !strcmp(pattern + n - k, KCAL_PATTERN_COLD_SUFFIX);
-    if (!*cold)
-        return kcal_reduce_rate_index(pattern);
+    size_t name = *cold ? n - k : n; /* the member name's length */
     for (int i = 0; i < KCAL_N_MEMBERS_REDOP; i++)
-        if (strlen(rate_names[i]) == n - k &&
-            !strncmp(pattern, rate_names[i], n - k))
+        if (strlen(rate_names[i]) == name &&
+            !strncmp(pattern, rate_names[i], name))
             return i;
     return -1;
 }

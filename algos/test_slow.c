@@ -7,6 +7,7 @@
 #ifdef KCOLL_TEST_HOOKS
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algos/config.h"
@@ -23,6 +24,9 @@ typedef struct {
     int mpi;
     const kcal_algorithm *alg;
     double factor;
+    double floor_s; /* a floor instead ("2000us"): the call lasts at least
+                     * this long, so every candidate given the same floor
+                     * measures alike (a close decision, made at will) */
     int rank; /* -1: every rank */
     unsigned long after, seen;
     int when; /* 0 every call; 1 the calls started as a program makes
@@ -44,12 +48,20 @@ static void parse_slow(const char *v)
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save = NULL, *r = strtok_r(buf, ",", &save); r && nslow < 8;
          r = strtok_r(NULL, ",", &save)) {
-        char coll[32] = "", id[48] = "", when[16] = "any";
-        double f = 1;
+        char coll[32] = "", id[48] = "", when[16] = "any", fs[24] = "";
+        double f = 1, floor_s = 0;
         int rank = -1;
         unsigned long after = 0;
-        int got = sscanf(r, "%31[^:]:%47[^:]:%lf:%d:%lu:%15s", coll, id, &f,
-                         &rank, &after, when);
+        int got = sscanf(r, "%31[^:]:%47[^:]:%23[^:]:%d:%lu:%15s", coll, id,
+                         fs, &rank, &after, when);
+        char *end = NULL;
+        double x = got >= 3 ? strtod(fs, &end) : 0;
+        if (got >= 3 && end != fs && !strcmp(end, "us") && x > 0)
+            floor_s = x * 1e-6;
+        else if (got >= 3 && end != fs && !*end)
+            f = x;
+        else
+            got = 0; /* neither a factor nor a floor: a bad rule */
         int w = !strcmp(when, "any") ? 0 : !strcmp(when, "steady") ? 1
                 : !strcmp(when, "synced") ? 2 : -1;
         kcal_coll cc;
@@ -67,7 +79,8 @@ static void parse_slow(const char *v)
             fprintf(stderr, "kcoll: KCOLL_TEST_SLOW: bad rule '%s'\n", r);
             continue;
         }
-        slow[nslow++] = (slow_rule){dom, mpi, alg, f, got >= 4 ? rank : -1,
+        slow[nslow++] = (slow_rule){dom, mpi, alg, f, floor_s,
+                                    got >= 4 ? rank : -1,
                                     got >= 5 ? after : 0, 0, w, {0}};
     }
 }
@@ -139,8 +152,10 @@ void kcoll_test_slow(MPI_Comm comm, int dom, const kcoll_plan *plan,
             *fast = took;
         if (r->seen++ < r->after)
             continue;
-        for (double until = t0 + took + (r->factor - 1) * *fast;
-             kcoll_verify_clock() < until;)
+        double until = t0 + took + (r->factor - 1) * *fast;
+        if (until < t0 + r->floor_s)
+            until = t0 + r->floor_s;
+        for (; kcoll_verify_clock() < until;)
             ;
     }
 }

@@ -259,7 +259,10 @@ void kcoll_verify_describe_dom(kcoll_comm *c, int dom, uint64_t n,
  * factor − 1 times the fastest such call at that size class: the call's
  * slowest rank (one MAX reduction per call) for a rule of every rank,
  * this process's own for a rule of one rank (so a rule for every rank
- * must be on every rank). Without the define it is nothing. */
+ * must be on every rank). A factor written "Nus" is a floor instead: the
+ * call spins until N µs from its start (candidates given one floor
+ * measure alike: a close decision, whatever the machine's state). Without
+ * the define it is nothing. */
 #ifdef KCOLL_TEST_HOOKS
 #define KCOLL_TEST_HOOKS_ON 1
 /* Whether a rule slows this call (then it is timed from its start). */

@@ -213,9 +213,10 @@ void kcal_t_gather_copy_in_out(acc *a, int p, int k)
  * once (the full model's β carries δ(p)), and its own block unless in
  * place:
  * Total cost (paper) = (p·m·c + n_own)·β + F_allgather
- * Total cost (full) = the paper row + (p − 1)·pass(c, m)
+ * Total cost (full) = the paper row + (p − 1)·pass_mutual(c, m)
  *   each chunk copied out was written by its owner's core in the same
- *   round. */
+ *   round, while that core copies out of this one's area
+ *   (add_pass_mutual). */
 static void all_sources_cio(acc *a, int p, double chunks_per_m,
                             double local, int dirty)
 {
@@ -223,7 +224,7 @@ static void all_sources_cio(acc *a, int p, double chunks_per_m,
     cio_chunks(a, &m, &c);
     a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta_local;
     if (dirty)
-        add_pass(a, c, m, p - 1);
+        add_pass_mutual(a, c, m, p - 1);
     add_flag(a, KCAL_SM_ALLGATHER, p);
 }
 
@@ -251,7 +252,8 @@ void kcal_t_allgather_copy_in_out(acc *a, int p, int k)
  * place the p blocks aside first instead of the own block:
  * Total cost (paper) = (2·(p−1)·m·c + n)·β + F_allgather
  *                      (in place (2·(p−1)·m·c + p·n)·β + F_allgather)
- * Total cost (full) = the paper row + (p − 1)·pass(c, m), as allgather's */
+ * Total cost (full) = the paper row + (p − 1)·pass_mutual(c, m), as
+ *                     allgather's */
 static void alltoall_cio(acc *a, int p, int dirty)
 {
     all_sources_cio(a, p, 2.0 * (p - 1),

@@ -197,6 +197,9 @@ void kcal_t_reduce_scatter_read(acc *a, int p, int k)
  * round:
  * Total cost = 2·m·c·β_local + (p−1)·(m·c·ρ + pass(c, m)) + F_X
  * (F_allgather for allreduce, F_gather for reduce). No system call.
+ * Where every process folds (allreduce, reduce_scatter_block), each reads
+ * the others' areas while they read its own: pass_mutual(c, m) for
+ * pass(c, m) (add_pass_mutual); reduce's root reads alone.
  * reduce_scatter_block (n one block): every process copies its p blocks
  * in, so (p + 1)·m·c·β_local, the rest as allreduce's. */
 static void staged(acc *a, int p, kcal_sm_op op, int copied_in)
@@ -206,7 +209,10 @@ static void staged(acc *a, int p, kcal_sm_op op, int copied_in)
     uint64_t c = a->n < chunk ? a->n : chunk;
     a->t.copy += (double)(copied_in + 1) * (double)a->n * a->beta_local;
     add_reduce(a, (double)a->n, p - 1);
-    add_pass(a, c, m, p - 1);
+    if (op == KCAL_SM_GATHER)
+        add_pass(a, c, m, p - 1);
+    else
+        add_pass_mutual(a, c, m, p - 1);
     add_flag(a, op, p);
 }
 

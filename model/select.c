@@ -108,6 +108,7 @@ void kcal_model_call_setup(kcal_call_setup *s, const kcal_params *prm,
     s->pass_a = kcal_params_get_key(prm, KCAL_PK_pass_a, 0);
     s->pass_b = kcal_params_get_key(prm, KCAL_PK_pass_b, 0);
     s->pass_next = kcal_params_get_key(prm, KCAL_PK_pass_next, 0);
+    s->pass_mutual = kcal_params_get_key(prm, KCAL_PK_pass_mutual, 0);
     s->has_pass = kcal_params_has_key(prm, KCAL_PK_pass_a) ||
                   kcal_params_has_key(prm, KCAL_PK_pass_b) ||
                   kcal_params_has_key(prm, KCAL_PK_pass_next);

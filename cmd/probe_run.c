@@ -292,10 +292,11 @@ static int run_pass(probe_run *r, int slice)
 {
     const probe_plan *pl = r->pl;
     if (!pl->n_pass_sizes) {
-        char keys[96];
-        snprintf(keys, sizeof keys, "%s, %s, %s and %s",
+        char keys[128];
+        snprintf(keys, sizeof keys, "%s, %s, %s, %s and %s",
                  KCAL_KEY_NAME(pass_a), KCAL_KEY_NAME(pass_b),
-                 KCAL_KEY_NAME(pass_next), KCAL_KEY_NAME(pass_spread));
+                 KCAL_KEY_NAME(pass_next), KCAL_KEY_NAME(pass_mutual),
+                 KCAL_KEY_NAME(pass_spread));
         if (slice == 0)
             warn_one_core(r, "passing chunks between cores", keys);
         return 0;

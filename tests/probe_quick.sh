@@ -205,12 +205,13 @@ else
   grep -q 'cma_mutual left out' "$tmp/err" || fail "one core: no cma_mutual and no warning why"
 fi
 
-# Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next
-# and pass_spread with standard errors, from cross and local streams of 1
-# and 8 chunks in each of 5 slices of the run; or
+# Chunks passed between cores (2 cores or more): pass_a, pass_b, pass_next,
+# pass_mutual and pass_spread with standard errors, from cross and local
+# streams of 1 and 8 chunks in each of 5 slices of the run (mutual ones of
+# 16K only); or
 # the note that says why they are missing.
 if grep -q '^pass_a ' "$tmp/p.params"; then
-  for k in pass_a pass_b pass_next; do
+  for k in pass_a pass_b pass_next pass_mutual; do
     nonneg "$(val $k)" || fail "$k = '$(val $k)' is not finite and >= 0"
     nonneg "$(val ${k}_stderr)" || fail "${k}_stderr = '$(val ${k}_stderr)' is not finite and >= 0"
   done
@@ -218,6 +219,12 @@ if grep -q '^pass_a ' "$tmp/p.params"; then
     grep -q "^pass,$pat,1,0,1024," "$tmp/raw.csv" && grep -q "^pass,$pat,8,4,16384," "$tmp/raw.csv" ||
       fail "pass keys without $pat streams of 1 and 8 chunks in the first and last slices of the raw file"
   done
+  grep -q "^pass,mutual,1,0,16384," "$tmp/raw.csv" && grep -q "^pass,mutual,8,4,16384," "$tmp/raw.csv" ||
+    fail "pass keys without mutual streams of 1 and 8 chunks of 16K in the first and last slices of the raw file"
+  ! grep -q "^pass,mutual,[0-9]*,[0-9]*,1024," "$tmp/raw.csv" ||
+    fail "mutual streams of 1K chunks: the probe measures them at 16K only"
+  grep -q '^# chunks passed both ways at once, extra per stream T_mutual - T_local in us: 1x16K [0-9.e+-]* \[[0-9.e+-]*\] 8x16K .*; each further chunk: ' "$tmp/p.params" ||
+    fail "no header line for the mutual streams"
   grep -q '^# chunks passed between cores.*second dearest of 5 slice(s)' "$tmp/p.params" ||
     fail "the pass was not measured in 5 slices"
   grep -q '^# pass fit: E(1, c) = a + b\*c over 3 sizes' "$tmp/p.params" ||

@@ -70,7 +70,9 @@ grep -Eq '^dirty_(beta|bytes) ' "$tmp/p.params" && fail "dirty_* keys measured o
 grep -q '^dirty,' "$tmp/raw.csv" && fail "dirty samples taken on one core"
 grep -q 'one core: passing chunks between cores cannot be measured' "$tmp/err" ||
   fail "on one core the probe does not say why pass_a, pass_b and pass_next are missing"
-grep -Eq '^pass_(a|b|next) ' "$tmp/p.params" && fail "pass_* keys measured on one core"
+grep -Eq '^pass_(a|b|next|mutual|spread) ' "$tmp/p.params" && fail "pass_* keys measured on one core"
+grep -q 'pass_mutual and pass_spread left out' "$tmp/err" ||
+  fail "on one core the probe does not name pass_mutual among the keys left out"
 grep -q '^pass,' "$tmp/raw.csv" && fail "pass samples taken on one core"
 grep -q 'one core: CMA calls whose targets make their own cannot be measured; cma_mutual left out' "$tmp/err" ||
   fail "on one core the probe does not say why cma_mutual is missing"

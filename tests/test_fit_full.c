@@ -366,6 +366,21 @@ static void add_pass_reps(kcal_raw *r, gsl_rng *rng, double a, double b,
             }
 }
 
+/* Mutual streams (both cores passing at once) at 16K, m = 1 and 8, of
+ * slice `slice`: E_mutual(m) = a + b·16K + (m − 1)·mut more than the
+ * local samples add_pass_reps makes there. */
+static void add_mutual_reps(kcal_raw *r, gsl_rng *rng, double a, double b,
+                            double mut, long slice, int reps)
+{
+    const long c = 16384;
+    for (int k = 0; k < reps; k++)
+        for (int m = 1; m <= 8; m += 7)
+            kcal_raw_add(r, "pass", "mutual", m, slice, c, k,
+                         2e-11 * (double)(c * m) + a + b * (double)c +
+                             (m - 1) * mut +
+                             gsl_ran_gaussian(rng, SIG_D / 10));
+}
+
 static void add_pass_slice(kcal_raw *r, gsl_rng *rng, double a, double b,
                            double next, int with_stream, long slice)
 {
@@ -416,9 +431,69 @@ static void test_pass(gsl_rng *rng)
     CHECK(strstr(comment, " 8x16K ") != NULL);
     CHECK(!has_note(&notes, "pass_"));
     CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
-    /* One slice (a probe from before the slices): no spread, silently. */
+    /* One slice (a probe from before the slices): no spread, silently;
+     * no mutual streams (a probe from before them): no pass_mutual,
+     * silently (the model charges pass_next then). */
     CHECK(kcal_params_find(&p, "pass_spread") == NULL);
+    CHECK(kcal_params_find(&p, "pass_mutual") == NULL);
+    CHECK(strstr(comment, "both ways at once") == NULL);
     CHECK(strstr(comment, "pass spread: a further chunk of 16K") != NULL);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* Mutual streams, 4x a further chunk one way: pass_mutual is theirs,
+     * known to a few per cent, the others as before; the header gives
+     * E_mutual at both m (1x16K: 0.4 + 3.28 = 3.68 us; 8x16K: + 28). */
+    const double MUT = 4 * NEXT;
+    make_samples(&r, rng, 2);
+    add_pass_samples(&r, rng, A, B, NEXT, 1);
+    add_mutual_reps(&r, rng, A, B, MUT, 0, DREPS);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    double mu = kcal_params_get(&p, "pass_mutual", -1);
+    double se_mu = kcal_params_get(&p, "pass_mutual_stderr", -1);
+    CHECK(se_mu > 0 && fabs(mu - MUT) < 5 * se_mu);
+    CHECK_NEAR(mu, MUT, 0.05);
+    CHECK_NEAR(kcal_params_get(&p, "pass_next", -1), NEXT, 0.05);
+    {
+        const char *at = strstr(comment, "both ways at once");
+        double e1 = 0, lo1 = 0, e8 = 0, lo8 = 0;
+        CHECK(at && (at = strstr(at, "1x16K")) &&
+              sscanf(at, "1x16K %lf [%lf] 8x16K %lf [%lf]", &e1, &lo1, &e8,
+                     &lo8) == 4);
+        CHECK(fabs(e1 - 3.68) < 0.05 && fabs(e8 - 31.68) < 0.1);
+    }
+    CHECK(!has_note(&notes, "pass_"));
+    CHECK(kcal_params_validate(&p, "fit", err, sizeof err) == 0);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* Mutual streams in four slices, one cheap and one disturbed (3x):
+     * the second dearest, as the other keys. */
+    make_samples(&r, rng, 2);
+    for (long sl = 0; sl < 4; sl++) {
+        double f = sl == 0 ? 0.125 : sl == 2 ? 3 : 1;
+        add_pass_slice(&r, rng, A, B, NEXT, 1, sl);
+        add_mutual_reps(&r, rng, A, B, f * MUT, sl, DREPS);
+    }
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK_NEAR(kcal_params_get(&p, "pass_mutual", -1), MUT, 0.05);
+    kcal_params_free(&p);
+    kcal_raw_free(&r);
+
+    /* A mutual stream no dearer per chunk than one chunk: held at 0, with
+     * a note. */
+    make_samples(&r, rng, 2);
+    add_pass_samples(&r, rng, A, B, NEXT, 1);
+    add_mutual_reps(&r, rng, A, B, -0.3e-6, 0, DREPS);
+    kcal_params_init(&p);
+    CHECK(kcal_calibrate_params(&r, &p, &notes, comment, sizeof comment, err,
+                                sizeof err) == 0);
+    CHECK(kcal_params_get(&p, "pass_mutual", -1) == 0);
+    CHECK(has_note(&notes, "pass_mutual: a mutual stream of 8 chunks"));
     kcal_params_free(&p);
     kcal_raw_free(&r);
 

@@ -222,6 +222,23 @@ static void test_chunk_pass(void)
     CHECK(paper(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000) == paper_ga);
     /* The CMA rows keep dirty_beta: ring_neighbor p = 3, 1 read of 64K. */
     CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "ring_neighbor", 1, 3, 65536), rn + 6.5536e-6, rel);
+    /* pass_mutual: the rows where every process copies out of the others'
+     * areas while they copy out of its own pay it for each further chunk
+     * instead of pass_next (3 µs for 1 µs: 2 more per further chunk, 2
+     * further chunks, 2 streams at p = 3: 8 µs); the rows with one reader
+     * at a time (bcast, scatter, gather, reduce) do not change. */
+    double ar = full(&p, KCAL_COLL_ALLREDUCE, "copy_in_out", 0, 3, 40000);
+    double rsb = full(&p, KCAL_COLL_REDUCE_SCATTER_BLOCK, "copy_in_out", 0, 3, 40000);
+    double rd = full(&p, KCAL_COLL_REDUCE, "copy_in_out", 0, 3, 40000);
+    kcal_params_set(&p, "pass_mutual", 3e-6);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000), ag + 16.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLTOALL, "copy_in_out", 0, 3, 40000), a2a + 16.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_ALLREDUCE, "copy_in_out", 0, 3, 40000), ar + 8e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_REDUCE_SCATTER_BLOCK, "copy_in_out", 0, 3, 40000), rsb + 8e-6, rel);
+    CHECK(full(&p, KCAL_COLL_REDUCE, "copy_in_out", 0, 3, 40000) == rd);
+    CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000), bc + 4.1384e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000), ga + 8.2768e-6, rel);
+    CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000), sc + 0.6e-6, rel);
     kcal_params_free(&p);
 }
 

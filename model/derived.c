@@ -223,8 +223,11 @@ static void all_sources_cio(acc *a, int p, double chunks_per_m,
     uint64_t m, c;
     cio_chunks(a, &m, &c);
     a->t.copy += (chunks_per_m * (double)m * (double)c + local) * a->beta_local;
+    /* The chunks this process passes back meanwhile: its own block's (n
+     * but in a v-collective's pair). */
+    uint64_t own = (uint64_t)a->own, chunk = KCAL_STAGING_CHUNK;
     if (dirty)
-        add_pass_mutual(a, c, m, p - 1);
+        add_pass_mutual(a, c, m, p - 1, own / chunk + (own % chunk != 0));
     add_flag(a, KCAL_SM_ALLGATHER, p);
 }
 

@@ -433,15 +433,29 @@ static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
 
 /* The same where every process copies out of the others' areas while they
  * copy out of its own (allgather, alltoall, allreduce, reduce_scatter_block
- * copy_in_out): each further chunk at pass_mutual (the probe's mutual
- * streams), where it was measured. One way's pass_next put those rows at
- * 0.3-0.7 of their measured time on the Zen 5 guest: a 16 KiB chunk
- * passed both ways at once cost 1.4 µs beyond its copies, one way 0.25. */
+ * copy_in_out): each further chunk of the first `both` at pass_mutual (the
+ * probe's mutual streams), where it was measured, the rest at pass_next.
+ * both: the chunks the other side passes back meanwhile, m for the
+ * regular collectives; a v-collective's pair passes back its own block's
+ * (a skewed allgatherv's small block ends its stream early, and the large
+ * block's later chunks then pass one way: priced all at pass_mutual, its
+ * copy_in_out at 32 KiB under skew:16 was predicted at 2.4x the measured
+ * time). One way's pass_next put those rows at 0.3-0.7 of their measured
+ * time on the Zen 5 guest: a 16 KiB chunk passed both ways at once cost
+ * 1.3-1.45 µs beyond its copies, one way 0.25-0.31. */
 static inline void add_pass_mutual(acc *a, uint64_t c, uint64_t m,
-                                   double streams)
+                                   double streams, uint64_t both)
 {
     double mu = a->setup->pass_mutual;
-    add_pass_as(a, c, m, streams, mu > 0 ? mu : a->setup->pass_next);
+    if (!(mu > 0) || !m) {
+        add_pass(a, c, m, streams);
+        return;
+    }
+    uint64_t further_both = both < m ? (both ? both - 1 : 0) : m - 1;
+    add_pass_as(a, c, m, streams, a->setup->pass_next);
+    if (has_pass(a) && streams > 0)
+        a->t.copy += streams * (double)further_both *
+                     (mu - a->setup->pass_next);
 }
 
 /* F_X (flag_of says how), from the call's setup. */

@@ -212,7 +212,7 @@ static void staged(acc *a, int p, kcal_sm_op op, int copied_in)
     if (op == KCAL_SM_GATHER)
         add_pass(a, c, m, p - 1);
     else
-        add_pass_mutual(a, c, m, p - 1);
+        add_pass_mutual(a, c, m, p - 1, m);
     add_flag(a, op, p);
 }
 

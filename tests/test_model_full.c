@@ -239,6 +239,27 @@ static void test_chunk_pass(void)
     CHECK_NEAR(full(&p, KCAL_COLL_BCAST, "copy_in_out", 0, 3, 40000), bc + 4.1384e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_GATHER, "copy_in_out", 0, 3, 40000), ga + 8.2768e-6, rel);
     CHECK_NEAR(full(&p, KCAL_COLL_SCATTER, "copy_in_out", 0, 2, 1000), sc + 0.6e-6, rel);
+    /* A v-collective's pair whose own block is one chunk (a skewed
+     * allgatherv): nothing passes back after the first chunk, so its 2
+     * further chunks per stream pay pass_next: with pass_mutual at 3 µs
+     * the pair costs 8 µs less than with own = n, beyond what the smaller
+     * own block saves with pass_mutual = pass_next (its local copy). */
+    {
+        const kcal_algorithm *cio =
+            kcal_model_find_algorithm(KCAL_COLL_ALLGATHER, "copy_in_out");
+        double d[2];
+        for (int i = 0; i < 2; i++) {
+            kcal_params_set(&p, "pass_mutual", i ? 3e-6 : 1e-6);
+            d[i] = kcal_model_pair_time(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER,
+                                        cio, 0, 3, 40000, 40000, NULL) -
+                   kcal_model_pair_time(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER,
+                                        cio, 0, 3, 40000, 16384, NULL);
+        }
+        CHECK_NEAR(d[1] - d[0], 8e-6, 1e-9);
+        CHECK_NEAR(kcal_model_pair_time(KCAL_MODEL_FULL, &p, KCAL_COLL_ALLGATHER,
+                                        cio, 0, 3, 40000, 40000, NULL),
+                   full(&p, KCAL_COLL_ALLGATHER, "copy_in_out", 0, 3, 40000), rel);
+    }
     kcal_params_free(&p);
 }
 

@@ -501,15 +501,24 @@ static int listed(const kcoll_candidate *cand, int n, const kcal_algorithm *a)
     return 0;
 }
 
-/* Whether a libkcoll row predicted at t is the twin of one listed: the
- * model prices them within KCOLL_VERIFY_TWIN of each other, which it does
- * where they move the same bytes the same way (at p = 2 allgather's
+/* Whether libkcoll's row alg, predicted at t, is the twin of one listed:
+ * the model prices them within KCOLL_VERIFY_TWIN of each other, which it
+ * does where they move the same bytes the same way (at p = 2 allgather's
  * ring_source_read, its _flags form, recursive_doubling and ring_neighbor
- * are one exchange). */
-static int twin(const kcoll_candidate *cand, int n, double t)
+ * are one exchange), and both move them by CMA or both through the
+ * staging areas. A staged row and a CMA row priced alike are not twins:
+ * the two paths move apart with the host's state (bcast at 4 MiB on the
+ * Zen 5 guest, kernel 6.18.44-fc-v1272: copy_in_out and scatter_allgather
+ * predicted within 0.4 %, the latter left out as a twin, and with
+ * copy_in_out and direct_split slowed 4x auto ran 1.23-2.06x the
+ * scatter_allgather it never tried, in all 10 launches of bench-auto). */
+int kcoll_choice_twin(kcal_coll coll, const kcoll_candidate *cand, int n,
+                      const kcal_algorithm *alg, double t)
 {
+    const kcal_algorithm *staged = kcal_model_staged(coll);
     for (int i = 0; i < n; i++)
         if (!kcal_model_is_mpi(cand[i].alg) && cand[i].predicted > 0 &&
+            (cand[i].alg == staged) == (alg == staged) &&
             fabs(cand[i].predicted - t) <= KCOLL_VERIFY_TWIN * t)
             return 1;
     return 0;
@@ -582,7 +591,8 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
          * 1.10x them, ran 0.84-0.96x them in all 10 launches with
          * copy_in_out slowed 4x, where auto, never trying it, ran 1.12x
          * the fastest row in 8 (0.82-1.07x without the slowing). */
-        if (!is_mpi && own >= own_min && twin(out, nc, pr[i].seconds))
+        if (!is_mpi && own >= own_min &&
+            kcoll_choice_twin(coll, out, nc, pr[i].alg, pr[i].seconds))
             continue;
         /* Room for the MPI library's at the end, where the model ranks it
          * below the others or does not rank it at all. */

@@ -87,6 +87,11 @@ int kcoll_choice_candidates(kcoll_comm *c, kcal_coll coll, int rate,
                             uint64_t n, int in_place, double spread,
                             int own_min, kcoll_candidate *out, int max);
 
+/* Whether libkcoll's row alg of coll, predicted at t seconds, is the twin
+ * of one of the n listed (choice.c says when): the candidates skip it. */
+int kcoll_choice_twin(kcal_coll coll, const kcoll_candidate *cand, int n,
+                      const kcal_algorithm *alg, double t);
+
 /* The params the choice prices with ($KCAL_PARAMS, else the embedded
  * default), read once; NULL where they do not read. */
 const kcal_params *kcoll_choice_params(void);

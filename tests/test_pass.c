@@ -1,6 +1,7 @@
 /* test_pass: the probe's chunk-passing measurement (probe/pass.h) records
  * one sample per point, pattern and pass (every chunk size with a
- * one-chunk stream, the largest also with a KCAL_PASS_STREAM-chunk one),
+ * one-chunk stream, the largest also with a KCAL_PASS_STREAM-chunk one;
+ * the mutual streams at the largest size only),
  * with the fields raw.h documents (`pages` the slice) and a positive time; ticks the meter by
  * the work it announced; and leaves no child behind. No timing asserted:
  * the machine is shared. */
@@ -102,13 +103,18 @@ int main(void)
     kcal_raw_init(&raw);
     char err[256] = "";
     CHECK(kcal_pass_measure(&s, &raw, err, sizeof err) == 0);
-    CHECK(raw.n == (size_t)(2 * 4 * (n + 1)));
+    /* cross and local at every point, mutual at the largest c's two */
+    CHECK(raw.n == (size_t)(2 * 4 * (n + 1) + 2 * 4));
     for (size_t i = 0; i < n; i++) {
         CHECK(count(&raw, KCAL_PATTERN_CROSS, 1, sizes[i], 3) == 4);
         CHECK(count(&raw, KCAL_PATTERN_LOCAL, 1, sizes[i], 3) == 4);
     }
     CHECK(count(&raw, KCAL_PATTERN_CROSS, KCAL_PASS_STREAM, sizes[n - 1], 3) == 4);
     CHECK(count(&raw, KCAL_PATTERN_LOCAL, KCAL_PASS_STREAM, sizes[n - 1], 3) == 4);
+    /* Both ways at once: the largest c only, one chunk and the stream. */
+    CHECK(count(&raw, KCAL_PATTERN_MUTUAL, 1, sizes[n - 1], 3) == 4);
+    CHECK(count(&raw, KCAL_PATTERN_MUTUAL, KCAL_PASS_STREAM, sizes[n - 1], 3) == 4);
+    CHECK(count(&raw, KCAL_PATTERN_MUTUAL, 1, sizes[0], 3) == 0);
     CHECK(meter.done == kcal_pass_work(&s));
     /* The peer is reaped. */
     CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);

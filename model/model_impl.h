@@ -412,8 +412,7 @@ static inline int has_pass(const acc *a)
  * the other core read, the wait for the progress word). Params without
  * the pass keys (probed before they existed) charge dirty_beta on each
  * chunk instead, as the model did then. */
-static inline void add_pass_as(acc *a, uint64_t c, uint64_t m,
-                               double streams, double next)
+static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
 {
     if (!(streams > 0) || !m)
         return;
@@ -423,12 +422,8 @@ static inline void add_pass_as(acc *a, uint64_t c, uint64_t m,
     }
     double pa = a->setup->pass_a;
     double pb = a->setup->pass_b;
+    double next = a->setup->pass_next;
     a->t.copy += streams * (pa + pb * (double)c + (double)(m - 1) * next);
-}
-
-static inline void add_pass(acc *a, uint64_t c, uint64_t m, double streams)
-{
-    add_pass_as(a, c, m, streams, a->setup->pass_next);
 }
 
 /* The same where every process copies out of the others' areas while they
@@ -452,7 +447,7 @@ static inline void add_pass_mutual(acc *a, uint64_t c, uint64_t m,
         return;
     }
     uint64_t further_both = both < m ? (both ? both - 1 : 0) : m - 1;
-    add_pass_as(a, c, m, streams, a->setup->pass_next);
+    add_pass(a, c, m, streams);
     if (has_pass(a) && streams > 0)
         a->t.copy += streams * (double)further_both *
                      (mu - a->setup->pass_next);

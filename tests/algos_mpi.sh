@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
-# launch per p in {1,2,3,4,5,8} (MPICH: {1,2,3,4,5}) running the whole
-# matrix, the two-level path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in
-# {3,4,5,8} (MPICH: {3,4,5}), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
+# launch per p in {1,2,3,4,5,8} running the whole matrix, the two-level
+# path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in {3,4,5,8} (MPICH: p up
+# to 4, mpi_max_p of common/mpi_flavor.sh), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
 # one warning per process), KCOLL_STRICT=1, a state that cannot be built on
 # one process (KCOLL_SIMULATE_NO_STATE=1), a $KCAL_PARAMS the model cannot
 # use, a $KCOLL_TABLE that forces algorithms and one that does not read,
@@ -25,10 +25,7 @@ prog=$mpi_build/tests/algos_check
 # spin (Open MPI; mpi_flavor.sh says what MPICH does).
 export ASAN_OPTIONS=detect_leaks=0
 mpi=("${mpi_run[@]}")
-ps=(1 2 3 4 5 8)
-# MPICH 4's ch4 device spins without yielding when oversubscribed (about
-# twice Open MPI's time at p = 5 on two cores): p = 8 would add minutes.
-[ "$KCAL_MPI" = mpich ] && ps=(1 2 3 4 5)
+mapfile -t ps < <(mpi_ps 1 2 3 4 5 8)
 echo "algos_mpi: $mpi_title, ${mpi[*]}, $prog"
 fail=0
 run() { # name, then the command
@@ -205,8 +202,7 @@ fi
 # collective where the world spans nodes (p > K), carrying the named node
 # algorithm (two_level:local where every node is one rank), and none where
 # the world is one node (p <= K). No warning: CMA works in every virtual node.
-vps=(3 4 5 8)
-[ "$KCAL_MPI" = mpich ] && vps=(3 4 5) # p = 8 spins for minutes (above)
+mapfile -t vps < <(mpi_ps 3 4 5 8)
 for k in 1 2 3; do
   for p in "${vps[@]}"; do
     run "p=$p KCOLL_VIRTUAL_NODES=$k" timeout 300 "${mpi[@]}" -np "$p" "$mpi_x" KCOLL_VIRTUAL_NODES=$k "$mpi_x" KCOLL_STATS=1 "$prog" --mode vnodes

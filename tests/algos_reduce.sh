@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libkcoll's reductions (tests/reduce_check.c) under MPI at p = 1-5 and 8
-# (3 and up oversubscribed on the 2-core machines: correctness, not speed): every
+# (MPICH: up to 4, mpi_max_p; 3 and up oversubscribed on the 2-core machines: correctness, not speed): every
 # algorithm and NULL, every (type, op) pair the check knows, in place and
 # not, every root, against the rank-order fold and the MPI library; and in
 # virtual nodes (KCOLL_VIRTUAL_NODES=K: p = 4 in two nodes of 2, p = 5 in
@@ -31,12 +31,12 @@ run() { # name, then the command
     echo "FAIL $name ($((SECONDS - start)) s)"; tail -n 30 "$tmp/out" "$tmp/err"; fail=1
   fi
 }
-for p in 1 2 3 4 5; do
+for p in $(mpi_ps 1 2 3 4 5); do
   run "p=$p" timeout 600 "${mpi_run[@]}" -np "$p" "$prog"
 done
 # p = 8 (oversubscribed 4 to a core here): the same cases, reduce at roots
 # 0, 4 and 7 only (every root took 203 s with Open MPI on 2 cores).
-run "p=8, roots 0, 4, 7" timeout 600 "${mpi_run[@]}" -np 8 "$prog" --few-roots
+[ -n "$(mpi_ps 8)" ] && run "p=8, roots 0, 4, 7" timeout 600 "${mpi_run[@]}" -np 8 "$prog" --few-roots
 # Ranks that read different params still cut reduce_scatter_write's
 # slices alike (rank 0's F, algos/reduce.c): here rank 0 prices every op
 # at a fold 8x a copy (F = 9, slices near even) and the others at a copy
@@ -52,6 +52,7 @@ for p in 2 3; do
 done
 for pk in 4:2 5:3 3:1; do
   p=${pk%:*} k=${pk#*:}
+  [ -n "$(mpi_ps "$p")" ] || continue
   run "p=$p, virtual nodes of $k" timeout 600 "${mpi_run[@]}" -np "$p" "$mpi_x" KCOLL_VIRTUAL_NODES=$k "$mpi_x" KCOLL_STATS=1 "$prog"
   for c in reduce allreduce reduce_scatter_block; do
     grep -Eq "^$c +two_level:" "$tmp/err" || { echo "FAIL p=$p K=$k: no $c two_level: row"; cat "$tmp/err"; fail=1; }

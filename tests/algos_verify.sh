@@ -50,7 +50,12 @@ fi
 # which there is a few tenths of a us of a 4 us copy_in_out call while
 # the other candidates take 110-390 us as ranks take turns, so now and
 # then (1 run in ~6 on the Zen 5 guest) even 22x still measured fastest.
-# A choice that does not leave a slowed algorithm fails both tries.
+# A choice that does not leave a slowed algorithm fails both tries. At
+# p = 2 too: there the host's own state changes (its passing cost moves
+# 2.5-14x within minutes on the Zen 5 guest) fall inside the mode's
+# bounds now and then (CI, 12-08: gather at 64 KiB, "no decision after
+# 262 calls", once in a run; 0 of 30 runs failed on the quiet guest
+# after it, 4 of 12 under a second job's load).
 # The opposite mode gets one too, oversubscribed, when all it failed was
 # to pass over a slowed algorithm (under MPICH every span there is a time
 # slice or more); ranks that decide unalike fail at once.
@@ -63,8 +68,8 @@ for p in 2 3 4; do
   for mode in agree opposite leave; do
     f0=$fail
     run "p=$p $mode" timeout $limit "${mpi[@]}" -np "$p" "$prog" --mode "$mode"
-    if [ "$fail" != "$f0" ] && [ "$p" -gt 2 ] &&
-       { [ "$mode" = leave ] || { [ "$mode" = opposite ] && only_kept; }; }; then
+    if [ "$fail" != "$f0" ] &&
+       { [ "$mode" = leave ] || { [ "$p" -gt 2 ] && [ "$mode" = opposite ] && only_kept; }; }; then
       fail=$f0
       run "p=$p $mode (second try)" timeout $limit "${mpi[@]}" -np "$p" "$prog" --mode "$mode"
     fi

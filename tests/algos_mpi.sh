@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # The correctness suite of libkcoll (tests/algos_check.c, ASan build): one
-# launch per p in {1,2,3,4,5,8} running the whole matrix, the two-level
-# path under KCOLL_VIRTUAL_NODES in {1,2,3} at p in {3,4,5,8} (MPICH: p up
-# to 4, mpi_max_p of common/mpi_flavor.sh), the fallback path (KCOLL_SIMULATE_NO_CMA=1,
-# one warning per process), KCOLL_STRICT=1, a state that cannot be built on
-# one process (KCOLL_SIMULATE_NO_STATE=1), a $KCAL_PARAMS the model cannot
-# use, a $KCOLL_TABLE that forces algorithms and one that does not read,
-# a FIFO or a directory as either file (refused, one warning per process),
-# KCOLL_VIRTUAL_NODES with a blank or a sign (refused alike),
-# the fallback's types above INT_MAX (scaled down), and, when the machine
-# has the memory, messages above 2 GiB at p = 2. Against the MPI library of
-# $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's build in
-# $BUILD-mpich); every run must say it ran as one job of p processes with
-# that library (a launcher of another library starts p singletons, which
-# would pass at p = 1).
+# launch per p in {1,2,3,4,5,8} running the whole matrix, the two-level path
+# under KCOLL_VIRTUAL_NODES in {1,2,3} at p in {3,4,5,8} (MPICH: p up to 4,
+# mpi_max_p of common/mpi_flavor.sh), the fallback path
+# (KCOLL_SIMULATE_NO_CMA=1, one warning per process), KCOLL_STRICT=1, a
+# state that cannot be built on one process (KCOLL_SIMULATE_NO_STATE=1), a
+# $KCAL_PARAMS the model cannot use, a $KCOLL_TABLE that forces algorithms
+# and one that does not read, a FIFO or a directory as either file (refused,
+# one warning per process), KCOLL_VIRTUAL_NODES with a blank or a sign
+# (refused alike), the fallback's types above INT_MAX (scaled down), and,
+# when the machine has the memory, messages above 2 GiB at p = 2. Against
+# the MPI library of $KCAL_MPI (common/mpi_flavor.sh: Open MPI, or MPICH's
+# build in $BUILD-mpich); every run must say it ran as one job of p
+# processes with that library (a launcher of another library starts p
+# singletons, which would pass at p = 1).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"

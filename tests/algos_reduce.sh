@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # libkcoll's reductions (tests/reduce_check.c) under MPI at p = 1-5 and 8
-# (MPICH: up to 4, mpi_max_p; 3 and up oversubscribed on the 2-core machines: correctness, not speed): every
-# algorithm and NULL, every (type, op) pair the check knows, in place and
-# not, every root, against the rank-order fold and the MPI library; and in
-# virtual nodes (KCOLL_VIRTUAL_NODES=K: p = 4 in two nodes of 2, p = 5 in
-# nodes of 3 and 2, p = 3 in nodes of 1), where every reduction runs in two
-# levels (algos/two_level_reduce.c), on the world and on a communicator
-# whose nodes' ranks are not consecutive: rank 0's KCOLL_STATS table must
-# show a two_level: row for each of the three, and (nodes of more than one
-# rank) a two_level:mpi(order) row for the non-commutative op on the
-# second; and ranks that read different params, which must still cut
+# (MPICH: up to 4, mpi_max_p; 3 and up oversubscribed on the 2-core
+# machines: correctness, not speed): every algorithm and NULL, every (type,
+# op) pair the check knows, in place and not, every root, against the
+# rank-order fold and the MPI library; and in virtual nodes
+# (KCOLL_VIRTUAL_NODES=K: p = 4 in two nodes of 2, p = 5 in nodes of 3 and
+# 2, p = 3 in nodes of 1), where every reduction runs in two levels
+# (algos/two_level_reduce.c), on the world and on a communicator whose
+# nodes' ranks are not consecutive: rank 0's KCOLL_STATS table must show a
+# two_level: row for each of the three, and (nodes of more than one rank) a
+# two_level:mpi(order) row for the non-commutative op on the second; and
+# ranks that read different params, which must still cut
 # reduce_scatter_write's slices alike. Against the MPI library of $KCAL_MPI
 # (common/mpi_flavor.sh).
 set -u

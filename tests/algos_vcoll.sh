@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# libkcoll's irregular collectives (tests/vcoll_check.c) under MPI at
-# p = 1-5 and 8 (MPICH: up to 4, mpi_max_p; 3 and up oversubscribed on the 2-core machines:
-# correctness, not speed): scatterv, gatherv, allgatherv and alltoallv,
-# every algorithm of algos/irregular.def, "mpi" and NULL, counts uniform,
-# skewed, random, sparse and zero, displacements with gaps and in reverse
-# order, every root, in place and not, against the senders' pattern and
-# the MPI library; unknown ids, overlapping receive regions and mismatched
-# counts; NULL repeated, so the root runs each of its help policies
-# (and the policy's choice on made-up times, tests/vhelp_check.c); and at
-# p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2).
-# Against the MPI library of $KCAL_MPI (common/mpi_flavor.sh).
+# libkcoll's irregular collectives (tests/vcoll_check.c) under MPI at p =
+# 1-5 and 8 (MPICH: up to 4, mpi_max_p; 3 and up oversubscribed on the
+# 2-core machines: correctness, not speed): scatterv, gatherv, allgatherv
+# and alltoallv, every algorithm of algos/irregular.def, "mpi" and NULL,
+# counts uniform, skewed, random, sparse and zero, displacements with gaps
+# and in reverse order, every root, in place and not, against the senders'
+# pattern and the MPI library; unknown ids, overlapping receive regions and
+# mismatched counts; NULL repeated, so the root runs each of its help
+# policies (and the policy's choice on made-up times, tests/vhelp_check.c);
+# and at p = 4 in two virtual nodes (KCOLL_VIRTUAL_NODES=2). Against the MPI
+# library of $KCAL_MPI (common/mpi_flavor.sh).
 set -u
 BUILD=${BUILD:-build}
 . "$(dirname "$0")/../common/mpi_flavor.sh"

@@ -22,7 +22,9 @@
  *   oversubscribed, and at least 4x the slowest other candidate's time;
  *   a host that changed state mid-run): the class must leave it within
  *   KCOLL_VERIFY_DRIFT_CHECKS + 1 check intervals plus one exploration
- *   (or, a duel's trial, at the trial's first check), and never come back to it while it stays slow; when the slowness
+ *   (or, a duel's trial, at the trial's first check; an exploration that
+ *   chooses it again fails), and never come back to it while it stays
+ *   slow; when the slowness
  *   ends, a later exploration must happen within the re-exploration
  *   interval (where that is at most LEAVE_WAIT_S seconds away).
  * --mode passing: the first candidate fast in its first two timed calls
@@ -765,18 +767,25 @@ static void leave(void)
         long bound = (1 + KCOLL_VERIFY_DRIFT_CHECKS) * (long)st.check_every +
                      (long)st.ncand * (1 + st.samples) + 2;
         long took = -1;
-        for (long i = 0; i < bound && took < 0; i++) {
+        int rechosen = 0; /* an exploration that chose it again */
+        for (long i = 0; i < bound && took < 0 && !rechosen; i++) {
             one_call(cc, n, seed++);
             state_of(cc, n, &st);
-            if (st.exists && !st.exploring && st.cand[st.chosen].alg != slowed)
+            if (!st.exists || st.exploring)
+                continue;
+            if (st.cand[st.chosen].alg != slowed)
                 took = i + 1;
+            else
+                rechosen = st.explorations > done;
         }
         cases++;
         if (took < 0) {
             char d[160];
-            snprintf(d, sizeof d, "kept %s %dx slow for %ld calls "
-                     "(explorations %u, before %u)", row_id(cc, slowed),
-                     factor, bound, st.explorations, done);
+            snprintf(d, sizeof d, "kept %s %dx slow %s (explorations %u, "
+                     "before %u)", row_id(cc, slowed), factor,
+                     rechosen ? "after an exploration"
+                              : "through the bound's calls",
+                     st.explorations, done);
             fail(dname(cc), d);
         }
         /* While it stays slow, no later decision returns to it. */
